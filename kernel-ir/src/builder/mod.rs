@@ -1,0 +1,446 @@
+//! The Rust builder for kernels: typed value handles, closures for control flow.
+//!
+//! Every call that returns a value is `#[must_use]`: a discarded result is almost always a bug (one
+//! such discarded reduction once made another project report every page as a zero page).
+//!
+//! ```
+//! use warpforge_ir::builder::{KernelBuilder, U32};
+//! use warpforge_ir::Access;
+//!
+//! let mut b = KernelBuilder::new("add_one", 128);
+//! let data = b.buffer::<U32>("data", Access::ReadWrite);
+//! let n = b.scalar_param::<U32>("n");
+//! let i = b.thread_index();
+//! let n = b.param(n);
+//! let in_range = b.lt(i, n);
+//! b.if_(in_range, |b| {
+//!     let x = b.load(data, i);
+//!     let one = b.u32(1);
+//!     let y = b.add(x, one);
+//!     b.store(data, i, y);
+//! });
+//! let kernel = b.finish().expect("a well-formed kernel");
+//! assert!(kernel.to_string().contains("store global data[%0], %5"));
+//! ```
+
+mod ops;
+mod typed;
+
+pub use typed::*;
+
+use crate::expr::{Expr, Special};
+use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, ValueInfo};
+use crate::stmt::{AtomicOp, Block, Mask, ShuffleMode, Stmt, VoteMode, WarpOp};
+use crate::types::{Access, ScalarType};
+use crate::verify::{verify, VerifyError};
+
+/// Builds one [`Kernel`]. Statements are appended to the innermost open block.
+pub struct KernelBuilder {
+    kernel: Kernel,
+    /// Open blocks; the last is where statements go. The first is the kernel body.
+    blocks: Vec<Block>,
+}
+
+impl KernelBuilder {
+    /// Starts a kernel with this entry name and threads per block (a multiple of 32, at most 1024).
+    pub fn new(name: &str, block_size: u32) -> Self {
+        KernelBuilder {
+            kernel: Kernel {
+                name: name.to_owned(),
+                block_size,
+                ..Kernel::default()
+            },
+            blocks: vec![Vec::new()],
+        }
+    }
+
+    /// Verifies and returns the kernel.
+    pub fn finish(mut self) -> Result<Kernel, VerifyError> {
+        debug_assert_eq!(self.blocks.len(), 1, "a control-flow closure did not close");
+        self.kernel.body = self.blocks.pop().unwrap_or_default();
+        verify(&self.kernel)?;
+        Ok(self.kernel)
+    }
+
+    // ---- declarations -------------------------------------------------------------------------
+
+    /// Declares a global buffer parameter of `T` elements.
+    #[must_use]
+    pub fn buffer<T: Storable>(&mut self, name: &str, access: Access) -> GlobalBuf<T> {
+        let kind = ParamKind::Buffer {
+            elem: T::TYPE,
+            access,
+        };
+        GlobalBuf::new(self.kernel.params.append(Param {
+            name: name.to_owned(),
+            kind,
+        }))
+    }
+
+    /// Declares a scalar parameter.
+    #[must_use]
+    pub fn scalar_param<T: ScalarKind>(&mut self, name: &str) -> ScalarParam<T> {
+        ScalarParam::new(self.kernel.params.append(Param {
+            name: name.to_owned(),
+            kind: ParamKind::Scalar(T::TYPE),
+        }))
+    }
+
+    /// Declares a shared array of `len` elements whose start is aligned to `align` bytes.
+    #[must_use]
+    pub fn shared<T: Storable>(&mut self, name: &str, len: u32, align: u32) -> SharedArr<T> {
+        SharedArr::new(self.kernel.shared.append(SharedArray {
+            name: name.to_owned(),
+            elem: T::TYPE,
+            len,
+            align,
+        }))
+    }
+
+    /// Declares a mutable local (initially zero).
+    #[must_use]
+    pub fn local<T: ScalarKind>(&mut self, name: &str) -> Local<T> {
+        Local::new(self.kernel.locals.append(LocalVar {
+            name: name.to_owned(),
+            ty: T::TYPE,
+        }))
+    }
+
+    // ---- plumbing -----------------------------------------------------------------------------
+
+    fn push(&mut self, stmt: Stmt) {
+        self.blocks
+            .last_mut()
+            .expect("the body block is always open")
+            .push(stmt);
+    }
+
+    fn fresh<T: ScalarKind>(&mut self) -> Val<T> {
+        Val::new(self.kernel.values.append(ValueInfo { ty: T::TYPE }))
+    }
+
+    fn fresh_of(&mut self, ty: ScalarType) -> crate::Value {
+        self.kernel.values.append(ValueInfo { ty })
+    }
+
+    /// Binds an expression to a fresh value of kind `T`.
+    pub(crate) fn bind<T: ScalarKind>(&mut self, expr: Expr) -> Val<T> {
+        let value = self.fresh::<T>();
+        self.push(Stmt::Let {
+            value: value.value(),
+            expr,
+        });
+        value
+    }
+
+    fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
+        self.blocks.push(Vec::new());
+        f(self);
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    // ---- values -------------------------------------------------------------------------------
+
+    /// A constant of kind `T`.
+    #[must_use]
+    pub fn lit<T: ScalarKind>(&mut self, value: T::Rust) -> Val<T> {
+        self.bind(Expr::Literal(T::literal(value)))
+    }
+
+    /// A `u32` constant.
+    #[must_use]
+    pub fn u32(&mut self, value: u32) -> Val<U32> {
+        self.lit::<U32>(value)
+    }
+
+    /// A `bool` constant.
+    #[must_use]
+    pub fn bool(&mut self, value: bool) -> Val<Bool> {
+        self.lit::<Bool>(value)
+    }
+
+    /// An `f32` constant.
+    #[must_use]
+    pub fn f32(&mut self, value: f32) -> Val<F32> {
+        self.lit::<F32>(value)
+    }
+
+    /// The value of a scalar parameter.
+    #[must_use]
+    pub fn param<T: ScalarKind>(&mut self, param: ScalarParam<T>) -> Val<T> {
+        self.bind(Expr::Param(param.id))
+    }
+
+    /// The current contents of a local.
+    #[must_use]
+    pub fn read<T: ScalarKind>(&mut self, local: Local<T>) -> Val<T> {
+        self.bind(Expr::Local(local.id))
+    }
+
+    /// Overwrites a local.
+    pub fn assign<T: ScalarKind>(&mut self, local: Local<T>, value: Val<T>) {
+        self.push(Stmt::Assign {
+            local: local.id,
+            value: value.value(),
+        });
+    }
+
+    fn special(&mut self, s: Special) -> Val<U32> {
+        self.bind(Expr::Special(s))
+    }
+
+    /// The thread's index in its block.
+    #[must_use]
+    pub fn thread_index(&mut self) -> Val<U32> {
+        self.special(Special::ThreadIndex)
+    }
+    /// The thread's lane in its warp (0..32).
+    #[must_use]
+    pub fn lane_id(&mut self) -> Val<U32> {
+        self.special(Special::LaneId)
+    }
+    /// The warp's index in its block.
+    #[must_use]
+    pub fn warp_index(&mut self) -> Val<U32> {
+        self.special(Special::WarpIndex)
+    }
+    /// The block's index in the grid.
+    #[must_use]
+    pub fn block_index(&mut self) -> Val<U32> {
+        self.special(Special::BlockIndex)
+    }
+    /// Threads per block.
+    #[must_use]
+    pub fn block_size(&mut self) -> Val<U32> {
+        self.special(Special::BlockSize)
+    }
+    /// Blocks in the grid.
+    #[must_use]
+    pub fn grid_size(&mut self) -> Val<U32> {
+        self.special(Special::GridSize)
+    }
+    /// Lanes per warp (32).
+    #[must_use]
+    pub fn warp_size(&mut self) -> Val<U32> {
+        self.special(Special::WarpSize)
+    }
+
+    // ---- memory -------------------------------------------------------------------------------
+
+    /// Loads element `index` of `array`.
+    #[must_use]
+    pub fn load<T: Storable, I: IndexKind>(
+        &mut self,
+        array: impl Array<T>,
+        index: Val<I>,
+    ) -> Val<T> {
+        let value = self.fresh::<T>();
+        self.push(Stmt::Load {
+            value: value.value(),
+            array: array.mem_ref(),
+            index: index.value(),
+        });
+        value
+    }
+
+    /// Stores `value` to element `index` of `array`.
+    pub fn store<T: Storable, I: IndexKind>(
+        &mut self,
+        array: impl Array<T>,
+        index: Val<I>,
+        value: Val<T>,
+    ) {
+        self.push(Stmt::Store {
+            array: array.mem_ref(),
+            index: index.value(),
+            value: value.value(),
+        });
+    }
+
+    /// Loads `N` (2 or 4) consecutive `u32` elements in one access; `index` should be a multiple of `N`.
+    #[must_use]
+    pub fn load_wide<const N: usize, I: IndexKind>(
+        &mut self,
+        array: impl Array<U32>,
+        index: Val<I>,
+    ) -> [Val<U32>; N] {
+        let values: [Val<U32>; N] = std::array::from_fn(|_| self.fresh::<U32>());
+        self.push(Stmt::LoadWide {
+            values: values.iter().map(|v| v.value()).collect(),
+            array: array.mem_ref(),
+            index: index.value(),
+        });
+        values
+    }
+
+    /// Stores `N` (2 or 4) consecutive `u32` elements in one access.
+    pub fn store_wide<const N: usize, I: IndexKind>(
+        &mut self,
+        array: impl Array<U32>,
+        index: Val<I>,
+        values: [Val<U32>; N],
+    ) {
+        self.push(Stmt::StoreWide {
+            array: array.mem_ref(),
+            index: index.value(),
+            values: values.iter().map(|v| v.value()).collect(),
+        });
+    }
+
+    /// Atomic read-modify-write (not compare-and-swap); returns the old contents.
+    #[must_use]
+    pub fn atomic<I: IndexKind>(
+        &mut self,
+        op: AtomicOp,
+        array: impl Array<U32>,
+        index: Val<I>,
+        operand: Val<U32>,
+    ) -> Val<U32> {
+        self.atomic_stmt(op, array, index, operand, None)
+    }
+
+    /// Atomic compare-and-swap: writes `new` if the element equals `expected`; returns the old contents.
+    #[must_use]
+    pub fn atomic_cas<I: IndexKind>(
+        &mut self,
+        array: impl Array<U32>,
+        index: Val<I>,
+        expected: Val<U32>,
+        new: Val<U32>,
+    ) -> Val<U32> {
+        self.atomic_stmt(AtomicOp::CompareExchange, array, index, new, Some(expected))
+    }
+
+    fn atomic_stmt<I: IndexKind>(
+        &mut self,
+        op: AtomicOp,
+        array: impl Array<U32>,
+        index: Val<I>,
+        operand: Val<U32>,
+        compare: Option<Val<U32>>,
+    ) -> Val<U32> {
+        let value = self.fresh::<U32>();
+        self.push(Stmt::Atomic {
+            value: value.value(),
+            op,
+            array: array.mem_ref(),
+            index: index.value(),
+            operand: operand.value(),
+            compare: compare.map(Val::value),
+        });
+        value
+    }
+
+    // ---- control flow -------------------------------------------------------------------------
+
+    /// `if cond { then }`.
+    pub fn if_(&mut self, cond: Val<Bool>, then: impl FnOnce(&mut Self)) {
+        self.if_else(cond, then, |_| {});
+    }
+
+    /// `if cond { then } else { otherwise }`.
+    pub fn if_else(
+        &mut self,
+        cond: Val<Bool>,
+        then: impl FnOnce(&mut Self),
+        otherwise: impl FnOnce(&mut Self),
+    ) {
+        let then_block = self.nested(then);
+        let else_block = self.nested(otherwise);
+        self.push(Stmt::If {
+            cond: cond.value(),
+            then_block,
+            else_block,
+        });
+    }
+
+    /// `loop { body }`; leave it with [`KernelBuilder::break_`] or [`KernelBuilder::return_`].
+    pub fn loop_(&mut self, body: impl FnOnce(&mut Self)) {
+        let body = self.nested(body);
+        self.push(Stmt::Loop { body });
+    }
+
+    /// Leaves the innermost loop.
+    pub fn break_(&mut self) {
+        self.push(Stmt::Break);
+    }
+
+    /// Continues with the next iteration of the innermost loop.
+    pub fn continue_(&mut self) {
+        self.push(Stmt::Continue);
+    }
+
+    /// Ends the thread.
+    pub fn return_(&mut self) {
+        self.push(Stmt::Return);
+    }
+
+    /// Block-wide barrier.
+    pub fn barrier(&mut self) {
+        self.push(Stmt::Barrier);
+    }
+
+    // ---- warp collectives ---------------------------------------------------------------------
+
+    /// Reads `src` from another lane of `mask` (see [`ShuffleMode`]).
+    #[must_use]
+    pub fn shuffle<T: Shufflable>(
+        &mut self,
+        mode: ShuffleMode,
+        src: Val<T>,
+        lane: Val<U32>,
+        mask: Mask,
+    ) -> Val<T> {
+        let value = self.fresh::<T>();
+        self.push(Stmt::Warp(WarpOp::Shuffle {
+            value: value.value(),
+            mode,
+            src: src.value(),
+            lane: lane.value(),
+            mask,
+        }));
+        value
+    }
+
+    /// The lanes of `mask` whose `pred` is true, as a bit mask.
+    #[must_use]
+    pub fn ballot(&mut self, pred: Val<Bool>, mask: Mask) -> Val<U32> {
+        let value = self.fresh::<U32>();
+        self.push(Stmt::Warp(WarpOp::Ballot {
+            value: value.value(),
+            pred: pred.value(),
+            mask,
+        }));
+        value
+    }
+
+    /// Whether `pred` holds on any (`VoteMode::Any`) or all (`VoteMode::All`) lanes of `mask`.
+    #[must_use]
+    pub fn vote(&mut self, mode: VoteMode, pred: Val<Bool>, mask: Mask) -> Val<Bool> {
+        let value = self.fresh::<Bool>();
+        self.push(Stmt::Warp(WarpOp::Vote {
+            value: value.value(),
+            mode,
+            pred: pred.value(),
+            mask,
+        }));
+        value
+    }
+
+    /// The lanes of `mask` holding the same `src` as this lane.
+    #[must_use]
+    pub fn match_any<T: Matchable>(&mut self, src: Val<T>, mask: Mask) -> Val<U32> {
+        let value = self.fresh_of(ScalarType::U32);
+        self.push(Stmt::Warp(WarpOp::MatchAny {
+            value,
+            src: src.value(),
+            mask,
+        }));
+        Val::new(value)
+    }
+
+    /// Synchronizes the lanes of `mask`.
+    pub fn warp_sync(&mut self, mask: Mask) {
+        self.push(Stmt::Warp(WarpOp::Sync { mask }));
+    }
+}

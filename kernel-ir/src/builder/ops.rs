@@ -1,0 +1,149 @@
+//! Arithmetic, bit, comparison and conversion methods of [`KernelBuilder`]. The trait bounds encode the
+//! typing rules of [`crate::typing`], so an ill-typed call does not compile.
+
+use super::typed::*;
+use super::KernelBuilder;
+use crate::expr::{BinaryOp, CastKind, CmpOp, Expr, UnaryOp};
+
+macro_rules! binary {
+    ($($(#[$doc:meta])* $name:ident: $bound:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name<T: $bound>(&mut self, a: Val<T>, b: Val<T>) -> Val<T> {
+            self.bind(Expr::Binary(BinaryOp::$op, a.value(), b.value()))
+        }
+    )*};
+}
+
+macro_rules! compare {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name<T: Numeric>(&mut self, a: Val<T>, b: Val<T>) -> Val<Bool> {
+            self.bind(Expr::Compare(CmpOp::$op, a.value(), b.value()))
+        }
+    )*};
+}
+
+macro_rules! unary {
+    ($($(#[$doc:meta])* $name:ident: $bound:ident -> $out:ty => $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name<T: $bound>(&mut self, a: Val<T>) -> Val<$out> {
+            self.bind(Expr::Unary(UnaryOp::$op, a.value()))
+        }
+    )*};
+}
+
+impl KernelBuilder {
+    binary! {
+        /// `a + b` (wrapping for integers).
+        add: Numeric => Add;
+        /// `a - b` (wrapping for integers).
+        sub: Numeric => Sub;
+        /// `a * b`, low half for integers.
+        mul: Numeric => Mul;
+        /// High half of `a * b`.
+        mul_hi: MulHigh => MulHi;
+        /// `a / b`; unsigned `x / 0 == x`.
+        div: Divisible => Div;
+        /// `a % b`; `x % 0 == 0`.
+        rem: Unsigned => Rem;
+        /// Bitwise (or logical) and.
+        and: Bitwise => And;
+        /// Bitwise (or logical) or.
+        or: Bitwise => Or;
+        /// Bitwise (or logical) exclusive or.
+        xor: Bitwise => Xor;
+        /// Minimum.
+        min: Numeric => Min;
+        /// Maximum.
+        max: Numeric => Max;
+    }
+
+    compare! {
+        /// `a == b`.
+        eq => Eq;
+        /// `a != b`.
+        ne => Ne;
+        /// `a < b`.
+        lt => Lt;
+        /// `a <= b`.
+        le => Le;
+        /// `a > b`.
+        gt => Gt;
+        /// `a >= b`.
+        ge => Ge;
+    }
+
+    unary! {
+        /// Bitwise (or logical) not.
+        not: Bitwise -> T => Not;
+        /// Negation.
+        neg: Negatable -> T => Neg;
+        /// Number of set bits.
+        popcount: Word -> U32 => PopCount;
+        /// Number of leading zeros.
+        clz: Word -> U32 => CountLeadingZeros;
+        /// Bits in reverse order.
+        brev: Word -> T => BitReverse;
+        /// Index of the lowest set bit, `0xffff_ffff` for zero.
+        ffs: Word -> U32 => FindFirstSet;
+    }
+
+    /// `a << amount` (amount modulo the width).
+    #[must_use]
+    pub fn shl<T: Int>(&mut self, a: Val<T>, amount: Val<U32>) -> Val<T> {
+        self.bind(Expr::Binary(BinaryOp::Shl, a.value(), amount.value()))
+    }
+
+    /// `a >> amount` (amount modulo the width; arithmetic for signed types).
+    #[must_use]
+    pub fn shr<T: Int>(&mut self, a: Val<T>, amount: Val<U32>) -> Val<T> {
+        self.bind(Expr::Binary(BinaryOp::Shr, a.value(), amount.value()))
+    }
+
+    /// Full-width product.
+    #[must_use]
+    pub fn mul_wide<T: WideMul>(&mut self, a: Val<T>, b: Val<T>) -> Val<T::Wide> {
+        self.bind(Expr::MulWide(a.value(), b.value()))
+    }
+
+    /// `if cond { a } else { b }`.
+    #[must_use]
+    pub fn select<T: ScalarKind>(&mut self, cond: Val<Bool>, a: Val<T>, b: Val<T>) -> Val<T> {
+        self.bind(Expr::Select {
+            cond: cond.value(),
+            if_true: a.value(),
+            if_false: b.value(),
+        })
+    }
+
+    fn cast<From, To: ScalarKind>(&mut self, kind: CastKind, a: Val<From>) -> Val<To> {
+        self.bind(Expr::Cast(kind, a.value(), To::TYPE))
+    }
+
+    /// Zero-extends to a wider integer (or `bool` to 0/1). Widths are checked by the verifier.
+    #[must_use]
+    pub fn zext<To: Int, From: ScalarKind>(&mut self, a: Val<From>) -> Val<To> {
+        self.cast(CastKind::ZeroExtend, a)
+    }
+
+    /// Sign-extends to a wider integer.
+    #[must_use]
+    pub fn sext<To: Int, From: Int>(&mut self, a: Val<From>) -> Val<To> {
+        self.cast(CastKind::SignExtend, a)
+    }
+
+    /// Keeps the low bits in a narrower integer.
+    #[must_use]
+    pub fn trunc<To: Int, From: Int>(&mut self, a: Val<From>) -> Val<To> {
+        self.cast(CastKind::Truncate, a)
+    }
+
+    /// Reinterprets the bits as another type of the same width.
+    #[must_use]
+    pub fn bitcast<To: Storable, From: Storable>(&mut self, a: Val<From>) -> Val<To> {
+        self.cast(CastKind::Bitcast, a)
+    }
+}

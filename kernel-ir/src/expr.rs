@@ -1,0 +1,176 @@
+//! Pure operations: what a `let` statement computes.
+//!
+//! Expressions have no side effects and never touch memory; loads, atomics and warp collectives are
+//! statements (see [`crate::stmt`]) so that their position in the program is fixed. Every operand is a
+//! [`Value`] defined earlier by a statement. The result type of each expression is given by
+//! [`crate::typing::expr_type`]; the semantics of every operator are defined on all inputs (no undefined
+//! behaviour), and documented on the operator.
+
+use crate::kernel::{LocalId, ParamId, Value};
+use crate::types::Literal;
+
+/// A side-effect-free computation bound to a value by [`crate::Stmt::Let`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// A constant.
+    Literal(Literal),
+    /// The value of a scalar kernel parameter.
+    Param(ParamId),
+    /// A hardware index or size (thread index, lane id, …).
+    Special(Special),
+    /// The current value of a mutable local.
+    Local(LocalId),
+    /// A one-operand operation.
+    Unary(UnaryOp, Value),
+    /// A two-operand operation on operands of the same type (shifts: any integer by `u32`).
+    Binary(BinaryOp, Value, Value),
+    /// Full-width product: `u32 × u32 → u64`, `i32 × i32 → i64`.
+    MulWide(Value, Value),
+    /// A comparison; the result is `bool`.
+    Compare(CmpOp, Value, Value),
+    /// `if cond { a } else { b }` on values (`cond` is `bool`; both arms have the same type).
+    Select {
+        /// The condition.
+        cond: Value,
+        /// Result when `cond` is true.
+        if_true: Value,
+        /// Result when `cond` is false.
+        if_false: Value,
+    },
+    /// A conversion to `to`.
+    Cast(CastKind, Value, crate::ScalarType),
+}
+
+/// Hardware indices and sizes. All are `u32`. Kernels are one-dimensional.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// The thread's index within its block (`%tid.x`).
+    ThreadIndex,
+    /// The thread's lane within its warp: `thread_index % 32`.
+    LaneId,
+    /// The warp's index within its block: `thread_index / 32`.
+    WarpIndex,
+    /// The block's index within the grid (`%ctaid.x`).
+    BlockIndex,
+    /// Threads per block (`%ntid.x`); equals the kernel's declared block size.
+    BlockSize,
+    /// Blocks in the grid (`%nctaid.x`).
+    GridSize,
+    /// Lanes per warp: always 32, on every backend.
+    WarpSize,
+}
+
+/// One-operand operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Bitwise not on integers, logical not on `bool`.
+    Not,
+    /// Two's-complement negation (wrapping) on signed integers, sign flip on `f32`.
+    Neg,
+    /// Number of set bits of a `u32`/`u64`; result `u32`.
+    PopCount,
+    /// Number of leading zero bits of a `u32`/`u64` (the width for zero); result `u32`.
+    CountLeadingZeros,
+    /// Bit order reversed, on `u32`/`u64`; result of the same type.
+    BitReverse,
+    /// Index of the least significant set bit of a `u32`/`u64`, `0xffff_ffff` for zero (WGSL's
+    /// `firstTrailingBit`); result `u32`.
+    FindFirstSet,
+}
+
+/// Two-operand operations. Integer arithmetic wraps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// Wrapping addition; `f32` addition.
+    Add,
+    /// Wrapping subtraction; `f32` subtraction.
+    Sub,
+    /// Wrapping (low-half) multiplication; `f32` multiplication.
+    Mul,
+    /// High half of the full product, for integers of 32 and 64 bits.
+    MulHi,
+    /// Unsigned integer division, `x / 0 == x` (WGSL's rule); `f32` division.
+    Div,
+    /// Unsigned integer remainder, `x % 0 == 0` (WGSL's rule). Not defined on `f32`.
+    Rem,
+    /// Bitwise and (logical on `bool`).
+    And,
+    /// Bitwise or (logical on `bool`).
+    Or,
+    /// Bitwise exclusive or (logical on `bool`).
+    Xor,
+    /// Shift left by a `u32` amount taken modulo the operand's width.
+    Shl,
+    /// Shift right by a `u32` amount taken modulo the width: logical on unsigned, arithmetic on signed.
+    Shr,
+    /// Minimum (integers by their signedness; `f32` as IEEE `minNum`).
+    Min,
+    /// Maximum (integers by their signedness; `f32` as IEEE `maxNum`).
+    Max,
+}
+
+/// Comparisons; integers compare by their signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// Equal.
+    Eq,
+    /// Not equal.
+    Ne,
+    /// Less than.
+    Lt,
+    /// Less than or equal.
+    Le,
+    /// Greater than.
+    Gt,
+    /// Greater than or equal.
+    Ge,
+}
+
+/// Conversions between scalar types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastKind {
+    /// To a wider integer, filling with zeros (also `bool` → integer: 0 or 1).
+    ZeroExtend,
+    /// To a wider integer, copying the sign bit of the source.
+    SignExtend,
+    /// To a narrower integer, keeping the low bits.
+    Truncate,
+    /// Reinterpret the bits as another type of the same width (`u32`/`i32`/`f32`, `u64`/`i64`).
+    Bitcast,
+}
+
+macro_rules! keyword_table {
+    ($ty:ty { $($variant:ident => $kw:literal),* $(,)? }) => {
+        impl $ty {
+            /// Every variant, in a fixed order.
+            pub const ALL: &'static [$ty] = &[$(<$ty>::$variant),*];
+            /// The keyword used in the text form.
+            pub const fn name(self) -> &'static str {
+                match self { $(<$ty>::$variant => $kw),* }
+            }
+            /// Parses a keyword of the text form.
+            pub fn from_name(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|op| op.name() == name)
+            }
+        }
+    };
+}
+pub(crate) use keyword_table;
+
+keyword_table!(Special {
+    ThreadIndex => "thread_index", LaneId => "lane_id", WarpIndex => "warp_index",
+    BlockIndex => "block_index", BlockSize => "block_size", GridSize => "grid_size",
+    WarpSize => "warp_size",
+});
+keyword_table!(UnaryOp {
+    Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",
+    BitReverse => "brev", FindFirstSet => "ffs",
+});
+keyword_table!(BinaryOp {
+    Add => "add", Sub => "sub", Mul => "mul", MulHi => "mul_hi", Div => "div", Rem => "rem",
+    And => "and", Or => "or", Xor => "xor", Shl => "shl", Shr => "shr", Min => "min", Max => "max",
+});
+keyword_table!(CmpOp { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
+keyword_table!(CastKind {
+    ZeroExtend => "zext", SignExtend => "sext", Truncate => "trunc", Bitcast => "bitcast",
+});

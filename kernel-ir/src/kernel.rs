@@ -1,0 +1,111 @@
+//! A kernel: its signature (parameters, block size, shared arrays, locals), its values and its body.
+
+use crate::arena::{Arena, Handle};
+use crate::stmt::Block;
+use crate::types::{Access, ScalarType};
+
+/// A kernel parameter: a global buffer or a scalar.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    /// Name (an identifier, unique among the kernel's names).
+    pub name: String,
+    /// What kind of parameter it is.
+    pub kind: ParamKind,
+}
+
+/// The kind of a [`Param`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamKind {
+    /// A pointer to an array in global memory.
+    Buffer {
+        /// Element type (any storable type: not `bool`).
+        elem: ScalarType,
+        /// Whether the kernel may write it.
+        access: Access,
+    },
+    /// A scalar passed by value.
+    Scalar(ScalarType),
+}
+
+/// An array in block-shared memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SharedArray {
+    /// Name (an identifier, unique among the kernel's names).
+    pub name: String,
+    /// Element type (any storable type: not `bool`).
+    pub elem: ScalarType,
+    /// Number of elements (non-zero).
+    pub len: u32,
+    /// Alignment of the array's start in bytes: a power of two, at least the element size.
+    pub align: u32,
+}
+
+impl SharedArray {
+    /// Size in bytes (`None` for an ill-typed element type).
+    pub fn size_bytes(&self) -> Option<u64> {
+        Some(u64::from(self.elem.size_bytes()?) * u64::from(self.len))
+    }
+}
+
+/// A mutable, thread-private local variable. Locals start as zero.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LocalVar {
+    /// Name (an identifier, unique among the kernel's names).
+    pub name: String,
+    /// Type.
+    pub ty: ScalarType,
+}
+
+/// The declared type of a value. The statement that defines the value must produce this type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ValueInfo {
+    /// The value's type.
+    pub ty: ScalarType,
+}
+
+/// A handle to a parameter.
+pub type ParamId = Handle<Param>;
+/// A handle to a shared array.
+pub type SharedId = Handle<SharedArray>;
+/// A handle to a mutable local.
+pub type LocalId = Handle<LocalVar>;
+/// A handle to an immutable value (an SSA-style register).
+pub type Value = Handle<ValueInfo>;
+
+/// A compute kernel: one-dimensional grid of blocks of `block_size` threads.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Kernel {
+    /// Entry-point name (an identifier).
+    pub name: String,
+    /// Threads per block: a multiple of 32 in `32..=1024`, so that warps are always full.
+    pub block_size: u32,
+    /// Parameters, in launch order.
+    pub params: Arena<Param>,
+    /// Shared arrays, in declaration order.
+    pub shared: Arena<SharedArray>,
+    /// Mutable locals.
+    pub locals: Arena<LocalVar>,
+    /// Every value's declared type; each is defined by exactly one statement of `body`.
+    pub values: Arena<ValueInfo>,
+    /// The statements.
+    pub body: Block,
+}
+
+impl Kernel {
+    /// Total bytes of shared memory the kernel declares, each array placed at its alignment, in
+    /// declaration order. `None` on overflow or an unstorable element type.
+    pub fn shared_bytes(&self) -> Option<u64> {
+        let mut offset: u64 = 0;
+        for (_, array) in self.shared.iter() {
+            let align = u64::from(array.align.max(1));
+            offset = offset.checked_add(align - 1)? / align * align;
+            offset = offset.checked_add(array.size_bytes()?)?;
+        }
+        Some(offset)
+    }
+
+    /// The declared type of `value`, if the handle is in range.
+    pub fn value_type(&self, value: Value) -> Option<ScalarType> {
+        self.values.get(value).map(|info| info.ty)
+    }
+}

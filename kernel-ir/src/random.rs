@@ -1,0 +1,487 @@
+//! Random well-typed kernels for property tests and fuzzing.
+//!
+//! [`random_kernel`] turns a byte string into a kernel that always verifies: the bytes are read as a
+//! sequence of choices (an exhausted string reads as zeros), so proptest can shrink a failing case by
+//! shrinking its bytes. Operators and types are drawn by asking [`crate::typing`] which combinations are
+//! legal, so the generator and the verifier cannot drift apart. The kernels are not meant to compute
+//! anything useful, nor to be free of divergence hazards; they cover the whole statement language.
+
+use crate::expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
+use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
+use crate::stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
+use crate::types::{Access, Literal, ScalarType};
+use crate::typing::{binary_type, cast_type, unary_type};
+
+/// A kernel built from `choices`; it always passes [`crate::verify()`].
+pub fn random_kernel(choices: &[u8]) -> Kernel {
+    let mut g = Gen {
+        choices,
+        pos: 0,
+        kernel: Kernel::default(),
+        scopes: vec![Vec::new()],
+        loop_depth: 0,
+        budget: 48,
+    };
+    g.declarations();
+    g.kernel.body = g.block(0);
+    g.kernel
+}
+
+const STORABLE: [ScalarType; 7] = [
+    ScalarType::U8,
+    ScalarType::U16,
+    ScalarType::U32,
+    ScalarType::U64,
+    ScalarType::I32,
+    ScalarType::I64,
+    ScalarType::F32,
+];
+
+struct Gen<'c> {
+    choices: &'c [u8],
+    pos: usize,
+    kernel: Kernel,
+    /// Values visible in each open block, innermost last.
+    scopes: Vec<Vec<Value>>,
+    loop_depth: u32,
+    budget: u32,
+}
+
+impl Gen<'_> {
+    fn byte(&mut self) -> u8 {
+        let b = self.choices.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        let wide = u16::from_le_bytes([self.byte(), self.byte()]);
+        usize::from(wide) % n.max(1)
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+
+    fn u64(&mut self) -> u64 {
+        let mut bytes = [0u8; 8];
+        for b in &mut bytes {
+            *b = self.byte();
+        }
+        u64::from_le_bytes(bytes)
+    }
+
+    fn declarations(&mut self) {
+        let k = &mut self.kernel;
+        k.name = "random".into();
+        let params = [
+            (
+                "out",
+                ParamKind::Buffer {
+                    elem: ScalarType::U32,
+                    access: Access::ReadWrite,
+                },
+            ),
+            (
+                "data",
+                ParamKind::Buffer {
+                    elem: ScalarType::U32,
+                    access: Access::ReadOnly,
+                },
+            ),
+            ("n", ParamKind::Scalar(ScalarType::U32)),
+        ];
+        for (name, kind) in params {
+            k.params.append(Param {
+                name: name.into(),
+                kind,
+            });
+        }
+        k.shared.append(SharedArray {
+            name: "tile".into(),
+            elem: ScalarType::U32,
+            len: 64,
+            align: 16,
+        });
+        k.locals.append(LocalVar {
+            name: "acc".into(),
+            ty: ScalarType::U32,
+        });
+        self.kernel.block_size = 32 * (1 + self.below(32) as u32);
+        for i in 0..self.below(4) {
+            let kind = if self.below(2) == 0 {
+                let access = if self.below(2) == 0 {
+                    Access::ReadOnly
+                } else {
+                    Access::ReadWrite
+                };
+                ParamKind::Buffer {
+                    elem: self.pick(&STORABLE),
+                    access,
+                }
+            } else {
+                ParamKind::Scalar(self.pick(&ScalarType::ALL))
+            };
+            self.kernel.params.append(Param {
+                name: format!("p{i}"),
+                kind,
+            });
+        }
+        for i in 0..self.below(3) {
+            let elem = self.pick(&STORABLE);
+            let size = elem.size_bytes().unwrap_or(4);
+            let align = size << self.below(3);
+            let len = 1 + self.below(256) as u32;
+            self.kernel.shared.append(SharedArray {
+                name: format!("s{i}"),
+                elem,
+                len,
+                align,
+            });
+        }
+        for i in 0..self.below(4) {
+            let ty = self.pick(&ScalarType::ALL);
+            self.kernel.locals.append(LocalVar {
+                name: format!("l{i}"),
+                ty,
+            });
+        }
+    }
+
+    fn block(&mut self, depth: u32) -> Block {
+        self.scopes.push(Vec::new());
+        let mut block = Vec::new();
+        let len = 1 + self.below(if depth == 0 { 24 } else { 6 });
+        for _ in 0..len {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            self.stmt(depth, &mut block);
+        }
+        self.scopes.pop();
+        block
+    }
+
+    fn visible_of(&self, ty: ScalarType) -> Vec<Value> {
+        self.scopes
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&v| self.kernel.values[v].ty == ty)
+            .collect()
+    }
+
+    fn define(&mut self, ty: ScalarType) -> Value {
+        let v = self.kernel.values.append(ValueInfo { ty });
+        self.scopes.last_mut().expect("a scope is open").push(v);
+        v
+    }
+
+    /// A visible value of `ty`, or a fresh constant of it appended to `out`.
+    fn operand(&mut self, ty: ScalarType, out: &mut Block) -> Value {
+        let visible = self.visible_of(ty);
+        if !visible.is_empty() && self.below(4) != 0 {
+            return self.pick(&visible);
+        }
+        let bits = self.u64();
+        let small = self.below(2) == 0;
+        let lit = match ty {
+            // Small finite floats, or any bit pattern at all (NaN payloads and infinities included).
+            ScalarType::F32 if small => Literal::f32(f32::from_bits(bits as u32).clamp(-1e6, 1e6)),
+            _ if small => Literal::from_bits(ty, bits % 1000),
+            _ => Literal::from_bits(ty, bits),
+        };
+        let value = self.define(ty);
+        out.push(Stmt::Let {
+            value,
+            expr: Expr::Literal(lit),
+        });
+        value
+    }
+
+    fn index(&mut self, out: &mut Block) -> Value {
+        let ty = if self.below(4) == 0 {
+            ScalarType::U64
+        } else {
+            ScalarType::U32
+        };
+        self.operand(ty, out)
+    }
+
+    fn let_stmt(&mut self, ty: ScalarType, expr: Expr, out: &mut Block) {
+        let value = self.define(ty);
+        out.push(Stmt::Let { value, expr });
+    }
+
+    /// Arrays matching a filter: (reference, element type).
+    fn arrays(&self, writable: bool, elem: Option<ScalarType>) -> Vec<(MemRef, ScalarType)> {
+        let mut found = Vec::new();
+        for (h, p) in self.kernel.params.iter() {
+            if let ParamKind::Buffer { elem: e, access } = p.kind {
+                if !writable || access == Access::ReadWrite {
+                    found.push((MemRef::Global(h), e));
+                }
+            }
+        }
+        for (h, s) in self.kernel.shared.iter() {
+            found.push((MemRef::Shared(h), s.elem));
+        }
+        found.retain(|&(_, e)| elem.is_none_or(|want| want == e));
+        found
+    }
+
+    fn mask(&mut self, out: &mut Block) -> Mask {
+        match self.below(4) {
+            0 => Mask::Dynamic(self.operand(ScalarType::U32, out)),
+            1 => Mask::Const((self.u64() as u32).max(1)),
+            _ => Mask::FULL,
+        }
+    }
+
+    fn stmt(&mut self, depth: u32, out: &mut Block) {
+        match self.below(24) {
+            0 => {
+                let ty = self.pick(&ScalarType::ALL);
+                self.operand(ty, out);
+            }
+            1 => {
+                let s = self.pick(Special::ALL);
+                self.let_stmt(ScalarType::U32, Expr::Special(s), out);
+            }
+            2 => {
+                let scalars: Vec<_> = self
+                    .kernel
+                    .params
+                    .iter()
+                    .filter_map(|(h, p)| match p.kind {
+                        ParamKind::Scalar(t) => Some((h, t)),
+                        _ => None,
+                    })
+                    .collect();
+                let (h, t) = self.pick(&scalars);
+                self.let_stmt(t, Expr::Param(h), out);
+            }
+            3 => {
+                let locals: Vec<_> = self.kernel.locals.iter().map(|(h, l)| (h, l.ty)).collect();
+                let (h, t) = self.pick(&locals);
+                self.let_stmt(t, Expr::Local(h), out);
+            }
+            4 | 5 => self.arith(out),
+            6 => {
+                let (from, to) = self.pick(&[
+                    (ScalarType::U32, ScalarType::U64),
+                    (ScalarType::I32, ScalarType::I64),
+                ]);
+                let (a, b) = (self.operand(from, out), self.operand(from, out));
+                self.let_stmt(to, Expr::MulWide(a, b), out);
+            }
+            7 => {
+                let t = self.pick(&STORABLE);
+                let op = self.pick(CmpOp::ALL);
+                let (a, b) = (self.operand(t, out), self.operand(t, out));
+                self.let_stmt(ScalarType::Bool, Expr::Compare(op, a, b), out);
+            }
+            8 => {
+                let t = self.pick(&ScalarType::ALL);
+                let cond = self.operand(ScalarType::Bool, out);
+                let (a, b) = (self.operand(t, out), self.operand(t, out));
+                self.let_stmt(
+                    t,
+                    Expr::Select {
+                        cond,
+                        if_true: a,
+                        if_false: b,
+                    },
+                    out,
+                );
+            }
+            9 => self.cast(out),
+            10 => {
+                let locals: Vec<_> = self.kernel.locals.iter().map(|(h, l)| (h, l.ty)).collect();
+                let (local, t) = self.pick(&locals);
+                let value = self.operand(t, out);
+                out.push(Stmt::Assign { local, value });
+            }
+            11 | 12 => self.memory(out),
+            13 if depth < 3 => {
+                let cond = self.operand(ScalarType::Bool, out);
+                let then_block = self.block(depth + 1);
+                let else_block = if self.below(2) == 0 {
+                    self.block(depth + 1)
+                } else {
+                    Vec::new()
+                };
+                out.push(Stmt::If {
+                    cond,
+                    then_block,
+                    else_block,
+                });
+            }
+            14 if depth < 3 => {
+                self.loop_depth += 1;
+                let body = self.block(depth + 1);
+                self.loop_depth -= 1;
+                out.push(Stmt::Loop { body });
+            }
+            15 if self.loop_depth > 0 => out.push(if self.below(2) == 0 {
+                Stmt::Break
+            } else {
+                Stmt::Continue
+            }),
+            16 if self.below(4) == 0 => out.push(Stmt::Return),
+            17 => out.push(Stmt::Barrier),
+            18..=21 => self.warp(out),
+            _ => self.arith(out),
+        }
+    }
+
+    fn arith(&mut self, out: &mut Block) {
+        for _ in 0..16 {
+            let t = self.pick(&ScalarType::ALL);
+            if self.below(3) == 0 {
+                let op = self.pick(UnaryOp::ALL);
+                if let Ok(result) = unary_type(op, t) {
+                    let a = self.operand(t, out);
+                    return self.let_stmt(result, Expr::Unary(op, a), out);
+                }
+            } else {
+                let op = self.pick(BinaryOp::ALL);
+                let rhs_t = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    ScalarType::U32
+                } else {
+                    t
+                };
+                if let Ok(result) = binary_type(op, t, rhs_t) {
+                    let (a, b) = (self.operand(t, out), self.operand(rhs_t, out));
+                    return self.let_stmt(result, Expr::Binary(op, a, b), out);
+                }
+            }
+        }
+    }
+
+    fn cast(&mut self, out: &mut Block) {
+        for _ in 0..16 {
+            let kind = self.pick(CastKind::ALL);
+            let (from, to) = (self.pick(&ScalarType::ALL), self.pick(&ScalarType::ALL));
+            if cast_type(kind, from, to).is_ok() {
+                let a = self.operand(from, out);
+                return self.let_stmt(to, Expr::Cast(kind, a, to), out);
+            }
+        }
+    }
+
+    fn memory(&mut self, out: &mut Block) {
+        match self.below(5) {
+            0 => {
+                let (array, elem) = self.pick(&self.arrays(false, None));
+                let index = self.index(out);
+                let value = self.define(elem);
+                out.push(Stmt::Load {
+                    value,
+                    array,
+                    index,
+                });
+            }
+            1 => {
+                let (array, elem) = self.pick(&self.arrays(true, None));
+                let index = self.index(out);
+                let value = self.operand(elem, out);
+                out.push(Stmt::Store {
+                    array,
+                    index,
+                    value,
+                });
+            }
+            2 => {
+                let (array, _) = self.pick(&self.arrays(false, Some(ScalarType::U32)));
+                let width = self.pick(&[2, 4]);
+                let index = self.index(out);
+                let values = (0..width).map(|_| self.define(ScalarType::U32)).collect();
+                out.push(Stmt::LoadWide {
+                    values,
+                    array,
+                    index,
+                });
+            }
+            3 => {
+                let (array, _) = self.pick(&self.arrays(true, Some(ScalarType::U32)));
+                let width = self.pick(&[2, 4]);
+                let index = self.index(out);
+                let values = (0..width)
+                    .map(|_| self.operand(ScalarType::U32, out))
+                    .collect();
+                out.push(Stmt::StoreWide {
+                    array,
+                    index,
+                    values,
+                });
+            }
+            _ => {
+                let (array, _) = self.pick(&self.arrays(true, Some(ScalarType::U32)));
+                let op = self.pick(AtomicOp::ALL);
+                let index = self.index(out);
+                let operand = self.operand(ScalarType::U32, out);
+                let compare =
+                    (op == AtomicOp::CompareExchange).then(|| self.operand(ScalarType::U32, out));
+                let value = self.define(ScalarType::U32);
+                out.push(Stmt::Atomic {
+                    value,
+                    op,
+                    array,
+                    index,
+                    operand,
+                    compare,
+                });
+            }
+        }
+    }
+
+    fn warp(&mut self, out: &mut Block) {
+        let mask = self.mask(out);
+        let op = match self.below(5) {
+            0 => {
+                let t = self.pick(&[ScalarType::U32, ScalarType::I32, ScalarType::F32]);
+                let src = self.operand(t, out);
+                let lane = self.operand(ScalarType::U32, out);
+                let mode = self.pick(ShuffleMode::ALL);
+                WarpOp::Shuffle {
+                    value: self.define(t),
+                    mode,
+                    src,
+                    lane,
+                    mask,
+                }
+            }
+            1 => {
+                let pred = self.operand(ScalarType::Bool, out);
+                WarpOp::Ballot {
+                    value: self.define(ScalarType::U32),
+                    pred,
+                    mask,
+                }
+            }
+            2 => {
+                let pred = self.operand(ScalarType::Bool, out);
+                let mode = self.pick(VoteMode::ALL);
+                WarpOp::Vote {
+                    value: self.define(ScalarType::Bool),
+                    mode,
+                    pred,
+                    mask,
+                }
+            }
+            3 => {
+                let t = self.pick(&[ScalarType::U32, ScalarType::U64]);
+                let src = self.operand(t, out);
+                WarpOp::MatchAny {
+                    value: self.define(ScalarType::U32),
+                    src,
+                    mask,
+                }
+            }
+            _ => WarpOp::Sync { mask },
+        };
+        out.push(Stmt::Warp(op));
+    }
+}

@@ -1,0 +1,214 @@
+//! Scalar types, buffer access modes and literals.
+
+use std::fmt;
+
+/// The scalar types a value, a buffer element or a shared-array element can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScalarType {
+    /// A predicate (`pred` in PTX, `bool` in WGSL). Never stored in memory.
+    Bool,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Unsigned 32-bit integer.
+    U32,
+    /// Unsigned 64-bit integer.
+    U64,
+    /// Signed 32-bit integer.
+    I32,
+    /// Signed 64-bit integer.
+    I64,
+    /// IEEE 754 single precision.
+    F32,
+}
+
+impl ScalarType {
+    /// Every scalar type, in a fixed order (used by generators and parsers).
+    pub const ALL: [ScalarType; 8] = [
+        ScalarType::Bool,
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::F32,
+    ];
+
+    /// Width in bits (`Bool` counts as 1).
+    pub const fn bits(self) -> u32 {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::U8 => 8,
+            ScalarType::U16 => 16,
+            ScalarType::U32 | ScalarType::I32 | ScalarType::F32 => 32,
+            ScalarType::U64 | ScalarType::I64 => 64,
+        }
+    }
+
+    /// Size in bytes when stored in memory; `None` for `Bool`, which cannot be stored.
+    pub const fn size_bytes(self) -> Option<u32> {
+        match self {
+            ScalarType::Bool => None,
+            other => Some(other.bits() / 8),
+        }
+    }
+
+    /// Whether this is an integer type (signed or unsigned).
+    pub const fn is_integer(self) -> bool {
+        self.is_unsigned() || self.is_signed()
+    }
+
+    /// Whether this is an unsigned integer type.
+    pub const fn is_unsigned(self) -> bool {
+        matches!(
+            self,
+            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
+        )
+    }
+
+    /// Whether this is a signed integer type.
+    pub const fn is_signed(self) -> bool {
+        matches!(self, ScalarType::I32 | ScalarType::I64)
+    }
+
+    /// The keyword used in the text form (`u32`, `bool`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
+            ScalarType::U32 => "u32",
+            ScalarType::U64 => "u64",
+            ScalarType::I32 => "i32",
+            ScalarType::I64 => "i64",
+            ScalarType::F32 => "f32",
+        }
+    }
+
+    /// Parses a type keyword of the text form.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a kernel may touch a global buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Loads only; stores and atomics are rejected by the verifier.
+    ReadOnly,
+    /// Loads, stores and atomics.
+    ReadWrite,
+}
+
+impl Access {
+    /// The keyword used in the text form.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "read",
+            Access::ReadWrite => "read_write",
+        }
+    }
+}
+
+/// A constant of a scalar type. Floats are kept as their bit pattern so that literals compare and hash
+/// exactly (NaN payloads and `-0.0` survive the text form).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Literal {
+    /// A predicate constant.
+    Bool(bool),
+    /// A `u8` constant.
+    U8(u8),
+    /// A `u16` constant.
+    U16(u16),
+    /// A `u32` constant.
+    U32(u32),
+    /// A `u64` constant.
+    U64(u64),
+    /// An `i32` constant.
+    I32(i32),
+    /// An `i64` constant.
+    I64(i64),
+    /// An `f32` constant, as its IEEE 754 bits.
+    F32Bits(u32),
+}
+
+impl Literal {
+    /// An `f32` literal.
+    pub fn f32(value: f32) -> Self {
+        Literal::F32Bits(value.to_bits())
+    }
+
+    /// The type of this literal.
+    pub const fn ty(self) -> ScalarType {
+        match self {
+            Literal::Bool(_) => ScalarType::Bool,
+            Literal::U8(_) => ScalarType::U8,
+            Literal::U16(_) => ScalarType::U16,
+            Literal::U32(_) => ScalarType::U32,
+            Literal::U64(_) => ScalarType::U64,
+            Literal::I32(_) => ScalarType::I32,
+            Literal::I64(_) => ScalarType::I64,
+            Literal::F32Bits(_) => ScalarType::F32,
+        }
+    }
+
+    /// The literal's bits, zero-extended to 64 (signed values as two's complement of their width).
+    pub const fn to_bits(self) -> u64 {
+        match self {
+            Literal::Bool(b) => b as u64,
+            Literal::U8(v) => v as u64,
+            Literal::U16(v) => v as u64,
+            Literal::U32(v) => v as u64,
+            Literal::U64(v) => v,
+            Literal::I32(v) => v as u32 as u64,
+            Literal::I64(v) => v as u64,
+            Literal::F32Bits(v) => v as u64,
+        }
+    }
+
+    /// The literal of type `ty` whose bits are the low bits of `bits`.
+    pub const fn from_bits(ty: ScalarType, bits: u64) -> Self {
+        match ty {
+            ScalarType::Bool => Literal::Bool(bits & 1 != 0),
+            ScalarType::U8 => Literal::U8(bits as u8),
+            ScalarType::U16 => Literal::U16(bits as u16),
+            ScalarType::U32 => Literal::U32(bits as u32),
+            ScalarType::U64 => Literal::U64(bits),
+            ScalarType::I32 => Literal::I32(bits as u32 as i32),
+            ScalarType::I64 => Literal::I64(bits as i64),
+            ScalarType::F32 => Literal::F32Bits(bits as u32),
+        }
+    }
+}
+
+impl fmt::Display for Literal {
+    /// Prints the value as the text form writes it (the type is printed separately). Finite floats use
+    /// Rust's shortest round-trip form; infinities and NaNs print as `bits(0x…)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Literal::Bool(b) => write!(f, "{b}"),
+            Literal::U8(v) => write!(f, "{v}"),
+            Literal::U16(v) => write!(f, "{v}"),
+            Literal::U32(v) => write!(f, "{v}"),
+            Literal::U64(v) => write!(f, "{v}"),
+            Literal::I32(v) => write!(f, "{v}"),
+            Literal::I64(v) => write!(f, "{v}"),
+            Literal::F32Bits(bits) => {
+                let v = f32::from_bits(bits);
+                if v.is_finite() {
+                    write!(f, "{v:?}")
+                } else {
+                    write!(f, "bits(0x{bits:08x})")
+                }
+            }
+        }
+    }
+}
