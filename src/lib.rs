@@ -1,1 +1,27 @@
-//! warpforge
+//! warpforge: write GPU kernels once in a typed Rust IR, emit them as PTX and WGSL, lint them, run them.
+//!
+//! This façade re-exports the workspace crates and owns the catalog of kernels the `warpforge` command
+//! line knows by name.
+//!
+//! | crate | re-exported as | owns |
+//! |---|---|---|
+//! | `warpforge-ir` | [`ir`] | the typed IR, builder, verifier, `.wfir` text form, sample kernels |
+//! | `warpforge-ptx` | [`ptx`] | IR → PTX |
+//! | `warpforge-wgsl` | [`wgsl`] | IR → naga → WGSL |
+//! | `warpforge-analysis` | [`analysis`] | CFG, divergence, hazard lints |
+//! | `warpforge-runtime` | [`runtime`] | CPU / WebGPU / CUDA backends |
+
+#![deny(missing_docs)]
+
+pub use warpforge_analysis as analysis;
+pub use warpforge_ir as ir;
+pub use warpforge_ptx as ptx;
+pub use warpforge_runtime as runtime;
+pub use warpforge_wgsl as wgsl;
+
+pub mod catalog;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

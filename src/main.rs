@@ -1,1 +1,90 @@
-fn main() {}
+//! The `warpforge` command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use warpforge::catalog;
+use warpforge::ir::{parse_kernel, verify, Kernel};
+
+/// Write GPU kernels once in a typed Rust IR; emit, lint and run them.
+#[derive(Parser, Debug)]
+#[command(name = "warpforge", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print a kernel in a target language on stdout.
+    Emit {
+        /// A kernel of the repository, by name (see `warpforge list`).
+        #[arg(long, required_unless_present = "file", conflicts_with = "file")]
+        kernel: Option<String>,
+        /// A kernel in the `.wfir` text form, instead of `--kernel`.
+        #[arg(long, value_name = "FILE.wfir")]
+        file: Option<PathBuf>,
+        /// What to emit.
+        #[arg(long, value_enum, default_value_t = Target::Ir)]
+        target: Target,
+    },
+    /// List the kernels of the repository.
+    List,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Target {
+    /// The verified IR in its `.wfir` text form.
+    Ir,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Emit {
+            kernel,
+            file,
+            target,
+        } => {
+            let kernel = load_kernel(kernel.as_deref(), file.as_ref())?;
+            match target {
+                Target::Ir => print!("{kernel}"),
+            }
+            Ok(())
+        }
+        Command::List => {
+            for entry in catalog::entries() {
+                println!("{:<16} {}", entry.name, entry.description);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn load_kernel(name: Option<&str>, file: Option<&PathBuf>) -> Result<Kernel> {
+    let kernel = match (name, file) {
+        (Some(name), _) => (catalog::find(name).map_err(anyhow::Error::msg)?.build)(),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            parse_kernel(&text)
+                .with_context(|| format!("{}: not a valid .wfir kernel", path.display()))?
+        }
+        (None, None) => bail!("name a kernel with --kernel NAME or --file FILE.wfir"),
+    };
+    if let Err(e) = verify(&kernel) {
+        bail!("{e}");
+    }
+    Ok(kernel)
+}

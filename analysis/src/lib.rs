@@ -4,3 +4,5 @@
 //!
 //! The analyses land with the hazard-analyzer issue; until then the crate only anchors the workspace
 //! layout.
+
+#![deny(missing_docs)]

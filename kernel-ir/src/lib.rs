@@ -21,6 +21,8 @@
 //! assert_eq!(parse_kernel(&text).unwrap().to_string(), text);
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod arena;
 pub mod builder;
 pub mod expr;

@@ -152,9 +152,10 @@ impl Verifier<'_> {
             self.at(format!("params[{}]", h.index()), |v| {
                 check_name(v, &p.name)?;
                 match p.kind {
-                    ParamKind::Buffer { elem, .. } if elem == ScalarType::Bool => {
-                        v.fail("a buffer cannot hold bool elements")
-                    }
+                    ParamKind::Buffer {
+                        elem: ScalarType::Bool,
+                        ..
+                    } => v.fail("a buffer cannot hold bool elements"),
                     _ => Ok(()),
                 }
             })?;

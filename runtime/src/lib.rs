@@ -2,3 +2,5 @@
 //! cudarc), the batch compressor, device discovery and timing.
 //!
 //! The backends land with the runtime issues; until then the crate only anchors the workspace layout.
+
+#![deny(missing_docs)]

@@ -3,3 +3,5 @@
 //!
 //! The lowering (including how a 32-lane warp is emulated on any subgroup size) lands with the WGSL issue;
 //! until then the crate only anchors the workspace layout.
+
+#![deny(missing_docs)]

@@ -5,6 +5,7 @@
 
 mod lexer;
 mod parse;
+mod parse_values;
 mod print;
 
 pub use parse::parse_kernel;

@@ -1,0 +1,89 @@
+//! The `warpforge` binary, run as a user runs it.
+
+use std::process::{Command, Output};
+
+use warpforge::catalog;
+
+fn warpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("the warpforge binary runs")
+}
+
+#[test]
+fn emit_ir_prints_the_text_form_of_every_catalog_kernel() {
+    for entry in catalog::entries() {
+        let out = warpforge(&["emit", "--target", "ir", "--kernel", entry.name]);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            entry.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed = String::from_utf8(out.stdout).expect("utf-8");
+        assert_eq!(printed, (entry.build)().to_string(), "{}", entry.name);
+        let again = warpforge(&["emit", "--target", "ir", "--kernel", entry.name]);
+        assert_eq!(
+            printed.as_bytes(),
+            again.stdout,
+            "emission is deterministic"
+        );
+    }
+}
+
+#[test]
+fn unknown_kernel_fails_and_lists_the_valid_names() {
+    let out = warpforge(&["emit", "--target", "ir", "--kernel", "no-such-kernel"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown kernel `no-such-kernel`"), "{err}");
+    for entry in catalog::entries() {
+        assert!(err.contains(entry.name), "{err}");
+    }
+}
+
+#[test]
+fn emit_reads_wfir_files_and_reports_errors_with_their_location() {
+    let dir = std::env::temp_dir().join(format!("warpforge-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let good = dir.join("good.wfir");
+    let text = catalog::find("vector-add").expect("exists").build;
+    std::fs::write(&good, text().to_string()).expect("write");
+    let out = warpforge(&["emit", "--file", good.to_str().expect("utf-8 path")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text().to_string());
+
+    let bad = dir.join("bad.wfir");
+    std::fs::write(
+        &bad,
+        "kernel k {\n    block_size 32\n    %0: u32 = const 1\n    if %0 {\n    }\n}\n",
+    )
+    .expect("write");
+    let out = warpforge(&["emit", "--file", bad.to_str().expect("utf-8 path")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("body[1]") && err.contains("must be bool"),
+        "{err}"
+    );
+
+    let garbled = dir.join("garbled.wfir");
+    std::fs::write(
+        &garbled,
+        "kernel k {\n    block_size 32\n    %0: u32 = cosnt 1\n}\n",
+    )
+    .expect("write");
+    let out = warpforge(&["emit", "--file", garbled.to_str().expect("utf-8 path")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("garbled.wfir") && err.contains("line 3"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
