@@ -7,6 +7,8 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use warpforge::catalog;
 use warpforge::ir::{parse_kernel, verify, Kernel};
+use warpforge::ptx::ptxas::Ptxas;
+use warpforge::ptx::{emit as emit_ptx, Sm};
 
 /// Write GPU kernels once in a typed Rust IR; emit, lint and run them.
 #[derive(Parser, Debug)]
@@ -29,6 +31,12 @@ enum Command {
         /// What to emit.
         #[arg(long, value_enum, default_value_t = Target::Ir)]
         target: Target,
+        /// PTX target architecture (70, 80 or 90).
+        #[arg(long, default_value_t = 70, value_parser = parse_sm)]
+        sm: u32,
+        /// With `--target ptx`: assemble with ptxas and print its resource report on stderr.
+        #[arg(long)]
+        report: bool,
     },
     /// List the kernels of the repository.
     List,
@@ -38,6 +46,18 @@ enum Command {
 enum Target {
     /// The verified IR in its `.wfir` text form.
     Ir,
+    /// NVIDIA PTX for `--sm`.
+    Ptx,
+}
+
+fn parse_sm(text: &str) -> Result<u32, String> {
+    let n: u32 = text
+        .trim_start_matches("sm_")
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    Sm::from_number(n)
+        .map(|_| n)
+        .ok_or_else(|| format!("unsupported target sm_{n}; supported: 70, 80, 90"))
 }
 
 fn main() -> ExitCode {
@@ -56,10 +76,26 @@ fn run(cli: Cli) -> Result<()> {
             kernel,
             file,
             target,
+            sm,
+            report,
         } => {
             let kernel = load_kernel(kernel.as_deref(), file.as_ref())?;
+            if report && !matches!(target, Target::Ptx) {
+                bail!("--report needs --target ptx");
+            }
             match target {
                 Target::Ir => print!("{kernel}"),
+                Target::Ptx => {
+                    let sm = Sm::from_number(sm).expect("validated by the argument parser");
+                    let ptx = emit_ptx(&verify(&kernel)?, sm)?;
+                    print!("{}", ptx.text);
+                    if report {
+                        let ptxas = Ptxas::find().context(
+                            "--report needs NVIDIA's ptxas: put it on PATH or name it in WARPFORGE_PTXAS",
+                        )?;
+                        eprintln!("{}", ptxas.assemble(&ptx.text, sm)?);
+                    }
+                }
             }
             Ok(())
         }

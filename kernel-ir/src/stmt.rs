@@ -154,7 +154,8 @@ impl Mask {
     pub const FULL: Mask = Mask::Const(u32::MAX);
 }
 
-/// Lane-to-lane data movement modes of [`WarpOp::Shuffle`] (CUDA's `shfl.sync` modes).
+/// Lane-to-lane data movement modes of [`WarpOp::Shuffle`] (CUDA's `shfl.sync` modes). The lane operand
+/// is taken modulo 32 in every mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShuffleMode {
     /// Read from lane `lane`.
@@ -183,9 +184,9 @@ keyword_table!(VoteMode { Any => "any", All => "all" });
 /// Warp collectives. Each is a statement so it cannot be moved across control flow.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum WarpOp {
-    /// Reads `src` from another lane (`u32`, `i32` or `f32`). The source lane is
-    /// computed from `lane` (a `u32`) according to `mode`; reading a lane outside `mask` or out of range
-    /// yields the reader's own `src`.
+    /// Reads `src` from another lane (`u32`, `i32` or `f32`). The source lane is computed from `lane`
+    /// (a `u32`, taken modulo 32) according to `mode`. Reading from a lane outside `mask` gives an
+    /// unspecified value, as on CUDA; the analyzer reports masks that cannot match the active lanes.
     Shuffle {
         /// The value defined here (type of `src`).
         value: Value,

@@ -1,7 +1,146 @@
 //! `warpforge-ptx`: lowers verified warpforge IR to NVIDIA PTX text.
 //!
-//! This crate will own the PTX AST (printed through `Display`), register allocation per type, label
-//! generation from structured control flow, launch metadata, and parsing of `ptxas -v` resource reports.
-//! The emitter itself lands with the PTX issue; until then the crate only anchors the workspace layout.
+//! [`emit`] takes the verifier's proof ([`warpforge_ir::Verified`]) and a target ([`Sm`]) and returns
+//! the PTX text together with its [`LaunchInfo`]: entry name, parameter layout, block size and shared
+//! bytes. Hosts launch through [`LaunchInfo::config`], so a kernel cannot be launched with a block shape
+//! it was not built for. Output is deterministic: the same kernel and target give the same bytes.
+//!
+//! - [`ast`]: the small PTX AST and its `Display`; [`regs`]: register classes and allocation;
+//!   `lower/`: the lowering (statements and control flow, expressions, memory, warp collectives).
+//! - [`ptxas`]: finding NVIDIA's `ptxas`, assembling, and parsing its `-v` resource report.
+//!
+//! ```
+//! use warpforge_ir::{samples, verify};
+//! use warpforge_ptx::{emit, Sm};
+//!
+//! let kernel = samples::warp_reduce();
+//! let ptx = emit(&verify(&kernel).unwrap(), Sm::Sm90).unwrap();
+//! assert!(ptx.text.contains("shfl.sync.bfly.b32"));
+//! assert_eq!(ptx.launch.config(10).unwrap().block, (128, 1, 1));
+//! ```
 
 #![deny(missing_docs)]
+
+pub mod ast;
+pub mod launch;
+mod lower;
+pub mod ptxas;
+pub mod regs;
+
+use std::fmt;
+
+pub use launch::{LaunchConfig, LaunchError, LaunchInfo, ParamLayout};
+use warpforge_ir::Verified;
+
+/// A PTX target architecture. Each comes with the PTX ISA version that introduced it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Sm {
+    /// Volta (`sm_70`, PTX ISA 6.0): the oldest target with `match.sync` and independent thread
+    /// scheduling; the default.
+    #[default]
+    Sm70,
+    /// Ampere (`sm_80`, PTX ISA 7.0).
+    Sm80,
+    /// Hopper (`sm_90`, PTX ISA 7.8).
+    Sm90,
+}
+
+impl Sm {
+    /// Every target.
+    pub const ALL: [Sm; 3] = [Sm::Sm70, Sm::Sm80, Sm::Sm90];
+
+    /// The `.target` name (`sm_90`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Sm::Sm70 => "sm_70",
+            Sm::Sm80 => "sm_80",
+            Sm::Sm90 => "sm_90",
+        }
+    }
+
+    /// The compute capability number (70, 80, 90).
+    pub fn number(self) -> u32 {
+        match self {
+            Sm::Sm70 => 70,
+            Sm::Sm80 => 80,
+            Sm::Sm90 => 90,
+        }
+    }
+
+    /// The target for a compute capability number, if supported.
+    pub fn from_number(n: u32) -> Option<Sm> {
+        Sm::ALL.into_iter().find(|sm| sm.number() == n)
+    }
+
+    /// The PTX ISA version written in `.version`.
+    pub fn ptx_isa(self) -> (u32, u32) {
+        match self {
+            Sm::Sm70 => (6, 0),
+            Sm::Sm80 => (7, 0),
+            Sm::Sm90 => (7, 8),
+        }
+    }
+}
+
+impl fmt::Display for Sm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Static shared memory a kernel may declare: larger arrays need dynamic shared memory and an opt-in
+/// at launch, which this emitter does not do.
+pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
+
+/// Emitted PTX and what a host needs to launch it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ptx {
+    /// The PTX module text.
+    pub text: String,
+    /// The target it was emitted for.
+    pub target: Sm,
+    /// Entry name, parameter layout, block size, shared bytes.
+    pub launch: LaunchInfo,
+}
+
+/// Why a verified kernel cannot be emitted as PTX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitError {
+    /// The kernel declares more static shared memory than any target allows.
+    SharedTooLarge {
+        /// The kernel's name.
+        kernel: String,
+        /// Bytes it declares.
+        bytes: u64,
+    },
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmitError::SharedTooLarge { kernel, bytes } => write!(
+                f,
+                "kernel `{kernel}` declares {bytes} bytes of shared memory; static shared memory is limited to {MAX_STATIC_SHARED_BYTES}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+/// Lowers a verified kernel to PTX for `target`.
+pub fn emit(kernel: &Verified<'_>, target: Sm) -> Result<Ptx, EmitError> {
+    let shared = kernel.shared_bytes().unwrap_or(u64::MAX);
+    if shared > MAX_STATIC_SHARED_BYTES {
+        return Err(EmitError::SharedTooLarge {
+            kernel: kernel.name.clone(),
+            bytes: shared,
+        });
+    }
+    let module = lower::lower(kernel, target);
+    Ok(Ptx {
+        text: module.to_string(),
+        target,
+        launch: LaunchInfo::of(kernel),
+    })
+}

@@ -1,0 +1,239 @@
+//! A small PTX AST, printed through `Display`. The lowering builds it; nothing else writes PTX text.
+//!
+//! Registers, labels and symbols are typed values, not strings: a label can only come from
+//! [`Label`], a register only from the allocator in [`crate::regs`].
+
+use std::fmt;
+
+use crate::regs::{Reg, RegClass};
+use crate::Sm;
+
+/// A whole PTX module with one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    /// The target architecture (also fixes the PTX ISA version).
+    pub target: Sm,
+    /// The kernel.
+    pub entry: Entry,
+}
+
+/// A `.visible .entry`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Entry name.
+    pub name: String,
+    /// Parameters in launch order.
+    pub params: Vec<ParamDecl>,
+    /// Register counts per class, declared in [`RegClass::ALL`] order.
+    pub reg_counts: [u32; RegClass::ALL.len()],
+    /// Shared arrays.
+    pub shared: Vec<SharedDecl>,
+    /// The body.
+    pub body: Vec<Line>,
+}
+
+/// A `.param` declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    /// The symbol.
+    pub symbol: Symbol,
+    /// PTX type (`u64` for buffers).
+    pub ty: &'static str,
+}
+
+/// A `.shared` byte array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedDecl {
+    /// The symbol.
+    pub symbol: Symbol,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Size in bytes.
+    pub bytes: u64,
+}
+
+/// A module-level name (parameter or shared array), printed as is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol(pub String);
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a label marks, part of its printed name so the PTX reads like the structured source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelKind {
+    /// Start of an `else` block.
+    Else,
+    /// After an `if`.
+    EndIf,
+    /// Top of a loop (target of `continue`).
+    Loop,
+    /// After a loop (target of `break`).
+    EndLoop,
+}
+
+/// A branch target: `$L__<kind>_<n>`, numbered per kernel in creation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// What it marks.
+    pub kind: LabelKind,
+    /// Its number.
+    pub id: u32,
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            LabelKind::Else => "else",
+            LabelKind::EndIf => "end_if",
+            LabelKind::Loop => "loop",
+            LabelKind::EndLoop => "end_loop",
+        };
+        write!(f, "$L__{kind}_{}", self.id)
+    }
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    /// A register.
+    Reg(Reg),
+    /// An integer immediate, printed in decimal.
+    Imm(i64),
+    /// A bit pattern immediate, printed in hex (`0x…`).
+    Bits(u64),
+    /// An `f32` immediate, printed as PTX's exact `0fXXXXXXXX` form.
+    F32(u32),
+    /// A symbol's address or a special register (`%tid.x`).
+    Sym(String),
+    /// A memory address `[reg+offset]` or `[symbol]`.
+    Addr(Box<Operand>, i64),
+    /// A vector of registers `{%r1, %r2}`.
+    Vector(Vec<Reg>),
+    /// A branch target.
+    Label(Label),
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Imm(v) => write!(f, "{v}"),
+            Operand::Bits(v) => write!(f, "0x{v:x}"),
+            Operand::F32(bits) => write!(f, "0f{bits:08X}"),
+            Operand::Sym(s) => f.write_str(s),
+            Operand::Addr(base, 0) => write!(f, "[{base}]"),
+            Operand::Addr(base, off) => write!(f, "[{base}+{off}]"),
+            Operand::Vector(regs) => {
+                let names: Vec<String> = regs.iter().map(Reg::to_string).collect();
+                write!(f, "{{{}}}", names.join(", "))
+            }
+            Operand::Label(l) => write!(f, "{l}"),
+        }
+    }
+}
+
+/// A guard predicate `@%p` / `@!%p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The predicate register.
+    pub pred: Reg,
+    /// Whether the guard is negated.
+    pub negated: bool,
+}
+
+/// One instruction: optional guard, opcode with its modifiers (`add.u32`), operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inst {
+    /// Guard predicate.
+    pub guard: Option<Guard>,
+    /// Opcode and modifiers.
+    pub op: String,
+    /// Operands, destination first.
+    pub args: Vec<Operand>,
+}
+
+/// A line of an entry body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A label.
+    Label(Label),
+    /// An instruction.
+    Inst(Inst),
+    /// A comment naming the IR statement the following lines lower.
+    Comment(String),
+}
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.target.ptx_isa();
+        writeln!(f, "//")?;
+        writeln!(
+            f,
+            "// Generated by warpforge-ptx {}. Do not edit.",
+            env!("CARGO_PKG_VERSION")
+        )?;
+        writeln!(f, "//")?;
+        writeln!(f)?;
+        writeln!(f, ".version {major}.{minor}")?;
+        writeln!(f, ".target {}", self.target.name())?;
+        writeln!(f, ".address_size 64")?;
+        writeln!(f)?;
+        write!(f, "{}", self.entry)
+    }
+}
+
+impl fmt::Display for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".visible .entry {}(", self.name)?;
+        for (i, p) in self.params.iter().enumerate() {
+            let sep = if i + 1 == self.params.len() { "" } else { "," };
+            write!(f, "\n    .param .{} {}{sep}", p.ty, p.symbol)?;
+        }
+        writeln!(f, "\n)")?;
+        writeln!(f, "{{")?;
+        for (class, &count) in RegClass::ALL.iter().zip(&self.reg_counts) {
+            if count > 0 {
+                writeln!(
+                    f,
+                    "    .reg .{} {}<{count}>;",
+                    class.ptx_type(),
+                    class.prefix()
+                )?;
+            }
+        }
+        for s in &self.shared {
+            writeln!(
+                f,
+                "    .shared .align {} .b8 {}[{}];",
+                s.align, s.symbol, s.bytes
+            )?;
+        }
+        writeln!(f)?;
+        for line in &self.body {
+            match line {
+                Line::Label(l) => writeln!(f, "{l}:")?,
+                Line::Comment(c) => writeln!(f, "    // {c}")?,
+                Line::Inst(inst) => writeln!(f, "    {inst}")?,
+            }
+        }
+        writeln!(f, "}}")
+    }
+}
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = self.guard {
+            write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.pred)?;
+        }
+        f.write_str(&self.op)?;
+        for (i, arg) in self.args.iter().enumerate() {
+            f.write_str(if i == 0 { " " } else { ", " })?;
+            write!(f, "{arg}")?;
+        }
+        f.write_str(";")
+    }
+}

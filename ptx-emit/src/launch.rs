@@ -1,0 +1,163 @@
+//! Launch metadata carried with emitted PTX, and the launch configuration derived from it.
+//!
+//! The block shape and shared bytes come from the kernel, never from the caller: a host chooses only
+//! how many blocks to run.
+
+use std::fmt;
+
+use warpforge_ir::{Kernel, ParamKind};
+
+/// Where one parameter sits in the kernel's parameter buffer (CUDA's layout: each parameter aligned to
+/// its size, in declaration order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamLayout {
+    /// The IR name.
+    pub name: String,
+    /// Buffer or scalar, with its type.
+    pub kind: ParamKind,
+    /// Byte offset in the parameter buffer.
+    pub offset: u32,
+    /// Size in bytes (8 for a buffer pointer).
+    pub size: u32,
+}
+
+/// What a host needs to launch an emitted kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchInfo {
+    /// The `.entry` name.
+    pub entry: String,
+    /// Parameters in launch order.
+    pub params: Vec<ParamLayout>,
+    /// Threads per block the kernel was built for.
+    pub block_size: u32,
+    /// Static shared memory per block.
+    pub shared_bytes: u32,
+}
+
+/// A launch shape: grid and block dimensions and dynamic shared memory (always 0: shared memory is
+/// static).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: (u32, u32, u32),
+    /// Threads per block.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory bytes.
+    pub dynamic_shared_bytes: u32,
+}
+
+/// A launch that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchError {
+    /// Zero blocks, or more than CUDA's 2^31 − 1 in x.
+    GridSize {
+        /// The kernel.
+        entry: String,
+        /// Blocks asked for.
+        blocks: u64,
+    },
+    /// The arguments do not match the parameters.
+    Arguments {
+        /// The kernel.
+        entry: String,
+        /// What differs.
+        detail: String,
+    },
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::GridSize { entry, blocks } => {
+                write!(
+                    f,
+                    "kernel `{entry}`: cannot launch {blocks} blocks (1 ..= 2147483647)"
+                )
+            }
+            LaunchError::Arguments { entry, detail } => write!(f, "kernel `{entry}`: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+impl LaunchInfo {
+    /// The metadata of `kernel`.
+    pub fn of(kernel: &Kernel) -> LaunchInfo {
+        let mut offset = 0u32;
+        let params = kernel
+            .params
+            .iter()
+            .map(|(_, p)| {
+                let size = match p.kind {
+                    ParamKind::Buffer { .. } => 8,
+                    ParamKind::Scalar(t) => t.size_bytes().unwrap_or(1),
+                };
+                offset = offset.div_ceil(size) * size;
+                let layout = ParamLayout {
+                    name: p.name.clone(),
+                    kind: p.kind,
+                    offset,
+                    size,
+                };
+                offset += size;
+                layout
+            })
+            .collect();
+        LaunchInfo {
+            entry: kernel.name.clone(),
+            params,
+            block_size: kernel.block_size,
+            shared_bytes: kernel
+                .shared_bytes()
+                .and_then(|b| u32::try_from(b).ok())
+                .unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The configuration for `blocks` blocks of the kernel's own block size.
+    pub fn config(&self, blocks: u64) -> Result<LaunchConfig, LaunchError> {
+        match u32::try_from(blocks) {
+            Ok(b) if b > 0 && b <= i32::MAX as u32 => Ok(LaunchConfig {
+                grid: (b, 1, 1),
+                block: (self.block_size, 1, 1),
+                dynamic_shared_bytes: 0,
+            }),
+            _ => Err(LaunchError::GridSize {
+                entry: self.entry.clone(),
+                blocks,
+            }),
+        }
+    }
+
+    /// The configuration with enough blocks for `threads` threads.
+    pub fn config_for_threads(&self, threads: u64) -> Result<LaunchConfig, LaunchError> {
+        self.config(threads.div_ceil(u64::from(self.block_size)))
+    }
+
+    /// Checks that arguments of these kinds, in this order, match the parameters.
+    pub fn check_args(&self, args: &[ParamKind]) -> Result<(), LaunchError> {
+        let fail = |detail: String| {
+            Err(LaunchError::Arguments {
+                entry: self.entry.clone(),
+                detail,
+            })
+        };
+        if args.len() != self.params.len() {
+            return fail(format!(
+                "expects {} arguments, got {}",
+                self.params.len(),
+                args.len()
+            ));
+        }
+        for (i, (param, arg)) in self.params.iter().zip(args).enumerate() {
+            if param.kind != *arg {
+                return fail(format!(
+                    "argument {i} (`{}`) must be {:?}, got {arg:?}",
+                    param.name, param.kind
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,312 @@
+//! IR → PTX AST. `mod.rs` owns the walk over statements and structured control flow; `expr.rs`,
+//! `memory.rs` and `warp.rs` lower the statement kinds their names say.
+//!
+//! Every IR value gets its own virtual register (ptxas allocates physical ones). Structured control
+//! flow becomes labels and branches: `if` → `@!%p bra $L__else_N` …; `loop` → `$L__loop_N:` …
+//! `bra $L__loop_N; $L__end_loop_N:`; `break`/`continue` branch to the innermost loop's labels.
+
+mod expr;
+mod memory;
+mod warp;
+
+use warpforge_ir::{Kernel, LocalId, ParamKind, ScalarType, Stmt, Value, Verified};
+
+use crate::ast::{
+    Entry, Guard, Inst, Label, LabelKind, Line, Module, Operand, ParamDecl, SharedDecl, Symbol,
+};
+use crate::regs::{Reg, RegAllocator, RegClass};
+use crate::Sm;
+
+/// Lowers a verified kernel to a PTX module.
+pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
+    let kernel = kernel.kernel();
+    let mut l = Lowerer {
+        kernel,
+        regs: RegAllocator::default(),
+        body: Vec::new(),
+        values: vec![None; kernel.values.len()],
+        consts: vec![None; kernel.values.len()],
+        locals: Vec::new(),
+        buffers: vec![None; kernel.params.len()],
+        labels: 0,
+        loops: Vec::new(),
+    };
+    l.prologue();
+    l.block(&kernel.body);
+    l.inst("ret", vec![]);
+    Module {
+        target,
+        entry: Entry {
+            name: kernel.name.clone(),
+            params: kernel
+                .params
+                .iter()
+                .map(|(_, p)| ParamDecl {
+                    symbol: param_symbol(&p.name),
+                    ty: match p.kind {
+                        ParamKind::Buffer { .. } => "u64",
+                        ParamKind::Scalar(t) => param_type(t),
+                    },
+                })
+                .collect(),
+            reg_counts: l.regs.counts(),
+            shared: kernel
+                .shared
+                .iter()
+                .map(|(_, s)| SharedDecl {
+                    symbol: shared_symbol(&s.name),
+                    align: s.align,
+                    bytes: s.size_bytes().unwrap_or(0),
+                })
+                .collect(),
+            body: l.body,
+        },
+    }
+}
+
+/// The `.param` symbol of a kernel parameter.
+pub(crate) fn param_symbol(name: &str) -> Symbol {
+    Symbol(format!("p_{name}"))
+}
+
+/// The `.shared` symbol of a shared array.
+pub(crate) fn shared_symbol(name: &str) -> Symbol {
+    Symbol(format!("s_{name}"))
+}
+
+/// The `.param` type of a scalar parameter (`bool` travels as a byte, 0 or 1).
+pub(crate) fn param_type(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool | ScalarType::U8 => "u8",
+        ScalarType::U16 => "u16",
+        ScalarType::U32 | ScalarType::I32 => "u32",
+        ScalarType::U64 | ScalarType::I64 => "u64",
+        ScalarType::F32 => "f32",
+    }
+}
+
+pub(crate) struct Lowerer<'k> {
+    kernel: &'k Kernel,
+    regs: RegAllocator,
+    body: Vec<Line>,
+    /// The register of each IR value, once defined.
+    values: Vec<Option<Reg>>,
+    /// The bits of each value defined by a literal, for folding shift amounts and shuffle lanes.
+    consts: Vec<Option<u64>>,
+    /// The register of each mutable local.
+    locals: Vec<Reg>,
+    /// The generic→global converted base address of each buffer parameter.
+    buffers: Vec<Option<Reg>>,
+    labels: u32,
+    /// (continue target, break target) of each open loop, innermost last.
+    loops: Vec<(Label, Label)>,
+}
+
+impl Lowerer<'_> {
+    fn inst(&mut self, op: impl Into<String>, args: Vec<Operand>) {
+        self.body.push(Line::Inst(Inst {
+            guard: None,
+            op: op.into(),
+            args,
+        }));
+    }
+
+    fn guarded(&mut self, pred: Reg, negated: bool, op: impl Into<String>, args: Vec<Operand>) {
+        let guard = Some(Guard { pred, negated });
+        self.body.push(Line::Inst(Inst {
+            guard,
+            op: op.into(),
+            args,
+        }));
+    }
+
+    fn fresh(&mut self, class: RegClass) -> Reg {
+        self.regs.fresh(class)
+    }
+
+    fn ty(&self, v: Value) -> ScalarType {
+        self.kernel.values[v].ty
+    }
+
+    /// Allocates the register that defines `v`.
+    fn def(&mut self, v: Value) -> Reg {
+        let reg = self.fresh(RegClass::of(self.ty(v)));
+        self.values[v.index()] = Some(reg);
+        reg
+    }
+
+    /// The register of an already-defined value (the verifier guarantees it exists).
+    fn reg(&self, v: Value) -> Reg {
+        self.values[v.index()].expect("verified IR defines every value before its uses")
+    }
+
+    fn op(&self, v: Value) -> Operand {
+        Operand::Reg(self.reg(v))
+    }
+
+    /// `v & (modulus - 1)` as an operand: an immediate when `v` is a literal, else a masked register.
+    fn masked_u32(&mut self, v: Value, modulus: u32) -> Operand {
+        let mask = i64::from(modulus - 1);
+        if let Some(bits) = self.consts[v.index()] {
+            return Operand::Imm(bits as i64 & mask);
+        }
+        let masked = self.fresh(RegClass::B32);
+        let src = self.op(v);
+        self.inst(
+            "and.b32",
+            vec![Operand::Reg(masked), src, Operand::Imm(mask)],
+        );
+        Operand::Reg(masked)
+    }
+
+    fn local(&self, l: LocalId) -> Reg {
+        self.locals[l.index()]
+    }
+
+    fn label(&mut self, kind: LabelKind) -> Label {
+        self.labels += 1;
+        Label {
+            kind,
+            id: self.labels - 1,
+        }
+    }
+
+    fn place(&mut self, label: Label) {
+        self.body.push(Line::Label(label));
+    }
+
+    fn branch(&mut self, target: Label) {
+        self.inst("bra", vec![Operand::Label(target)]);
+    }
+
+    /// Converts buffer parameters to global addresses and zeroes every local.
+    fn prologue(&mut self) {
+        for (h, p) in self.kernel.params.iter() {
+            if let ParamKind::Buffer { .. } = p.kind {
+                let generic = self.fresh(RegClass::B64);
+                let global = self.fresh(RegClass::B64);
+                let sym = Operand::Sym(param_symbol(&p.name).0);
+                self.inst(
+                    "ld.param.u64",
+                    vec![Operand::Reg(generic), Operand::Addr(Box::new(sym), 0)],
+                );
+                self.inst(
+                    "cvta.to.global.u64",
+                    vec![Operand::Reg(global), Operand::Reg(generic)],
+                );
+                self.buffers[h.index()] = Some(global);
+            }
+        }
+        for (_, local) in self.kernel.locals.iter() {
+            let class = RegClass::of(local.ty);
+            let reg = self.fresh(class);
+            let (op, zero) = match class {
+                RegClass::Pred => ("mov.pred", Operand::Imm(0)),
+                RegClass::B32 => ("mov.b32", Operand::Imm(0)),
+                RegClass::B64 => ("mov.b64", Operand::Imm(0)),
+                RegClass::F32 => ("mov.f32", Operand::F32(0)),
+            };
+            self.inst(op, vec![Operand::Reg(reg), zero]);
+            self.locals.push(reg);
+        }
+    }
+
+    fn block(&mut self, block: &[Stmt]) {
+        for stmt in block {
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Let { value, expr } => self.let_expr(*value, expr),
+            Stmt::Assign { local, value } => {
+                let dst = self.local(*local);
+                let src = self.op(*value);
+                self.inst(mov_op(dst.class), vec![Operand::Reg(dst), src]);
+            }
+            Stmt::Load {
+                value,
+                array,
+                index,
+            } => self.load(*value, *array, *index),
+            Stmt::Store {
+                array,
+                index,
+                value,
+            } => self.store(*array, *index, *value),
+            Stmt::LoadWide {
+                values,
+                array,
+                index,
+            } => self.load_wide(values, *array, *index),
+            Stmt::StoreWide {
+                array,
+                index,
+                values,
+            } => self.store_wide(*array, *index, values),
+            Stmt::Atomic {
+                value,
+                op,
+                array,
+                index,
+                operand,
+                compare,
+            } => self.atomic(*value, *op, *array, *index, *operand, *compare),
+            Stmt::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let cond = self.reg(*cond);
+                let end = self.label(LabelKind::EndIf);
+                if else_block.is_empty() {
+                    self.guarded(cond, true, "bra", vec![Operand::Label(end)]);
+                    self.block(then_block);
+                } else {
+                    let otherwise = self.label(LabelKind::Else);
+                    self.guarded(cond, true, "bra", vec![Operand::Label(otherwise)]);
+                    self.block(then_block);
+                    self.branch(end);
+                    self.place(otherwise);
+                    self.block(else_block);
+                }
+                self.place(end);
+            }
+            Stmt::Loop { body } => {
+                let head = self.label(LabelKind::Loop);
+                let end = self.label(LabelKind::EndLoop);
+                self.place(head);
+                self.loops.push((head, end));
+                self.block(body);
+                self.loops.pop();
+                self.branch(head);
+                self.place(end);
+            }
+            Stmt::Break => {
+                let (_, end) = *self.loops.last().expect("verified: break is inside a loop");
+                self.branch(end);
+            }
+            Stmt::Continue => {
+                let (head, _) = *self
+                    .loops
+                    .last()
+                    .expect("verified: continue is inside a loop");
+                self.branch(head);
+            }
+            Stmt::Return => self.inst("ret", vec![]),
+            Stmt::Barrier => self.inst("bar.sync", vec![Operand::Imm(0)]),
+            Stmt::Warp(op) => self.warp(op),
+        }
+    }
+}
+
+/// The `mov` of a register class.
+pub(crate) fn mov_op(class: RegClass) -> &'static str {
+    match class {
+        RegClass::Pred => "mov.pred",
+        RegClass::B32 => "mov.b32",
+        RegClass::B64 => "mov.b64",
+        RegClass::F32 => "mov.f32",
+    }
+}
