@@ -87,3 +87,65 @@ fn emit_reads_wfir_files_and_reports_errors_with_their_location() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn emit_ptx_prints_the_library_emission_deterministically() {
+    for entry in catalog::entries() {
+        for sm in warpforge::ptx::Sm::ALL {
+            let number = sm.number().to_string();
+            let args = [
+                "emit", "--target", "ptx", "--sm", &number, "--kernel", entry.name,
+            ];
+            let out = warpforge(&args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let kernel = (entry.build)();
+            let expected =
+                warpforge::ptx::emit(&warpforge::ir::verify(&kernel).expect("verifies"), sm)
+                    .expect("emits");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected.text,
+                "{} {sm}",
+                entry.name
+            );
+            assert_eq!(
+                warpforge(&args).stdout,
+                out.stdout,
+                "two runs print identical bytes"
+            );
+        }
+    }
+    let out = warpforge(&[
+        "emit",
+        "--target",
+        "ptx",
+        "--sm",
+        "75",
+        "--kernel",
+        "vector-add",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("supported: 70, 80, 90"));
+}
+
+#[test]
+fn build_time_example_embeds_exactly_what_the_cli_prints() {
+    let out = warpforge(&[
+        "emit",
+        "--target",
+        "ptx",
+        "--sm",
+        "80",
+        "--kernel",
+        "vector-add",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        warpforge_example_build_time::VECTOR_ADD_SM80_PTX
+    );
+}
