@@ -1,19 +1,21 @@
 //! Helpers shared by the integration tests.
 
+use std::sync::OnceLock;
+
 use warpforge::ptx::ptxas::{self, Ptxas};
 
 /// The `ptxas` to test with. Without one: a failure under `WARPFORGE_REQUIRE_PTXAS=1` (CI), otherwise
-/// a loud skip.
+/// a loud skip. Where it was found is printed once per test binary.
 pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
-    match Ptxas::find() {
-        Some(p) => {
-            eprintln!(
-                "{test}: using ptxas at {} ({})",
-                p.path().display(),
-                p.version().unwrap_or_default()
-            );
-            Some(p)
-        }
+    static FOUND: OnceLock<Option<Ptxas>> = OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let p = Ptxas::find()?;
+        let version = p.version().unwrap_or_default();
+        eprintln!("using ptxas at {} ({version})", p.path().display());
+        Some(p)
+    });
+    match found.clone() {
+        Some(p) => Some(p),
         None if ptxas::required() => panic!(
             "{test}: {}=1 but no ptxas was found (set {} or put ptxas on PATH)",
             ptxas::REQUIRE_ENV,
