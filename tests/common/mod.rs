@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+use std::io::Write;
 use std::sync::OnceLock;
 
 use warpforge::ptx::ptxas::{self, Ptxas};
@@ -22,7 +23,9 @@ pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
             ptxas::PTXAS_ENV
         ),
         None => {
-            eprintln!(
+            // Straight to the stderr handle: libtest captures `eprintln!`, and a skip must be seen.
+            let _ = writeln!(
+                std::io::stderr(),
                 "\n*** SKIPPED {test}: no ptxas found. Set {} to NVIDIA's ptxas (pip wheel nvidia-cuda-nvcc-cu12) to run it. ***\n",
                 ptxas::PTXAS_ENV
             );
