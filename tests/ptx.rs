@@ -4,6 +4,7 @@
 mod common;
 
 use proptest::prelude::*;
+use proptest::test_runner::{TestCaseError, TestRunner};
 use warpforge::catalog;
 use warpforge::ir::{random::random_kernel, verify};
 use warpforge::ptx::{emit, Sm};
@@ -70,19 +71,31 @@ fn launch_metadata_matches_the_kernel() {
     assert!(info.check_args(&kinds[..3]).is_err());
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    /// Random well-typed kernels cover every statement form; ptxas must accept all of them.
-    #[test]
-    fn random_kernels_assemble(choices in proptest::collection::vec(any::<u8>(), 0..2048), target in 0usize..3) {
+/// Random well-typed kernels cover every statement form; ptxas must accept all of them.
+#[test]
+fn random_kernels_assemble() {
+    let Some(ptxas) = common::ptxas_or_skip("random_kernels_assemble") else {
+        return;
+    };
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(64);
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(cases));
+    let strategy = (proptest::collection::vec(any::<u8>(), 0..2048), 0usize..3);
+    let result = runner.run(&strategy, |(choices, target)| {
         let kernel = random_kernel(&choices);
         let sm = Sm::ALL[target];
         let ptx = emit(&verify(&kernel).expect("random kernels verify"), sm).expect("emits");
-        if let Some(ptxas) = common::ptxas_or_skip("random_kernels_assemble") {
-            if let Err(e) = ptxas.assemble(&ptx.text, sm) {
-                panic!("{e}\n--- IR ---\n{kernel}\n--- PTX ---\n{}", ptx.text);
-            }
+        if let Err(e) = ptxas.assemble(&ptx.text, sm) {
+            return Err(TestCaseError::fail(format!(
+                "{e}\n--- IR ---\n{kernel}\n--- PTX ---\n{}",
+                ptx.text
+            )));
         }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }
