@@ -1,8 +1,12 @@
-//! `warpforge-analysis`: control-flow graph, dominators, divergence (uniformity) and the hazard lints
-//! (divergent barriers and warp collectives, misaligned and out-of-bounds shared access, the F081
-//! shared-load→global-store pattern), over warpforge IR and over PTX text.
+//! `warpforge-analysis`: control-flow and uniformity facts about warpforge IR, and the hazard lints
+//! built on them (divergent barriers and warp collectives, misaligned and out-of-bounds shared access,
+//! the F081 shared-load→global-store pattern), over IR and over PTX text.
 //!
-//! The analyses land with the hazard-analyzer issue; until then the crate only anchors the workspace
-//! layout.
+//! Today it holds [`uniformity`]: the block-level uniformity check the WGSL back end relies on. The CFG,
+//! warp-level divergence and the lints land with the hazard-analyzer issue.
 
 #![deny(missing_docs)]
+
+pub mod uniformity;
+
+pub use uniformity::{check_block_uniform_sync, DivergentSync};
