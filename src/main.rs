@@ -40,6 +40,8 @@ enum Command {
     },
     /// List the kernels of the repository.
     List,
+    /// List the backends and devices found on this machine.
+    Info,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -48,6 +50,8 @@ enum Target {
     Ir,
     /// NVIDIA PTX for `--sm`.
     Ptx,
+    /// WGSL (WebGPU), validated by naga.
+    Wgsl,
 }
 
 fn parse_sm(text: &str) -> Result<u32, String> {
@@ -85,6 +89,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             match target {
                 Target::Ir => print!("{kernel}"),
+                Target::Wgsl => print!("{}", warpforge::wgsl::emit(&verify(&kernel)?)?.source),
                 Target::Ptx => {
                     let sm = Sm::from_number(sm).expect("validated by the argument parser");
                     let ptx = emit_ptx(&verify(&kernel)?, sm)?;
@@ -97,6 +102,10 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
             }
+            Ok(())
+        }
+        Command::Info => {
+            info();
             Ok(())
         }
         Command::List => {
@@ -123,4 +132,23 @@ fn load_kernel(name: Option<&str>, file: Option<&PathBuf>) -> Result<Kernel> {
         bail!("{e}");
     }
     Ok(kernel)
+}
+
+fn info() {
+    println!("ptx: emitted for sm_70, sm_80, sm_90");
+    match Ptxas::find() {
+        Some(p) => println!(
+            "ptxas: {} ({})",
+            p.path().display(),
+            p.version().unwrap_or_default()
+        ),
+        None => println!("ptxas: not found (set WARPFORGE_PTXAS; needed for --report)"),
+    }
+    let adapters = warpforge::runtime::webgpu::list_adapters();
+    if adapters.is_empty() {
+        println!("webgpu: no adapter found (on Linux without a GPU: apt-get install mesa-vulkan-drivers)");
+    }
+    for (i, adapter) in adapters.iter().enumerate() {
+        println!("webgpu adapter {i}: {adapter}");
+    }
 }

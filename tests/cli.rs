@@ -149,3 +149,49 @@ fn build_time_example_embeds_exactly_what_the_cli_prints() {
         warpforge_example_build_time::VECTOR_ADD_SM80_PTX
     );
 }
+
+#[test]
+fn emit_wgsl_prints_the_validated_library_emission() {
+    for entry in catalog::entries() {
+        let out = warpforge(&["emit", "--target", "wgsl", "--kernel", entry.name]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let kernel = (entry.build)();
+        let expected = warpforge::wgsl::emit(&warpforge::ir::verify(&kernel).expect("verifies"))
+            .expect("emits");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected.source,
+            "{}",
+            entry.name
+        );
+        warpforge::wgsl::check_text(&expected.source, expected.requirements.shader_int64)
+            .expect("valid WGSL");
+    }
+}
+
+#[test]
+fn emit_wgsl_refuses_a_divergent_barrier_naming_the_statement() {
+    let dir = std::env::temp_dir().join(format!("warpforge-cli-wgsl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("divergent.wfir");
+    let src = "kernel k {\n    block_size 64\n    %0: u32 = special thread_index\n    %1: u32 = const 5\n    %2: bool = cmp lt %0, %1\n    if %2 {\n        barrier\n    }\n}\n";
+    std::fs::write(&path, src).expect("write");
+    let out = warpforge(&[
+        "emit",
+        "--target",
+        "wgsl",
+        "--file",
+        path.to_str().expect("utf-8 path"),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("body[3].then[0]") && err.contains("thread_index"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -1,7 +1,7 @@
 //! Small kernels written with the builder, kept as examples and as test input for every emitter.
 
 use crate::builder::{KernelBuilder, F32, U32};
-use crate::stmt::{Mask, ShuffleMode};
+use crate::stmt::{Mask, ShuffleMode, VoteMode};
 use crate::types::Access;
 use crate::Kernel;
 
@@ -28,7 +28,71 @@ pub const ALL: &[Sample] = &[
         description: "sum of each warp's 32 u32 inputs by shuffle-xor butterfly, lane 0 stores it",
         build: warp_reduce,
     },
+    Sample {
+        name: "warp-collectives",
+        description:
+            "every warp collective, every lane's result stored: the warp semantics on each backend",
+        build: warp_collectives,
+    },
 ];
+
+/// Results [`warp_collectives`] stores per thread, in order.
+pub const WARP_COLLECTIVE_OUTPUTS: u32 = 9;
+
+/// Every warp collective once, with every lane's result stored, so a backend's warp semantics can be
+/// compared with CUDA's lane by lane. Thread `t` (global index) reads `x = input[t]` and writes
+/// `out[t * 9 + k]` for:
+/// 0 `shuffle idx x, 5`; 1 `shuffle up x, 3`; 2 `shuffle down x, 7`; 3 `shuffle xor x, 9`;
+/// 4 `shuffle idx x, x` (a per-lane source, taken modulo 32); 5 `ballot (x & 1 == 1)`;
+/// 6 `vote any (x % 97 == 0)` as 0/1; 7 `vote all (x != 12345)` as 0/1; 8 `match_any (x & 3)`.
+/// All masks are full; two warps per block.
+pub fn warp_collectives() -> Kernel {
+    let mut b = KernelBuilder::new("warp_collectives", 64);
+    let input = b.buffer::<U32>("input", Access::ReadOnly);
+    let out = b.buffer::<U32>("out", Access::ReadWrite);
+    let block = b.block_index();
+    let size = b.block_size();
+    let base = b.mul(block, size);
+    let tid = b.thread_index();
+    let t = b.add(base, tid);
+    let x = b.load(input, t);
+    let mut results = Vec::new();
+    for (mode, lane) in [
+        (ShuffleMode::Index, 5),
+        (ShuffleMode::Up, 3),
+        (ShuffleMode::Down, 7),
+        (ShuffleMode::Xor, 9),
+    ] {
+        let lane = b.u32(lane);
+        results.push(b.shuffle(mode, x, lane, Mask::FULL));
+    }
+    results.push(b.shuffle(ShuffleMode::Index, x, x, Mask::FULL));
+    let one = b.u32(1);
+    let low = b.and(x, one);
+    let odd = b.eq(low, one);
+    results.push(b.ballot(odd, Mask::FULL));
+    let ninety_seven = b.u32(97);
+    let rem = b.rem(x, ninety_seven);
+    let zero = b.u32(0);
+    let multiple = b.eq(rem, zero);
+    let any = b.vote(VoteMode::Any, multiple, Mask::FULL);
+    results.push(b.zext::<U32, _>(any));
+    let marker = b.u32(12345);
+    let not_marker = b.ne(x, marker);
+    let all = b.vote(VoteMode::All, not_marker, Mask::FULL);
+    results.push(b.zext::<U32, _>(all));
+    let three = b.u32(3);
+    let key = b.and(x, three);
+    results.push(b.match_any(key, Mask::FULL));
+    let stride = b.u32(WARP_COLLECTIVE_OUTPUTS);
+    let first = b.mul(t, stride);
+    for (k, r) in results.into_iter().enumerate() {
+        let k = b.u32(k as u32);
+        let at = b.add(first, k);
+        b.store(out, at, r);
+    }
+    b.finish().expect("the warp_collectives sample verifies")
+}
 
 /// `out[i] = a[i] + b[i]` for every `i < n`, with `i = block_index * block_size + thread_index`.
 pub fn vector_add() -> Kernel {

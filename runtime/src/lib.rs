@@ -1,6 +1,9 @@
 //! `warpforge-runtime`: backends that load and launch emitted kernels (CPU, WebGPU via wgpu, CUDA via
 //! cudarc), the batch compressor, device discovery and timing.
 //!
-//! The backends land with the runtime issues; until then the crate only anchors the workspace layout.
+//! Done: [`webgpu`], which lists adapters and runs WGSL from `warpforge-wgsl` through wgpu. The CPU and
+//! CUDA backends and the batch API land with their runtime issues.
 
 #![deny(missing_docs)]
+
+pub mod webgpu;

@@ -1,0 +1,226 @@
+//! [`WebGpuDevice`]: a wgpu device opened on the first adapter that meets a kernel's requirements, with
+//! the adapter's real limits, and the bookkeeping that turns device loss and stray errors into
+//! [`WebGpuError`]s instead of panics.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use warpforge_wgsl::Requirements;
+
+use super::adapters::{adapters_by_preference, AdapterSummary};
+use super::requirements::{device_features, shortfalls};
+use super::scopes::from_wgpu;
+use super::{AdapterShortfall, WebGpuError};
+
+/// A WebGPU device ready to run kernels. Cheap to share between threads (`&WebGpuDevice` is `Sync`);
+/// each launch captures its own errors.
+#[derive(Debug)]
+pub struct WebGpuDevice {
+    pub(crate) summary: AdapterSummary,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    health: Arc<Health>,
+}
+
+/// What the device's callbacks report: whether the device was lost, and errors that escaped every error
+/// scope (wgpu's default would panic on those).
+#[derive(Debug, Default)]
+struct Health {
+    lost: Mutex<Option<String>>,
+    uncaptured: Mutex<Vec<WebGpuError>>,
+}
+
+impl WebGpuDevice {
+    /// Opens a device on the first adapter (hardware before software, see
+    /// [`list_adapters`](super::list_adapters)) that meets `req`, with that adapter's own limits and the
+    /// features the kernel needs (`SHADER_INT64` only when `req.shader_int64`; `SUBGROUP` whenever the
+    /// adapter offers it).
+    ///
+    /// # Errors
+    ///
+    /// [`WebGpuError::NoAdapter`] when wgpu finds no adapter; [`WebGpuError::Unsupported`] naming every
+    /// adapter's missing limits and features when none meets `req`; [`WebGpuError::RequestDevice`] when
+    /// suitable adapters refuse to open a device.
+    pub fn new(req: &Requirements) -> Result<WebGpuDevice, WebGpuError> {
+        let adapters = adapters_by_preference();
+        if adapters.is_empty() {
+            return Err(WebGpuError::NoAdapter);
+        }
+        let mut rejected = Vec::new();
+        let mut refused = None;
+        for adapter in adapters {
+            let summary = AdapterSummary::of(adapter);
+            let missing = shortfalls(&adapter.limits(), adapter.features(), req);
+            if !missing.is_empty() {
+                rejected.push(AdapterShortfall {
+                    adapter: summary.label(),
+                    missing,
+                });
+                continue;
+            }
+            match open(adapter, req) {
+                Ok((device, queue)) => return Ok(WebGpuDevice::watch(summary, device, queue)),
+                Err(message) => {
+                    refused = Some(WebGpuError::RequestDevice {
+                        adapter: summary.label(),
+                        message,
+                    });
+                }
+            }
+        }
+        Err(refused.unwrap_or(WebGpuError::Unsupported { adapters: rejected }))
+    }
+
+    /// The adapter this device runs on.
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.summary
+    }
+
+    /// The limits the device was created with (the adapter's).
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// Installs the device-lost and uncaptured-error callbacks.
+    fn watch(summary: AdapterSummary, device: wgpu::Device, queue: wgpu::Queue) -> WebGpuDevice {
+        let health = Arc::new(Health::default());
+        let on_lost = Arc::clone(&health);
+        device.set_device_lost_callback(move |reason, message| {
+            let mut lost = on_lost.lost.lock().unwrap_or_else(PoisonError::into_inner);
+            *lost = Some(format!("{reason:?}: {message}"));
+        });
+        let on_error = Arc::clone(&health);
+        device.on_uncaptured_error(Arc::new(move |error| {
+            let mut errors = on_error
+                .uncaptured
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            errors.push(from_wgpu(error, "work outside any error scope"));
+        }));
+        WebGpuDevice {
+            summary,
+            device,
+            queue,
+            health,
+        }
+    }
+
+    /// `Err` if the device was lost, or if an error escaped the error scopes since the last check.
+    pub(crate) fn check_health(&self) -> Result<(), WebGpuError> {
+        let lost = self
+            .health
+            .lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(message) = lost.as_ref() {
+            return Err(WebGpuError::DeviceLost(format!(
+                "adapter `{}`: {message}",
+                self.summary.label()
+            )));
+        }
+        drop(lost);
+        let mut uncaptured = self
+            .health
+            .uncaptured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let first = uncaptured.drain(..).next();
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Records that the device is unusable (a fatal error surfaced somewhere other than the callback).
+    pub(crate) fn mark_lost(&self, message: String) {
+        let mut lost = self
+            .health
+            .lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        lost.get_or_insert(message);
+    }
+}
+
+/// Requests a device with the adapter's limits and the kernel's features.
+fn open(
+    adapter: &wgpu::Adapter,
+    req: &Requirements,
+) -> Result<(wgpu::Device, wgpu::Queue), String> {
+    let descriptor = wgpu::DeviceDescriptor {
+        label: Some("warpforge"),
+        required_features: device_features(adapter.features(), req),
+        required_limits: adapter.limits(),
+        memory_hints: wgpu::MemoryHints::Performance,
+        ..Default::default()
+    };
+    pollster::block_on(adapter.request_device(&descriptor)).map_err(|error| error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use warpforge_ir::{Access, ScalarType};
+    use warpforge_wgsl::{BufferBinding, ParamsLayout, Wgsl};
+
+    use std::io::Write;
+
+    use super::*;
+    use crate::webgpu::{require_webgpu, BufferArg};
+
+    /// `output[i] = 7` for the 64 invocations of one workgroup.
+    fn fill_seven() -> Wgsl {
+        Wgsl {
+            source: "@group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
+                     struct Params { grid_blocks: u32 }\n\
+                     @group(0) @binding(1) var<uniform> params: Params;\n\
+                     @compute @workgroup_size(64)\n\
+                     fn fill_seven(@builtin(local_invocation_index) i: u32) { output[i] = 7u; }\n"
+                .to_owned(),
+            entry_point: "fill_seven".to_owned(),
+            workgroup_size: 64,
+            buffers: vec![BufferBinding {
+                binding: 0,
+                name: "output".to_owned(),
+                elem: ScalarType::U32,
+                access: Access::ReadWrite,
+            }],
+            params: ParamsLayout {
+                binding: 1,
+                size: 16,
+                members: Vec::new(),
+                grid_blocks_offset: 0,
+            },
+            requirements: Requirements {
+                workgroup_storage_bytes: 0,
+                invocations_per_workgroup: 64,
+                storage_buffers: 1,
+                shader_int64: false,
+            },
+        }
+    }
+
+    #[test]
+    fn a_destroyed_device_gives_device_lost_not_a_panic() {
+        let kernel = fill_seven();
+        let device = match WebGpuDevice::new(&kernel.requirements) {
+            Err(WebGpuError::NoAdapter) if !require_webgpu() => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "*** SKIPPED a_destroyed_device_gives_device_lost_not_a_panic: no WebGPU adapter ***"
+                );
+                return;
+            }
+            other => other.expect("a device"),
+        };
+        let mut output = vec![0u8; 256];
+        device
+            .run(&kernel, 1, &mut [BufferArg::ReadWrite(&mut output)], &[])
+            .expect("fill_seven runs");
+        assert!(output.chunks(4).all(|word| word == 7u32.to_le_bytes()));
+
+        device.device.destroy();
+        for attempt in ["first", "second"] {
+            let outcome = device.run(&kernel, 1, &mut [BufferArg::ReadWrite(&mut output)], &[]);
+            match outcome {
+                Err(WebGpuError::DeviceLost(message)) => assert!(message.contains("Destroyed")),
+                other => panic!("{attempt} launch after destroy gave {other:?}"),
+            }
+        }
+    }
+}

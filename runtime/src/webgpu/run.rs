@@ -1,0 +1,244 @@
+//! [`WebGpuDevice::run`]: one launch from host bytes to host bytes. Checks first, then upload, compile,
+//! bind, dispatch, copy to staging, map, wait and copy back; every device stage inside error scopes.
+
+use std::panic::{self, AssertUnwindSafe};
+
+use warpforge_ir::Access;
+use warpforge_wgsl::Wgsl;
+
+use super::arguments::{check_arguments, check_layout, element_size, BufferArg};
+use super::device::WebGpuDevice;
+use super::requirements::shortfalls;
+use super::scopes::ErrorScopes;
+use super::transfer::{check_maps, copy_out, gpu_size, request_maps, staging, upload};
+use super::{pipeline, AdapterShortfall, WebGpuError};
+
+impl WebGpuDevice {
+    /// Runs `kernel` over `blocks` blocks (workgroups). `buffers` are the buffer parameters in binding
+    /// order ([`BufferArg::ReadOnly`] for `read` bindings, [`BufferArg::ReadWrite`] for `read_write` ones,
+    /// little-endian elements); `scalars` are the scalar parameters' bits in `params.members` order (see
+    /// `warpforge_ir::Literal::to_bits`). When it returns `Ok`, every `ReadWrite` slice holds the buffer's
+    /// contents after the kernel.
+    ///
+    /// # Errors
+    ///
+    /// [`WebGpuError::Arguments`] or [`WebGpuError::Layout`] before anything touches the device when the
+    /// arguments do not match the kernel; [`WebGpuError::Unsupported`] when the kernel needs more than this
+    /// device offers; [`WebGpuError::Validation`] (with wgpu's message) when the shader does not compile or
+    /// validate or wgpu rejects a stage; [`WebGpuError::OutOfMemory`], [`WebGpuError::Internal`],
+    /// [`WebGpuError::DeviceLost`] or [`WebGpuError::Map`] when the device fails.
+    pub fn run(
+        &self,
+        kernel: &Wgsl,
+        blocks: u32,
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+    ) -> Result<(), WebGpuError> {
+        check_layout(kernel)?;
+        let (x, y, z) = check_arguments(kernel, blocks, buffers, scalars)?;
+        self.check_fits(kernel, (x, y, z), buffers)?;
+        self.check_health()?;
+        let outcome = self.launch(kernel, blocks, (x, y, z), buffers, scalars);
+        if outcome.is_err() {
+            // A failure may be the symptom of a lost device: let wgpu deliver the device-lost callback
+            // (it runs from a poll), and report the loss rather than its symptom.
+            let _ = self.poll(wgpu::PollType::Poll);
+        }
+        self.check_health().and(outcome)
+    }
+
+    /// Checks the kernel's needs and the buffer sizes against this device's limits.
+    fn check_fits(
+        &self,
+        kernel: &Wgsl,
+        (x, y, z): (u32, u32, u32),
+        buffers: &[BufferArg<'_>],
+    ) -> Result<(), WebGpuError> {
+        let limits = self.device.limits();
+        let mut missing = shortfalls(&limits, self.device.features(), &kernel.requirements);
+        let size = kernel.workgroup_size;
+        if size > limits.max_compute_invocations_per_workgroup
+            || size > limits.max_compute_workgroup_size_x
+        {
+            missing.push(format!(
+                "maxComputeInvocationsPerWorkgroup is {}, maxComputeWorkgroupSizeX is {}, the kernel's \
+                 workgroup has {size} invocations",
+                limits.max_compute_invocations_per_workgroup, limits.max_compute_workgroup_size_x
+            ));
+        }
+        let most = limits.max_compute_workgroups_per_dimension;
+        if x.max(y).max(z) > most {
+            missing.push(format!(
+                "maxComputeWorkgroupsPerDimension is {most}, the launch dispatches ({x}, {y}, {z})"
+            ));
+        }
+        if u64::from(kernel.params.size) > limits.max_uniform_buffer_binding_size {
+            missing.push(format!(
+                "maxUniformBufferBindingSize is {} bytes, the parameter block has {}",
+                limits.max_uniform_buffer_binding_size, kernel.params.size
+            ));
+        }
+        if !missing.is_empty() {
+            return Err(WebGpuError::Unsupported {
+                adapters: vec![AdapterShortfall {
+                    adapter: self.summary.label(),
+                    missing,
+                }],
+            });
+        }
+        let most = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        for (binding, arg) in kernel.buffers.iter().zip(buffers) {
+            let size = gpu_size(arg.bytes().len() as u64, element_size(binding));
+            if size > most {
+                return Err(WebGpuError::Arguments(format!(
+                    "kernel `{}`: buffer `{}` (binding {}) needs {size} bytes, more than this device \
+                     binds ({most} bytes: maxStorageBufferBindingSize, maxBufferSize)",
+                    kernel.entry_point, binding.name, binding.binding
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The device work of [`WebGpuDevice::run`], after every check passed.
+    fn launch(
+        &self,
+        kernel: &Wgsl,
+        blocks: u32,
+        (x, y, z): (u32, u32, u32),
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+    ) -> Result<(), WebGpuError> {
+        let (device, queue) = (&self.device, &self.queue);
+
+        let scopes = ErrorScopes::push(device);
+        let gpu_buffers: Vec<wgpu::Buffer> = kernel
+            .buffers
+            .iter()
+            .zip(buffers.iter())
+            .map(|(binding, arg)| {
+                let size = gpu_size(arg.bytes().len() as u64, element_size(binding));
+                let usage = match binding.access {
+                    Access::ReadOnly => wgpu::BufferUsages::STORAGE,
+                    Access::ReadWrite => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                };
+                upload(device, queue, &binding.name, arg.bytes(), size, usage)
+            })
+            .collect();
+        let params = kernel.params_bytes(blocks, scalars);
+        let params_buffer = upload(
+            device,
+            queue,
+            "params",
+            &params,
+            params.len() as u64,
+            wgpu::BufferUsages::UNIFORM,
+        );
+        scopes.pop("upload")?;
+
+        let compiled = pipeline::build(device, kernel)?;
+
+        let scopes = ErrorScopes::push(device);
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = kernel
+            .buffers
+            .iter()
+            .zip(&gpu_buffers)
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding.binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .chain([wgpu::BindGroupEntry {
+                binding: kernel.params.binding,
+                resource: params_buffer.as_entire_binding(),
+            }])
+            .collect();
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&kernel.entry_point),
+            layout: &compiled.bind_group_layout,
+            entries: &entries,
+        });
+        scopes.pop("bind group")?;
+
+        // The read-write buffers and their staging copies, in binding order.
+        let outputs: Vec<(usize, &str, &wgpu::Buffer)> = kernel
+            .buffers
+            .iter()
+            .zip(&gpu_buffers)
+            .enumerate()
+            .filter(|(_, (binding, _))| binding.access == Access::ReadWrite)
+            .map(|(index, (binding, buffer))| (index, binding.name.as_str(), buffer))
+            .collect();
+
+        let scopes = ErrorScopes::push(device);
+        let stagings: Vec<wgpu::Buffer> = outputs
+            .iter()
+            .map(|(_, name, buffer)| staging(device, name, buffer.size()))
+            .collect();
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some(&kernel.entry_point),
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&kernel.entry_point),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&compiled.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+        for ((_, _, buffer), staging) in outputs.iter().zip(&stagings) {
+            encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, buffer.size());
+        }
+        let submission = queue.submit([encoder.finish()]);
+        scopes.pop("dispatch")?;
+
+        let names: Vec<&str> = outputs.iter().map(|(_, name, _)| *name).collect();
+        let scopes = ErrorScopes::push(device);
+        let maps = request_maps(&stagings);
+        self.wait(submission)?;
+        scopes.pop("read-back")?;
+        check_maps(&maps, &names)?;
+
+        for ((index, name, _), staging) in outputs.iter().zip(&stagings) {
+            if let BufferArg::ReadWrite(destination) = &mut buffers[*index] {
+                copy_out(staging, name, destination)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks until `submission` has finished and its map callbacks ran.
+    fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<(), WebGpuError> {
+        let poll = wgpu::PollType::Wait {
+            submission_index: Some(submission),
+            timeout: None,
+        };
+        match self.poll(poll)? {
+            Ok(_status) => Ok(()),
+            Err(error) => Err(WebGpuError::Map(format!(
+                "waiting for the dispatch on `{}`: {error}",
+                self.summary.label()
+            ))),
+        }
+    }
+
+    /// `Device::poll`, except that wgpu's panic on a device that failed fatally (it panics rather than
+    /// return an error there) becomes [`WebGpuError::DeviceLost`].
+    fn poll(
+        &self,
+        poll: wgpu::PollType,
+    ) -> Result<Result<wgpu::PollStatus, wgpu::PollError>, WebGpuError> {
+        panic::catch_unwind(AssertUnwindSafe(|| self.device.poll(poll))).map_err(|payload| {
+            let message = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("Device::poll panicked")
+                .to_owned();
+            self.mark_lost(message.clone());
+            WebGpuError::DeviceLost(format!("adapter `{}`: {message}", self.summary.label()))
+        })
+    }
+}

@@ -1,0 +1,257 @@
+//! Every kernel of the repository, emitted as WGSL and run on a WebGPU adapter (Mesa lavapipe in CI),
+//! matches a plain Rust implementation of the same computation on fresh random inputs.
+//!
+//! Without an adapter these tests skip loudly; with `WARPFORGE_REQUIRE_WEBGPU=1` (CI) they fail.
+
+use std::io::Write;
+
+use proptest::prelude::*;
+use proptest::test_runner::{TestCaseError, TestRunner};
+use warpforge::catalog;
+use warpforge::ir::builder::{KernelBuilder, U32};
+use warpforge::ir::{verify, Access, Kernel};
+use warpforge::runtime::webgpu::{
+    list_adapters, require_webgpu, BufferArg, WebGpuDevice, WebGpuError,
+};
+
+/// One launch: inputs, outputs (initial contents), scalars, and what the outputs must become.
+#[derive(Clone, Debug)]
+struct Case {
+    blocks: u32,
+    inputs: Vec<Vec<u8>>,
+    outputs: Vec<Vec<u8>>,
+    scalars: Vec<u64>,
+    expected: Vec<Vec<u8>>,
+}
+
+fn adapter_or_skip(test: &str) -> bool {
+    if !list_adapters().is_empty() {
+        return true;
+    }
+    assert!(
+        !require_webgpu(),
+        "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: no WebGPU adapter (install mesa-vulkan-drivers for lavapipe) ***\n"
+    );
+    false
+}
+
+fn f32_bytes(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn u32_bytes(values: &[u32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// `vector-add`: out[i] = a[i] + b[i] for i < n.
+fn vector_add_case(n: usize, a: Vec<f32>, b: Vec<f32>) -> Case {
+    let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let len = n.max(1);
+    Case {
+        blocks: (n.div_ceil(128) as u32).max(1),
+        inputs: vec![f32_bytes(&a), f32_bytes(&b)],
+        outputs: vec![vec![0; 4 * len]],
+        scalars: vec![n as u64],
+        expected: vec![f32_bytes(&if n == 0 { vec![0.0] } else { expected })],
+    }
+}
+
+/// `warp-reduce`: each warp's wrapping sum of its 32 inputs (0 past n), stored by lane 0.
+fn warp_reduce_case(input: Vec<u32>) -> Case {
+    let n = input.len();
+    let blocks = (n.div_ceil(128) as u32).max(1);
+    let warps = blocks as usize * 4;
+    let sums: Vec<u32> = (0..warps)
+        .map(|w| {
+            (w * 32..w * 32 + 32)
+                .filter(|&i| i < n)
+                .fold(0u32, |acc, i| acc.wrapping_add(input[i]))
+        })
+        .collect();
+    Case {
+        blocks,
+        inputs: vec![u32_bytes(&input)
+            .into_iter()
+            .chain(std::iter::repeat_n(0, 4 * (n == 0) as usize))
+            .collect()],
+        outputs: vec![vec![0xAB; 4 * warps]],
+        scalars: vec![n as u64],
+        expected: vec![u32_bytes(&sums)],
+    }
+}
+
+/// `warp-collectives`: CUDA's semantics of every collective with full masks, lane by lane.
+fn warp_collectives_case(input: Vec<u32>) -> Case {
+    use warpforge::ir::samples::WARP_COLLECTIVE_OUTPUTS as K;
+    let mut out = vec![0u32; input.len() * K as usize];
+    for (w, warp) in input.chunks(32).enumerate() {
+        let ballot = |p: &dyn Fn(u32) -> bool| {
+            (0..32)
+                .filter(|&l| p(warp[l]))
+                .fold(0u32, |m, l| m | 1 << l)
+        };
+        let odd = ballot(&|x| x & 1 == 1);
+        let any = u32::from(ballot(&|x| x % 97 == 0) != 0);
+        let all = u32::from(ballot(&|x| x != 12345) == u32::MAX);
+        for lane in 0..32usize {
+            let x = warp[lane];
+            let up = if lane >= 3 { warp[lane - 3] } else { x };
+            let down = if lane + 7 < 32 { warp[lane + 7] } else { x };
+            let same = ballot(&|y| y & 3 == x & 3);
+            let row = [
+                warp[5],
+                up,
+                down,
+                warp[lane ^ 9],
+                warp[(x % 32) as usize],
+                odd,
+                any,
+                all,
+                same,
+            ];
+            let t = w * 32 + lane;
+            out[t * K as usize..(t + 1) * K as usize].copy_from_slice(&row);
+        }
+    }
+    Case {
+        blocks: (input.len() / 64) as u32,
+        inputs: vec![u32_bytes(&input)],
+        outputs: vec![vec![0; out.len() * 4]],
+        scalars: vec![],
+        expected: vec![u32_bytes(&out)],
+    }
+}
+
+/// Random inputs for the catalog kernel called `name`, with the plain Rust result.
+fn strategy(name: &str) -> BoxedStrategy<Case> {
+    match name {
+        "vector-add" => (0usize..1200)
+            .prop_flat_map(|n| {
+                let values = proptest::collection::vec(-1.0e6f32..1.0e6f32, n);
+                (Just(n), values.clone(), values)
+            })
+            .prop_map(|(n, a, b)| vector_add_case(n, a, b))
+            .boxed(),
+        "warp-reduce" => proptest::collection::vec(any::<u32>(), 0..1500)
+            .prop_map(warp_reduce_case)
+            .boxed(),
+        "warp-collectives" => (1usize..6)
+            .prop_flat_map(|blocks| {
+                // Small values make votes and matches go both ways; a few exact markers test `all`.
+                let value = prop_oneof![0u32..8, Just(12345u32), Just(97u32 * 3), any::<u32>()];
+                proptest::collection::vec(value, blocks * 64)
+            })
+            .prop_map(warp_collectives_case)
+            .boxed(),
+        other => panic!(
+            "catalog kernel `{other}` has no plain-Rust reference in tests/webgpu.rs: add one"
+        ),
+    }
+}
+
+fn run_case(device: &WebGpuDevice, kernel: &Kernel, case: &Case) -> Result<Vec<Vec<u8>>, String> {
+    let wgsl = warpforge::wgsl::emit(&verify(kernel).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let mut outputs = case.outputs.clone();
+    let mut inputs = case.inputs.iter();
+    let mut outs = outputs.iter_mut();
+    let mut args: Vec<BufferArg<'_>> = Vec::new();
+    for binding in &wgsl.buffers {
+        args.push(match binding.access {
+            Access::ReadOnly => BufferArg::ReadOnly(inputs.next().ok_or("too few inputs")?),
+            Access::ReadWrite => BufferArg::ReadWrite(outs.next().ok_or("too few outputs")?),
+        });
+    }
+    device
+        .run(&wgsl, case.blocks, &mut args, &case.scalars)
+        .map_err(|e| e.to_string())?;
+    drop(args);
+    Ok(outputs)
+}
+
+#[test]
+fn every_kernel_matches_its_rust_reference_on_random_inputs() {
+    if !adapter_or_skip("every_kernel_matches_its_rust_reference_on_random_inputs") {
+        return;
+    }
+    for entry in catalog::entries() {
+        let kernel = (entry.build)();
+        let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies")).expect("emits WGSL");
+        let device = WebGpuDevice::new(&wgsl.requirements)
+            .expect("the adapter runs the repository's kernels");
+        let _ = writeln!(
+            std::io::stderr(),
+            "webgpu: {} on {}",
+            entry.name,
+            device.adapter()
+        );
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(12);
+        let mut runner = TestRunner::new(ProptestConfig::with_cases(cases));
+        let result = runner.run(&strategy(entry.name), |case| {
+            let got = run_case(&device, &kernel, &case).map_err(TestCaseError::fail)?;
+            for (i, (got, want)) in got.iter().zip(&case.expected).enumerate() {
+                let words = got.len().max(want.len()).div_ceil(4);
+                if let Some(w) = (0..words).find(|&w| got.get(4 * w..4 * w + 4) != want.get(4 * w..4 * w + 4)) {
+                    return Err(TestCaseError::fail(format!(
+                        "{}: output buffer {i} first differs at word {w}: got {:?}, want {:?} ({} blocks)",
+                        entry.name,
+                        got.get(4 * w..4 * w + 4),
+                        want.get(4 * w..4 * w + 4),
+                        case.blocks
+                    )));
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{}: {e}", entry.name);
+        }
+    }
+}
+
+#[test]
+fn a_kernel_needing_more_workgroup_memory_than_the_adapter_has_fails_naming_the_limit() {
+    if !adapter_or_skip(
+        "a_kernel_needing_more_workgroup_memory_than_the_adapter_has_fails_naming_the_limit",
+    ) {
+        return;
+    }
+    let offered = list_adapters()
+        .iter()
+        .map(|a| a.max_workgroup_storage_bytes)
+        .max()
+        .expect("an adapter");
+    let mut b = KernelBuilder::new("too_much_shared", 64);
+    let out = b.buffer::<U32>("out", Access::ReadWrite);
+    let words = offered / 4 + 1024;
+    let big = b.shared::<U32>("big", words, 16);
+    let i = b.thread_index();
+    let x = b.load(big, i);
+    b.store(out, i, x);
+    let kernel = b.finish().expect("verifies");
+    let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies")).expect("emits");
+    assert!(wgsl.requirements.workgroup_storage_bytes > offered);
+    match WebGpuDevice::new(&wgsl.requirements) {
+        Err(e @ WebGpuError::Unsupported { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("maxComputeWorkgroupStorageSize"), "{text}");
+            assert!(
+                text.contains(&wgsl.requirements.workgroup_storage_bytes.to_string()),
+                "{text}"
+            );
+        }
+        Err(other) => panic!("expected an unsupported-limit error, got {other}"),
+        Ok(device) => panic!(
+            "device {} accepted {} bytes of workgroup memory",
+            device.adapter(),
+            words * 4
+        ),
+    }
+}
