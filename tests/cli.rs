@@ -195,3 +195,17 @@ fn emit_wgsl_refuses_a_divergent_barrier_naming_the_statement() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn info_lists_the_webgpu_adapters() {
+    let out = warpforge(&["info"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let adapters = warpforge::runtime::webgpu::list_adapters();
+    for adapter in &adapters {
+        assert!(text.contains(&adapter.name), "{text}");
+    }
+    if adapters.is_empty() {
+        assert!(text.contains("no adapter found"), "{text}");
+    }
+}
