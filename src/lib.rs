@@ -21,6 +21,14 @@ pub use warpforge_wgsl as wgsl;
 
 pub mod catalog;
 
+/// Kernels and their CPU references (`warpforge::kernels::lz4`).
+pub mod kernels {
+    pub use warpforge_ir::kernels::lz4;
+}
+
+/// Bytes in a memory page.
+pub const PAGE_SIZE: usize = kernels::lz4::PAGE_SIZE;
+
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

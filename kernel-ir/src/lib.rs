@@ -27,6 +27,7 @@ pub mod arena;
 pub mod builder;
 pub mod expr;
 pub mod kernel;
+pub mod kernels;
 pub mod random;
 pub mod samples;
 pub mod stmt;
