@@ -8,7 +8,8 @@
 //! The analysis is conservative: what it calls uniform is uniform.
 //! - Uniform: literals, scalar parameters, block index / size, grid size, warp size; the warp index when
 //!   the block is one warp; pure operations on uniform values; loads from read-only global buffers at a
-//!   uniform index; ballot and vote results when the block is one warp (they are warp-uniform).
+//!   uniform index; ballot and vote results when the block is one warp (they are warp-uniform), and
+//!   `shuffle idx` from a uniform lane there (a broadcast).
 //! - Divergent: thread index and lane id; loads from writable or shared memory; atomics; shuffles and
 //!   match results; locals that are ever assigned a divergent value or assigned under divergent control.
 //! - Control becomes divergent inside an `if` on a divergent condition, inside a loop whose `break`,
@@ -277,7 +278,16 @@ impl Analysis<'_> {
             }
             Stmt::Barrier => self.sync(path, "barrier", &ctl),
             Stmt::Warp(op) => {
+                let broadcast =
+                    |lane: &Value| self.kernel.block_size == 32 && self.cause(*lane).is_none();
                 let (what, result, cause) = match op {
+                    // Every lane reading the same (uniform) lane of the only warp: a broadcast.
+                    WarpOp::Shuffle {
+                        value,
+                        mode: warpforge_ir::ShuffleMode::Index,
+                        lane,
+                        ..
+                    } if broadcast(lane) => ("shuffle", Some(*value), None),
                     WarpOp::Shuffle { value, .. } => (
                         "shuffle",
                         Some(*value),

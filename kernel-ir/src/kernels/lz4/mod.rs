@@ -32,14 +32,20 @@
 //! assert_eq!(decompressed, input);
 //! ```
 
+mod compress_emit;
+mod compress_kernel;
 mod decode;
 mod encode;
+mod page;
 pub mod pages;
+mod warp_ops;
 
 use std::fmt;
 
+pub use compress_kernel::lz4_compress_kernel;
 pub use decode::lz4_decompress_block;
 pub use encode::{lz4_candidates, lz4_compress_block, lz4_compress_bound};
+pub use page::{encode_page, same_filled_pattern, PageEncoding};
 
 /// Bytes in a memory page: the unit the kernels compress.
 pub const PAGE_SIZE: usize = 4096;
