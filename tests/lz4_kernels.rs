@@ -86,3 +86,153 @@ fn compress_kernel_matches_the_reference_on_every_page_kind() {
         assert_eq!(got, &want, "page {i} ({:?})", PageKind::ALL[i / 3]);
     }
 }
+
+/// Runs the decompress kernel (one warp per workgroup) over `blocks`; returns each page's bytes or its
+/// status word.
+fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
+    let kernel = warpforge::ir::kernels::lz4::lz4_decompress_kernel(1);
+    let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let device = WebGpuDevice::new(&wgsl.requirements).expect("an adapter for the LZ4 kernel");
+    let mut data = Vec::new();
+    let mut spans = Vec::new();
+    for block in blocks {
+        spans.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        spans.extend_from_slice(&(block.len() as u32).to_le_bytes());
+        data.extend_from_slice(block);
+    }
+    data.push(0); // never an empty buffer
+    let mut output = vec![0u8; blocks.len() * PAGE_SIZE];
+    let mut status = vec![0u8; blocks.len() * 4];
+    let mut buffers = [
+        BufferArg::ReadOnly(&data),
+        BufferArg::ReadOnly(&spans),
+        BufferArg::ReadWrite(&mut output),
+        BufferArg::ReadWrite(&mut status),
+    ];
+    device
+        .run(
+            &wgsl,
+            blocks.len() as u32,
+            &mut buffers,
+            &[blocks.len() as u64],
+        )
+        .expect("the kernel runs");
+    (0..blocks.len())
+        .map(|i| {
+            let word = u32::from_le_bytes(status[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+            if word & 0xff == 0 {
+                Ok(output[i * PAGE_SIZE..(i + 1) * PAGE_SIZE].to_vec())
+            } else {
+                Err(word)
+            }
+        })
+        .collect()
+}
+
+fn liblz4_compress(input: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(input.len())];
+    // SAFETY: both pointers are valid for the lengths passed.
+    let n = unsafe {
+        lz4_sys::LZ4_compress_default(
+            input.as_ptr().cast(),
+            out.as_mut_ptr().cast(),
+            input.len() as i32,
+            out.len() as i32,
+        )
+    };
+    out.truncate(n as usize);
+    out
+}
+
+#[test]
+fn decompress_kernel_decodes_reference_lz4_flex_and_liblz4_blocks() {
+    if !adapter_or_skip("decompress_kernel_decodes_reference_lz4_flex_and_liblz4_blocks") {
+        return;
+    }
+    let pages: Vec<[u8; PAGE_SIZE]> = [
+        PageKind::Text,
+        PageKind::Binary,
+        PageKind::Process,
+        PageKind::Zero,
+        PageKind::SameFilled,
+        PageKind::Random,
+    ]
+    .iter()
+    .flat_map(|&kind| (0..2).map(move |seed| page(kind, seed)))
+    .collect();
+    let mut blocks = Vec::new();
+    for p in &pages {
+        let mut ours = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::ir::kernels::lz4::lz4_compress_block(p, &mut ours).expect("compresses");
+        ours.truncate(n);
+        blocks.push(ours);
+        blocks.push(lz4_flex::block::compress(p));
+        blocks.push(liblz4_compress(p));
+    }
+    let decoded = decompress_on_webgpu(&blocks);
+    for (i, got) in decoded.iter().enumerate() {
+        let origin = ["reference", "lz4_flex", "liblz4"][i % 3];
+        assert_eq!(
+            got.as_deref(),
+            Ok(&pages[i / 3][..]),
+            "block {i} from {origin}"
+        );
+    }
+}
+
+#[test]
+fn decompress_kernel_reports_malformed_blocks_per_page() {
+    if !adapter_or_skip("decompress_kernel_reports_malformed_blocks_per_page") {
+        return;
+    }
+    use warpforge::ir::kernels::lz4::decode_status as st;
+    let good = {
+        let p = page(PageKind::Text, 7);
+        let mut b = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::ir::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
+        b.truncate(n);
+        b
+    };
+    let blocks = vec![
+        vec![],                                   // empty
+        vec![0xF0],                               // length runs past the end
+        vec![0x10, b'a', 0x00, 0x00, 0x00],       // offset 0
+        vec![0x10, b'a', 0x05, 0x00, 0x00],       // offset before the start
+        vec![0x10, b'a', 0x01, 0x00],             // ends with a match
+        vec![0x50, b'a', b'b', b'c', b'd', b'e'], // decodes to 5 bytes, not a page
+        vec![
+            0x1F, b'a', 0x01, 0x00, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+            255, 255, 255, 255, 255, 255, 10, 0x00,
+        ], // too long
+        good[..good.len() / 2].to_vec(),          // truncated in the middle
+        good,
+    ];
+    let decoded = decompress_on_webgpu(&blocks);
+    let codes: Vec<u32> = decoded
+        .iter()
+        .map(|r| r.as_ref().err().map_or(st::OK, |w| w & 0xff))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            st::TRUNCATED,
+            st::TRUNCATED,
+            st::BAD_OFFSET,
+            st::BAD_OFFSET,
+            st::BAD_END,
+            st::BAD_END,
+            st::OVERFLOW,
+            codes[7],
+            st::OK
+        ],
+        "{decoded:?}"
+    );
+    assert_ne!(codes[7], st::OK, "a truncated block must not decode");
+    assert_eq!(decoded[8].as_deref(), Ok(&page(PageKind::Text, 7)[..]));
+    assert_eq!(
+        decoded[2].as_ref().err().map(|w| w >> 8),
+        Some(2),
+        "the status names the offset's byte"
+    );
+}

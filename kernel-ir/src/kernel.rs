@@ -92,16 +92,27 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    /// Total bytes of shared memory the kernel declares, each array placed at its alignment, in
-    /// declaration order. `None` on overflow or an unstorable element type.
-    pub fn shared_bytes(&self) -> Option<u64> {
+    /// The byte offset of each shared array when they are laid out in declaration order, each at its
+    /// alignment. `None` on overflow or an unstorable element type.
+    pub fn shared_offsets(&self) -> Option<Vec<u64>> {
         let mut offset: u64 = 0;
+        let mut offsets = Vec::with_capacity(self.shared.len());
         for (_, array) in self.shared.iter() {
             let align = u64::from(array.align.max(1));
             offset = offset.checked_add(align - 1)? / align * align;
+            offsets.push(offset);
             offset = offset.checked_add(array.size_bytes()?)?;
         }
-        Some(offset)
+        Some(offsets)
+    }
+
+    /// Total bytes of shared memory the kernel declares, laid out as [`Kernel::shared_offsets`].
+    pub fn shared_bytes(&self) -> Option<u64> {
+        let offsets = self.shared_offsets()?;
+        match self.shared.iter().last() {
+            Some((_, last)) => offsets.last()?.checked_add(last.size_bytes()?),
+            None => Some(0),
+        }
     }
 
     /// The declared type of `value`, if the handle is in range.

@@ -41,9 +41,11 @@ pub struct ParamDecl {
     pub ty: &'static str,
 }
 
-/// A `.shared` byte array.
+/// A `.shared` byte array (`.extern` and unsized when it is the dynamic shared memory).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedDecl {
+    /// Whether this is the `.extern` dynamic shared array (its size comes from the launch).
+    pub dynamic: bool,
     /// The symbol.
     pub symbol: Symbol,
     /// Alignment in bytes.
@@ -182,6 +184,11 @@ impl fmt::Display for Module {
         writeln!(f, ".target {}", self.target.name())?;
         writeln!(f, ".address_size 64")?;
         writeln!(f)?;
+        // Dynamic shared memory is declared at module scope; its size comes from the launch.
+        for s in self.entry.shared.iter().filter(|s| s.dynamic) {
+            writeln!(f, ".extern .shared .align {} .b8 {}[];", s.align, s.symbol)?;
+            writeln!(f)?;
+        }
         write!(f, "{}", self.entry)
     }
 }
@@ -205,7 +212,7 @@ impl fmt::Display for Entry {
                 )?;
             }
         }
-        for s in &self.shared {
+        for s in self.shared.iter().filter(|s| !s.dynamic) {
             writeln!(
                 f,
                 "    .shared .align {} .b8 {}[{}];",

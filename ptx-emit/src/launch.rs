@@ -30,12 +30,14 @@ pub struct LaunchInfo {
     pub params: Vec<ParamLayout>,
     /// Threads per block the kernel was built for.
     pub block_size: u32,
-    /// Static shared memory per block.
+    /// Shared memory per block (static, or dynamic when [`LaunchInfo::dynamic_shared_bytes`] is non-zero).
     pub shared_bytes: u32,
+    /// Dynamic shared memory the launch must request: the whole of `shared_bytes` when the kernel's
+    /// arrays exceed the 48 KiB static limit, else 0.
+    pub dynamic_shared_bytes: u32,
 }
 
-/// A launch shape: grid and block dimensions and dynamic shared memory (always 0: shared memory is
-/// static).
+/// A launch shape: grid and block dimensions and the dynamic shared memory to request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
     /// Blocks in the grid.
@@ -104,14 +106,17 @@ impl LaunchInfo {
                 layout
             })
             .collect();
+        let shared_bytes = kernel
+            .shared_bytes()
+            .and_then(|b| u32::try_from(b).ok())
+            .unwrap_or(u32::MAX);
+        let dynamic = u64::from(shared_bytes) > crate::MAX_STATIC_SHARED_BYTES;
         LaunchInfo {
             entry: kernel.name.clone(),
             params,
             block_size: kernel.block_size,
-            shared_bytes: kernel
-                .shared_bytes()
-                .and_then(|b| u32::try_from(b).ok())
-                .unwrap_or(u32::MAX),
+            shared_bytes,
+            dynamic_shared_bytes: if dynamic { shared_bytes } else { 0 },
         }
     }
 
@@ -121,7 +126,7 @@ impl LaunchInfo {
             Ok(b) if b > 0 && b <= i32::MAX as u32 => Ok(LaunchConfig {
                 grid: (b, 1, 1),
                 block: (self.block_size, 1, 1),
-                dynamic_shared_bytes: 0,
+                dynamic_shared_bytes: self.dynamic_shared_bytes,
             }),
             _ => Err(LaunchError::GridSize {
                 entry: self.entry.clone(),

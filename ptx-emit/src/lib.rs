@@ -88,9 +88,21 @@ impl fmt::Display for Sm {
     }
 }
 
-/// Static shared memory a kernel may declare: larger arrays need dynamic shared memory and an opt-in
-/// at launch, which this emitter does not do.
+/// Static shared memory a kernel may declare. Kernels that declare more get dynamic shared memory
+/// (one `.extern .shared` array), sized at launch ([`LaunchInfo::dynamic_shared_bytes`]); the host must
+/// opt in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` above 48 KiB.
 pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
+
+impl Sm {
+    /// The most shared memory one block may use on this target (with the dynamic opt-in).
+    pub fn max_shared_bytes(self) -> u64 {
+        match self {
+            Sm::Sm70 => 96 * 1024,
+            Sm::Sm80 => 163 * 1024,
+            Sm::Sm90 => 227 * 1024,
+        }
+    }
+}
 
 /// Emitted PTX and what a host needs to launch it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,21 +118,24 @@ pub struct Ptx {
 /// Why a verified kernel cannot be emitted as PTX.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EmitError {
-    /// The kernel declares more static shared memory than any target allows.
+    /// The kernel declares more shared memory than a block may use on the target.
     SharedTooLarge {
         /// The kernel's name.
         kernel: String,
         /// Bytes it declares.
         bytes: u64,
+        /// The target.
+        target: Sm,
     },
 }
 
 impl fmt::Display for EmitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EmitError::SharedTooLarge { kernel, bytes } => write!(
+            EmitError::SharedTooLarge { kernel, bytes, target } => write!(
                 f,
-                "kernel `{kernel}` declares {bytes} bytes of shared memory; static shared memory is limited to {MAX_STATIC_SHARED_BYTES}"
+                "kernel `{kernel}` declares {bytes} bytes of shared memory; a block on {target} may use at most {}",
+                target.max_shared_bytes()
             ),
         }
     }
@@ -131,10 +146,11 @@ impl std::error::Error for EmitError {}
 /// Lowers a verified kernel to PTX for `target`.
 pub fn emit(kernel: &Verified<'_>, target: Sm) -> Result<Ptx, EmitError> {
     let shared = kernel.shared_bytes().unwrap_or(u64::MAX);
-    if shared > MAX_STATIC_SHARED_BYTES {
+    if shared > target.max_shared_bytes() {
         return Err(EmitError::SharedTooLarge {
             kernel: kernel.name.clone(),
             bytes: shared,
+            target,
         });
     }
     let module = lower::lower(kernel, target);

@@ -6,7 +6,7 @@
 
 use warpforge_ir::{AtomicOp, MemRef, ScalarType, Value};
 
-use super::{shared_symbol, Lowerer};
+use super::Lowerer;
 use crate::ast::Operand;
 use crate::regs::RegClass;
 
@@ -72,8 +72,18 @@ impl Lowerer<'_> {
                     idx
                 };
                 let base = self.fresh(RegClass::B32);
-                let symbol = shared_symbol(&self.kernel.shared[s].name);
+                let (symbol, offset) = self.shared_bases[s.index()].clone();
                 self.inst("mov.u32", vec![Operand::Reg(base), Operand::Sym(symbol.0)]);
+                if offset != 0 {
+                    self.inst(
+                        "add.u32",
+                        vec![
+                            Operand::Reg(base),
+                            Operand::Reg(base),
+                            Operand::Imm(offset as i64),
+                        ],
+                    );
+                }
                 let addr = self.fresh(RegClass::B32);
                 self.inst(
                     "mad.lo.u32",

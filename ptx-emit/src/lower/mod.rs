@@ -20,6 +20,20 @@ use crate::Sm;
 /// Lowers a verified kernel to a PTX module.
 pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
     let kernel = kernel.kernel();
+    let dynamic = uses_dynamic_shared(kernel);
+    let offsets = kernel.shared_offsets().unwrap_or_default();
+    let shared_bases = kernel
+        .shared
+        .iter()
+        .zip(offsets)
+        .map(|((_, s), offset)| {
+            if dynamic {
+                (Symbol(DYNAMIC_SHARED.into()), offset)
+            } else {
+                (shared_symbol(&s.name), 0)
+            }
+        })
+        .collect();
     let mut l = Lowerer {
         kernel,
         regs: RegAllocator::default(),
@@ -30,6 +44,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
         buffers: vec![None; kernel.params.len()],
         labels: 0,
         loops: Vec::new(),
+        shared_bases,
     };
     l.prologue();
     l.block(&kernel.body);
@@ -50,18 +65,44 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
                 })
                 .collect(),
             reg_counts: l.regs.counts(),
-            shared: kernel
-                .shared
-                .iter()
-                .map(|(_, s)| SharedDecl {
-                    symbol: shared_symbol(&s.name),
-                    align: s.align,
-                    bytes: s.size_bytes().unwrap_or(0),
-                })
-                .collect(),
+            shared: if dynamic {
+                let align = kernel
+                    .shared
+                    .iter()
+                    .map(|(_, s)| s.align)
+                    .max()
+                    .unwrap_or(16)
+                    .max(16);
+                let symbol = Symbol(DYNAMIC_SHARED.into());
+                vec![SharedDecl {
+                    dynamic: true,
+                    symbol,
+                    align,
+                    bytes: 0,
+                }]
+            } else {
+                kernel
+                    .shared
+                    .iter()
+                    .map(|(_, s)| SharedDecl {
+                        dynamic: false,
+                        symbol: shared_symbol(&s.name),
+                        align: s.align,
+                        bytes: s.size_bytes().unwrap_or(0),
+                    })
+                    .collect()
+            },
             body: l.body,
         },
     }
+}
+
+/// The `.extern .shared` array of kernels whose shared memory is dynamic.
+pub(crate) const DYNAMIC_SHARED: &str = "wf_dynamic_shared";
+
+/// Whether `kernel`'s shared arrays go in dynamic shared memory (more than the static 48 KiB).
+pub(crate) fn uses_dynamic_shared(kernel: &Kernel) -> bool {
+    kernel.shared_bytes().unwrap_or(u64::MAX) > crate::MAX_STATIC_SHARED_BYTES
 }
 
 /// The `.param` symbol of a kernel parameter.
@@ -100,6 +141,8 @@ pub(crate) struct Lowerer<'k> {
     labels: u32,
     /// (continue target, break target) of each open loop, innermost last.
     loops: Vec<(Label, Label)>,
+    /// Where each shared array starts: its own symbol, or the dynamic array plus an offset.
+    shared_bases: Vec<(Symbol, u64)>,
 }
 
 impl Lowerer<'_> {

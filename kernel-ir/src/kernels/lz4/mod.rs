@@ -35,6 +35,7 @@
 mod compress_emit;
 mod compress_kernel;
 mod decode;
+mod decompress_kernel;
 mod encode;
 mod page;
 pub mod pages;
@@ -44,6 +45,7 @@ use std::fmt;
 
 pub use compress_kernel::lz4_compress_kernel;
 pub use decode::lz4_decompress_block;
+pub use decompress_kernel::{decode_status, lz4_decompress_kernel};
 pub use encode::{lz4_candidates, lz4_compress_block, lz4_compress_bound};
 pub use page::{encode_page, same_filled_pattern, PageEncoding};
 
