@@ -1,5 +1,6 @@
 //! The kernels the command line knows by name (`warpforge emit --kernel NAME`).
 
+use crate::kernels::{lz4, WARPS_PER_BLOCK};
 use warpforge_ir::{samples, Kernel};
 
 /// A named kernel of the catalog.
@@ -9,20 +10,36 @@ pub struct Entry {
     pub name: &'static str,
     /// One line on what it computes.
     pub description: &'static str,
-    /// Builds (and verifies) the kernel.
+    /// Builds (and verifies) the kernel as launched on CUDA.
     pub build: fn() -> Kernel,
+    /// Builds the kernel as launched on WebGPU (one warp per workgroup where warps diverge).
+    pub webgpu_build: fn() -> Kernel,
 }
 
 /// Every kernel in the repository, in a fixed order.
 pub fn entries() -> Vec<Entry> {
-    samples::ALL
+    let mut entries: Vec<Entry> = samples::ALL
         .iter()
         .map(|s| Entry {
             name: s.name,
             description: s.description,
             build: s.build,
+            webgpu_build: s.build,
         })
-        .collect()
+        .collect();
+    entries.push(Entry {
+        name: "lz4-compress",
+        description: "LZ4 compression of 4 KiB pages, one warp per page (4 per block on CUDA)",
+        build: || lz4::lz4_compress_kernel(WARPS_PER_BLOCK),
+        webgpu_build: || lz4::lz4_compress_kernel(1),
+    });
+    entries.push(Entry {
+        name: "lz4-decompress",
+        description: "LZ4 decompression into 4 KiB pages, one warp per page, every bound checked",
+        build: || lz4::lz4_decompress_kernel(WARPS_PER_BLOCK),
+        webgpu_build: || lz4::lz4_decompress_kernel(1),
+    });
+    entries
 }
 
 /// The names of every kernel, comma separated, for error messages.

@@ -21,10 +21,7 @@ pub use warpforge_wgsl as wgsl;
 
 pub mod catalog;
 
-/// Kernels and their CPU references (`warpforge::kernels::lz4`).
-pub mod kernels {
-    pub use warpforge_ir::kernels::lz4;
-}
+pub mod kernels;
 
 /// Bytes in a memory page.
 pub const PAGE_SIZE: usize = kernels::lz4::PAGE_SIZE;

@@ -83,7 +83,11 @@ fn run(cli: Cli) -> Result<()> {
             sm,
             report,
         } => {
-            let kernel = load_kernel(kernel.as_deref(), file.as_ref())?;
+            let kernel = load_kernel(
+                kernel.as_deref(),
+                file.as_ref(),
+                matches!(target, Target::Wgsl),
+            )?;
             if report && !matches!(target, Target::Ptx) {
                 bail!("--report needs --target ptx");
             }
@@ -117,9 +121,16 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn load_kernel(name: Option<&str>, file: Option<&PathBuf>) -> Result<Kernel> {
+fn load_kernel(name: Option<&str>, file: Option<&PathBuf>, webgpu: bool) -> Result<Kernel> {
     let kernel = match (name, file) {
-        (Some(name), _) => (catalog::find(name).map_err(anyhow::Error::msg)?.build)(),
+        (Some(name), _) => {
+            let entry = catalog::find(name).map_err(anyhow::Error::msg)?;
+            if webgpu {
+                (entry.webgpu_build)()
+            } else {
+                (entry.build)()
+            }
+        }
         (None, Some(path)) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;

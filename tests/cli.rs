@@ -159,7 +159,7 @@ fn emit_wgsl_prints_the_validated_library_emission() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let kernel = (entry.build)();
+        let kernel = (entry.webgpu_build)();
         let expected = warpforge::wgsl::emit(&warpforge::ir::verify(&kernel).expect("verifies"))
             .expect("emits");
         assert_eq!(

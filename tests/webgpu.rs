@@ -10,6 +10,10 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 use warpforge::catalog;
 use warpforge::ir::builder::{KernelBuilder, U32};
 use warpforge::ir::{verify, Access, Kernel};
+use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::kernels::lz4::{
+    encode_page, lz4_compress_block, lz4_compress_bound, PageEncoding, PAGE_SIZE,
+};
 use warpforge::runtime::webgpu::{
     list_adapters, require_webgpu, BufferArg, WebGpuDevice, WebGpuError,
 };
@@ -126,6 +130,71 @@ fn warp_collectives_case(input: Vec<u32>) -> Case {
     }
 }
 
+/// Pages for the LZ4 kernels: every kind but random (a raw page's output slot holds an abandoned prefix,
+/// which tests/lz4_kernels.rs covers through the page encodings), from random seeds.
+fn lz4_pages() -> impl Strategy<Value = Vec<[u8; PAGE_SIZE]>> {
+    let kinds = [
+        PageKind::Zero,
+        PageKind::SameFilled,
+        PageKind::Text,
+        PageKind::Binary,
+        PageKind::Process,
+    ];
+    proptest::collection::vec((0usize..kinds.len(), any::<u64>()), 1..12).prop_map(move |picks| {
+        picks
+            .into_iter()
+            .map(|(k, seed)| page(kinds[k], seed))
+            .collect()
+    })
+}
+
+/// `lz4-compress`: the reference encoding of each page, in the kernel's output layout.
+fn lz4_compress_case(pages: Vec<[u8; PAGE_SIZE]>) -> Case {
+    let mut output = vec![0u8; pages.len() * PAGE_SIZE];
+    let mut meta = Vec::new();
+    for (i, p) in pages.iter().enumerate() {
+        let words: [u32; 4] = match encode_page(p) {
+            PageEncoding::Lz4(block) => {
+                output[i * PAGE_SIZE..i * PAGE_SIZE + block.len()].copy_from_slice(&block);
+                [0, block.len() as u32, 0, 0]
+            }
+            PageEncoding::Raw => panic!("lz4_pages makes no incompressible page"),
+            PageEncoding::SameFilled(pattern) => [2, 8, pattern as u32, (pattern >> 32) as u32],
+        };
+        meta.extend(u32_bytes(&words));
+    }
+    Case {
+        blocks: pages.len() as u32,
+        inputs: vec![pages.concat()],
+        outputs: vec![vec![0; pages.len() * PAGE_SIZE], vec![0; pages.len() * 16]],
+        scalars: vec![pages.len() as u64],
+        expected: vec![output, meta],
+    }
+}
+
+/// `lz4-decompress`: the reference blocks of the pages decode back to the pages, status 0.
+fn lz4_decompress_case(pages: Vec<[u8; PAGE_SIZE]>) -> Case {
+    let (mut data, mut spans, mut status) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &pages {
+        let mut block = vec![0u8; lz4_compress_bound(PAGE_SIZE)];
+        let n = lz4_compress_block(p, &mut block).expect("compresses");
+        spans.extend(u32_bytes(&[data.len() as u32, n as u32]));
+        data.extend_from_slice(&block[..n]);
+        // Status: code 0 (OK) and, above it, where decoding stopped: the end of the block.
+        status.extend(u32_bytes(&[(n as u32) << 8]));
+    }
+    Case {
+        blocks: pages.len() as u32,
+        inputs: vec![data, spans],
+        outputs: vec![
+            vec![0xEE; pages.len() * PAGE_SIZE],
+            vec![0xEE; pages.len() * 4],
+        ],
+        scalars: vec![pages.len() as u64],
+        expected: vec![pages.concat(), status],
+    }
+}
+
 /// Random inputs for the catalog kernel called `name`, with the plain Rust result.
 fn strategy(name: &str) -> BoxedStrategy<Case> {
     match name {
@@ -147,6 +216,8 @@ fn strategy(name: &str) -> BoxedStrategy<Case> {
             })
             .prop_map(warp_collectives_case)
             .boxed(),
+        "lz4-compress" => lz4_pages().prop_map(lz4_compress_case).boxed(),
+        "lz4-decompress" => lz4_pages().prop_map(lz4_decompress_case).boxed(),
         other => panic!(
             "catalog kernel `{other}` has no plain-Rust reference in tests/webgpu.rs: add one"
         ),
@@ -179,7 +250,7 @@ fn every_kernel_matches_its_rust_reference_on_random_inputs() {
         return;
     }
     for entry in catalog::entries() {
-        let kernel = (entry.build)();
+        let kernel = (entry.webgpu_build)();
         let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies")).expect("emits WGSL");
         let device = WebGpuDevice::new(&wgsl.requirements)
             .expect("the adapter runs the repository's kernels");

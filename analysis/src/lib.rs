@@ -9,4 +9,4 @@
 
 pub mod uniformity;
 
-pub use uniformity::{check_block_uniform_sync, DivergentSync};
+pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

@@ -41,11 +41,85 @@ impl fmt::Display for DivergentSync {
     }
 }
 
+/// Which threads must agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// All threads of a block.
+    Block,
+    /// The 32 lanes of each warp.
+    Warp,
+}
+
 /// Checks that every barrier and warp collective of `kernel` is reached by all threads of a block.
 pub fn check_block_uniform_sync(kernel: &Verified<'_>) -> Result<(), DivergentSync> {
-    let kernel = kernel.kernel();
+    run(kernel.kernel(), Scope::Block, true, true)
+}
+
+/// How a kernel's barriers and warp collectives are reached, for CUDA-style execution: barriers must be
+/// reached by the whole block, warp collectives by the whole warp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarrierSafety {
+    /// True when no finding was made.
+    pub is_safe: bool,
+    /// Block barriers in the kernel.
+    pub barrier_count: usize,
+    /// Warp collectives (shuffle, ballot, vote, match, warp sync) in the kernel.
+    pub warp_collective_count: usize,
+    /// The first divergent barrier and the first divergent collective, if any.
+    pub findings: Vec<DivergentSync>,
+}
+
+/// Checks barriers against block-level and warp collectives against warp-level divergence.
+pub fn barrier_safety(kernel: &Verified<'_>) -> BarrierSafety {
+    let k = kernel.kernel();
+    let mut findings = Vec::new();
+    if let Err(f) = run(k, Scope::Block, true, false) {
+        findings.push(f);
+    }
+    if let Err(f) = run(k, Scope::Warp, false, true) {
+        findings.push(f);
+    }
+    let (barrier_count, warp_collective_count) = count_sync(&k.body);
+    BarrierSafety {
+        is_safe: findings.is_empty(),
+        barrier_count,
+        warp_collective_count,
+        findings,
+    }
+}
+
+fn count_sync(block: &[Stmt]) -> (usize, usize) {
+    block.iter().fold((0, 0), |(b, w), stmt| {
+        let (db, dw) = match stmt {
+            Stmt::Barrier => (1, 0),
+            Stmt::Warp(_) => (0, 1),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                let (a, c) = count_sync(then_block);
+                let (d, e) = count_sync(else_block);
+                (a + d, c + e)
+            }
+            Stmt::Loop { body } => count_sync(body),
+            _ => (0, 0),
+        };
+        (b + db, w + dw)
+    })
+}
+
+fn run(
+    kernel: &Kernel,
+    scope: Scope,
+    barriers: bool,
+    collectives: bool,
+) -> Result<(), DivergentSync> {
     let mut a = Analysis {
         kernel,
+        scope,
+        barriers,
+        collectives,
         value_cause: vec![None; kernel.values.len()],
         local_cause: vec![None; kernel.locals.len()],
         exited: None,
@@ -70,6 +144,11 @@ pub fn check_block_uniform_sync(kernel: &Verified<'_>) -> Result<(), DivergentSy
 
 struct Analysis<'k> {
     kernel: &'k Kernel,
+    scope: Scope,
+    /// Whether block barriers are checked.
+    barriers: bool,
+    /// Whether warp collectives are checked.
+    collectives: bool,
     /// Why each value is divergent (`None`: uniform, or not yet seen).
     value_cause: Vec<Option<String>>,
     local_cause: Vec<Option<String>>,
@@ -114,7 +193,7 @@ impl Analysis<'_> {
     }
 
     fn expr_cause(&self, expr: &Expr) -> Option<String> {
-        let single_warp = self.kernel.block_size == 32;
+        let single_warp = self.kernel.block_size == 32 || self.scope == Scope::Warp;
         match *expr {
             Expr::Literal(_) | Expr::Param(_) => None,
             Expr::Special(Special::ThreadIndex) => Some("it depends on thread_index".into()),
@@ -276,10 +355,11 @@ impl Analysis<'_> {
                     };
                 }
             }
-            Stmt::Barrier => self.sync(path, "barrier", &ctl),
+            Stmt::Barrier if self.barriers => self.sync(path, "barrier", &ctl),
+            Stmt::Barrier => {}
             Stmt::Warp(op) => {
-                let broadcast =
-                    |lane: &Value| self.kernel.block_size == 32 && self.cause(*lane).is_none();
+                let one_warp = self.kernel.block_size == 32 || self.scope == Scope::Warp;
+                let broadcast = |lane: &Value| one_warp && self.cause(*lane).is_none();
                 let (what, result, cause) = match op {
                     // Every lane reading the same (uniform) lane of the only warp: a broadcast.
                     WarpOp::Shuffle {
@@ -304,7 +384,9 @@ impl Analysis<'_> {
                     WarpOp::Vote { value, .. } => ("vote", Some(*value), self.warp_result_cause()),
                     WarpOp::Sync { .. } => ("warp_sync", None, None),
                 };
-                self.sync(path, what, &ctl);
+                if self.collectives {
+                    self.sync(path, what, &ctl);
+                }
                 if let Some(v) = result {
                     self.set_value(v, cause.map(|c| format!("%{} at {here}: {c}", v.index())));
                 }
@@ -314,7 +396,7 @@ impl Analysis<'_> {
     }
 
     fn warp_result_cause(&self) -> Option<&'static str> {
-        (self.kernel.block_size != 32)
+        (self.kernel.block_size != 32 && self.scope == Scope::Block)
             .then_some("ballot and vote results are uniform per warp, not per block")
     }
 }

@@ -72,3 +72,29 @@ fn the_sample_kernels_are_block_uniform() {
             .unwrap_or_else(|e| panic!("{}: {e}", sample.name));
     }
 }
+
+#[test]
+fn barrier_safety_separates_warp_and_block_requirements() {
+    use warpforge_analysis::barrier_safety;
+    // A shuffle under a warp-uniform (per-warp) branch is fine on CUDA; a block barrier there is not.
+    let src = |sync: &str| {
+        format!("kernel k {{\n block_size 64\n %0: u32 = special warp_index\n %1: u32 = const 0\n %2: bool = cmp eq %0, %1\n if %2 {{\n  {sync}\n }}\n}}\n")
+    };
+    let shuffle = src("%3: u32 = special lane_id\n %4: u32 = shuffle xor %3, %3 mask 0xffffffff");
+    let kernel = parse_kernel(&shuffle).expect("parses");
+    let report = barrier_safety(&verify(&kernel).expect("verifies"));
+    assert!(report.is_safe, "{report:?}");
+    assert_eq!((report.barrier_count, report.warp_collective_count), (0, 1));
+    let barrier = parse_kernel(&src("barrier")).expect("parses");
+    let report = barrier_safety(&verify(&barrier).expect("verifies"));
+    assert!(!report.is_safe);
+    assert!(
+        report.findings[0].cause.contains("warp_index"),
+        "{report:?}"
+    );
+    // A shuffle under a lane-dependent branch is unsafe even on CUDA.
+    let lane = "kernel k {\n block_size 32\n %0: u32 = special lane_id\n %1: u32 = const 3\n %2: bool = cmp lt %0, %1\n if %2 {\n  %3: u32 = shuffle xor %0, %1 mask 0xffffffff\n }\n}\n";
+    let report = barrier_safety(&verify(&parse_kernel(lane).expect("parses")).expect("verifies"));
+    assert_eq!(report.findings.len(), 1);
+    assert_eq!(report.findings[0].path, "body[3].then[0]");
+}
