@@ -19,7 +19,10 @@ pub use warpforge_ptx as ptx;
 pub use warpforge_runtime as runtime;
 pub use warpforge_wgsl as wgsl;
 
+pub mod archive;
 pub mod catalog;
+pub mod codec;
+pub mod pipeline;
 
 pub mod kernels;
 

@@ -5,8 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use warpforge::catalog;
+use warpforge::codec::{Backend, PageCodec};
 use warpforge::ir::{parse_kernel, verify, Kernel};
+use warpforge::pipeline::{compress_file, decompress_file, Summary};
 use warpforge::ptx::ptxas::Ptxas;
 use warpforge::ptx::{emit as emit_ptx, Sm};
 
@@ -38,6 +41,26 @@ enum Command {
         #[arg(long)]
         report: bool,
     },
+    /// Compress a file of 4 KiB pages into a page archive.
+    Compress {
+        /// Which implementation compresses.
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// A file of whole 4 KiB pages.
+        input: PathBuf,
+        /// The archive to write (replaced only once complete).
+        output: PathBuf,
+    },
+    /// Decompress a page archive back into a file of pages, checking every page.
+    Decompress {
+        /// Which implementation decompresses.
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+        /// The archive.
+        input: PathBuf,
+        /// The file of pages to write (replaced only once complete and verified).
+        output: PathBuf,
+    },
     /// List the kernels of the repository.
     List,
     /// List the backends and devices found on this machine.
@@ -52,6 +75,54 @@ enum Target {
     Ptx,
     /// WGSL (WebGPU), validated by naga.
     Wgsl,
+}
+
+/// `--backend` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    /// webgpu on a hardware adapter, else cpu.
+    Auto,
+    /// lz4_flex on all cores.
+    Cpu,
+    /// The CPU reference of the warp kernels (byte-identical to webgpu).
+    Reference,
+    /// The LZ4 warp kernels on a WebGPU adapter.
+    Webgpu,
+}
+
+fn open_codec(backend: BackendArg) -> Result<Box<dyn PageCodec>> {
+    use warpforge::codec::{CpuCodec, ReferenceCodec, WebGpuCodec};
+    Ok(match backend {
+        BackendArg::Cpu => Box::new(CpuCodec),
+        BackendArg::Reference => Box::new(ReferenceCodec),
+        BackendArg::Webgpu => Box::new(WebGpuCodec::new()?),
+        BackendArg::Auto => {
+            let hardware = warpforge::runtime::webgpu::list_adapters()
+                .iter()
+                .any(|a| !a.is_software);
+            match hardware.then(WebGpuCodec::new) {
+                Some(Ok(codec)) => Box::new(codec),
+                _ => Box::new(CpuCodec),
+            }
+        }
+    })
+}
+
+fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} pages {per_sec} eta {eta}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn report(verb: &str, backend: Backend, s: &Summary) {
+    eprintln!(
+        "{verb} {} pages ({} lz4, {} raw, {} same-filled) with {backend}: {} page bytes, {} archive bytes, ratio {:.3}x, {:.1} MB/s",
+        s.pages, s.kinds[0], s.kinds[1], s.kinds[2], s.page_bytes, s.archive_bytes, s.ratio(), s.megabytes_per_second()
+    );
 }
 
 fn parse_sm(text: &str) -> Result<u32, String> {
@@ -106,6 +177,30 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
             }
+            Ok(())
+        }
+        Command::Compress {
+            backend,
+            input,
+            output,
+        } => {
+            let mut codec = open_codec(backend)?;
+            let bar = progress_bar();
+            let summary = compress_file(&input, &output, codec.as_mut(), &bar)?;
+            bar.finish_and_clear();
+            report("compressed", codec.backend(), &summary);
+            Ok(())
+        }
+        Command::Decompress {
+            backend,
+            input,
+            output,
+        } => {
+            let mut codec = open_codec(backend)?;
+            let bar = progress_bar();
+            let summary = decompress_file(&input, &output, codec.as_mut(), &bar)?;
+            bar.finish_and_clear();
+            report("decompressed", codec.backend(), &summary);
             Ok(())
         }
         Command::Info => {

@@ -1,0 +1,145 @@
+//! The page archive (`.wfpa`): what `warpforge compress` writes and `warpforge decompress` reads.
+//!
+//! Little-endian throughout.
+//!
+//! | part | layout |
+//! |---|---|
+//! | header (20 bytes) | `"WFPA"`, `u16` version = 1, `u16` reserved = 0, `u32` page size = 4096, `u64` page count |
+//! | one record per page | `u8` kind, then: kind 0 (LZ4) `u32` length + that many bytes of one raw LZ4 block decoding to the page; kind 1 (raw) the 4096 bytes; kind 2 (same-filled) the 8-byte pattern |
+//! | footer | `"WFPF"`, `u64` page count, one `u32` CRC-32 per page (of the original page), `u64` byte length of the records, `u32` CRC-32 of header + records, `u32` CRC-32 of the footer up to here, `"WFPE"` |
+//!
+//! The reader checks the footer first (its end marker, its own CRC, that the page count and record
+//! length agree with the header and the file size), so a truncated archive is reported before any page
+//! is written; then every decoded page is checked against its CRC, so corruption is reported with the
+//! page index. The footer is written after the records from a spill file, so compressing needs memory
+//! independent of the input size.
+
+mod reader;
+mod writer;
+
+use std::fmt;
+
+pub use reader::ArchiveReader;
+pub use writer::ArchiveWriter;
+
+/// Where an output is written before it is complete (`OUT.partial`).
+pub fn partial_path(target: &std::path::Path) -> std::path::PathBuf {
+    writer::sibling(target, "partial")
+}
+
+use crate::PAGE_SIZE;
+
+/// `"WFPA"`.
+pub const MAGIC: [u8; 4] = *b"WFPA";
+/// `"WFPF"`: start of the footer.
+pub const FOOTER_MAGIC: [u8; 4] = *b"WFPF";
+/// `"WFPE"`: the archive's last 4 bytes.
+pub const END_MAGIC: [u8; 4] = *b"WFPE";
+/// The format version written and read.
+pub const VERSION: u16 = 1;
+/// Header bytes.
+pub const HEADER_LEN: u64 = 20;
+
+/// Bytes of the footer of an archive of `pages` pages.
+pub const fn footer_len(pages: u64) -> u64 {
+    4 + 8 + 4 * pages + 8 + 4 + 4 + 4
+}
+
+/// The header of an archive of `pages` pages.
+pub fn header(pages: u64) -> [u8; HEADER_LEN as usize] {
+    let mut h = [0u8; HEADER_LEN as usize];
+    h[..4].copy_from_slice(&MAGIC);
+    h[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    h[8..12].copy_from_slice(&(PAGE_SIZE as u32).to_le_bytes());
+    h[12..20].copy_from_slice(&pages.to_le_bytes());
+    h
+}
+
+/// One page as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// Kind 0: an LZ4 block.
+    Lz4(Vec<u8>),
+    /// Kind 1: the page as is.
+    Raw(Box<[u8; PAGE_SIZE]>),
+    /// Kind 2: an 8-byte pattern repeated.
+    SameFilled(u64),
+}
+
+impl Record {
+    /// Bytes the record takes in the archive.
+    pub fn encoded_len(&self) -> usize {
+        match self {
+            Record::Lz4(block) => 1 + 4 + block.len(),
+            Record::Raw(_) => 1 + PAGE_SIZE,
+            Record::SameFilled(_) => 1 + 8,
+        }
+    }
+
+    /// Appends the record's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Record::Lz4(block) => {
+                out.push(0);
+                out.extend_from_slice(&(block.len() as u32).to_le_bytes());
+                out.extend_from_slice(block);
+            }
+            Record::Raw(page) => {
+                out.push(1);
+                out.extend_from_slice(&page[..]);
+            }
+            Record::SameFilled(pattern) => {
+                out.push(2);
+                out.extend_from_slice(&pattern.to_le_bytes());
+            }
+        }
+    }
+}
+
+/// What went wrong with an archive, and where.
+#[derive(Debug)]
+pub enum ArchiveError {
+    /// Reading or writing failed.
+    Io(std::io::Error),
+    /// Not an archive of this version and page size.
+    Header(String),
+    /// The archive is cut short or its footer is damaged.
+    Truncated(String),
+    /// A record is malformed, or a page does not match its checksum.
+    Page {
+        /// The page index.
+        page: u64,
+        /// Byte offset of the record in the archive.
+        offset: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The records do not match the archive checksum (a kind or length byte was changed).
+    Checksum,
+}
+
+impl fmt::Display for ArchiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArchiveError::Io(e) => write!(f, "{e}"),
+            ArchiveError::Header(d) => write!(f, "not a warpforge page archive: {d}"),
+            ArchiveError::Truncated(d) => write!(f, "truncated or damaged archive: {d}"),
+            ArchiveError::Page {
+                page,
+                offset,
+                detail,
+            } => write!(f, "page {page} (record at byte {offset}): {detail}"),
+            ArchiveError::Checksum => {
+                write!(f, "archive checksum mismatch: the records were modified")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArchiveError {}
+
+impl From<std::io::Error> for ArchiveError {
+    fn from(e: std::io::Error) -> Self {
+        ArchiveError::Io(e)
+    }
+}

@@ -1,0 +1,48 @@
+//! The `cpu` backend: lz4_flex on every core (same-filled and raw pages as in the kernels' format).
+
+use super::{decode_all, parallel_map, Backend, DecodeError, Page, PageCodec};
+use crate::archive::Record;
+use crate::kernels::lz4::same_filled_pattern;
+use crate::PAGE_SIZE;
+
+/// lz4_flex on all cores.
+pub struct CpuCodec;
+
+/// One page with lz4_flex.
+pub fn compress_page(page: &Page) -> Record {
+    if let Some(pattern) = same_filled_pattern(page) {
+        return Record::SameFilled(pattern);
+    }
+    let block = lz4_flex::block::compress(page);
+    if block.len() >= PAGE_SIZE {
+        Record::Raw(Box::new(*page))
+    } else {
+        Record::Lz4(block)
+    }
+}
+
+impl PageCodec for CpuCodec {
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
+        Ok(parallel_map(pages, compress_page))
+    }
+
+    fn decompress(
+        &mut self,
+        records: &[Record],
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        Ok(decode_all(
+            records,
+            out,
+            |block, page| match lz4_flex::block::decompress_into(block, page) {
+                Ok(n) if n == PAGE_SIZE => Ok(()),
+                Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
+                Err(e) => Err(format!("malformed LZ4 block: {e}")),
+            },
+        ))
+    }
+}
