@@ -186,6 +186,7 @@ pub fn decompress_file(
         done += records.len() as u64;
         progress.set_position(done);
     }
+    reader.finish().map_err(|e| page_error(e, input))?;
     out.flush()?;
     out.get_ref().sync_all()?;
     drop(out);

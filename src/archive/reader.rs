@@ -129,6 +129,21 @@ impl ArchiveReader {
         })
     }
 
+    /// After the last record: checks the archive checksum over header and records. Call it once every
+    /// page has been decoded and checked, so that a damaged page is reported by its index first.
+    pub fn finish(&self) -> Result<(), ArchiveError> {
+        if self.next != self.pages {
+            return Err(ArchiveError::Truncated(format!(
+                "{} of {} pages were read",
+                self.next, self.pages
+            )));
+        }
+        if self.archive_crc.clone().finalize() != self.expected_archive_crc {
+            return Err(ArchiveError::Checksum);
+        }
+        Ok(())
+    }
+
     /// Pages in the archive.
     pub fn pages(&self) -> u64 {
         self.pages
@@ -163,9 +178,6 @@ impl ArchiveReader {
                     "{} bytes follow the last record",
                     self.records_end - self.offset
                 )));
-            }
-            if self.archive_crc.clone().finalize() != self.expected_archive_crc {
-                return Err(ArchiveError::Checksum);
             }
             return Ok(None);
         }
