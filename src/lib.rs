@@ -20,8 +20,10 @@ pub use warpforge_runtime as runtime;
 pub use warpforge_wgsl as wgsl;
 
 pub mod archive;
+pub mod bench;
 pub mod catalog;
 pub mod codec;
+pub mod demo;
 pub mod pipeline;
 
 pub mod kernels;

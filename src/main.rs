@@ -61,6 +61,29 @@ enum Command {
         /// The file of pages to write (replaced only once complete and verified).
         output: PathBuf,
     },
+    /// Compress an embedded sample of real memory pages on the best available backend, verify it, and
+    /// print ratio and throughput per page kind.
+    Demo {
+        /// Which implementation compresses (auto: the WebGPU kernels if any adapter exists, else the
+        /// CPU reference).
+        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+        backend: BackendArg,
+    },
+    /// Measure every codec side by side on a corpus of pages.
+    Bench {
+        /// A file of whole 4 KiB pages.
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Seconds to spend per measurement (at least 3 runs each).
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+        /// Leave out the WebGPU backend.
+        #[arg(long)]
+        no_webgpu: bool,
+    },
     /// List the kernels of the repository.
     List,
     /// List the backends and devices found on this machine.
@@ -201,6 +224,42 @@ fn run(cli: Cli) -> Result<()> {
             let summary = decompress_file(&input, &output, codec.as_mut(), &bar)?;
             bar.finish_and_clear();
             report("decompressed", codec.backend(), &summary);
+            Ok(())
+        }
+        Command::Demo { backend } => {
+            let pages = warpforge::demo::sample_pages()?;
+            let mut codec: Box<dyn PageCodec> = match backend {
+                BackendArg::Auto if !warpforge::runtime::webgpu::list_adapters().is_empty() => {
+                    Box::new(warpforge::codec::WebGpuCodec::new()?)
+                }
+                BackendArg::Auto => Box::new(warpforge::codec::ReferenceCodec),
+                other => open_codec(other)?,
+            };
+            let rows = warpforge::demo::run(codec.as_mut(), &pages)?;
+            print!("{}", warpforge::demo::text(&rows, &codec.describe()));
+            Ok(())
+        }
+        Command::Bench {
+            corpus,
+            json,
+            seconds,
+            no_webgpu,
+        } => {
+            let bytes = std::fs::read(&corpus)
+                .with_context(|| format!("cannot read {}", corpus.display()))?;
+            if bytes.is_empty() || bytes.len() % warpforge::PAGE_SIZE != 0 {
+                bail!(
+                    "{}: {} bytes is not a whole, non-zero number of 4096-byte pages",
+                    corpus.display(),
+                    bytes.len()
+                );
+            }
+            let pages: Vec<[u8; warpforge::PAGE_SIZE]> = bytes
+                .chunks_exact(warpforge::PAGE_SIZE)
+                .map(|c| c.try_into().expect("a page"))
+                .collect();
+            let report = warpforge::bench::run(&pages, seconds, !no_webgpu)?;
+            print!("{}", if json { report.json() } else { report.text() });
             Ok(())
         }
         Command::Info => {

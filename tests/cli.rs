@@ -209,3 +209,54 @@ fn info_lists_the_webgpu_adapters() {
         assert!(text.contains("no adapter found"), "{text}");
     }
 }
+
+#[test]
+fn demo_verifies_the_embedded_sample() {
+    let out = warpforge(&["demo", "--backend", "reference"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for kind in ["same-filled", "compressible", "incompressible", "all"] {
+        assert!(text.contains(kind), "{text}");
+    }
+    assert!(text.contains("compared byte for byte"), "{text}");
+}
+
+#[test]
+fn bench_reports_every_cpu_codec_and_liblz4() {
+    let dir = std::env::temp_dir().join(format!("warpforge-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let corpus = dir.join("corpus.pages");
+    let pages: Vec<u8> = warpforge::kernels::lz4::pages::PageKind::ALL
+        .iter()
+        .flat_map(|&k| (0..4).flat_map(move |s| warpforge::kernels::lz4::pages::page(k, s)))
+        .collect();
+    std::fs::write(&corpus, pages).expect("write");
+    let out = warpforge(&[
+        "bench",
+        "--corpus",
+        corpus.to_str().expect("utf-8"),
+        "--json",
+        "--seconds",
+        "0.05",
+        "--no-webgpu",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "lz4_flex (1 thread)",
+        "cpu (lz4_flex, all cores)",
+        "reference (all cores)",
+        "liblz4_ratio",
+    ] {
+        assert!(json.contains(name), "{json}");
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -10,10 +10,11 @@ use super::{
 };
 use crate::PAGE_SIZE;
 
-/// Reads an archive record by record.
-pub struct ArchiveReader {
-    records: BufReader<File>,
-    crcs: BufReader<File>,
+/// Reads an archive record by record, from a file ([`ArchiveReader::open`]) or from memory
+/// ([`ArchiveReader::from_bytes`]).
+pub struct ArchiveReader<R: Read + Seek = File> {
+    records: BufReader<R>,
+    crcs: BufReader<R>,
     pages: u64,
     next: u64,
     offset: u64,
@@ -36,11 +37,31 @@ fn le_u32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b.try_into().expect("4 bytes"))
 }
 
-impl ArchiveReader {
+impl ArchiveReader<File> {
     /// Opens `path` and checks its header and footer.
     pub fn open(path: &Path) -> Result<Self, ArchiveError> {
-        let mut file = File::open(path)?;
+        let file = File::open(path)?;
         let len = file.metadata()?.len();
+        let second = File::open(path)?;
+        Self::new(file, second, len)
+    }
+}
+
+impl<'a> ArchiveReader<std::io::Cursor<&'a [u8]>> {
+    /// Reads an archive held in memory.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, ArchiveError> {
+        Self::new(
+            std::io::Cursor::new(bytes),
+            std::io::Cursor::new(bytes),
+            bytes.len() as u64,
+        )
+    }
+}
+
+impl<R: Read + Seek> ArchiveReader<R> {
+    /// Reads an archive of `len` bytes through two independent handles on it (records and checksums
+    /// are read in step from different places).
+    pub fn new(mut file: R, second: R, len: u64) -> Result<Self, ArchiveError> {
         if len < HEADER_LEN {
             return Err(ArchiveError::Header(format!(
                 "{len} bytes is shorter than the 20-byte header"
@@ -111,7 +132,7 @@ impl ArchiveReader {
                 HEADER_LEN + records_len
             )));
         }
-        let mut crcs = BufReader::new(File::open(path)?);
+        let mut crcs = BufReader::new(second);
         crcs.seek(SeekFrom::Start(footer_start + 12))?;
         let mut records = BufReader::with_capacity(1 << 20, file);
         records.seek(SeekFrom::Start(HEADER_LEN))?;

@@ -57,6 +57,10 @@ pub struct DecodeError {
 pub trait PageCodec {
     /// The backend.
     fn backend(&self) -> Backend;
+    /// The backend and, for a device, which one.
+    fn describe(&self) -> String {
+        self.backend().to_string()
+    }
     /// One record per page.
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>>;
     /// Decodes `records` into `out` (same length).
@@ -175,4 +179,4 @@ impl PageCodec for ReferenceCodec {
     }
 }
 
-pub use cpu::CpuCodec;
+pub use cpu::{compress_page as cpu_compress_page, CpuCodec};

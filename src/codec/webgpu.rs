@@ -55,6 +55,10 @@ impl PageCodec for WebGpuCodec {
         Backend::WebGpu
     }
 
+    fn describe(&self) -> String {
+        format!("webgpu on {}", self.adapter())
+    }
+
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
         if pages.is_empty() {
             return Ok(Vec::new());

@@ -1,0 +1,251 @@
+//! `warpforge bench`: every codec on the same pages in one run, side by side, against single-thread
+//! lz4_flex, with liblz4's ratio for reference.
+
+use std::time::Instant;
+
+use crate::codec::{CpuCodec, Page, PageCodec, ReferenceCodec, WebGpuCodec};
+use crate::PAGE_SIZE;
+
+/// One codec's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// What ran.
+    pub name: String,
+    /// Median compression throughput over the runs, GB/s of pages.
+    pub compress_gbps: f64,
+    /// Median decompression throughput, GB/s of pages.
+    pub decompress_gbps: f64,
+    /// Pages ÷ compressed bytes (records as the archive stores them, without header and footer).
+    pub ratio: f64,
+    /// Runs measured.
+    pub runs: usize,
+}
+
+/// The whole table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Pages measured.
+    pub pages: usize,
+    /// Cores available.
+    pub cores: usize,
+    /// One row per codec, the baseline first.
+    pub rows: Vec<Row>,
+    /// liblz4's default block compression, page by page: ratio.
+    pub liblz4_ratio: f64,
+    /// Why a backend was not measured.
+    pub skipped: Vec<String>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Times `f` at least `min_runs` times and until `budget_s` seconds have passed (at most 15 runs).
+fn time_runs(min_runs: usize, budget_s: f64, mut f: impl FnMut()) -> Vec<f64> {
+    let start = Instant::now();
+    let mut times = Vec::new();
+    while times.len() < min_runs || (start.elapsed().as_secs_f64() < budget_s && times.len() < 15) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times
+}
+
+fn gbps(bytes: usize, seconds: f64) -> f64 {
+    bytes as f64 / seconds / 1e9
+}
+
+fn measure(
+    codec: &mut dyn PageCodec,
+    name: &str,
+    pages: &[Page],
+    budget_s: f64,
+) -> anyhow::Result<Row> {
+    let bytes = pages.len() * PAGE_SIZE;
+    let mut records = codec.compress(pages)?;
+    let stored: usize = records.iter().map(|r| r.encoded_len()).sum();
+    let c = time_runs(3, budget_s, || {
+        records = codec.compress(pages).expect("compressed once already")
+    });
+    let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    codec
+        .decompress(&records, &mut out)?
+        .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
+    anyhow::ensure!(
+        out.as_slice() == pages,
+        "{name}: the round trip changed the pages"
+    );
+    let d = time_runs(3, budget_s, || {
+        codec
+            .decompress(&records, &mut out)
+            .expect("decoded once already")
+            .expect("decoded once already");
+    });
+    Ok(Row {
+        name: name.to_owned(),
+        compress_gbps: gbps(bytes, median(c.clone())),
+        decompress_gbps: gbps(bytes, median(d.clone())),
+        ratio: bytes as f64 / stored as f64,
+        runs: c.len().min(d.len()),
+    })
+}
+
+/// lz4_flex on one thread: the baseline.
+struct SingleThreadLz4Flex;
+
+impl PageCodec for SingleThreadLz4Flex {
+    fn backend(&self) -> crate::codec::Backend {
+        crate::codec::Backend::Cpu
+    }
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<crate::archive::Record>> {
+        Ok(pages.iter().map(crate::codec::cpu_compress_page).collect())
+    }
+    fn decompress(
+        &mut self,
+        records: &[crate::archive::Record],
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), crate::codec::DecodeError>> {
+        for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
+            if let crate::archive::Record::Lz4(block) = record {
+                if lz4_flex::block::decompress_into(block, page).map_err(|e| e.to_string())
+                    != Ok(PAGE_SIZE)
+                {
+                    return Ok(Err(crate::codec::DecodeError {
+                        index: i,
+                        detail: "lz4_flex failed".into(),
+                    }));
+                }
+            } else {
+                crate::codec::fill_simple(record, page);
+            }
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// liblz4's default compression of each page: total bytes.
+fn liblz4_bytes(pages: &[Page]) -> usize {
+    let mut out = vec![0u8; crate::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+    pages
+        .iter()
+        .map(|p| {
+            // SAFETY: `p` is PAGE_SIZE readable bytes and `out` is `out.len()` writable bytes; liblz4
+            // writes at most the capacity it is given.
+            let n = unsafe {
+                lz4_sys::LZ4_compress_default(
+                    p.as_ptr().cast(),
+                    out.as_mut_ptr().cast(),
+                    PAGE_SIZE as i32,
+                    out.len() as i32,
+                )
+            };
+            n.max(0) as usize
+        })
+        .sum()
+}
+
+/// Measures every available codec on `pages`, spending about `budget_s` seconds per measurement.
+pub fn run(pages: &[Page], budget_s: f64, with_webgpu: bool) -> anyhow::Result<Report> {
+    let mut rows = vec![measure(
+        &mut SingleThreadLz4Flex,
+        "lz4_flex (1 thread)",
+        pages,
+        budget_s,
+    )?];
+    rows.push(measure(
+        &mut CpuCodec,
+        "cpu (lz4_flex, all cores)",
+        pages,
+        budget_s,
+    )?);
+    rows.push(measure(
+        &mut ReferenceCodec,
+        "reference (all cores)",
+        pages,
+        budget_s,
+    )?);
+    let mut skipped = vec!["cuda: not built yet (issue 6/6)".to_owned()];
+    if with_webgpu {
+        match WebGpuCodec::new() {
+            Ok(mut codec) => {
+                let name = format!(
+                    "webgpu ({})",
+                    codec.adapter().split(" [").next().unwrap_or("adapter")
+                );
+                rows.push(measure(&mut codec, &name, pages, budget_s)?);
+            }
+            Err(e) => skipped.push(format!("webgpu: {e:#}")),
+        }
+    } else {
+        skipped.push("webgpu: --no-webgpu".into());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(Report {
+        pages: pages.len(),
+        cores,
+        rows,
+        liblz4_ratio: (pages.len() * PAGE_SIZE) as f64 / liblz4_bytes(pages) as f64,
+        skipped,
+    })
+}
+
+impl Report {
+    /// The table for a terminal.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{} pages ({} MB), {} cores; throughput is the median run, GB/s of pages\n",
+            self.pages,
+            self.pages * PAGE_SIZE / 1_000_000,
+            self.cores
+        );
+        s += &format!(
+            "{:<44} {:>12} {:>12} {:>8} {:>5} {:>9}\n",
+            "codec", "compress", "decompress", "ratio", "runs", "vs base"
+        );
+        let base = self.rows[0].compress_gbps;
+        for r in &self.rows {
+            s += &format!(
+                "{:<44} {:>12.3} {:>12.3} {:>8.3} {:>5} {:>8.2}x\n",
+                r.name,
+                r.compress_gbps,
+                r.decompress_gbps,
+                r.ratio,
+                r.runs,
+                r.compress_gbps / base
+            );
+        }
+        s += &format!(
+            "{:<44} {:>12} {:>12} {:>8.3}\n",
+            "liblz4 (default, per page; ratio only)", "-", "-", self.liblz4_ratio
+        );
+        for why in &self.skipped {
+            s += &format!("not measured: {why}\n");
+        }
+        s
+    }
+
+    /// The same as JSON.
+    pub fn json(&self) -> String {
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"name\": {:?}, \"compress_gbps\": {:.6}, \"decompress_gbps\": {:.6}, \"ratio\": {:.6}, \"runs\": {}}}",
+                    r.name, r.compress_gbps, r.decompress_gbps, r.ratio, r.runs
+                )
+            })
+            .collect();
+        let skipped: Vec<String> = self.skipped.iter().map(|s| format!("{s:?}")).collect();
+        format!(
+            "{{\"pages\": {}, \"cores\": {}, \"liblz4_ratio\": {:.6}, \"rows\": [{}], \"skipped\": [{}]}}\n",
+            self.pages,
+            self.cores,
+            self.liblz4_ratio,
+            rows.join(", "),
+            skipped.join(", ")
+        )
+    }
+}
