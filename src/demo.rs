@@ -45,7 +45,8 @@ pub struct KindRow {
 /// Compresses the sample with `codec` kind by kind, checks every record decodes to its page with the
 /// reference decoder and (for the kernels' format) equals the reference's record.
 pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<KindRow>> {
-    let kinds: [(&str, fn(&PageEncoding) -> bool); 3] = [
+    type IsKind = fn(&PageEncoding) -> bool;
+    let kinds: [(&str, IsKind); 3] = [
         ("same-filled", |e| matches!(e, PageEncoding::SameFilled(_))),
         ("compressible", |e| matches!(e, PageEncoding::Lz4(_))),
         ("incompressible", |e| matches!(e, PageEncoding::Raw)),
