@@ -236,3 +236,107 @@ fn decompress_kernel_reports_malformed_blocks_per_page() {
         "the status names the offset's byte"
     );
 }
+
+#[test]
+fn both_kernels_match_the_reference_on_real_process_pages() {
+    if !adapter_or_skip("both_kernels_match_the_reference_on_real_process_pages") {
+        return;
+    }
+    // 512 real pages (Python, Node.js and Perl heaps) shipped with the demo.
+    let pages = warpforge::demo::sample_pages().expect("the embedded sample");
+    let got = compress_on_webgpu(&pages);
+    let mut blocks = Vec::new();
+    for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
+        let want = encode_page(page);
+        assert_eq!(got, &want, "real page {i}");
+        if let PageEncoding::Lz4(block) = want {
+            blocks.push((i, block));
+        }
+    }
+    let decoded = decompress_on_webgpu(&blocks.iter().map(|(_, b)| b.clone()).collect::<Vec<_>>());
+    for ((i, _), got) in blocks.iter().zip(&decoded) {
+        assert_eq!(
+            got.as_deref(),
+            Ok(&pages[*i][..]),
+            "real page {i} through the decompress kernel"
+        );
+    }
+}
+
+/// Mutated blocks: the decompress kernel accepts exactly what the CPU decoder decodes to a full page,
+/// with the same bytes, and reports the rest — never a crash, never a write outside its page.
+#[test]
+fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{TestCaseError, TestRunner};
+    if !adapter_or_skip("decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks") {
+        return;
+    }
+    let originals: Vec<Vec<u8>> = [
+        PageKind::Text,
+        PageKind::Binary,
+        PageKind::Process,
+        PageKind::Zero,
+    ]
+    .iter()
+    .flat_map(|&k| (0..2).map(move |s| page(k, s)))
+    .map(|p| {
+        let mut b = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::ir::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
+        b.truncate(n);
+        b
+    })
+    .collect();
+    let edit = (any::<usize>(), any::<u8>(), 0u8..3);
+    let batch = proptest::collection::vec(
+        (0..originals.len(), proptest::collection::vec(edit, 1..4)),
+        16..17,
+    );
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(6));
+    let result = runner.run(&batch, |batch| {
+        let blocks: Vec<Vec<u8>> = batch
+            .into_iter()
+            .map(|(which, edits)| {
+                let mut block = originals[which].clone();
+                for (at, byte, how) in edits {
+                    let at = at % (block.len() + 1);
+                    match how {
+                        0 if at < block.len() => block[at] = byte,
+                        1 => block.insert(at, byte),
+                        _ if at < block.len() => {
+                            block.remove(at);
+                        }
+                        _ => {}
+                    }
+                }
+                block
+            })
+            .collect();
+        let decoded = decompress_on_webgpu(&blocks);
+        for (i, (block, got)) in blocks.iter().zip(&decoded).enumerate() {
+            let mut cpu = vec![0u8; PAGE_SIZE];
+            let cpu_ok = matches!(
+                warpforge::ir::kernels::lz4::lz4_decompress_block(block, &mut cpu),
+                Ok(PAGE_SIZE)
+            );
+            match got {
+                Ok(page) if cpu_ok => prop_assert_eq!(page, &cpu, "block {}: different bytes", i),
+                Ok(_) => {
+                    return Err(TestCaseError::fail(format!(
+                        "block {i}: the kernel accepted what the CPU rejects"
+                    )))
+                }
+                Err(_) if cpu_ok => {
+                    return Err(TestCaseError::fail(format!(
+                        "block {i}: the kernel rejected a valid block"
+                    )))
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
