@@ -141,6 +141,25 @@ fn progress_bar() -> ProgressBar {
     bar
 }
 
+type Pipeline =
+    fn(&std::path::Path, &std::path::Path, &mut dyn PageCodec, &ProgressBar) -> Result<Summary>;
+
+/// Runs `compress` or `decompress` with a progress bar and prints the summary.
+fn run_pipeline(
+    verb: &str,
+    backend: BackendArg,
+    input: &std::path::Path,
+    output: &std::path::Path,
+    run: Pipeline,
+) -> Result<()> {
+    let mut codec = open_codec(backend)?;
+    let bar = progress_bar();
+    let summary = run(input, output, codec.as_mut(), &bar)?;
+    bar.finish_and_clear();
+    report(verb, codec.backend(), &summary);
+    Ok(())
+}
+
 fn report(verb: &str, backend: Backend, s: &Summary) {
     eprintln!(
         "{verb} {} pages ({} lz4, {} raw, {} same-filled) with {backend}: {} page bytes, {} archive bytes, ratio {:.3}x, {:.1} MB/s",
@@ -206,26 +225,12 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             input,
             output,
-        } => {
-            let mut codec = open_codec(backend)?;
-            let bar = progress_bar();
-            let summary = compress_file(&input, &output, codec.as_mut(), &bar)?;
-            bar.finish_and_clear();
-            report("compressed", codec.backend(), &summary);
-            Ok(())
-        }
+        } => run_pipeline("compressed", backend, &input, &output, compress_file),
         Command::Decompress {
             backend,
             input,
             output,
-        } => {
-            let mut codec = open_codec(backend)?;
-            let bar = progress_bar();
-            let summary = decompress_file(&input, &output, codec.as_mut(), &bar)?;
-            bar.finish_and_clear();
-            report("decompressed", codec.backend(), &summary);
-            Ok(())
-        }
+        } => run_pipeline("decompressed", backend, &input, &output, decompress_file),
         Command::Demo { backend } => {
             let pages = warpforge::demo::sample_pages()?;
             let mut codec: Box<dyn PageCodec> = match backend {

@@ -1,26 +1,12 @@
 //! The LZ4 kernels on WebGPU (Mesa lavapipe in CI) against the CPU reference, byte for byte.
 
-use std::io::Write;
+mod common;
+use common::adapter_or_skip;
 
 use warpforge::ir::kernels::lz4::pages::{page, PageKind};
 use warpforge::ir::kernels::lz4::{encode_page, lz4_compress_kernel, PageEncoding, PAGE_SIZE};
 use warpforge::ir::verify;
-use warpforge::runtime::webgpu::{list_adapters, require_webgpu, BufferArg, WebGpuDevice};
-
-fn adapter_or_skip(test: &str) -> bool {
-    if !list_adapters().is_empty() {
-        return true;
-    }
-    assert!(
-        !require_webgpu(),
-        "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED {test}: no WebGPU adapter (install mesa-vulkan-drivers) ***\n"
-    );
-    false
-}
+use warpforge::runtime::webgpu::{BufferArg, WebGpuDevice};
 
 /// Runs the compress kernel (one warp per workgroup) over `pages` and returns each page's encoding.
 fn compress_on_webgpu(pages: &[[u8; PAGE_SIZE]]) -> Vec<PageEncoding> {

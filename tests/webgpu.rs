@@ -5,6 +5,9 @@
 
 use std::io::Write;
 
+mod common;
+use common::adapter_or_skip;
+
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use warpforge::catalog;
@@ -14,9 +17,7 @@ use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::kernels::lz4::{
     encode_page, lz4_compress_block, lz4_compress_bound, PageEncoding, PAGE_SIZE,
 };
-use warpforge::runtime::webgpu::{
-    list_adapters, require_webgpu, BufferArg, WebGpuDevice, WebGpuError,
-};
+use warpforge::runtime::webgpu::{list_adapters, BufferArg, WebGpuDevice, WebGpuError};
 
 /// One launch: inputs, outputs (initial contents), scalars, and what the outputs must become.
 #[derive(Clone, Debug)]
@@ -26,21 +27,6 @@ struct Case {
     outputs: Vec<Vec<u8>>,
     scalars: Vec<u64>,
     expected: Vec<Vec<u8>>,
-}
-
-fn adapter_or_skip(test: &str) -> bool {
-    if !list_adapters().is_empty() {
-        return true;
-    }
-    assert!(
-        !require_webgpu(),
-        "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED {test}: no WebGPU adapter (install mesa-vulkan-drivers for lavapipe) ***\n"
-    );
-    false
 }
 
 fn f32_bytes(values: &[f32]) -> Vec<u8> {

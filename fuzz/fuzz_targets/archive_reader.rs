@@ -8,7 +8,9 @@ use warpforge::codec::{CpuCodec, PageCodec, ReferenceCodec};
 use warpforge::PAGE_SIZE;
 
 fn read_all(bytes: &[u8]) {
-    let Ok(mut reader) = ArchiveReader::from_bytes(bytes) else { return };
+    let Ok(mut reader) = ArchiveReader::from_bytes(bytes) else {
+        return;
+    };
     let mut records = Vec::new();
     loop {
         match reader.next_record() {

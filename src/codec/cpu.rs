@@ -35,14 +35,9 @@ impl PageCodec for CpuCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
-        Ok(decode_all(
-            records,
-            out,
-            |block, page| match lz4_flex::block::decompress_into(block, page) {
-                Ok(n) if n == PAGE_SIZE => Ok(()),
-                Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
-                Err(e) => Err(format!("malformed LZ4 block: {e}")),
-            },
-        ))
+        Ok(decode_all(records, out, |block, page| {
+            lz4_flex::block::decompress_into(block, page)
+                .map_err(|e| format!("malformed LZ4 block: {e}"))
+        }))
     }
 }

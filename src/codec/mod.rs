@@ -112,12 +112,18 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + 
     })
 }
 
-/// Decodes LZ4 records with `decode`, others directly, in parallel.
+/// Decodes LZ4 records with `decode` (which returns the decoded length), others directly, in parallel.
+/// A block that does not decode to exactly one page is an error.
 pub(crate) fn decode_all(
     records: &[Record],
     out: &mut [Page],
-    decode: impl Fn(&[u8], &mut Page) -> Result<(), String> + Sync,
+    decode: impl Fn(&[u8], &mut Page) -> Result<usize, String> + Sync,
 ) -> Result<(), DecodeError> {
+    let decode = |block: &[u8], page: &mut Page| match decode(block, page) {
+        Ok(n) if n == PAGE_SIZE => Ok(()),
+        Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
+        Err(e) => Err(e),
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = records.len().div_ceil(threads).max(1);
     let results: Vec<Result<(), DecodeError>> = std::thread::scope(|s| {
@@ -167,15 +173,9 @@ impl PageCodec for ReferenceCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
-        Ok(decode_all(
-            records,
-            out,
-            |block, page| match lz4_decompress_block(block, page) {
-                Ok(n) if n == PAGE_SIZE => Ok(()),
-                Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
-                Err(e) => Err(e.to_string()),
-            },
-        ))
+        Ok(decode_all(records, out, |block, page| {
+            lz4_decompress_block(block, page).map_err(|e| e.to_string())
+        }))
     }
 }
 

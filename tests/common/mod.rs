@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test binary uses some of them).
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -32,4 +33,21 @@ pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
             None
         }
     }
+}
+
+/// Whether a WebGPU adapter exists. Without one: a failure under `WARPFORGE_REQUIRE_WEBGPU=1` (CI),
+/// otherwise a loud skip.
+pub fn adapter_or_skip(test: &str) -> bool {
+    if !warpforge::runtime::webgpu::list_adapters().is_empty() {
+        return true;
+    }
+    assert!(
+        !warpforge::runtime::webgpu::require_webgpu(),
+        "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: no WebGPU adapter (install mesa-vulkan-drivers for lavapipe) ***\n"
+    );
+    false
 }

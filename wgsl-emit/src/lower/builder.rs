@@ -310,7 +310,8 @@ impl Builder {
         self.emit(Expression::LocalVariable(var))
     }
 
-    /// A fresh function-scope variable holding `value`, set at this point of the program.
+    /// A fresh function-scope variable holding `value`, set at this point of the program (a variable's
+    /// initializer runs once, at function entry, and this may be inside a loop).
     pub fn temp_with(&mut self, name: &str, value: Literal) -> Handle<Expression> {
         let ty = self.scalar_type(value.scalar());
         let init = self
@@ -336,28 +337,7 @@ impl Builder {
 
     /// A fresh function-scope variable of IR type `t`, set to zero at this point of the program.
     pub fn temp(&mut self, name: &str, t: ScalarType) -> Handle<Expression> {
-        let ty = self.value_type(t);
-        let zero = self
-            .func
-            .expressions
-            .append(Expression::ZeroValue(ty), Span::UNDEFINED);
-        let var = self.func.local_variables.append(
-            LocalVariable {
-                name: Some(name.to_owned()),
-                ty,
-                init: Some(zero),
-            },
-            Span::UNDEFINED,
-        );
-        let ptr = self.emit(Expression::LocalVariable(var));
-        // A variable's initializer runs once, at function entry; reset it here, where it is used (this
-        // may be inside a loop).
-        let reset = self.literal(super::expr::literal_of(t, 0));
-        self.push(Statement::Store {
-            pointer: ptr,
-            value: reset,
-        });
-        ptr
+        self.temp_with(name, super::expr::literal_of(t, 0))
     }
 
     /// The result expression of an atomic statement (defined by the statement, so never emitted).

@@ -415,6 +415,38 @@ impl Ctx {
         b.assign(self.anchor, next);
     }
 
+    /// Counts up from `start` while lanes agree: each step, lane `l` tests position `count + l`
+    /// (`agrees` returns its verdict); the first lane that disagrees ends the count there, otherwise the
+    /// count moves on by 32. The result is warp-uniform.
+    fn count_agreeing(
+        &self,
+        b: &mut KernelBuilder,
+        start: Val<U32>,
+        agrees: impl FnOnce(&mut KernelBuilder, Val<U32>) -> Val<crate::builder::Bool>,
+    ) -> Val<U32> {
+        b.assign(self.ext, start);
+        b.loop_(|b| {
+            let count = b.read(self.ext);
+            let ok = agrees(b, count);
+            let stop = b.not(ok);
+            let (f, any) = first_lane(b, stop);
+            b.if_else(
+                any,
+                |b| {
+                    let total = b.add(count, f);
+                    b.assign(self.ext, total);
+                    b.break_();
+                },
+                |b| {
+                    let step = b.u32(32);
+                    let more = b.add(count, step);
+                    b.assign(self.ext, more);
+                },
+            );
+        });
+        b.read(self.ext)
+    }
+
     /// The match length at `x` from `q` (both uniform), at least 4, ending at or before END_LIMIT.
     fn extend_forward(
         &self,
@@ -424,9 +456,7 @@ impl Ctx {
         q: Val<U32>,
     ) -> Val<U32> {
         let four = b.u32(4);
-        b.assign(self.ext, four);
-        b.loop_(|b| {
-            let e = b.read(self.ext);
+        self.count_agreeing(b, four, |b, e| {
             let i = b.add(e, p.lane);
             let xi = b.add(x, i);
             let limit = b.u32(END_LIMIT);
@@ -438,24 +468,8 @@ impl Ctx {
             let bx = p.page.byte(b, safe_x);
             let bq = p.page.byte(b, safe_q);
             let same = b.eq(bx, bq);
-            let ok = b.and(inside, same);
-            let stop = b.not(ok);
-            let (f, any) = first_lane(b, stop);
-            b.if_else(
-                any,
-                |b| {
-                    let len = b.add(e, f);
-                    b.assign(self.ext, len);
-                    b.break_();
-                },
-                |b| {
-                    let step = b.u32(32);
-                    let more = b.add(e, step);
-                    b.assign(self.ext, more);
-                },
-            );
-        });
-        b.read(self.ext)
+            b.and(inside, same)
+        })
     }
 
     /// How many bytes before `x` (and before `q`) agree, without going below `anchor` or byte 0.
@@ -468,9 +482,7 @@ impl Ctx {
         anchor: Val<U32>,
     ) -> Val<U32> {
         let zero = b.u32(0);
-        b.assign(self.ext, zero);
-        b.loop_(|b| {
-            let d = b.read(self.ext);
+        self.count_agreeing(b, zero, |b, d| {
             let one = b.u32(1);
             let lane1 = b.add(p.lane, one);
             let i = b.add(d, lane1);
@@ -486,24 +498,8 @@ impl Ctx {
             let bx = p.page.byte(b, safe_x);
             let bq = p.page.byte(b, safe_q);
             let same = b.eq(bx, bq);
-            let ok = b.and(inside, same);
-            let stop = b.not(ok);
-            let (f, any) = first_lane(b, stop);
-            b.if_else(
-                any,
-                |b| {
-                    let len = b.add(d, f);
-                    b.assign(self.ext, len);
-                    b.break_();
-                },
-                |b| {
-                    let step = b.u32(32);
-                    let more = b.add(d, step);
-                    b.assign(self.ext, more);
-                },
-            );
-        });
-        b.read(self.ext)
+            b.and(inside, same)
+        })
     }
 }
 
