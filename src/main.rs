@@ -84,6 +84,21 @@ enum Command {
         #[arg(long)]
         no_webgpu: bool,
     },
+    /// Lint kernels for hazards: divergent barriers and warp collectives, mask mismatches, misaligned
+    /// and out-of-bounds accesses, the F081 pattern. Exit status 1 when any finding is an error.
+    Lint {
+        /// A kernel of the repository (repeatable). With no kernel and no file: every kernel.
+        #[arg(long = "kernel")]
+        kernels: Vec<String>,
+        /// `.wfir` or `.ptx` files.
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+        /// Print every rule's explanation and exit.
+        #[arg(long)]
+        explain: bool,
+    },
     /// List the kernels of the repository.
     List,
     /// List the backends and devices found on this machine.
@@ -98,6 +113,84 @@ enum Target {
     Ptx,
     /// WGSL (WebGPU), validated by naga.
     Wgsl,
+}
+
+/// `lint --format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LintFormat {
+    /// Human-readable.
+    Text,
+    /// One JSON array of findings.
+    Json,
+}
+
+/// Lints the named kernels and files; returns whether any finding is an error.
+fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<bool> {
+    use warpforge::analysis::{
+        has_errors, lint_kernel, lint_ptx, render_json, render_text, Diagnostic,
+    };
+    let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
+    let names: Vec<String> = if kernels.is_empty() && files.is_empty() {
+        catalog::entries()
+            .iter()
+            .map(|e| e.name.to_owned())
+            .collect()
+    } else {
+        kernels.to_vec()
+    };
+    for name in &names {
+        let kernel = (catalog::find(name).map_err(anyhow::Error::msg)?.build)();
+        all.push((format!("kernel {name}"), lint_kernel(&verify(&kernel)?)));
+    }
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let diags = if file.extension().is_some_and(|e| e == "ptx") {
+            lint_ptx(&text)
+        } else {
+            let kernel = parse_kernel(&text)
+                .with_context(|| format!("{}: not a valid .wfir kernel", file.display()))?;
+            lint_kernel(&verify(&kernel).with_context(|| format!("{}", file.display()))?)
+        };
+        all.push((file.display().to_string(), diags));
+    }
+    let errors = all.iter().any(|(_, d)| has_errors(d));
+    match format {
+        LintFormat::Text => {
+            for (source, diags) in &all {
+                print!("{}", render_text(source, diags));
+            }
+            let count = |s| {
+                all.iter()
+                    .flat_map(|(_, d)| d)
+                    .filter(|d| d.severity == s)
+                    .count()
+            };
+            use warpforge::analysis::Severity;
+            eprintln!(
+                "{} errors, {} warnings, {} notes",
+                count(Severity::Error),
+                count(Severity::Warning),
+                count(Severity::Note)
+            );
+        }
+        LintFormat::Json => {
+            let parts: Vec<String> = all
+                .iter()
+                .map(|(source, diags)| {
+                    render_json(source, diags)
+                        .trim()
+                        .trim_start_matches('[')
+                        .trim_end_matches(']')
+                        .trim()
+                        .to_owned()
+                })
+                .filter(|p| !p.is_empty())
+                .collect();
+            println!("[{}]", parts.join(",\n "));
+        }
+    }
+    Ok(errors)
 }
 
 /// `--backend` values.
@@ -265,6 +358,23 @@ fn run(cli: Cli) -> Result<()> {
                 .collect();
             let report = warpforge::bench::run(&pages, seconds, !no_webgpu)?;
             print!("{}", if json { report.json() } else { report.text() });
+            Ok(())
+        }
+        Command::Lint {
+            kernels,
+            files,
+            format,
+            explain,
+        } => {
+            if explain {
+                for rule in warpforge::analysis::RULES {
+                    println!("{} {}\n    {}\n", rule.id, rule.name, rule.explanation);
+                }
+                return Ok(());
+            }
+            if lint(&kernels, &files, format)? {
+                std::process::exit(1);
+            }
             Ok(())
         }
         Command::Info => {

@@ -190,7 +190,7 @@ fn emit_wgsl_refuses_a_divergent_barrier_naming_the_statement() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("body[3].then[0]") && err.contains("thread_index"),
+        err.contains("body[3].then[0]") && err.contains("thread index"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).expect("clean up");

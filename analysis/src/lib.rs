@@ -7,6 +7,16 @@
 
 #![deny(missing_docs)]
 
+pub mod control;
+pub mod divergence;
+pub mod facts;
+pub mod ir_front;
+pub mod lint;
+pub mod program;
+pub mod ptx_front;
+pub mod rules;
 pub mod uniformity;
 
+pub use lint::{has_errors, lint_kernel, lint_ptx, render_json, render_text};
+pub use rules::{Diagnostic, Severity, RULES};
 pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

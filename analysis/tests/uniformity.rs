@@ -16,7 +16,7 @@ fn barrier_under_a_thread_dependent_branch_is_reported() {
     let err = verdict("%0: u32 = special thread_index\n%1: u32 = const 5\n%2: bool = cmp lt %0, %1\nif %2 {\n barrier\n}", 64)
         .expect_err("divergent");
     assert_eq!(err.path, "body[3].then[0]");
-    assert!(err.cause.contains("thread_index"), "{err}");
+    assert!(err.cause.contains("thread index"), "{err}");
 }
 
 #[test]
@@ -27,7 +27,10 @@ fn divergent_early_return_before_a_barrier_is_reported() {
     )
     .expect_err("divergent exit");
     assert_eq!(err.path, "body[4]");
-    assert!(err.cause.contains("returned at body[3].then[0]"), "{err}");
+    assert!(
+        err.cause.contains("the branch at body[3]") && err.cause.contains("lane id"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -37,8 +40,8 @@ fn divergent_loop_trip_count_is_reported() {
     let err = verdict(body, 64).expect_err("divergent trip count");
     assert_eq!(err.path, "body[1].loop[3]");
     assert!(
-        err.cause.contains("`break` at body[1].loop[2].then[0]")
-            && err.cause.contains("thread_index"),
+        err.cause.contains("the branch at body[1].loop[2]")
+            && err.cause.contains("thread index"),
         "{err}"
     );
 }
@@ -89,7 +92,7 @@ fn barrier_safety_separates_warp_and_block_requirements() {
     let report = barrier_safety(&verify(&barrier).expect("verifies"));
     assert!(!report.is_safe);
     assert!(
-        report.findings[0].cause.contains("warp_index"),
+        report.findings[0].cause.contains("warp index"),
         "{report:?}"
     );
     // A shuffle under a lane-dependent branch is unsafe even on CUDA.

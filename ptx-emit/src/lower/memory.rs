@@ -99,8 +99,28 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `global.nc` for buffers the kernel never writes (the read-only data path; it also tells PTX
+    /// readers such as the linter that the loaded value cannot be changed by other threads).
+    fn load_space(&self, array: MemRef, space: &'static str) -> &'static str {
+        match array {
+            MemRef::Global(p)
+                if matches!(
+                    self.kernel.params[p].kind,
+                    warpforge_ir::ParamKind::Buffer {
+                        access: warpforge_ir::Access::ReadOnly,
+                        ..
+                    }
+                ) =>
+            {
+                "global.nc"
+            }
+            _ => space,
+        }
+    }
+
     pub(super) fn load(&mut self, value: Value, array: MemRef, index: Value) {
         let (space, addr) = self.address(array, index);
+        let space = self.load_space(array, space);
         let dst = self.def(value);
         let op = format!("ld.{space}.{}", mem_type(self.elem_type(array)));
         self.inst(op, vec![Operand::Reg(dst), addr]);
@@ -115,6 +135,7 @@ impl Lowerer<'_> {
 
     pub(super) fn load_wide(&mut self, values: &[Value], array: MemRef, index: Value) {
         let (space, addr) = self.address(array, index);
+        let space = self.load_space(array, space);
         let regs = values.iter().map(|&v| self.def(v)).collect();
         let op = format!("ld.{space}.v{}.u32", values.len());
         self.inst(op, vec![Operand::Vector(regs), addr]);

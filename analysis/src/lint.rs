@@ -1,0 +1,83 @@
+//! Entry points of the linter and the rendering of its findings as text or JSON.
+
+use std::fmt::Write as _;
+
+use warpforge_ir::Verified;
+
+use crate::rules::{check, Diagnostic, Severity};
+
+/// Lints a verified kernel.
+pub fn lint_kernel(kernel: &Verified<'_>) -> Vec<Diagnostic> {
+    check(&crate::ir_front::program_of(kernel))
+}
+
+/// Lints every `.entry` of a PTX module.
+pub fn lint_ptx(source: &str) -> Vec<Diagnostic> {
+    crate::ptx_front::programs_of(source)
+        .iter()
+        .flat_map(check)
+        .collect()
+}
+
+/// Whether any finding is an error.
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// `file: severity[ID name] kernel `k`, location: message` and its causes, one finding per paragraph.
+pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let _ = writeln!(
+            out,
+            "{file}: {}[{} {}] kernel `{}`, {}: {}",
+            d.severity, d.rule, d.name, d.kernel, d.location, d.message
+        );
+        for cause in &d.causes {
+            let _ = writeln!(out, "    because {cause}");
+        }
+    }
+    out
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// One JSON object per finding, in an array.
+pub fn render_json(file: &str, diags: &[Diagnostic]) -> String {
+    let items: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            let location = match &d.location {
+                crate::program::Location::Ir(path) => format!("{{\"statement\": {}}}", json_string(path)),
+                crate::program::Location::Ptx { line, col } => format!("{{\"line\": {line}, \"column\": {col}}}"),
+            };
+            let causes: Vec<String> = d.causes.iter().map(|c| json_string(c)).collect();
+            format!(
+                "{{\"file\": {}, \"rule\": {}, \"name\": {}, \"severity\": {}, \"kernel\": {}, \"location\": {location}, \"message\": {}, \"causes\": [{}]}}",
+                json_string(file),
+                json_string(d.rule),
+                json_string(d.name),
+                json_string(&d.severity.to_string()),
+                json_string(&d.kernel),
+                json_string(&d.message),
+                causes.join(", ")
+            )
+        })
+        .collect();
+    format!("[{}]\n", items.join(",\n "))
+}

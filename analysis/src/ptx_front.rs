@@ -1,0 +1,726 @@
+//! PTX text → [`Program`]s (one per `.entry`), so PTX from anywhere (nvcc, other generators, warpforge)
+//! can be linted.
+//!
+//! Understood: `.entry` with parameters and `.reqntid`; `.reg`, `.shared` (module or function scope,
+//! `.extern` too); labels; guards `@%p` / `@!%p`; `ld`/`st` (all spaces, vectors), `cvta`, `mov`
+//! (special registers, shared symbols), integer arithmetic (`add sub mul mad shl shr and or min max
+//! rem div`), `setp`/`selp` and other value instructions, `bra`, `ret`/`exit`, `bar.sync`/`barrier`,
+//! `bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.any.sync`, `atom`/`red`. Anything else is kept
+//! with its operands, treated conservatively (its results are divergent and unknown) and reported as
+//! an N001 note — never rejected.
+
+use std::collections::HashMap;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::program::{
+    Address, Arith, Block, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl, Space,
+    Special, Terminator, Var,
+};
+
+/// A statement of the source: its text (without `;`) and where it starts.
+struct Stmt {
+    text: String,
+    line: usize,
+    col: usize,
+}
+
+/// Splits PTX into statements at `;`, `{` and `}`, dropping comments.
+fn statements(src: &str) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let (mut line, mut col) = (1usize, 1usize);
+    let mut start = (1, 1);
+    let chars: Vec<char> = src.chars().collect();
+    let mut i = 0;
+    let flush = |cur: &mut String, out: &mut Vec<Stmt>, start: (usize, usize)| {
+        let text = cur.trim().to_owned();
+        if !text.is_empty() {
+            out.push(Stmt {
+                text,
+                line: start.0,
+                col: start.1,
+            });
+        }
+        cur.clear();
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                if chars[i] == '\n' {
+                    line += 1;
+                    col = 1;
+                }
+                i += 1;
+            }
+            i += 2;
+            continue;
+        }
+        if cur.trim().is_empty() && !c.is_whitespace() {
+            start = (line, col);
+        }
+        match c {
+            ';' => flush(&mut cur, &mut out, start),
+            '{' | '}' if !cur.contains('{') || c == '}' && !cur.contains('{') => {
+                // Braces of a vector operand stay inside their statement.
+                if cur.trim().is_empty()
+                    || c == '}' && !cur.contains('{')
+                    || c == '{' && (cur.trim_end().ends_with(')') || cur.trim().starts_with('.'))
+                {
+                    flush(&mut cur, &mut out, start);
+                    out.push(Stmt {
+                        text: c.to_string(),
+                        line,
+                        col,
+                    });
+                } else {
+                    cur.push(c);
+                }
+            }
+            ':' if !cur.contains(' ') && !cur.trim().is_empty() && !cur.contains('[') => {
+                cur.push(':');
+                flush(&mut cur, &mut out, start);
+            }
+            _ => cur.push(c),
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+        i += 1;
+    }
+    flush(&mut cur, &mut out, start);
+    out
+}
+
+/// Splits operands at top-level commas.
+fn operands(text: &str) -> Vec<String> {
+    let (mut out, mut cur, mut depth) = (Vec::new(), String::new(), 0i32);
+    for c in text.chars() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_owned());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_owned());
+    }
+    out
+}
+
+fn parse_imm(s: &str) -> Option<u64> {
+    let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(h.trim_end_matches('U'), 16).ok()?
+    } else if let Some(f) = body.strip_prefix("0f").or_else(|| body.strip_prefix("0F")) {
+        u64::from_str_radix(f, 16).ok()?
+    } else {
+        body.trim_end_matches('U').parse::<u64>().ok()?
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+fn type_bytes(ty: &str) -> u32 {
+    match ty {
+        "u8" | "s8" | "b8" => 1,
+        "u16" | "s16" | "b16" | "f16" => 2,
+        "u64" | "s64" | "b64" | "f64" => 8,
+        _ => 4,
+    }
+}
+
+/// Lowers one entry's body.
+struct Entry {
+    name: String,
+    block_size: Option<u32>,
+    vars: HashMap<String, Var>,
+    names: Vec<String>,
+    shared: Vec<SharedDecl>,
+    shared_index: HashMap<String, usize>,
+    /// (label or None, instructions, terminator, branch target label, falls through)
+    blocks: Vec<(Vec<Inst>, Terminator, Option<String>, bool)>,
+    labels: HashMap<String, usize>,
+    unknown: Vec<(Location, String)>,
+}
+
+impl Entry {
+    fn var(&mut self, name: &str) -> Var {
+        if let Some(&v) = self.vars.get(name) {
+            return v;
+        }
+        let v = self.names.len();
+        self.names.push(name.to_owned());
+        self.vars.insert(name.to_owned(), v);
+        v
+    }
+
+    fn temp(&mut self) -> Var {
+        let name = format!("#t{}", self.names.len());
+        self.var(&name)
+    }
+
+    /// A fresh variable shown in messages as `display` (the operand it stands for).
+    fn temp_named(&mut self, display: &str) -> Var {
+        let v = self.temp();
+        self.names[v] = display.to_owned();
+        v
+    }
+
+    fn cur(&mut self) -> &mut Vec<Inst> {
+        if self.blocks.is_empty() {
+            self.blocks.push((Vec::new(), Terminator::Jump, None, true));
+        }
+        &mut self.blocks.last_mut().expect("a block").0
+    }
+
+    fn push(&mut self, loc: &Location, op: Op, defs: Vec<Var>, uses: Vec<Var>, guard: Option<Var>) {
+        let inst = Inst {
+            loc: loc.clone(),
+            op,
+            defs,
+            uses,
+            guard,
+        };
+        self.cur().push(inst);
+    }
+
+    /// The variable for an operand: a register, or a temporary holding an immediate / special / symbol.
+    fn value(&mut self, s: &str, loc: &Location) -> Var {
+        let s = s.trim();
+        if let Some(special) = special_of(s) {
+            let t = self.temp_named(s);
+            self.push(loc, Op::Special(special), vec![t], vec![], None);
+            return t;
+        }
+        if s.starts_with('%') {
+            return self.var(s);
+        }
+        let t = self.temp_named(s);
+        let op = if let Some(v) = parse_imm(s) {
+            Op::Const(v)
+        } else if let Some(&a) = self.shared_index.get(s) {
+            Op::SharedAddr(a)
+        } else {
+            Op::Param
+        };
+        self.push(loc, op, vec![t], vec![], None);
+        t
+    }
+
+    /// `[reg+off]`, `[sym+off]`, `[reg]`, `[sym]`.
+    fn address(&mut self, s: &str, space: Space, loc: &Location) -> (Address, Vec<Var>) {
+        let inner = s
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .replace(' ', "");
+        let (base, offset) = match inner.rfind(['+', '-']).filter(|&i| i > 0) {
+            Some(i) => (
+                inner[..i].to_owned(),
+                parse_imm(inner[i..].trim_start_matches('+')).map_or(0, |v| v as i64),
+            ),
+            None => (inner.clone(), 0),
+        };
+        let mut addr = Address {
+            space,
+            byte_var: None,
+            index_var: None,
+            elem_bytes: 1,
+            offset,
+        };
+        if base.starts_with('%') {
+            let v = self.var(&base);
+            addr.byte_var = Some(v);
+            return (addr, vec![v]);
+        }
+        if let Some(&a) = self.shared_index.get(&base) {
+            addr.space = Space::Shared(Some(a));
+            let v = self.value(&base, loc);
+            addr.byte_var = Some(v);
+            return (addr, vec![v]);
+        }
+        (addr, Vec::new())
+    }
+
+    fn end_block(&mut self, term: Terminator, target: Option<String>, falls: bool) {
+        let b = self.blocks.last_mut().expect("a block");
+        b.1 = term;
+        b.2 = target;
+        b.3 = falls;
+        self.blocks.push((Vec::new(), Terminator::Jump, None, true));
+    }
+
+    fn instruction(&mut self, text: &str, loc: Location) {
+        let (guard, rest) = match text.strip_prefix('@') {
+            Some(r) => {
+                let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+                (Some(self.var(g.trim_start_matches('!'))), rest.trim())
+            }
+            None => (None, text),
+        };
+        let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let parts: Vec<&str> = opcode.split('.').collect();
+        let ops = operands(args);
+        let base = parts[0];
+        let defs_of = |e: &mut Self, s: &str| -> Vec<Var> {
+            s.trim_start_matches('{')
+                .trim_end_matches('}')
+                .split([',', '|'])
+                .map(str::trim)
+                .filter(|r| r.starts_with('%'))
+                .map(|r| e.var(r))
+                .collect()
+        };
+        match base {
+            "bra" => {
+                let target = ops.first().cloned();
+                match guard {
+                    Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
+                    None => self.end_block(Terminator::Jump, target, false),
+                }
+            }
+            "ret" | "exit" => {
+                if let Some(cond) = guard {
+                    self.end_block(Terminator::Branch { cond, loc }, Some("#exit".into()), true);
+                } else {
+                    self.end_block(Terminator::Return, None, false);
+                }
+            }
+            "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
+                let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
+                let uses = mask_uses(mask);
+                self.push(
+                    &loc,
+                    Op::Collective {
+                        kind: Collective::Sync,
+                        mask,
+                    },
+                    vec![],
+                    uses,
+                    guard,
+                );
+            }
+            "bar" | "barrier" => self.push(&loc, Op::Barrier, vec![], vec![], guard),
+            "shfl" | "vote" | "match" => {
+                let kind = match (base, parts.get(2).copied().unwrap_or("")) {
+                    ("shfl", mode) => Collective::Shuffle {
+                        index_mode: mode == "idx",
+                    },
+                    ("vote", "ballot") => Collective::Ballot,
+                    ("vote", _) => Collective::Vote,
+                    _ => Collective::Match,
+                };
+                let defs = ops.first().map(|d| defs_of(self, d)).unwrap_or_default();
+                let mask = self.mask(ops.last().map(String::as_str).unwrap_or("-1"));
+                let mut uses: Vec<Var> = ops
+                    .iter()
+                    .skip(1)
+                    .take(ops.len().saturating_sub(2))
+                    .map(|o| self.value(o, &loc))
+                    .collect();
+                uses.extend(mask_uses(mask));
+                self.push(&loc, Op::Collective { kind, mask }, defs, uses, guard);
+            }
+            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, &ops, loc, guard),
+            _ => self.value_instruction(base, &parts, &ops, loc, guard),
+        }
+    }
+
+    fn mask(&mut self, s: &str) -> MaskInfo {
+        match parse_imm(s.trim()) {
+            Some(v) => MaskInfo::Const(v as u32),
+            None => MaskInfo::Var(self.var(s.trim())),
+        }
+    }
+
+    fn memory(
+        &mut self,
+        base: &str,
+        parts: &[&str],
+        ops: &[String],
+        loc: Location,
+        guard: Option<Var>,
+    ) {
+        let space_name = parts.get(1).copied().unwrap_or("");
+        let space = match space_name {
+            "shared" => Space::Shared(None),
+            "global" => Space::Global,
+            "param" => {
+                let defs = ops.first().map(|d| vec![self.var(d)]).unwrap_or_default();
+                self.push(&loc, Op::Param, defs, vec![], guard);
+                return;
+            }
+            _ => Space::Generic,
+        };
+        let vector = parts
+            .iter()
+            .find_map(|p| p.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()))
+            .unwrap_or(1);
+        let width = type_bytes(parts.last().copied().unwrap_or("u32")) * vector;
+        let read_only = parts.contains(&"nc") || base == "ldu" || space_name == "const";
+        match base {
+            "ld" | "ldu" => {
+                let defs: Vec<Var> = ops
+                    .first()
+                    .map(|d| {
+                        d.trim_start_matches('{')
+                            .trim_end_matches('}')
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|r| r.starts_with('%'))
+                            .map(|r| self.var(r))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let (addr, uses) =
+                    self.address(ops.get(1).map(String::as_str).unwrap_or("[]"), space, &loc);
+                self.push(
+                    &loc,
+                    Op::Load {
+                        addr,
+                        width,
+                        read_only,
+                    },
+                    defs,
+                    uses,
+                    guard,
+                );
+            }
+            "st" => {
+                let (addr, mut uses) =
+                    self.address(ops.first().map(String::as_str).unwrap_or("[]"), space, &loc);
+                let values: Vec<Var> = ops
+                    .get(1)
+                    .map(|v| {
+                        v.trim_start_matches('{')
+                            .trim_end_matches('}')
+                            .split(',')
+                            .map(str::trim)
+                            .map(|r| self.value(r, &loc))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                uses.extend(&values);
+                self.push(
+                    &loc,
+                    Op::Store {
+                        addr,
+                        width,
+                        values,
+                    },
+                    vec![],
+                    uses,
+                    guard,
+                );
+            }
+            _ => {
+                // atom / red: [addr] is the first operand after an optional destination.
+                let addr_at = ops.iter().position(|o| o.starts_with('[')).unwrap_or(0);
+                let defs = if addr_at > 0 {
+                    vec![self.var(&ops[0])]
+                } else {
+                    Vec::new()
+                };
+                let (addr, mut uses) = self.address(&ops[addr_at], space, &loc);
+                for o in &ops[addr_at + 1..] {
+                    let v = self.value(o, &loc);
+                    uses.push(v);
+                }
+                self.push(&loc, Op::Atomic { addr }, defs, uses, guard);
+            }
+        }
+    }
+
+    fn value_instruction(
+        &mut self,
+        base: &str,
+        parts: &[&str],
+        ops: &[String],
+        loc: Location,
+        guard: Option<Var>,
+    ) {
+        let Some(dst) = ops.first() else {
+            self.unknown.push((loc.clone(), base.to_owned()));
+            self.push(&loc, Op::Unknown(base.to_owned()), vec![], vec![], guard);
+            return;
+        };
+        let defs: Vec<Var> = dst
+            .split('|')
+            .map(str::trim)
+            .filter(|r| r.starts_with('%'))
+            .map(|r| self.var(r))
+            .collect();
+        let arith = match base {
+            "mov" | "cvta" => Some(Arith::Mov),
+            "cvt"
+                if parts.len() >= 3
+                    && type_bytes(parts[parts.len() - 2]) >= type_bytes(parts[parts.len() - 1])
+                    && parts[parts.len() - 1].starts_with('u') =>
+            {
+                Some(Arith::Mov)
+            }
+            "add" => Some(Arith::Add),
+            "sub" => Some(Arith::Sub),
+            "mul" if parts.get(1) != Some(&"hi") => Some(Arith::Mul),
+            "shl" => Some(Arith::Shl),
+            // shr.s* is an arithmetic shift: only the logical one keeps the range facts simple.
+            "shr" if !parts[1..].iter().any(|p| p.starts_with('s')) => Some(Arith::Shr),
+            "and" => Some(Arith::And),
+            "or" => Some(Arith::Or),
+            "min" => Some(Arith::Min),
+            "max" => Some(Arith::Max),
+            "rem" => Some(Arith::Rem),
+            "div" => Some(Arith::Div),
+            "mad" if parts.get(1) == Some(&"lo") => {
+                // d = a * b + c, as two steps the range analysis understands.
+                let (a, b, c) = (
+                    self.value(&ops[1], &loc),
+                    self.value(&ops[2], &loc),
+                    self.value(&ops[3], &loc),
+                );
+                let t = self.temp();
+                self.push(&loc, Op::Arith(Arith::Mul), vec![t], vec![a, b], guard);
+                self.push(&loc, Op::Arith(Arith::Add), defs, vec![t, c], guard);
+                return;
+            }
+            "setp" | "selp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul"
+            | "shr" | "xor" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf"
+            | "sad" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin"
+            | "cos" | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" => Some(Arith::Other),
+            _ => None,
+        };
+        let uses: Vec<Var> = ops.iter().skip(1).map(|o| self.value(o, &loc)).collect();
+        match arith {
+            Some(a) => self.push(&loc, Op::Arith(a), defs, uses, guard),
+            None => {
+                self.unknown.push((loc.clone(), base.to_owned()));
+                self.push(&loc, Op::Unknown(base.to_owned()), defs, uses, guard);
+            }
+        }
+    }
+}
+
+fn mask_uses(mask: MaskInfo) -> Vec<Var> {
+    match mask {
+        MaskInfo::Var(v) => vec![v],
+        MaskInfo::Const(_) => Vec::new(),
+    }
+}
+
+fn special_of(s: &str) -> Option<Special> {
+    let s = s.trim();
+    if s.starts_with("%tid") || s.starts_with("%lanemask") {
+        Some(if s.starts_with("%tid") {
+            Special::Thread
+        } else {
+            Special::Lane
+        })
+    } else if s == "%laneid" {
+        Some(Special::Lane)
+    } else if s == "%warpid" {
+        Some(Special::Warp)
+    } else if [
+        "%ctaid", "%ntid", "%nctaid", "%nwarpid", "%smid", "%nsmid", "%gridid",
+    ]
+    .iter()
+    .any(|p| s.starts_with(p))
+    {
+        Some(Special::Uniform)
+    } else {
+        None
+    }
+}
+
+/// A `.shared` declaration: `[.extern] .shared .align A .b8 name[N]` (N empty for `.extern`).
+fn shared_decl(text: &str) -> Option<SharedDecl> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let align = words
+        .iter()
+        .position(|w| *w == ".align")
+        .and_then(|i| words.get(i + 1))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
+    let last = words.last()?;
+    const TYPES: [&str; 15] = [
+        ".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32",
+        ".s64", ".f16", ".f32", ".f64",
+    ];
+    let elem = words
+        .iter()
+        .find(|w| TYPES.contains(w))
+        .map_or(1, |t| type_bytes(t.trim_start_matches('.')));
+    let (name, count) = match last.split_once('[') {
+        Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<u64>().ok()),
+        None => (*last, Some(1)),
+    };
+    let bytes = count.map_or(u64::MAX, |c| c * u64::from(elem));
+    Some(SharedDecl {
+        name: name.to_owned(),
+        bytes,
+        align,
+    })
+}
+
+/// Parses every `.entry` of a PTX module.
+pub fn programs_of(src: &str) -> Vec<Program> {
+    let stmts = statements(src);
+    let mut module_shared = Vec::new();
+    let mut programs = Vec::new();
+    let mut i = 0;
+    while i < stmts.len() {
+        let t = &stmts[i].text;
+        if t.contains(".shared") && (t.starts_with(".shared") || t.starts_with(".extern")) {
+            if let Some(d) = shared_decl(t) {
+                module_shared.push((d.name.clone(), d));
+            }
+        }
+        if let Some(pos) = t.find(".entry") {
+            let header = &t[pos + 6..];
+            let name = header
+                .trim()
+                .split(['(', ' '])
+                .next()
+                .unwrap_or("entry")
+                .to_owned();
+            let block_size = header
+                .split(".reqntid")
+                .nth(1)
+                .and_then(|r| r.trim().split([',', ' ']).next())
+                .and_then(|n| n.trim().parse().ok());
+            let mut e = Entry {
+                name,
+                block_size,
+                vars: HashMap::new(),
+                names: Vec::new(),
+                shared: module_shared.iter().map(|(_, d)| d.clone()).collect(),
+                shared_index: module_shared
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (n, _))| (n.clone(), k))
+                    .collect(),
+                blocks: Vec::new(),
+                labels: HashMap::new(),
+                unknown: Vec::new(),
+            };
+            i += 1;
+            // Directives between the parameter list and the body.
+            while i < stmts.len() && stmts[i].text != "{" {
+                if let Some(n) = stmts[i]
+                    .text
+                    .split(".reqntid")
+                    .nth(1)
+                    .and_then(|r| r.trim().split([',', ' ']).next())
+                    .and_then(|n| n.trim().parse().ok())
+                {
+                    e.block_size = Some(n);
+                }
+                i += 1;
+            }
+            let mut depth = 0;
+            while i < stmts.len() {
+                let s = &stmts[i];
+                let loc = Location::Ptx {
+                    line: s.line,
+                    col: s.col,
+                };
+                match s.text.as_str() {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    t if t.ends_with(':') => {
+                        let label = t.trim_end_matches(':').to_owned();
+                        if e.blocks.last().is_some_and(|b| !b.0.is_empty()) {
+                            e.end_block(Terminator::Jump, None, true);
+                        }
+                        if e.blocks.is_empty() {
+                            e.blocks.push((Vec::new(), Terminator::Jump, None, true));
+                        }
+                        let at = e.blocks.len() - 1;
+                        e.labels.insert(label, at);
+                    }
+                    t if t.starts_with(".shared") => {
+                        if let Some(d) = shared_decl(t) {
+                            e.shared_index.insert(d.name.clone(), e.shared.len());
+                            e.shared.push(d);
+                        }
+                    }
+                    t if t.starts_with('.') => {}
+                    t => e.instruction(t, loc),
+                }
+                i += 1;
+            }
+            programs.push(e.finish());
+        }
+        i += 1;
+    }
+    programs
+}
+
+impl Entry {
+    fn finish(mut self) -> Program {
+        if self.blocks.is_empty() {
+            self.blocks
+                .push((Vec::new(), Terminator::Return, None, false));
+        }
+        let mut cfg = DiGraph::new();
+        let nodes: Vec<NodeIndex> = self
+            .blocks
+            .iter()
+            .map(|(insts, term, _, _)| {
+                cfg.add_node(Block {
+                    insts: insts.clone(),
+                    term: term.clone(),
+                })
+            })
+            .collect();
+        let last = nodes.len() - 1;
+        for (k, (_, term, target, falls)) in self.blocks.iter().enumerate() {
+            if let Some(t) = target {
+                if let Some(&to) = self.labels.get(t) {
+                    cfg.add_edge(nodes[k], nodes[to], ());
+                }
+                // `@%p ret` and jumps to unknown labels: the branch leaves the kernel (no edge).
+            }
+            if *falls && k < last {
+                cfg.add_edge(nodes[k], nodes[k + 1], ());
+            }
+            if *falls && k == last && !matches!(term, Terminator::Return) {
+                cfg[nodes[k]].term = if matches!(term, Terminator::Branch { .. }) {
+                    term.clone()
+                } else {
+                    Terminator::Return
+                };
+            }
+        }
+        Program {
+            name: self.name,
+            block_size: self.block_size,
+            var_names: self.names,
+            cfg,
+            entry: nodes[0],
+            shared: self.shared,
+            unknown: self.unknown,
+        }
+    }
+}
