@@ -222,3 +222,37 @@ fn corruption_is_reported_with_the_page_index() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn fuzzer_found_inputs_are_rejected_cleanly() {
+    use warpforge::archive::ArchiveReader;
+    // Found by `cargo fuzz run archive_reader`: a header announcing ~2^62 pages overflowed the footer
+    // size computation.
+    let crash = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz-crash-huge-page-count.wfpa"),
+    )
+    .expect("read");
+    let err = ArchiveReader::from_bytes(&crash)
+        .err()
+        .expect("rejected")
+        .to_string();
+    assert!(err.contains("cannot hold"), "{err}");
+    // And every page count from 0 up to u64::MAX in a 100-byte file.
+    for pages in [
+        0u64,
+        1,
+        2,
+        1 << 30,
+        1 << 61,
+        (1 << 62) + 3,
+        u64::MAX / 4,
+        u64::MAX,
+    ] {
+        let mut bytes = warpforge::archive::header(pages).to_vec();
+        bytes.resize(100, 0);
+        assert!(
+            ArchiveReader::from_bytes(&bytes).is_err(),
+            "{pages} pages in 100 bytes"
+        );
+    }
+}

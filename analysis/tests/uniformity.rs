@@ -40,8 +40,7 @@ fn divergent_loop_trip_count_is_reported() {
     let err = verdict(body, 64).expect_err("divergent trip count");
     assert_eq!(err.path, "body[1].loop[3]");
     assert!(
-        err.cause.contains("the branch at body[1].loop[2]")
-            && err.cause.contains("thread index"),
+        err.cause.contains("the branch at body[1].loop[2]") && err.cause.contains("thread index"),
         "{err}"
     );
 }

@@ -40,9 +40,13 @@ pub const VERSION: u16 = 1;
 /// Header bytes.
 pub const HEADER_LEN: u64 = 20;
 
-/// Bytes of the footer of an archive of `pages` pages.
-pub const fn footer_len(pages: u64) -> u64 {
-    4 + 8 + 4 * pages + 8 + 4 + 4 + 4
+/// Bytes of the footer of an archive of `pages` pages (`None` if that does not fit in a `u64`: no file
+/// can hold it).
+pub const fn footer_len(pages: u64) -> Option<u64> {
+    match pages.checked_mul(4) {
+        Some(crcs) => crcs.checked_add(4 + 8 + 8 + 4 + 4 + 4),
+        None => None,
+    }
 }
 
 /// The header of an archive of `pages` pages.

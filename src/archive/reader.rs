@@ -86,8 +86,17 @@ impl<R: Read + Seek> ArchiveReader<R> {
             )));
         }
         let pages = le_u64(&h[12..20]);
-        let footer = footer_len(pages);
-        let min = HEADER_LEN.saturating_add(pages).saturating_add(footer);
+        // Each page takes at least one record byte and four footer bytes: check the count against the
+        // file size before computing anything from it (a hostile count must not overflow).
+        let min = footer_len(pages)
+            .and_then(|f| f.checked_add(HEADER_LEN))
+            .and_then(|m| m.checked_add(pages));
+        let Some(min) = min.filter(|&m| m <= len) else {
+            return Err(ArchiveError::Truncated(format!(
+                "{len} bytes cannot hold the {pages} pages the header announces (each needs a record and a checksum)"
+            )));
+        };
+        let footer = footer_len(pages).expect("checked above");
         if len < min {
             return Err(ArchiveError::Truncated(format!(
                 "{len} bytes, but {pages} pages need at least {min} (header, one byte per record, footer)"

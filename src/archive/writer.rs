@@ -118,7 +118,9 @@ impl ArchiveWriter {
         std::fs::rename(&self.partial, &self.target)?;
         self.done = true;
         let _ = std::fs::remove_file(&self.crc_path);
-        Ok(HEADER_LEN + self.records_len + super::footer_len(self.pages))
+        Ok(HEADER_LEN
+            + self.records_len
+            + super::footer_len(self.pages).expect("a written archive's footer fits"))
     }
 }
 
