@@ -108,6 +108,31 @@ impl fmt::Display for WgslError {
 
 impl std::error::Error for WgslError {}
 
+/// For each IR value, whether naga's own uniformity analysis of the lowered module calls it uniform
+/// (`None` for values with no expression of their own). Runs without warpforge's divergence check, so
+/// it answers for any kernel; used to compare warpforge's barrier rule with naga's analysis.
+pub fn naga_value_uniformity(kernel: &Verified<'_>) -> Result<Vec<Option<bool>>, WgslError> {
+    let lowered = lower::lower(kernel);
+    let caps = if lowered.layout.requirements.shader_int64 {
+        naga::valid::Capabilities::SHADER_INT64
+    } else {
+        naga::valid::Capabilities::empty()
+    };
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&lowered.module)
+        .map_err(|e| WgslError::Validation {
+            kernel: kernel.name.clone(),
+            message: e.to_string(),
+            source: String::new(),
+        })?;
+    let function = info.get_entry_point(0);
+    Ok(lowered
+        .values
+        .iter()
+        .map(|h| h.map(|h| function[h].uniformity.non_uniform_result.is_none()))
+        .collect())
+}
+
 /// Lowers a verified kernel to validated WGSL with its launch layout.
 pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
     warpforge_analysis::check_block_uniform_sync(kernel).map_err(|detail| {
@@ -116,7 +141,9 @@ pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
             detail,
         }
     })?;
-    let lower::Lowered { module, mut layout } = lower::lower(kernel);
+    let lower::Lowered {
+        module, mut layout, ..
+    } = lower::lower(kernel);
     layout.source =
         validate::validate_and_write(&kernel.name, &module, layout.requirements.shader_int64)?;
     Ok(layout)

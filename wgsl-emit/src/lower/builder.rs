@@ -62,6 +62,11 @@ impl Builder {
         b
     }
 
+    /// The naga expression of every IR value (by value index), for analyses of the emitted module.
+    pub fn value_expressions(&self) -> Vec<Option<Handle<Expression>>> {
+        self.values.clone()
+    }
+
     /// The module with its entry point, and whether it uses 64-bit integers.
     pub fn finish(mut self, name: &str, workgroup_size: u32) -> (naga::Module, bool) {
         debug_assert_eq!(self.blocks.len(), 1, "a nested block was not closed");

@@ -23,6 +23,8 @@ use crate::layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, Wgsl
 pub(crate) struct Lowered {
     pub module: naga::Module,
     pub layout: Wgsl,
+    /// The naga expression of each IR value.
+    pub values: Vec<Option<naga::Handle<Expression>>>,
 }
 
 /// Lowers a verified kernel.
@@ -44,6 +46,7 @@ pub(crate) fn lower(kernel: &Verified<'_>) -> Lowered {
     };
     l.prologue();
     l.block(&kernel.body);
+    let values = l.b.value_expressions();
     let (module, int64) = l.b.finish(&kernel.name, kernel.block_size);
     let layout = Wgsl {
         source: String::new(),
@@ -63,7 +66,11 @@ pub(crate) fn lower(kernel: &Verified<'_>) -> Lowered {
             shader_int64: int64,
         },
     };
-    Lowered { module, layout }
+    Lowered {
+        module,
+        layout,
+        values,
+    }
 }
 
 /// Bytes of workgroup memory the module declares (each variable at its alignment).
