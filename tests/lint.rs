@@ -1,0 +1,95 @@
+//! The linter on the repository's own kernels (IR and the PTX emitted for every target) and through
+//! the command line.
+
+use std::process::Command;
+
+use warpforge::analysis::{has_errors, lint_kernel, lint_ptx, render_text};
+use warpforge::catalog;
+use warpforge::ir::verify;
+use warpforge::ptx::{emit, Sm};
+
+#[test]
+fn every_kernel_of_the_repository_lints_clean_as_ir_and_as_ptx() {
+    for entry in catalog::entries() {
+        for kernel in [(entry.build)(), (entry.webgpu_build)()] {
+            let verified = verify(&kernel).expect("verifies");
+            let diags = lint_kernel(&verified);
+            assert!(
+                !has_errors(&diags),
+                "{} (IR):\n{}",
+                entry.name,
+                render_text(entry.name, &diags)
+            );
+            for sm in Sm::ALL {
+                let ptx = emit(&verified, sm).expect("emits").text;
+                let diags = lint_ptx(&ptx);
+                assert!(
+                    !has_errors(&diags),
+                    "{} ({sm} PTX):\n{}",
+                    entry.name,
+                    render_text(entry.name, &diags)
+                );
+                assert!(
+                    diags.iter().all(|d| d.rule != "N001"),
+                    "{}: the PTX front end models all emitted PTX",
+                    entry.name
+                );
+            }
+        }
+    }
+}
+
+fn warpforge(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn lint_exits_1_on_errors_and_reports_json() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/analysis/tests/fixtures/");
+    let bad = format!("{fixtures}divergent_barrier.ptx");
+    let out = warpforge(&["lint", &bad]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("error[B001 divergent-barrier]") && text.contains("line 13, column 5"),
+        "{text}"
+    );
+    let json = warpforge(&[
+        "lint",
+        "--format",
+        "json",
+        &bad,
+        &format!("{fixtures}mask_mismatch.wfir"),
+    ]);
+    let json = String::from_utf8_lossy(&json.stdout);
+    for needle in [
+        "\"rule\": \"B001\"",
+        "\"line\": 13",
+        "\"rule\": \"W002\"",
+        "\"statement\": \"body[3]\"",
+    ] {
+        assert!(json.contains(needle), "{needle} in {json}");
+    }
+    let clean = warpforge(&[
+        "lint",
+        &format!("{fixtures}clean_reduction.wfir"),
+        "--kernel",
+        "lz4-compress",
+    ]);
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+    let explain = warpforge(&["lint", "--explain"]);
+    assert!(String::from_utf8_lossy(&explain.stdout).contains("CUDA_ERROR_MISALIGNED_ADDRESS"));
+}
