@@ -24,12 +24,24 @@ pub mod bench;
 pub mod catalog;
 pub mod codec;
 pub mod demo;
+pub mod gpu;
 pub mod pipeline;
 
 pub mod kernels;
 
 /// Bytes in a memory page.
 pub const PAGE_SIZE: usize = kernels::lz4::PAGE_SIZE;
+
+/// A compressed page, as stored in a `.wfpa` archive and returned by the GPU batch API.
+pub type CompressedPage = archive::Record;
+
+/// A compression algorithm of the GPU batch API.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// LZ4 block format, one block per page (with raw and same-filled pages stored as such).
+    #[default]
+    Lz4,
+}
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -7,3 +7,6 @@
 #![deny(missing_docs)]
 
 pub mod webgpu;
+
+/// The CUDA driver bindings the CUDA backend is built on, re-exported so dependents use the same version.
+pub use cudarc;

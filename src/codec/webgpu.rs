@@ -5,7 +5,7 @@ use anyhow::Context;
 use super::{fill_simple, Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::kernels::lz4::{decode_status, lz4_compress_kernel, lz4_decompress_kernel};
-use crate::runtime::webgpu::{BufferArg, WebGpuDevice};
+use crate::runtime::webgpu::{BufferArg, LaunchTimings, WebGpuDevice};
 use crate::wgsl::Wgsl;
 use crate::PAGE_SIZE;
 
@@ -19,6 +19,10 @@ pub struct WebGpuCodec {
 fn emit(kernel: &warpforge_ir::Kernel) -> anyhow::Result<Wgsl> {
     let verified = warpforge_ir::verify(kernel)?;
     Ok(warpforge_wgsl::emit(&verified)?)
+}
+
+fn word(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
 
 impl WebGpuCodec {
@@ -44,24 +48,26 @@ impl WebGpuCodec {
     pub fn adapter(&self) -> String {
         self.device.adapter().to_string()
     }
-}
 
-fn word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-}
-
-impl PageCodec for WebGpuCodec {
-    fn backend(&self) -> Backend {
-        Backend::WebGpu
+    /// The adapter as a device description.
+    pub fn device_info(&self) -> crate::gpu::GpuDeviceInfo {
+        crate::gpu::GpuDeviceInfo {
+            index: 0,
+            name: self.device.adapter().name.clone(),
+            total_memory: self.device.limits().max_buffer_size,
+            l2_cache_size: 0,
+            compute_capability: (0, 0),
+            backend: crate::gpu::GpuBackend::Wgpu,
+        }
     }
 
-    fn describe(&self) -> String {
-        format!("webgpu on {}", self.adapter())
-    }
-
-    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
+    /// [`PageCodec::compress`] with the launch's measured upload / kernel / download times.
+    pub fn compress_timed(
+        &mut self,
+        pages: &[Page],
+    ) -> anyhow::Result<(Vec<Record>, LaunchTimings)> {
         if pages.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), LaunchTimings::default()));
         }
         let input: Vec<u8> = pages.as_flattened().to_vec();
         let mut output = vec![0u8; pages.len() * PAGE_SIZE];
@@ -72,9 +78,10 @@ impl PageCodec for WebGpuCodec {
             BufferArg::ReadWrite(&mut meta),
         ];
         let n = pages.len() as u32;
-        self.device
+        let timings = self
+            .device
             .run(&self.compress, n, &mut buffers, &[u64::from(n)])?;
-        pages
+        let records = pages
             .iter()
             .enumerate()
             .map(|(i, page)| {
@@ -92,14 +99,16 @@ impl PageCodec for WebGpuCodec {
                     ),
                 })
             })
-            .collect()
+            .collect::<anyhow::Result<Vec<Record>>>()?;
+        Ok((records, timings))
     }
 
-    fn decompress(
+    /// [`PageCodec::decompress`] with the launch's measured times (zero when no page needed the GPU).
+    pub fn decompress_timed(
         &mut self,
         records: &[Record],
         out: &mut [Page],
-    ) -> anyhow::Result<Result<(), DecodeError>> {
+    ) -> anyhow::Result<(Result<(), DecodeError>, LaunchTimings)> {
         let mut lz4 = Vec::new();
         let (mut data, mut spans) = (Vec::new(), Vec::new());
         for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
@@ -113,9 +122,9 @@ impl PageCodec for WebGpuCodec {
             }
         }
         if lz4.is_empty() {
-            return Ok(Ok(()));
+            return Ok((Ok(()), LaunchTimings::default()));
         }
-        data.push(0);
+        data.push(0); // never an empty buffer
         let mut decoded = vec![0u8; lz4.len() * PAGE_SIZE];
         let mut status = vec![0u8; lz4.len() * 4];
         let mut buffers = [
@@ -125,7 +134,8 @@ impl PageCodec for WebGpuCodec {
             BufferArg::ReadWrite(&mut status),
         ];
         let n = lz4.len() as u32;
-        self.device
+        let timings = self
+            .device
             .run(&self.decompress, n, &mut buffers, &[u64::from(n)])?;
         for (k, &i) in lz4.iter().enumerate() {
             let s = word(&status, k);
@@ -138,13 +148,33 @@ impl PageCodec for WebGpuCodec {
                     decode_status::OVERFLOW => "the block decodes to more than a page",
                     _ => "the block ends with a match or decodes to less than a page",
                 };
-                return Ok(Err(DecodeError {
-                    index: i,
-                    detail: format!("malformed LZ4 block at byte {}: {reason}", s >> 8),
-                }));
+                let detail = format!("malformed LZ4 block at byte {}: {reason}", s >> 8);
+                return Ok((Err(DecodeError { index: i, detail }), timings));
             }
             out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
         }
-        Ok(Ok(()))
+        Ok((Ok(()), timings))
+    }
+}
+
+impl PageCodec for WebGpuCodec {
+    fn backend(&self) -> Backend {
+        Backend::WebGpu
+    }
+
+    fn describe(&self) -> String {
+        format!("webgpu on {}", self.adapter())
+    }
+
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
+        Ok(self.compress_timed(pages)?.0)
+    }
+
+    fn decompress(
+        &mut self,
+        records: &[Record],
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        Ok(self.decompress_timed(records, out)?.0)
     }
 }

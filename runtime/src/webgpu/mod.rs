@@ -31,6 +31,7 @@ pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
 pub use device::WebGpuDevice;
 pub use error::{AdapterShortfall, WebGpuError};
+pub use run::LaunchTimings;
 
 /// Environment variable that makes a missing WebGPU adapter a test failure instead of a skip.
 pub const REQUIRE_WEBGPU_VAR: &str = "WARPFORGE_REQUIRE_WEBGPU";

@@ -2,6 +2,7 @@
 //! bind, dispatch, copy to staging, map, wait and copy back; every device stage inside error scopes.
 
 use std::panic::{self, AssertUnwindSafe};
+use std::time::Instant;
 
 use warpforge_ir::Access;
 use warpforge_wgsl::Wgsl;
@@ -12,6 +13,19 @@ use super::requirements::shortfalls;
 use super::scopes::ErrorScopes;
 use super::transfer::{check_maps, copy_out, gpu_size, request_maps, staging, upload};
 use super::{pipeline, AdapterShortfall, WebGpuError};
+
+/// How long each phase of a launch took, measured on the host around synchronized submissions:
+/// upload (buffer creation and writes), kernel (the dispatch alone), download (copy to staging, map,
+/// copy out). Pipeline creation is in none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchTimings {
+    /// Host-to-device, nanoseconds.
+    pub upload_ns: u64,
+    /// The dispatch, nanoseconds.
+    pub kernel_ns: u64,
+    /// Device-to-host, nanoseconds.
+    pub download_ns: u64,
+}
 
 impl WebGpuDevice {
     /// Runs `kernel` over `blocks` blocks (workgroups). `buffers` are the buffer parameters in binding
@@ -33,7 +47,7 @@ impl WebGpuDevice {
         blocks: u32,
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
-    ) -> Result<(), WebGpuError> {
+    ) -> Result<LaunchTimings, WebGpuError> {
         check_layout(kernel)?;
         let (x, y, z) = check_arguments(kernel, blocks, buffers, scalars)?;
         self.check_fits(kernel, (x, y, z), buffers)?;
@@ -110,9 +124,10 @@ impl WebGpuDevice {
         (x, y, z): (u32, u32, u32),
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
-    ) -> Result<(), WebGpuError> {
+    ) -> Result<LaunchTimings, WebGpuError> {
         let (device, queue) = (&self.device, &self.queue);
 
+        let upload_start = Instant::now();
         let scopes = ErrorScopes::push(device);
         let gpu_buffers: Vec<wgpu::Buffer> = kernel
             .buffers
@@ -137,6 +152,9 @@ impl WebGpuDevice {
             wgpu::BufferUsages::UNIFORM,
         );
         scopes.pop("upload")?;
+        // Wait for the uploads, so the phases are timed apart.
+        self.wait(queue.submit([]))?;
+        let upload_ns = upload_start.elapsed().as_nanos() as u64;
 
         let compiled = pipeline::build(device, kernel)?;
 
@@ -176,6 +194,7 @@ impl WebGpuDevice {
             .iter()
             .map(|(_, name, buffer)| staging(device, name, buffer.size()))
             .collect();
+        let kernel_start = Instant::now();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some(&kernel.entry_point),
         });
@@ -188,14 +207,21 @@ impl WebGpuDevice {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(x, y, z);
         }
+        let dispatched = queue.submit([encoder.finish()]);
+        scopes.pop("dispatch")?;
+        self.wait(dispatched)?;
+        let kernel_ns = kernel_start.elapsed().as_nanos() as u64;
+
+        let download_start = Instant::now();
+        let names: Vec<&str> = outputs.iter().map(|(_, name, _)| *name).collect();
+        let scopes = ErrorScopes::push(device);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("read-back"),
+        });
         for ((_, _, buffer), staging) in outputs.iter().zip(&stagings) {
             encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, buffer.size());
         }
         let submission = queue.submit([encoder.finish()]);
-        scopes.pop("dispatch")?;
-
-        let names: Vec<&str> = outputs.iter().map(|(_, name, _)| *name).collect();
-        let scopes = ErrorScopes::push(device);
         let maps = request_maps(&stagings);
         self.wait(submission)?;
         scopes.pop("read-back")?;
@@ -206,7 +232,12 @@ impl WebGpuDevice {
                 copy_out(staging, name, destination)?;
             }
         }
-        Ok(())
+        let download_ns = download_start.elapsed().as_nanos() as u64;
+        Ok(LaunchTimings {
+            upload_ns,
+            kernel_ns,
+            download_ns,
+        })
     }
 
     /// Blocks until `submission` has finished and its map callbacks ran.

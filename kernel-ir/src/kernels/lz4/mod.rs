@@ -32,6 +32,7 @@
 //! assert_eq!(decompressed, input);
 //! ```
 
+mod compact_kernel;
 mod compress_emit;
 mod compress_kernel;
 mod decode;
@@ -43,6 +44,7 @@ mod warp_ops;
 
 use std::fmt;
 
+pub use compact_kernel::lz4_compact_kernel;
 pub use compress_kernel::lz4_compress_kernel;
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{decode_status, lz4_decompress_kernel};

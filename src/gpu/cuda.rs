@@ -1,0 +1,548 @@
+//! The CUDA backend on cudarc: warpforge's PTX loaded as a module, launched from its launch metadata,
+//! timed with CUDA events, fed through pinned host buffers on three streams (H2D, kernels, D2H) so that
+//! the upload of batch k+1, the kernels of batch k and the download of batch k−1 overlap.
+//!
+//! Per batch: upload the pages; compress (each page into its 4 KiB slot, plus 4 meta words); download
+//! the meta words only; compute each LZ4 page's offset on the host; upload the offsets; compact the
+//! blocks into one contiguous buffer; download exactly the compressed bytes.
+
+use std::sync::Arc;
+
+use warpforge_ir::kernels::lz4::{
+    decode_status, lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel,
+};
+use warpforge_ptx::{LaunchInfo, Sm};
+
+use super::engine::{ChunkOutcome, Engine, Timings};
+use super::ring::{Ring, SlotState};
+use super::{GpuBackend, GpuDeviceInfo, GpuError};
+use crate::archive::Record;
+use crate::codec::{fill_simple, DecodeError, Page};
+use crate::kernels::WARPS_PER_BLOCK;
+use crate::runtime::cudarc::driver::{
+    sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig,
+    PinnedHostSlice, PushKernelArg,
+};
+use crate::runtime::cudarc::nvrtc::Ptx;
+use crate::PAGE_SIZE;
+
+fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |e| GpuError::cuda(call, e.0 as u32)
+}
+
+/// Whether the CUDA driver library can be loaded and reports at least one device. Never panics.
+pub fn driver_device_count() -> usize {
+    // SAFETY: `is_culib_present` only tries to open the driver library by its known names; it touches
+    // no CUDA state.
+    if !unsafe { sys::is_culib_present() } {
+        return 0;
+    }
+    CudaContext::device_count()
+        .map(|n| n.max(0) as usize)
+        .unwrap_or(0)
+}
+
+/// The description of CUDA device `index`, read from the device.
+pub fn device_info(ctx: &Arc<CudaContext>, index: u32) -> Result<GpuDeviceInfo, GpuError> {
+    let (major, minor) = ctx
+        .compute_capability()
+        .map_err(err("cuDeviceGetAttribute(compute capability)"))?;
+    let l2 = ctx
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+        .map_err(err("cuDeviceGetAttribute(L2 cache size)"))?;
+    Ok(GpuDeviceInfo {
+        index,
+        name: ctx.name().map_err(err("cuDeviceGetName"))?,
+        total_memory: ctx.total_mem().map_err(err("cuDeviceTotalMem"))? as u64,
+        l2_cache_size: l2.max(0) as u64,
+        compute_capability: (major.max(0) as u32, minor.max(0) as u32),
+        backend: GpuBackend::Cuda,
+    })
+}
+
+/// Every CUDA device, described; empty without a driver.
+pub fn cuda_devices() -> Vec<Result<GpuDeviceInfo, GpuError>> {
+    (0..driver_device_count())
+        .map(|i| {
+            let ctx = CudaContext::new(i).map_err(err("cuCtxCreate"))?;
+            device_info(&ctx, i as u32)
+        })
+        .collect()
+}
+
+/// A kernel loaded from warpforge's PTX with its launch metadata.
+struct Loaded {
+    function: CudaFunction,
+    launch: LaunchInfo,
+}
+
+impl Loaded {
+    fn new(
+        ctx: &Arc<CudaContext>,
+        kernel: &warpforge_ir::Kernel,
+        sm: Sm,
+    ) -> Result<Loaded, GpuError> {
+        let verified = warpforge_ir::verify(kernel)
+            .map_err(|e| GpuError::NotAvailable(format!("kernel: {e}")))?;
+        let ptx = warpforge_ptx::emit(&verified, sm)
+            .map_err(|e| GpuError::NotAvailable(format!("PTX: {e}")))?;
+        let module = ctx
+            .load_module(Ptx::from_src(ptx.text))
+            .map_err(err("cuModuleLoadData"))?;
+        let function = module
+            .load_function(&ptx.launch.entry)
+            .map_err(err("cuModuleGetFunction"))?;
+        if ptx.launch.dynamic_shared_bytes > 0 {
+            function
+                .set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    ptx.launch.dynamic_shared_bytes as i32,
+                )
+                .map_err(err("cuFuncSetAttribute(max dynamic shared)"))?;
+        }
+        Ok(Loaded {
+            function,
+            launch: ptx.launch,
+        })
+    }
+
+    /// One warp per page.
+    fn config(&self, pages: usize) -> Result<LaunchConfig, GpuError> {
+        let blocks = pages.div_ceil(WARPS_PER_BLOCK as usize) as u64;
+        let c = self
+            .launch
+            .config(blocks)
+            .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+        Ok(LaunchConfig {
+            grid_dim: c.grid,
+            block_dim: c.block,
+            shared_mem_bytes: c.dynamic_shared_bytes,
+        })
+    }
+}
+
+/// Events of one slot, recorded around each stage.
+const EVENTS: usize = 12;
+
+/// One ring slot: pinned host and device buffers for a batch, and its timing events.
+struct Slot {
+    pin_in: PinnedHostSlice<u8>,
+    d_in: CudaSlice<u8>,
+    d_slots: CudaSlice<u8>,
+    d_meta: CudaSlice<u32>,
+    pin_meta: PinnedHostSlice<u32>,
+    pin_off: PinnedHostSlice<u32>,
+    d_off: CudaSlice<u32>,
+    d_compact: CudaSlice<u8>,
+    pin_out: PinnedHostSlice<u8>,
+    ev: Vec<CudaEvent>,
+    /// The chunk it holds and the chunk's page count.
+    chunk: usize,
+    pages: usize,
+    /// Byte offset of each page's block in the compacted output (LZ4 pages only), and the total.
+    offsets: Vec<u32>,
+    total: usize,
+}
+
+impl Slot {
+    fn new(
+        ctx: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        batch: usize,
+    ) -> Result<Slot, GpuError> {
+        let bytes = batch * PAGE_SIZE;
+        let ev = (0..EVENTS)
+            .map(|_| ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err("cuEventCreate"))?;
+        // SAFETY: pinned buffers are written by the host (or by a copy) before they are read, and only
+        // the written prefix is read.
+        let (pin_in, pin_meta, pin_off, pin_out) = unsafe {
+            (
+                ctx.alloc_pinned::<u8>(bytes),
+                ctx.alloc_pinned_with_flags::<u32>(batch * 4, 0),
+                ctx.alloc_pinned::<u32>(batch),
+                ctx.alloc_pinned_with_flags::<u8>(bytes, 0),
+            )
+        };
+        let a = err("cuMemAlloc");
+        Ok(Slot {
+            pin_in: pin_in.map_err(err("cuMemHostAlloc"))?,
+            d_in: stream.alloc_zeros::<u8>(bytes).map_err(&a)?,
+            d_slots: stream.alloc_zeros::<u8>(bytes).map_err(&a)?,
+            d_meta: stream.alloc_zeros::<u32>(batch * 4).map_err(&a)?,
+            pin_meta: pin_meta.map_err(err("cuMemHostAlloc"))?,
+            pin_off: pin_off.map_err(err("cuMemHostAlloc"))?,
+            d_off: stream.alloc_zeros::<u32>(batch).map_err(&a)?,
+            d_compact: stream.alloc_zeros::<u8>(bytes).map_err(&a)?,
+            pin_out: pin_out.map_err(err("cuMemHostAlloc"))?,
+            ev,
+            chunk: 0,
+            pages: 0,
+            offsets: Vec::new(),
+            total: 0,
+        })
+    }
+
+    fn ms(&self, a: usize) -> Result<u64, GpuError> {
+        let ms = self.ev[a]
+            .elapsed_ms(&self.ev[a + 1])
+            .map_err(err("cuEventElapsedTime"))?;
+        Ok((f64::from(ms) * 1e6) as u64)
+    }
+}
+
+/// The CUDA backend.
+pub struct CudaEngine {
+    ctx: Arc<CudaContext>,
+    h2d: Arc<CudaStream>,
+    compute: Arc<CudaStream>,
+    d2h: Arc<CudaStream>,
+    compress: Loaded,
+    compact: Loaded,
+    decompress: Loaded,
+    slots: Vec<Slot>,
+    batch: usize,
+    async_dma: bool,
+    info: GpuDeviceInfo,
+}
+
+impl CudaEngine {
+    /// Opens device `index` with `slots` ring slots of `batch` pages each.
+    pub fn new(
+        index: u32,
+        batch: usize,
+        slots: usize,
+        async_dma: bool,
+    ) -> Result<CudaEngine, GpuError> {
+        let count = driver_device_count();
+        if count == 0 {
+            return Err(GpuError::NotAvailable(
+                "no CUDA driver or no CUDA device".into(),
+            ));
+        }
+        if index as usize >= count {
+            return Err(GpuError::NotAvailable(format!(
+                "device_index {index}, but there are {count} CUDA devices"
+            )));
+        }
+        let ctx = CudaContext::new(index as usize).map_err(err("cuCtxCreate"))?;
+        let info = device_info(&ctx, index)?;
+        if !info.is_supported() {
+            let (major, minor) = info.compute_capability;
+            return Err(GpuError::NotAvailable(format!(
+                "{} is SM {major}.{minor}; warpforge needs SM 7.0+",
+                info.name
+            )));
+        }
+        let sm = match info.compute_capability.0 {
+            9.. => Sm::Sm90,
+            8 => Sm::Sm80,
+            _ => Sm::Sm70,
+        };
+        let stream = || ctx.new_stream().map_err(err("cuStreamCreate"));
+        let (h2d, compute, d2h) = (stream()?, stream()?, stream()?);
+        let w = WARPS_PER_BLOCK;
+        let compress = Loaded::new(&ctx, &lz4_compress_kernel(w), sm)?;
+        let compact = Loaded::new(&ctx, &lz4_compact_kernel(w), sm)?;
+        let decompress = Loaded::new(&ctx, &lz4_decompress_kernel(w), sm)?;
+        let slots = (0..slots.max(1))
+            .map(|_| Slot::new(&ctx, &compute, batch))
+            .collect::<Result<Vec<_>, _>>()?;
+        compute.synchronize().map_err(err("cuStreamSynchronize"))?;
+        Ok(CudaEngine {
+            ctx,
+            h2d,
+            compute,
+            d2h,
+            compress,
+            compact,
+            decompress,
+            slots,
+            batch,
+            async_dma,
+            info,
+        })
+    }
+
+    /// Stage A: upload the pages, compress, download the meta words.
+    fn issue_compress(&mut self, s: usize, pages: &[Page]) -> Result<(), GpuError> {
+        let (h2d, compute, d2h) = (self.h2d.clone(), self.compute.clone(), self.d2h.clone());
+        let cfg = self.compress.config(pages.len())?;
+        let slot = &mut self.slots[s];
+        let n = pages.len();
+        slot.pages = n;
+        let host = slot
+            .pin_in
+            .as_mut_slice()
+            .map_err(err("cuEventSynchronize"))?;
+        host[..n * PAGE_SIZE].copy_from_slice(pages.as_flattened());
+        slot.ev[0].record(&h2d).map_err(err("cuEventRecord"))?;
+        h2d.memcpy_htod(&host[..n * PAGE_SIZE], &mut slot.d_in)
+            .map_err(err("cuMemcpyHtoDAsync"))?;
+        slot.ev[1].record(&h2d).map_err(err("cuEventRecord"))?;
+        compute
+            .wait(&slot.ev[1])
+            .map_err(err("cuStreamWaitEvent"))?;
+        slot.ev[2].record(&compute).map_err(err("cuEventRecord"))?;
+        let count = n as u32;
+        let mut launch = compute.launch_builder(&self.compress.function);
+        launch
+            .arg(&slot.d_in)
+            .arg(&mut slot.d_slots)
+            .arg(&mut slot.d_meta)
+            .arg(&count);
+        // SAFETY: the arguments match the kernel's parameters (input, output slots, meta, pages), and
+        // every buffer holds `batch` pages, of which the kernel touches the first `count`.
+        unsafe { launch.launch(cfg) }.map_err(err("cuLaunchKernel(lz4_compress)"))?;
+        slot.ev[3].record(&compute).map_err(err("cuEventRecord"))?;
+        d2h.wait(&slot.ev[3]).map_err(err("cuStreamWaitEvent"))?;
+        slot.ev[4].record(&d2h).map_err(err("cuEventRecord"))?;
+        let meta = slot
+            .pin_meta
+            .as_mut_slice()
+            .map_err(err("cuEventSynchronize"))?;
+        d2h.memcpy_dtoh(&slot.d_meta.slice(..n * 4), &mut meta[..n * 4])
+            .map_err(err("cuMemcpyDtoHAsync"))?;
+        slot.ev[5].record(&d2h).map_err(err("cuEventRecord"))?;
+        Ok(())
+    }
+
+    /// Stage B: wait for the meta words, upload the offsets, compact, download the compressed bytes.
+    fn issue_compact(&mut self, s: usize) -> Result<(), GpuError> {
+        let (h2d, compute, d2h) = (self.h2d.clone(), self.compute.clone(), self.d2h.clone());
+        let slot = &mut self.slots[s];
+        let n = slot.pages;
+        let cfg = self.compact.config(n)?;
+        slot.ev[5]
+            .synchronize()
+            .map_err(err("cuEventSynchronize"))?;
+        let meta = slot
+            .pin_meta
+            .as_slice()
+            .map_err(err("cuEventSynchronize"))?;
+        slot.offsets.clear();
+        let mut total = 0usize;
+        for i in 0..n {
+            let (kind, len) = (meta[4 * i], meta[4 * i + 1] as usize);
+            slot.offsets.push(total as u32);
+            match kind {
+                0 if len < PAGE_SIZE => total += len,
+                1 | 2 => {}
+                _ => {
+                    return Err(GpuError::Corrupt {
+                        page: i,
+                        detail: format!("compress kernel reported kind {kind}, length {len}"),
+                    })
+                }
+            }
+        }
+        slot.total = total;
+        let off = slot
+            .pin_off
+            .as_mut_slice()
+            .map_err(err("cuEventSynchronize"))?;
+        off[..n].copy_from_slice(&slot.offsets);
+        slot.ev[6].record(&h2d).map_err(err("cuEventRecord"))?;
+        h2d.memcpy_htod(&off[..n], &mut slot.d_off)
+            .map_err(err("cuMemcpyHtoDAsync"))?;
+        slot.ev[7].record(&h2d).map_err(err("cuEventRecord"))?;
+        compute
+            .wait(&slot.ev[7])
+            .map_err(err("cuStreamWaitEvent"))?;
+        slot.ev[8].record(&compute).map_err(err("cuEventRecord"))?;
+        let count = n as u32;
+        let mut launch = compute.launch_builder(&self.compact.function);
+        launch
+            .arg(&slot.d_slots)
+            .arg(&slot.d_meta)
+            .arg(&slot.d_off)
+            .arg(&mut slot.d_compact)
+            .arg(&count);
+        // SAFETY: the arguments match the compaction kernel's parameters (slots, meta, offsets, compact,
+        // pages); the offsets come from the meta words, so every block lands inside `d_compact`.
+        unsafe { launch.launch(cfg) }.map_err(err("cuLaunchKernel(lz4_compact)"))?;
+        slot.ev[9].record(&compute).map_err(err("cuEventRecord"))?;
+        d2h.wait(&slot.ev[9]).map_err(err("cuStreamWaitEvent"))?;
+        slot.ev[10].record(&d2h).map_err(err("cuEventRecord"))?;
+        if total > 0 {
+            let out = slot
+                .pin_out
+                .as_mut_slice()
+                .map_err(err("cuEventSynchronize"))?;
+            d2h.memcpy_dtoh(&slot.d_compact.slice(..total), &mut out[..total])
+                .map_err(err("cuMemcpyDtoHAsync"))?;
+        }
+        slot.ev[11].record(&d2h).map_err(err("cuEventRecord"))?;
+        Ok(())
+    }
+
+    /// Stage C: wait for the bytes and build the records.
+    fn collect(&mut self, s: usize, pages: &[Page]) -> ChunkOutcome {
+        let slot = &self.slots[s];
+        slot.ev[11]
+            .synchronize()
+            .map_err(err("cuEventSynchronize"))?;
+        let meta = slot
+            .pin_meta
+            .as_slice()
+            .map_err(err("cuEventSynchronize"))?;
+        let out = slot.pin_out.as_slice().map_err(err("cuEventSynchronize"))?;
+        let records = pages
+            .iter()
+            .enumerate()
+            .map(|(i, page)| match meta[4 * i] {
+                0 => {
+                    let at = slot.offsets[i] as usize;
+                    Record::Lz4(out[at..at + meta[4 * i + 1] as usize].to_vec())
+                }
+                1 => Record::Raw(Box::new(*page)),
+                _ => Record::SameFilled(
+                    u64::from(meta[4 * i + 2]) | u64::from(meta[4 * i + 3]) << 32,
+                ),
+            })
+            .collect();
+        let timings = Timings {
+            h2d_ns: slot.ms(0)? + slot.ms(6)?,
+            kernel_ns: slot.ms(2)? + slot.ms(8)?,
+            d2h_ns: slot.ms(4)? + slot.ms(10)?,
+        };
+        Ok((records, timings))
+    }
+
+    /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
+    fn quiesce(&self) {
+        for stream in [&self.h2d, &self.compute, &self.d2h] {
+            let _ = stream.synchronize();
+        }
+    }
+}
+
+impl Engine for CudaEngine {
+    fn info(&self) -> GpuDeviceInfo {
+        self.info.clone()
+    }
+
+    fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
+        let chunks: Vec<&[Page]> = pages.chunks(batch.clamp(1, self.batch)).collect();
+        let mut outcomes: Vec<Option<ChunkOutcome>> = (0..chunks.len()).map(|_| None).collect();
+        let depth = if self.async_dma { self.slots.len() } else { 1 };
+        let mut ring = Ring::new(depth);
+        let mut in_flight: Vec<usize> = Vec::new(); // slots, oldest first
+        let mut next = 0;
+        while next < chunks.len() || !in_flight.is_empty() {
+            let step = (|| -> Result<(), GpuError> {
+                if next < chunks.len() && !ring.is_full() {
+                    let s = ring
+                        .acquire()
+                        .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                    self.slots[s].chunk = next;
+                    in_flight.push(s);
+                    next += 1;
+                    self.issue_compress(s, chunks[next - 1])?;
+                    ring.advance(s, SlotState::Kernel)
+                        .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                }
+                // Compact every older batch whose kernel is queued (the newest keeps the GPU busy meanwhile).
+                let keep = usize::from(next < chunks.len() && !ring.is_full());
+                for &s in &in_flight[..in_flight.len().saturating_sub(keep)] {
+                    if ring.state(s) == SlotState::Kernel {
+                        self.issue_compact(s)?;
+                        ring.advance(s, SlotState::D2h)
+                            .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                    }
+                }
+                // Drain the oldest once the ring is full or the input is exhausted.
+                if ring.is_full() || next == chunks.len() {
+                    if let Some(&s) = in_flight.first() {
+                        if ring.state(s) == SlotState::D2h {
+                            let c = self.slots[s].chunk;
+                            let outcome = self.collect(s, chunks[c]);
+                            outcomes[c] = Some(outcome);
+                            ring.advance(s, SlotState::Complete)
+                                .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                            ring.release(s)
+                                .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                            in_flight.remove(0);
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(e) = step {
+                // Every batch in flight is failed (the caller redoes it on the CPU); start the ring afresh.
+                self.quiesce();
+                for &s in &in_flight {
+                    let c = self.slots[s].chunk;
+                    if outcomes[c].is_none() {
+                        outcomes[c] = Some(Err(e.clone()));
+                    }
+                }
+                in_flight.clear();
+                ring = Ring::new(depth);
+            }
+        }
+        outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| Err(GpuError::NotAvailable("batch never ran".into()))))
+            .collect()
+    }
+
+    fn decompress_chunk(
+        &mut self,
+        records: &[Record],
+        out: &mut [Page],
+    ) -> Result<Result<(), DecodeError>, GpuError> {
+        let mut lz4 = Vec::new();
+        let (mut data, mut spans) = (Vec::new(), Vec::new());
+        for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
+            if let Record::Lz4(block) = record {
+                lz4.push(i);
+                spans.extend_from_slice(&[data.len() as u32, block.len() as u32]);
+                data.extend_from_slice(block);
+            } else {
+                fill_simple(record, page);
+            }
+        }
+        if lz4.is_empty() {
+            return Ok(Ok(()));
+        }
+        data.push(0);
+        let stream = &self.compute;
+        let a = err("cuMemAlloc");
+        let d_data = stream.clone_htod(&data).map_err(err("cuMemcpyHtoD"))?;
+        let d_spans = stream.clone_htod(&spans).map_err(err("cuMemcpyHtoD"))?;
+        let mut d_decoded = stream
+            .alloc_zeros::<u8>(lz4.len() * PAGE_SIZE)
+            .map_err(&a)?;
+        let mut d_status = stream.alloc_zeros::<u32>(lz4.len()).map_err(&a)?;
+        let count = lz4.len() as u32;
+        let cfg = self.decompress.config(lz4.len())?;
+        let mut launch = stream.launch_builder(&self.decompress.function);
+        launch
+            .arg(&d_data)
+            .arg(&d_spans)
+            .arg(&mut d_decoded)
+            .arg(&mut d_status)
+            .arg(&count);
+        // SAFETY: the arguments match the kernel's parameters (data, spans, decoded, status, pages); the
+        // kernel bounds every read by its span and every write by its page.
+        unsafe { launch.launch(cfg) }.map_err(err("cuLaunchKernel(lz4_decompress)"))?;
+        let decoded = stream.clone_dtoh(&d_decoded).map_err(err("cuMemcpyDtoH"))?;
+        let status = stream.clone_dtoh(&d_status).map_err(err("cuMemcpyDtoH"))?;
+        for (k, &i) in lz4.iter().enumerate() {
+            let s = status[k];
+            if s & 0xff != decode_status::OK {
+                let detail = format!(
+                    "malformed LZ4 block (status {}, at byte {})",
+                    s & 0xff,
+                    s >> 8
+                );
+                return Ok(Err(DecodeError { index: i, detail }));
+            }
+            out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
+        }
+        let _ = &self.ctx;
+        Ok(Ok(()))
+    }
+}

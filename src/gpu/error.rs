@@ -1,0 +1,60 @@
+//! [`GpuError`]: what can go wrong on the GPU path, with CUDA errors by name.
+
+use std::fmt;
+
+use super::cuda_errors::cu_result_name;
+
+/// A GPU-path failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuError {
+    /// No usable device (no driver, no device, unsupported device).
+    NotAvailable(String),
+    /// An invalid [`super::GpuBatchConfig`].
+    Config(String),
+    /// A CUDA driver call failed.
+    Cuda {
+        /// What was being done.
+        call: &'static str,
+        /// The `CUresult` code.
+        code: u32,
+    },
+    /// The WebGPU backend failed.
+    WebGpu(String),
+    /// A compressed page is malformed (a data error, not redone on the CPU).
+    Corrupt {
+        /// Index of the page in the call.
+        page: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A failure injected by a test (see `GpuBatchCompressor::inject_faults`).
+    Injected(String),
+}
+
+impl GpuError {
+    /// A CUDA error from a cudarc driver error.
+    pub fn cuda(call: &'static str, code: u32) -> GpuError {
+        GpuError::Cuda { call, code }
+    }
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::NotAvailable(why) => write!(f, "no usable GPU: {why}"),
+            GpuError::Config(why) => write!(f, "invalid GPU batch configuration: {why}"),
+            GpuError::Cuda { call, code } => {
+                write!(
+                    f,
+                    "CUDA {call} failed: {} ({code})",
+                    cu_result_name(*code).unwrap_or("unknown CUresult")
+                )
+            }
+            GpuError::WebGpu(why) => write!(f, "WebGPU: {why}"),
+            GpuError::Corrupt { page, detail } => write!(f, "page {page}: {detail}"),
+            GpuError::Injected(why) => write!(f, "injected fault: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}

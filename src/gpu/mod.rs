@@ -1,0 +1,70 @@
+//! The GPU batch-compression API: compress and decompress batches of 4 KiB pages on CUDA (cudarc, from
+//! warpforge's PTX) or WebGPU (wgpu, from its WGSL), timed stage by stage, with a per-batch CPU fallback
+//! that never loses a page.
+//!
+//! ```no_run
+//! use warpforge::gpu::{gpu_available, GpuBatchCompressor, GpuBatchConfig};
+//! use warpforge::{Algorithm, PAGE_SIZE};
+//!
+//! # fn main() -> Result<(), warpforge::gpu::GpuError> {
+//! if gpu_available() {
+//!     let config = GpuBatchConfig { device_index: 0, algorithm: Algorithm::Lz4, batch_size: 1000, async_dma: true, ring_buffer_slots: 4 };
+//!     let mut compressor = GpuBatchCompressor::new(config)?;
+//!     let pages: Vec<[u8; PAGE_SIZE]> = vec![[0u8; PAGE_SIZE]; 1000];
+//!     let result = compressor.compress_batch(&pages)?;
+//!     println!("{:.2}x, H2D {} ns, kernels {} ns, D2H {} ns", result.compression_ratio(), result.h2d_time_ns, result.kernel_time_ns, result.d2h_time_ns);
+//!     assert_eq!(compressor.decompress_batch(&result.pages)?, pages);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Backends.** [`GpuBatchCompressor::new`] opens CUDA device `config.device_index`;
+//! [`GpuBatchCompressor::with_backend`] with [`GpuBackend::Wgpu`] runs the same API on any WebGPU
+//! adapter (CI uses Mesa's lavapipe). Both produce records byte-identical to the CPU reference
+//! ([`crate::codec::ReferenceCodec`]).
+//!
+//! **Supported GPUs.** Any CUDA GPU of SM 7.0 or newer ([`GpuDeviceInfo::is_supported`]). The optimal
+//! batch ([`GpuDeviceInfo::optimal_batch_size`]) fills 80% of the L2 cache with input pages:
+//!
+//! | GPU | Architecture | SM | L2 | Optimal batch |
+//! |---|---|---|---|---|
+//! | H200 | Hopper | 9.0 | 50 MiB | 10,240 pages |
+//! | H100 | Hopper | 9.0 | 50 MiB | 10,240 pages |
+//! | A100 | Ampere | 8.0 | 40 MiB | 8,192 pages |
+//! | RTX 4090 | Ada | 8.9 | 72 MiB | 14,745 pages |
+//! | RTX 3090 | Ampere | 8.6 | 6 MiB | 1,228 pages |
+//! | V100 | Volta | 7.0 | 6 MiB | 1,228 pages |
+//!
+//! Pascal (SM 6.x) and older are refused: the kernels rely on independent thread scheduling.
+
+mod compressor;
+mod config;
+mod cuda;
+pub mod cuda_errors;
+mod device;
+mod engine;
+mod error;
+mod policy;
+mod result;
+pub mod ring;
+
+pub use compressor::GpuBatchCompressor;
+pub use config::{GpuBatchConfig, MAX_BATCH_PAGES, MAX_RING_SLOTS};
+pub use cuda::cuda_devices;
+pub use device::{GpuBackend, GpuDeviceInfo};
+pub use engine::Timings;
+pub use error::GpuError;
+pub use policy::{
+    meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
+    NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,
+};
+pub use result::{BatchResult, BatchStats};
+
+/// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,
+/// without devices, or when the driver fails.
+pub fn gpu_available() -> bool {
+    cuda::cuda_devices()
+        .iter()
+        .any(|d| d.as_ref().is_ok_and(GpuDeviceInfo::is_supported))
+}

@@ -1,0 +1,235 @@
+//! The GPU batch API: on WebGPU (lavapipe in CI) it compresses and decompresses exactly like the CPU
+//! reference, a failed GPU batch is redone on the CPU without losing a page, detection never panics,
+//! and the CUDA path runs on a CUDA machine (`scripts/gpu-check.sh`).
+
+mod common;
+use common::adapter_or_skip;
+
+use warpforge::codec::{PageCodec, ReferenceCodec};
+use warpforge::demo::sample_pages;
+use warpforge::gpu::{
+    gpu_available, BatchStats, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError,
+};
+use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::{Algorithm, CompressedPage, PAGE_SIZE};
+
+/// Real sample pages plus every synthetic kind, 203 in all (not a multiple of the batch sizes used).
+fn test_pages() -> Vec<[u8; PAGE_SIZE]> {
+    let mut pages = sample_pages().expect("the embedded sample pages decode");
+    pages.truncate(180);
+    for (i, kind) in PageKind::ALL.iter().cycle().take(23).enumerate() {
+        pages.push(page(*kind, i as u64 + 7));
+    }
+    pages
+}
+
+fn reference(pages: &[[u8; PAGE_SIZE]]) -> Vec<CompressedPage> {
+    ReferenceCodec
+        .compress(pages)
+        .expect("the reference compresses")
+}
+
+fn wgpu(batch_size: usize) -> Option<GpuBatchCompressor> {
+    if !adapter_or_skip("gpu_batch on WebGPU") {
+        return None;
+    }
+    let config = GpuBatchConfig {
+        batch_size,
+        ..GpuBatchConfig::default()
+    };
+    Some(GpuBatchCompressor::with_backend(config, GpuBackend::Wgpu).expect("a WebGPU compressor"))
+}
+
+#[test]
+fn wgpu_batches_match_the_reference_and_round_trip() {
+    let Some(mut gpu) = wgpu(64) else { return };
+    let pages = test_pages();
+    let result = gpu.compress_batch(&pages).expect("compress_batch");
+    assert_eq!(
+        result.pages,
+        reference(&pages),
+        "GPU records differ from the CPU reference"
+    );
+    assert!(
+        result.h2d_time_ns > 0 && result.kernel_time_ns > 0 && result.d2h_time_ns > 0,
+        "{result:?}"
+    );
+    assert!(result.total_time_ns >= result.kernel_time_ns);
+    assert!(result.compression_ratio() > 1.0);
+    assert_eq!(
+        gpu.decompress_batch(&result.pages)
+            .expect("decompress_batch"),
+        pages
+    );
+    let stats = gpu.stats();
+    assert_eq!(
+        (stats.pages_compressed, stats.cpu_fallbacks),
+        (pages.len() as u64, 0)
+    );
+    assert_eq!(stats.total_bytes_in, (pages.len() * PAGE_SIZE) as u64);
+    let out: usize = result.pages.iter().map(CompressedPage::encoded_len).sum();
+    assert_eq!(stats.total_bytes_out, out as u64);
+}
+
+#[test]
+fn a_failed_gpu_batch_is_redone_on_the_cpu_exactly() {
+    let Some(mut gpu) = wgpu(50) else { return };
+    let pages = test_pages(); // batches 0..=4 of 50, 50, 50, 50, 3 pages
+    gpu.inject_faults([1, 4]);
+    let result = gpu
+        .compress_batch(&pages)
+        .expect("compress_batch survives GPU failures");
+    assert_eq!(result.pages, reference(&pages));
+    let stats: &BatchStats = gpu.stats();
+    assert_eq!(stats.cpu_fallbacks, 2);
+    assert!(
+        stats
+            .last_failure
+            .as_deref()
+            .is_some_and(|f| f.contains("batch 4")),
+        "{stats:?}"
+    );
+    assert_eq!(
+        gpu.decompress_batch(&result.pages)
+            .expect("decompress_batch"),
+        pages
+    );
+}
+
+#[test]
+fn a_corrupt_page_is_reported_with_its_index() {
+    let Some(mut gpu) = wgpu(16) else { return };
+    let pages = test_pages();
+    let mut records = reference(&pages);
+    let victim = records
+        .iter()
+        .rposition(|r| matches!(r, CompressedPage::Lz4(_)))
+        .expect("an LZ4 page");
+    if let CompressedPage::Lz4(block) = &mut records[victim] {
+        block.truncate(block.len() / 2);
+    }
+    match gpu.decompress_batch(&records) {
+        Err(GpuError::Corrupt { page, .. }) => assert_eq!(page, victim),
+        other => panic!("expected a corrupt-page error, got {other:?}"),
+    }
+}
+
+#[test]
+fn invalid_configs_are_refused_before_any_device_is_touched() {
+    for (config, what) in [
+        (
+            GpuBatchConfig {
+                batch_size: 0,
+                ..GpuBatchConfig::default()
+            },
+            "batch_size",
+        ),
+        (
+            GpuBatchConfig {
+                ring_buffer_slots: 0,
+                ..GpuBatchConfig::default()
+            },
+            "ring_buffer_slots",
+        ),
+        (
+            GpuBatchConfig {
+                async_dma: true,
+                ring_buffer_slots: 1,
+                ..GpuBatchConfig::default()
+            },
+            "async_dma",
+        ),
+        (
+            GpuBatchConfig {
+                batch_size: usize::MAX,
+                ..GpuBatchConfig::default()
+            },
+            "batch_size",
+        ),
+    ] {
+        for backend in [GpuBackend::Cuda, GpuBackend::Wgpu] {
+            match GpuBatchCompressor::with_backend(config.clone(), backend) {
+                Err(GpuError::Config(why)) => assert!(why.contains(what), "{why}"),
+                Err(e) => panic!("{config:?}: expected a config error, got {e}"),
+                Ok(_) => panic!("{config:?} was accepted"),
+            }
+        }
+    }
+    let ok = GpuBatchConfig {
+        device_index: 0,
+        algorithm: Algorithm::Lz4,
+        batch_size: 1,
+        async_dma: false,
+        ring_buffer_slots: 1,
+    };
+    assert!(ok.validate().is_ok());
+}
+
+#[test]
+fn detection_never_panics_and_cuda_without_a_device_is_a_clear_error() {
+    let available = gpu_available();
+    let has_device_node = std::path::Path::new("/dev/nvidia0").exists();
+    if !has_device_node {
+        assert!(
+            !available,
+            "gpu_available() is true on a machine without /dev/nvidia0"
+        );
+        match GpuBatchCompressor::new(GpuBatchConfig::default()) {
+            Err(GpuError::NotAvailable(why)) => assert!(why.contains("CUDA"), "{why}"),
+            Err(e) => panic!("expected NotAvailable, got {e}"),
+            Ok(_) => panic!("a CUDA compressor opened without a device"),
+        }
+    }
+}
+
+/// On a CUDA machine (`scripts/gpu-check.sh`, or any machine where `gpu_available()`): the CUDA engine
+/// with its ring matches the reference, with and without async DMA, and falls back on injected faults.
+#[test]
+fn cuda_batches_match_the_reference_when_a_gpu_is_present() {
+    if !gpu_available() {
+        if std::env::var_os("WARPFORGE_REQUIRE_CUDA").is_some_and(|v| v == "1") {
+            panic!("WARPFORGE_REQUIRE_CUDA=1 but gpu_available() is false");
+        }
+        eprintln!("*** SKIPPED cuda batch test: no CUDA GPU (set WARPFORGE_REQUIRE_CUDA=1 to require one) ***");
+        return;
+    }
+    let pages = test_pages();
+    let expected = reference(&pages);
+    for (batch_size, async_dma, slots) in
+        [(64, true, 3), (50, true, 2), (7, false, 1), (4096, true, 4)]
+    {
+        let config = GpuBatchConfig {
+            batch_size,
+            async_dma,
+            ring_buffer_slots: slots,
+            ..GpuBatchConfig::default()
+        };
+        let mut gpu = GpuBatchCompressor::new(config).expect("a CUDA compressor");
+        let result = gpu.compress_batch(&pages).expect("compress_batch");
+        assert_eq!(
+            result.pages, expected,
+            "batch {batch_size}, async {async_dma}"
+        );
+        assert!(
+            result.h2d_time_ns > 0 && result.kernel_time_ns > 0 && result.d2h_time_ns > 0,
+            "{result:?}"
+        );
+        assert_eq!(
+            gpu.stats().cpu_fallbacks,
+            0,
+            "{:?}",
+            gpu.stats().last_failure
+        );
+        assert_eq!(
+            gpu.decompress_batch(&result.pages)
+                .expect("decompress_batch"),
+            pages
+        );
+        gpu.inject_faults([0]);
+        assert_eq!(
+            gpu.compress_batch(&pages).expect("compress_batch").pages,
+            expected
+        );
+        assert_eq!(gpu.stats().cpu_fallbacks, 1);
+    }
+}
