@@ -196,7 +196,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
 /// `--backend` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum BackendArg {
-    /// webgpu on a hardware adapter, else cpu.
+    /// cuda on a supported CUDA GPU, else webgpu on a hardware adapter, else cpu.
     Auto,
     /// lz4_flex on all cores.
     Cpu,
@@ -204,6 +204,8 @@ enum BackendArg {
     Reference,
     /// The LZ4 warp kernels on a WebGPU adapter.
     Webgpu,
+    /// The LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch).
+    Cuda,
 }
 
 fn open_codec(backend: BackendArg) -> Result<Box<dyn PageCodec>> {
@@ -212,6 +214,10 @@ fn open_codec(backend: BackendArg) -> Result<Box<dyn PageCodec>> {
         BackendArg::Cpu => Box::new(CpuCodec),
         BackendArg::Reference => Box::new(ReferenceCodec),
         BackendArg::Webgpu => Box::new(WebGpuCodec::new()?),
+        BackendArg::Cuda => Box::new(warpforge::codec::CudaCodec::new(0)?),
+        BackendArg::Auto if warpforge::gpu::gpu_available() => {
+            Box::new(warpforge::codec::CudaCodec::new(0)?)
+        }
         BackendArg::Auto => {
             let hardware = warpforge::runtime::webgpu::list_adapters()
                 .iter()
@@ -423,6 +429,26 @@ fn info() {
             p.version().unwrap_or_default()
         ),
         None => println!("ptxas: not found (set WARPFORGE_PTXAS; needed for --report)"),
+    }
+    let cuda = warpforge::gpu::cuda_devices();
+    if cuda.is_empty() {
+        println!("cuda: no driver or no device (gpu_available() = false)");
+    }
+    for (i, device) in cuda.iter().enumerate() {
+        match device {
+            Ok(d) => println!(
+                "cuda device {}: {}, SM {}.{}, {} MiB memory, {} MiB L2, supported: {}, optimal batch: {} pages",
+                d.index,
+                d.name,
+                d.compute_capability.0,
+                d.compute_capability.1,
+                d.total_memory >> 20,
+                d.l2_cache_size >> 20,
+                d.is_supported(),
+                d.optimal_batch_size()
+            ),
+            Err(e) => println!("cuda device {i}: {e}"),
+        }
     }
     let adapters = warpforge::runtime::webgpu::list_adapters();
     if adapters.is_empty() {

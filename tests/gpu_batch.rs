@@ -179,6 +179,22 @@ fn detection_never_panics_and_cuda_without_a_device_is_a_clear_error() {
             Err(e) => panic!("expected NotAvailable, got {e}"),
             Ok(_) => panic!("a CUDA compressor opened without a device"),
         }
+        let dir = std::env::temp_dir().join(format!("wf-gpu-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("in.pages"), test_pages().as_flattened()).expect("write pages");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpforge"))
+            .args(["compress", "--backend", "cuda"])
+            .arg(dir.join("in.pages"))
+            .arg(dir.join("out.wfpa"))
+            .output()
+            .expect("run warpforge");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains("no usable GPU"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 

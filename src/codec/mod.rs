@@ -10,10 +10,12 @@
 //! Every backend decodes every archive: the blocks are standard LZ4.
 
 mod cpu;
+mod cuda;
 mod webgpu;
 
 use std::fmt;
 
+pub use cuda::CudaCodec;
 pub use webgpu::WebGpuCodec;
 
 use crate::archive::Record;
@@ -32,6 +34,8 @@ pub enum Backend {
     Reference,
     /// The warp kernels on a WebGPU adapter.
     WebGpu,
+    /// The warp kernels on a CUDA GPU (from their PTX), through the GPU batch API.
+    Cuda,
 }
 
 impl fmt::Display for Backend {
@@ -40,6 +44,7 @@ impl fmt::Display for Backend {
             Backend::Cpu => "cpu",
             Backend::Reference => "reference",
             Backend::WebGpu => "webgpu",
+            Backend::Cuda => "cuda",
         })
     }
 }

@@ -60,3 +60,63 @@ impl GpuBatchConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_bad_values_say_which_field() {
+        assert!(GpuBatchConfig::default().validate().is_ok());
+        let cases = [
+            (
+                GpuBatchConfig {
+                    batch_size: 0,
+                    ..Default::default()
+                },
+                "batch_size",
+            ),
+            (
+                GpuBatchConfig {
+                    batch_size: MAX_BATCH_PAGES + 1,
+                    ..Default::default()
+                },
+                "batch_size",
+            ),
+            (
+                GpuBatchConfig {
+                    ring_buffer_slots: 0,
+                    ..Default::default()
+                },
+                "ring_buffer_slots",
+            ),
+            (
+                GpuBatchConfig {
+                    ring_buffer_slots: MAX_RING_SLOTS + 1,
+                    ..Default::default()
+                },
+                "ring_buffer_slots",
+            ),
+            (
+                GpuBatchConfig {
+                    ring_buffer_slots: 1,
+                    async_dma: true,
+                    ..Default::default()
+                },
+                "async_dma",
+            ),
+        ];
+        for (config, field) in cases {
+            match config.validate() {
+                Err(GpuError::Config(why)) => assert!(why.contains(field), "{why}"),
+                other => panic!("{config:?}: {other:?}"),
+            }
+        }
+        let sync = GpuBatchConfig {
+            ring_buffer_slots: 1,
+            async_dma: false,
+            ..Default::default()
+        };
+        assert!(sync.validate().is_ok());
+    }
+}

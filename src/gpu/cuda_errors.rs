@@ -115,3 +115,54 @@ pub fn cu_result_name(code: u32) -> Option<&'static str> {
     };
     Some(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cu_result_name;
+    use crate::gpu::GpuError;
+
+    #[test]
+    fn codes_map_to_their_names() {
+        assert_eq!(cu_result_name(0), Some("CUDA_SUCCESS"));
+        assert_eq!(cu_result_name(2), Some("CUDA_ERROR_OUT_OF_MEMORY"));
+        assert_eq!(cu_result_name(100), Some("CUDA_ERROR_NO_DEVICE"));
+        assert_eq!(cu_result_name(700), Some("CUDA_ERROR_ILLEGAL_ADDRESS"));
+        assert_eq!(cu_result_name(716), Some("CUDA_ERROR_MISALIGNED_ADDRESS"));
+        assert_eq!(cu_result_name(719), Some("CUDA_ERROR_LAUNCH_FAILED"));
+        assert_eq!(cu_result_name(999), Some("CUDA_ERROR_UNKNOWN"));
+        assert_eq!(cu_result_name(12345), None);
+    }
+
+    #[test]
+    fn names_agree_with_the_driver_bindings() {
+        use crate::runtime::cudarc::driver::sys::CUresult;
+        let known = [
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            CUresult::CUDA_ERROR_NOT_INITIALIZED,
+            CUresult::CUDA_ERROR_INVALID_PTX,
+            CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+            CUresult::CUDA_ERROR_NOT_SUPPORTED,
+        ];
+        for code in known {
+            assert_eq!(
+                cu_result_name(code as u32),
+                Some(format!("{code:?}").as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn errors_say_the_call_and_the_name() {
+        let e = GpuError::cuda("cuLaunchKernel(lz4_compress)", 716);
+        assert_eq!(
+            e.to_string(),
+            "CUDA cuLaunchKernel(lz4_compress) failed: CUDA_ERROR_MISALIGNED_ADDRESS (716)"
+        );
+        assert!(GpuError::cuda("x", 4242)
+            .to_string()
+            .contains("unknown CUresult (4242)"));
+    }
+}

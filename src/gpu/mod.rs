@@ -51,7 +51,7 @@ pub mod ring;
 
 pub use compressor::GpuBatchCompressor;
 pub use config::{GpuBatchConfig, MAX_BATCH_PAGES, MAX_RING_SLOTS};
-pub use cuda::cuda_devices;
+pub use cuda::{cuda_devices, measure_h2d_gbps};
 pub use device::{GpuBackend, GpuDeviceInfo};
 pub use engine::Timings;
 pub use error::GpuError;

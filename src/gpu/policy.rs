@@ -47,3 +47,45 @@ pub fn select_backend(batch_size: usize, has_gpu: bool) -> BackendSelection {
         BackendSelection::Scalar
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_needs_a_fast_kernel_and_a_large_batch() {
+        assert!(
+            meets_pcie_rule(10_000, 64.0, 500.0),
+            "the API docs' example"
+        );
+        assert!(
+            !meets_pcie_rule(10_000, 64.0, 300.0),
+            "kernel under 5x the link"
+        );
+        assert!(
+            !meets_pcie_rule(100, 25.0, 500.0),
+            "100 pages move in 16 us, below 20x the overhead"
+        );
+        assert!(!meets_pcie_rule(10_000, 0.0, 500.0) && !meets_pcie_rule(10_000, f64::NAN, 500.0));
+        // The smallest batch that pays at the nominal rates: 400 us of PCIe 4.0 x16.
+        let min = (20.0 * BATCH_OVERHEAD_S * NOMINAL_PCIE_GBPS * 1e9 / crate::PAGE_SIZE as f64)
+            .ceil() as usize;
+        assert!(!meets_pcie_rule(
+            min - 1,
+            NOMINAL_PCIE_GBPS,
+            NOMINAL_GPU_GBPS
+        ));
+        assert!(meets_pcie_rule(min, NOMINAL_PCIE_GBPS, NOMINAL_GPU_GBPS));
+    }
+
+    #[test]
+    fn selection_follows_the_rule() {
+        assert_eq!(select_backend(5000, true), BackendSelection::Gpu);
+        assert_eq!(select_backend(5000, false), BackendSelection::Simd);
+        assert_eq!(select_backend(100, true), BackendSelection::Simd);
+        assert_eq!(
+            select_backend(SIMD_MIN_PAGES - 1, true),
+            BackendSelection::Scalar
+        );
+    }
+}
