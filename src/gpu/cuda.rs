@@ -14,7 +14,7 @@ use warpforge_ir::kernels::lz4::{
 use warpforge_ptx::{LaunchInfo, Sm};
 
 use super::engine::{ChunkOutcome, Engine, Timings};
-use super::ring::{Ring, SlotState};
+use super::ring::{run_pipeline, Stages};
 use super::{GpuBackend, GpuDeviceInfo, GpuError};
 use crate::archive::Record;
 use crate::codec::{fill_simple, DecodeError, Page};
@@ -189,6 +189,33 @@ impl Slot {
             .elapsed_ms(&self.ev[a + 1])
             .map_err(err("cuEventElapsedTime"))?;
         Ok((f64::from(ms) * 1e6) as u64)
+    }
+}
+
+/// The engine seen as the ring's three stages.
+struct CudaStages<'a, 'p> {
+    engine: &'a mut CudaEngine,
+    chunks: &'a [&'p [Page]],
+}
+
+impl Stages for CudaStages<'_, '_> {
+    type Output = (Vec<Record>, Timings);
+
+    fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
+        self.engine.slots[slot].chunk = chunk;
+        self.engine.issue_compress(slot, self.chunks[chunk])
+    }
+
+    fn compact(&mut self, slot: usize) -> Result<(), GpuError> {
+        self.engine.issue_compact(slot)
+    }
+
+    fn finish(&mut self, slot: usize, chunk: usize) -> Result<Self::Output, GpuError> {
+        self.engine.collect(slot, self.chunks[chunk])
+    }
+
+    fn quiesce(&mut self) {
+        self.engine.quiesce();
     }
 }
 
@@ -425,67 +452,12 @@ impl Engine for CudaEngine {
 
     fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
         let chunks: Vec<&[Page]> = pages.chunks(batch.clamp(1, self.batch)).collect();
-        let mut outcomes: Vec<Option<ChunkOutcome>> = (0..chunks.len()).map(|_| None).collect();
         let depth = if self.async_dma { self.slots.len() } else { 1 };
-        let mut ring = Ring::new(depth);
-        let mut in_flight: Vec<usize> = Vec::new(); // slots, oldest first
-        let mut next = 0;
-        while next < chunks.len() || !in_flight.is_empty() {
-            let step = (|| -> Result<(), GpuError> {
-                if next < chunks.len() && !ring.is_full() {
-                    let s = ring
-                        .acquire()
-                        .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                    self.slots[s].chunk = next;
-                    in_flight.push(s);
-                    next += 1;
-                    self.issue_compress(s, chunks[next - 1])?;
-                    ring.advance(s, SlotState::Kernel)
-                        .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                }
-                // Compact every older batch whose kernel is queued (the newest keeps the GPU busy meanwhile).
-                let keep = usize::from(next < chunks.len() && !ring.is_full());
-                for &s in &in_flight[..in_flight.len().saturating_sub(keep)] {
-                    if ring.state(s) == SlotState::Kernel {
-                        self.issue_compact(s)?;
-                        ring.advance(s, SlotState::D2h)
-                            .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                    }
-                }
-                // Drain the oldest once the ring is full or the input is exhausted.
-                if ring.is_full() || next == chunks.len() {
-                    if let Some(&s) = in_flight.first() {
-                        if ring.state(s) == SlotState::D2h {
-                            let c = self.slots[s].chunk;
-                            let outcome = self.collect(s, chunks[c]);
-                            outcomes[c] = Some(outcome);
-                            ring.advance(s, SlotState::Complete)
-                                .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                            ring.release(s)
-                                .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                            in_flight.remove(0);
-                        }
-                    }
-                }
-                Ok(())
-            })();
-            if let Err(e) = step {
-                // Every batch in flight is failed (the caller redoes it on the CPU); start the ring afresh.
-                self.quiesce();
-                for &s in &in_flight {
-                    let c = self.slots[s].chunk;
-                    if outcomes[c].is_none() {
-                        outcomes[c] = Some(Err(e.clone()));
-                    }
-                }
-                in_flight.clear();
-                ring = Ring::new(depth);
-            }
-        }
-        outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or_else(|| Err(GpuError::NotAvailable("batch never ran".into()))))
-            .collect()
+        let mut stages = CudaStages {
+            engine: self,
+            chunks: &chunks,
+        };
+        run_pipeline(chunks.len(), depth, &mut stages)
     }
 
     fn decompress_chunk(

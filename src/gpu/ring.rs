@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use super::GpuError;
+
 /// Where a slot's batch is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotState {
@@ -127,6 +129,87 @@ impl Ring {
     }
 }
 
+/// What the pipeline drives, per ring slot.
+pub trait Stages {
+    /// A finished batch.
+    type Output;
+    /// Queue the upload and the compression kernel of `chunk` in `slot` (do not wait).
+    fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError>;
+    /// Wait for the slot's sizes, then queue the compaction and the download of its compressed bytes.
+    fn compact(&mut self, slot: usize) -> Result<(), GpuError>;
+    /// Wait for the slot's bytes and build its output.
+    fn finish(&mut self, slot: usize, chunk: usize) -> Result<Self::Output, GpuError>;
+    /// After a failure: wait for (or abandon) all queued work so every slot can be reused.
+    fn quiesce(&mut self);
+}
+
+fn ring_err(e: RingError) -> GpuError {
+    GpuError::NotAvailable(e.to_string())
+}
+
+/// Runs `chunks` batches through a ring of `depth` slots: batch k+1 is started before batch k is
+/// compacted, and the oldest batch is finished only when the ring is full or the input exhausted, so
+/// uploads, kernels and downloads of successive batches overlap. One result per batch, in order; a
+/// failure fails the batches in flight (the caller redoes them) and the ring starts afresh.
+pub fn run_pipeline<S: Stages>(
+    chunks: usize,
+    depth: usize,
+    stages: &mut S,
+) -> Vec<Result<S::Output, GpuError>> {
+    let mut outcomes: Vec<Option<Result<S::Output, GpuError>>> =
+        (0..chunks).map(|_| None).collect();
+    let mut ring = Ring::new(depth);
+    let mut in_flight: Vec<(usize, usize)> = Vec::new(); // (slot, chunk), oldest first
+    let mut next = 0;
+    while next < chunks || !in_flight.is_empty() {
+        let mut step = || -> Result<(), GpuError> {
+            if next < chunks && !ring.is_full() {
+                let slot = ring.acquire().map_err(ring_err)?;
+                in_flight.push((slot, next));
+                next += 1;
+                stages.start(slot, next - 1)?;
+                ring.advance(slot, SlotState::Kernel).map_err(ring_err)?;
+            }
+            // Compact every batch but the newest, whose kernel keeps the GPU busy while the host waits
+            // for the older batches' sizes (the newest too once the input is exhausted).
+            let keep = usize::from(next < chunks);
+            for &(slot, _) in &in_flight[..in_flight.len().saturating_sub(keep)] {
+                if ring.state(slot) == SlotState::Kernel {
+                    stages.compact(slot)?;
+                    ring.advance(slot, SlotState::D2h).map_err(ring_err)?;
+                }
+            }
+            if ring.is_full() || next == chunks {
+                if let Some(&(slot, chunk)) = in_flight.first() {
+                    if ring.state(slot) == SlotState::Kernel {
+                        stages.compact(slot)?;
+                        ring.advance(slot, SlotState::D2h).map_err(ring_err)?;
+                    }
+                    outcomes[chunk] = Some(stages.finish(slot, chunk));
+                    ring.advance(slot, SlotState::Complete).map_err(ring_err)?;
+                    ring.release(slot).map_err(ring_err)?;
+                    in_flight.remove(0);
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = step() {
+            stages.quiesce();
+            for &(_, chunk) in &in_flight {
+                if outcomes[chunk].is_none() {
+                    outcomes[chunk] = Some(Err(e.clone()));
+                }
+            }
+            in_flight.clear();
+            ring = Ring::new(depth);
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(GpuError::NotAvailable("batch never ran".into()))))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +240,95 @@ mod tests {
         assert_eq!(ring.acquire().expect("slot 0 is free again"), 0);
         assert_eq!(ring.in_flight(), 2);
         assert!(ring.advance(7, SlotState::Kernel).is_err());
+    }
+
+    /// Records the order of calls; fails `start` of the chunks in `fail`.
+    struct Fake {
+        log: Vec<String>,
+        fail: Vec<usize>,
+        busy: Vec<Option<usize>>,
+    }
+
+    impl Stages for Fake {
+        type Output = usize;
+        fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
+            assert!(self.busy[slot].is_none(), "slot {slot} reused while busy");
+            self.busy[slot] = Some(chunk);
+            self.log.push(format!("start {chunk}"));
+            if self.fail.contains(&chunk) {
+                return Err(GpuError::Injected(format!("chunk {chunk}")));
+            }
+            Ok(())
+        }
+        fn compact(&mut self, slot: usize) -> Result<(), GpuError> {
+            self.log
+                .push(format!("compact {}", self.busy[slot].expect("busy")));
+            Ok(())
+        }
+        fn finish(&mut self, slot: usize, chunk: usize) -> Result<usize, GpuError> {
+            assert_eq!(self.busy[slot].take(), Some(chunk));
+            self.log.push(format!("finish {chunk}"));
+            Ok(chunk * 10)
+        }
+        fn quiesce(&mut self) {
+            self.busy.iter_mut().for_each(|b| *b = None);
+            self.log.push("quiesce".into());
+        }
+    }
+
+    #[test]
+    fn the_pipeline_overlaps_batches_and_keeps_their_order() {
+        for depth in 1..=4 {
+            let mut fake = Fake {
+                log: Vec::new(),
+                fail: Vec::new(),
+                busy: vec![None; depth],
+            };
+            let out = run_pipeline(7, depth, &mut fake);
+            assert_eq!(
+                out.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+                (0..7).map(|c| c * 10).collect::<Vec<_>>()
+            );
+            let at = |what: &str| fake.log.iter().position(|l| l == what).expect(what);
+            if depth >= 2 {
+                assert!(
+                    at("start 1") < at("compact 0"),
+                    "depth {depth}: {:?}",
+                    fake.log
+                );
+            }
+            if depth >= 3 {
+                assert!(
+                    at("start 2") < at("finish 0") && at("compact 1") < at("finish 0"),
+                    "{:?}",
+                    fake.log
+                );
+            }
+        }
+        let mut fake = Fake {
+            log: Vec::new(),
+            fail: Vec::new(),
+            busy: vec![None; 3],
+        };
+        assert!(run_pipeline(0, 3, &mut fake).is_empty() && fake.log.is_empty());
+    }
+
+    #[test]
+    fn a_failure_fails_the_batches_in_flight_and_the_rest_still_run() {
+        let mut fake = Fake {
+            log: Vec::new(),
+            fail: vec![3],
+            busy: vec![None; 3],
+        };
+        let out = run_pipeline(8, 3, &mut fake);
+        let failed: Vec<usize> = (0..8).filter(|&c| out[c].is_err()).collect();
+        assert!(failed.contains(&3), "{failed:?}");
+        assert!(
+            failed.iter().all(|&c| (1..=3).contains(&c)),
+            "only batches in flight fail: {failed:?}"
+        );
+        for (c, outcome) in out.iter().enumerate().skip(4) {
+            assert_eq!(outcome.as_ref().ok(), Some(&(c * 10)));
+        }
     }
 }
