@@ -68,3 +68,8 @@ pub fn gpu_available() -> bool {
         .iter()
         .any(|d| d.as_ref().is_ok_and(GpuDeviceInfo::is_supported))
 }
+
+/// The examples of `docs/gpu.md`, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/gpu.md")]
+pub struct GpuDocDoctests;
