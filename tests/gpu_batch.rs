@@ -206,7 +206,7 @@ fn cuda_batches_match_the_reference_when_a_gpu_is_present() {
         if std::env::var_os("WARPFORGE_REQUIRE_CUDA").is_some_and(|v| v == "1") {
             panic!("WARPFORGE_REQUIRE_CUDA=1 but gpu_available() is false");
         }
-        eprintln!("*** SKIPPED cuda batch test: no CUDA GPU (set WARPFORGE_REQUIRE_CUDA=1 to require one) ***");
+        common::skip("cuda batch test", "no CUDA GPU (scripts/gpu-check.sh runs it on one; WARPFORGE_REQUIRE_CUDA=1 requires one)");
         return;
     }
     let pages = test_pages();

@@ -220,7 +220,7 @@ fn compressor_snippets_run_on_cuda_when_present() {
             !required,
             "WARPFORGE_REQUIRE_CUDA=1 but gpu_available() is false"
         );
-        eprintln!("*** SKIPPED CUDA snippets: no CUDA GPU ***");
+        common::skip("CUDA snippets", "no CUDA GPU (scripts/gpu-check.sh runs it on one; WARPFORGE_REQUIRE_CUDA=1 requires one)");
         assert!(
             api_creation().is_err(),
             "GpuBatchCompressor::new must fail cleanly without a GPU"
