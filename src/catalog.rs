@@ -39,6 +39,13 @@ pub fn entries() -> Vec<Entry> {
         build: || lz4::lz4_decompress_kernel(WARPS_PER_BLOCK),
         webgpu_build: || lz4::lz4_decompress_kernel(1),
     });
+    entries.push(Entry {
+        name: "lz4-compact",
+        description:
+            "copies each page's LZ4 block from its 4 KiB slot to a host-given offset (CUDA D2H)",
+        build: || lz4::lz4_compact_kernel(WARPS_PER_BLOCK),
+        webgpu_build: || lz4::lz4_compact_kernel(1),
+    });
     entries
 }
 

@@ -181,6 +181,36 @@ fn lz4_decompress_case(pages: Vec<[u8; PAGE_SIZE]>) -> Case {
     }
 }
 
+/// `lz4-compact`: the compress kernel's output slots and meta words, and host-computed offsets; each LZ4
+/// block lands at its offset, raw and same-filled pages copy nothing (the 0xEE fill stays).
+fn lz4_compact_case(pages: Vec<[u8; PAGE_SIZE]>, raw: Vec<bool>) -> Case {
+    let mut slots = vec![0x55u8; pages.len() * PAGE_SIZE];
+    let (mut meta, mut offsets, mut compact) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, (p, raw)) in pages.iter().zip(raw).enumerate() {
+        offsets.push(compact.len() as u32);
+        let words: [u32; 4] = match encode_page(p) {
+            PageEncoding::Lz4(block) if !raw => {
+                slots[i * PAGE_SIZE..i * PAGE_SIZE + block.len()].copy_from_slice(&block);
+                compact.extend_from_slice(&block);
+                [0, block.len() as u32, 0, 0]
+            }
+            PageEncoding::SameFilled(pattern) => [2, 8, pattern as u32, (pattern >> 32) as u32],
+            _ => [1, PAGE_SIZE as u32, 0, 0],
+        };
+        meta.extend(u32_bytes(&words));
+    }
+    let len = compact.len().max(1) + 64;
+    let mut expected = compact;
+    expected.resize(len, 0xEE);
+    Case {
+        blocks: pages.len() as u32,
+        inputs: vec![slots, meta, u32_bytes(&offsets)],
+        outputs: vec![vec![0xEE; len]],
+        scalars: vec![pages.len() as u64],
+        expected: vec![expected],
+    }
+}
+
 /// Random inputs for the catalog kernel called `name`, with the plain Rust result.
 fn strategy(name: &str) -> BoxedStrategy<Case> {
     match name {
@@ -204,6 +234,13 @@ fn strategy(name: &str) -> BoxedStrategy<Case> {
             .boxed(),
         "lz4-compress" => lz4_pages().prop_map(lz4_compress_case).boxed(),
         "lz4-decompress" => lz4_pages().prop_map(lz4_decompress_case).boxed(),
+        "lz4-compact" => lz4_pages()
+            .prop_flat_map(|pages| {
+                let n = pages.len();
+                (Just(pages), proptest::collection::vec(any::<bool>(), n))
+            })
+            .prop_map(|(pages, raw)| lz4_compact_case(pages, raw))
+            .boxed(),
         other => panic!(
             "catalog kernel `{other}` has no plain-Rust reference in tests/webgpu.rs: add one"
         ),
