@@ -1,6 +1,12 @@
 //! The CUDA backend on cudarc: warpforge's PTX loaded as a module, launched from its launch metadata,
-//! timed with CUDA events, fed through pinned host buffers on three streams (H2D, kernels, D2H) so that
-//! the upload of batch k+1, the kernels of batch k and the download of batch k−1 overlap.
+//! timed with CUDA events, fed through pinned host buffers. Each ring slot has its own three streams
+//! (H2D, kernels, D2H), so the upload of batch k+1, the kernels of batch k and the download of batch
+//! k−1 overlap and no slot's work queues behind another's.
+//!
+//! Pinned memory is handed to cudarc as plain slices (still async copies: the driver sees pinned
+//! pages), so cudarc tracks none of it; the slot's own events order it: `pin_meta` is read after
+//! event 5, `pin_out` after event 11, and `pin_in` / `pin_off` are rewritten only after the slot was
+//! finished (event 11, which follows events 9, 7 and 1) or after every stream was synchronized.
 //!
 //! Per batch: upload the pages; compress (each page into its 4 KiB slot, plus 4 meta words); download
 //! the meta words only; compute each LZ4 page's offset on the host; upload the offsets; compact the
@@ -136,8 +142,13 @@ struct Slot {
     d_compact: CudaSlice<u8>,
     pin_out: PinnedHostSlice<u8>,
     ev: Vec<CudaEvent>,
-    /// The chunk it holds and the chunk's page count.
-    chunk: usize,
+    /// The slot's own H2D, kernel and D2H streams, so that its compaction and download never queue
+    /// behind the next slot's upload or kernel.
+    h2d: Arc<CudaStream>,
+    compute: Arc<CudaStream>,
+    d2h: Arc<CudaStream>,
+    /// Index (in the whole call) of the first page it holds, and how many it holds.
+    first: usize,
     pages: usize,
     /// Byte offset of each page's block in the compacted output (LZ4 pages only), and the total.
     offsets: Vec<u32>,
@@ -145,14 +156,14 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(
-        ctx: &Arc<CudaContext>,
-        stream: &Arc<CudaStream>,
-        batch: usize,
-    ) -> Result<Slot, GpuError> {
+    fn new(ctx: &Arc<CudaContext>, batch: usize) -> Result<Slot, GpuError> {
+        let new_stream = || ctx.new_stream().map_err(err("cuStreamCreate"));
+        let (h2d, compute, d2h) = (new_stream()?, new_stream()?, new_stream()?);
+        let stream = &compute;
         let bytes = batch * PAGE_SIZE;
         let ev = (0..EVENTS)
-            .map(|_| ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)))
+            // Blocking sync: the host sleeps rather than spins while it waits (timing stays enabled).
+            .map(|_| ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(err("cuEventCreate"))?;
         // SAFETY: pinned buffers are written by the host (or by a copy) before they are read, and only
@@ -177,7 +188,10 @@ impl Slot {
             d_compact: stream.alloc_zeros::<u8>(bytes).map_err(&a)?,
             pin_out: pin_out.map_err(err("cuMemHostAlloc"))?,
             ev,
-            chunk: 0,
+            h2d: h2d.clone(),
+            compute: compute.clone(),
+            d2h: d2h.clone(),
+            first: 0,
             pages: 0,
             offsets: Vec::new(),
             total: 0,
@@ -202,7 +216,8 @@ impl Stages for CudaStages<'_, '_> {
     type Output = (Vec<Record>, Timings);
 
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
-        self.engine.slots[slot].chunk = chunk;
+        // Every chunk but the last has the first one's length.
+        self.engine.slots[slot].first = chunk * self.chunks[0].len();
         self.engine.issue_compress(slot, self.chunks[chunk])
     }
 
@@ -222,9 +237,8 @@ impl Stages for CudaStages<'_, '_> {
 /// The CUDA backend.
 pub struct CudaEngine {
     ctx: Arc<CudaContext>,
-    h2d: Arc<CudaStream>,
-    compute: Arc<CudaStream>,
-    d2h: Arc<CudaStream>,
+    /// The stream of `decompress_chunk`.
+    stream: Arc<CudaStream>,
     compress: Loaded,
     compact: Loaded,
     decompress: Loaded,
@@ -267,21 +281,20 @@ impl CudaEngine {
             8 => Sm::Sm80,
             _ => Sm::Sm70,
         };
-        let stream = || ctx.new_stream().map_err(err("cuStreamCreate"));
-        let (h2d, compute, d2h) = (stream()?, stream()?, stream()?);
+        let stream = ctx.new_stream().map_err(err("cuStreamCreate"))?;
         let w = WARPS_PER_BLOCK;
         let compress = Loaded::new(&ctx, &lz4_compress_kernel(w), sm)?;
         let compact = Loaded::new(&ctx, &lz4_compact_kernel(w), sm)?;
         let decompress = Loaded::new(&ctx, &lz4_decompress_kernel(w), sm)?;
-        let slots = (0..slots.max(1))
-            .map(|_| Slot::new(&ctx, &compute, batch))
+        // Without async DMA the ring has one slot: allocate only that one.
+        let depth = if async_dma { slots.max(1) } else { 1 };
+        let slots = (0..depth)
+            .map(|_| Slot::new(&ctx, batch))
             .collect::<Result<Vec<_>, _>>()?;
-        compute.synchronize().map_err(err("cuStreamSynchronize"))?;
+        ctx.synchronize().map_err(err("cuCtxSynchronize"))?;
         Ok(CudaEngine {
             ctx,
-            h2d,
-            compute,
-            d2h,
+            stream,
             compress,
             compact,
             decompress,
@@ -294,7 +307,8 @@ impl CudaEngine {
 
     /// Stage A: upload the pages, compress, download the meta words.
     fn issue_compress(&mut self, s: usize, pages: &[Page]) -> Result<(), GpuError> {
-        let (h2d, compute, d2h) = (self.h2d.clone(), self.compute.clone(), self.d2h.clone());
+        let slot = &self.slots[s];
+        let (h2d, compute, d2h) = (slot.h2d.clone(), slot.compute.clone(), slot.d2h.clone());
         let cfg = self.compress.config(pages.len())?;
         let slot = &mut self.slots[s];
         let n = pages.len();
@@ -337,7 +351,8 @@ impl CudaEngine {
 
     /// Stage B: wait for the meta words, upload the offsets, compact, download the compressed bytes.
     fn issue_compact(&mut self, s: usize) -> Result<(), GpuError> {
-        let (h2d, compute, d2h) = (self.h2d.clone(), self.compute.clone(), self.d2h.clone());
+        let slot = &self.slots[s];
+        let (h2d, compute, d2h) = (slot.h2d.clone(), slot.compute.clone(), slot.d2h.clone());
         let slot = &mut self.slots[s];
         let n = slot.pages;
         let cfg = self.compact.config(n)?;
@@ -358,7 +373,7 @@ impl CudaEngine {
                 1 | 2 => {}
                 _ => {
                     return Err(GpuError::Corrupt {
-                        page: i,
+                        page: slot.first + i,
                         detail: format!("compress kernel reported kind {kind}, length {len}"),
                     })
                 }
@@ -410,6 +425,10 @@ impl CudaEngine {
         slot.ev[11]
             .synchronize()
             .map_err(err("cuEventSynchronize"))?;
+        // cudarc records some failures (in its automatic cross-stream waits) instead of returning them.
+        self.ctx
+            .check_err()
+            .map_err(err("a queued CUDA operation"))?;
         let meta = slot
             .pin_meta
             .as_slice()
@@ -439,9 +458,13 @@ impl CudaEngine {
 
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
     fn quiesce(&self) {
-        for stream in [&self.h2d, &self.compute, &self.d2h] {
-            let _ = stream.synchronize();
+        for slot in &self.slots {
+            for stream in [&slot.h2d, &slot.compute, &slot.d2h] {
+                let _ = stream.synchronize();
+            }
         }
+        // Errors cudarc recorded on the way (in its automatic waits and drops) belong to this failure.
+        let _ = self.ctx.check_err();
     }
 }
 
@@ -480,7 +503,7 @@ impl Engine for CudaEngine {
             return Ok(Ok(()));
         }
         data.push(0);
-        let stream = &self.compute;
+        let stream = &self.stream;
         let a = err("cuMemAlloc");
         let d_data = stream.clone_htod(&data).map_err(err("cuMemcpyHtoD"))?;
         let d_spans = stream.clone_htod(&spans).map_err(err("cuMemcpyHtoD"))?;
@@ -514,7 +537,9 @@ impl Engine for CudaEngine {
             }
             out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
         }
-        let _ = &self.ctx;
+        self.ctx
+            .check_err()
+            .map_err(err("a queued CUDA operation"))?;
         Ok(Ok(()))
     }
 }
