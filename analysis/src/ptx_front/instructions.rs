@@ -1,0 +1,255 @@
+//! One PTX instruction → analysis instructions: guards, control flow, barriers and warp collectives,
+//! memory accesses with their addresses, and value instructions; anything else becomes `Op::Unknown`.
+
+use super::*;
+
+impl Entry {
+    pub(super) fn instruction(&mut self, text: &str, loc: Location) {
+        let (guard, rest) = match text.strip_prefix('@') {
+            Some(r) => {
+                let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+                (Some(self.var(g.trim_start_matches('!'))), rest.trim())
+            }
+            None => (None, text),
+        };
+        let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let parts: Vec<&str> = opcode.split('.').collect();
+        let ops = operands(args);
+        let base = parts[0];
+        let defs_of = |e: &mut Self, s: &str| -> Vec<Var> {
+            s.trim_start_matches('{')
+                .trim_end_matches('}')
+                .split([',', '|'])
+                .map(str::trim)
+                .filter(|r| r.starts_with('%'))
+                .map(|r| e.var(r))
+                .collect()
+        };
+        match base {
+            "bra" => {
+                let target = ops.first().cloned();
+                match guard {
+                    Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
+                    None => self.end_block(Terminator::Jump, target, false),
+                }
+            }
+            "ret" | "exit" => {
+                if let Some(cond) = guard {
+                    self.end_block(Terminator::Branch { cond, loc }, Some("#exit".into()), true);
+                } else {
+                    self.end_block(Terminator::Return, None, false);
+                }
+            }
+            "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
+                let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
+                let uses = mask_uses(mask);
+                self.push(
+                    &loc,
+                    Op::Collective {
+                        kind: Collective::Sync,
+                        mask,
+                    },
+                    vec![],
+                    uses,
+                    guard,
+                );
+            }
+            "bar" | "barrier" => self.push(&loc, Op::Barrier, vec![], vec![], guard),
+            "shfl" | "vote" | "match" => {
+                let kind = match (base, parts.get(2).copied().unwrap_or("")) {
+                    ("shfl", mode) => Collective::Shuffle {
+                        index_mode: mode == "idx",
+                    },
+                    ("vote", "ballot") => Collective::Ballot,
+                    ("vote", _) => Collective::Vote,
+                    _ => Collective::Match,
+                };
+                let defs = ops.first().map(|d| defs_of(self, d)).unwrap_or_default();
+                let mask = self.mask(ops.last().map(String::as_str).unwrap_or("-1"));
+                let mut uses: Vec<Var> = ops
+                    .iter()
+                    .skip(1)
+                    .take(ops.len().saturating_sub(2))
+                    .map(|o| self.value(o, &loc))
+                    .collect();
+                uses.extend(mask_uses(mask));
+                self.push(&loc, Op::Collective { kind, mask }, defs, uses, guard);
+            }
+            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, &ops, loc, guard),
+            _ => self.value_instruction(base, &parts, &ops, loc, guard),
+        }
+    }
+
+    fn mask(&mut self, s: &str) -> MaskInfo {
+        match parse_imm(s.trim()) {
+            Some(v) => MaskInfo::Const(v as u32),
+            None => MaskInfo::Var(self.var(s.trim())),
+        }
+    }
+
+    fn memory(
+        &mut self,
+        base: &str,
+        parts: &[&str],
+        ops: &[String],
+        loc: Location,
+        guard: Option<Var>,
+    ) {
+        let space_name = parts.get(1).copied().unwrap_or("");
+        let space = match space_name {
+            "shared" => Space::Shared(None),
+            "global" => Space::Global,
+            "param" => {
+                let defs = ops.first().map(|d| vec![self.var(d)]).unwrap_or_default();
+                self.push(&loc, Op::Param, defs, vec![], guard);
+                return;
+            }
+            _ => Space::Generic,
+        };
+        let vector = parts
+            .iter()
+            .find_map(|p| p.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()))
+            .unwrap_or(1);
+        let width = type_bytes(parts.last().copied().unwrap_or("u32")) * vector;
+        let read_only = parts.contains(&"nc") || base == "ldu" || space_name == "const";
+        match base {
+            "ld" | "ldu" => {
+                let defs: Vec<Var> = ops
+                    .first()
+                    .map(|d| {
+                        d.trim_start_matches('{')
+                            .trim_end_matches('}')
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|r| r.starts_with('%'))
+                            .map(|r| self.var(r))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let (addr, uses) =
+                    self.address(ops.get(1).map(String::as_str).unwrap_or("[]"), space, &loc);
+                self.push(
+                    &loc,
+                    Op::Load {
+                        addr,
+                        width,
+                        read_only,
+                    },
+                    defs,
+                    uses,
+                    guard,
+                );
+            }
+            "st" => {
+                let (addr, mut uses) =
+                    self.address(ops.first().map(String::as_str).unwrap_or("[]"), space, &loc);
+                let values: Vec<Var> = ops
+                    .get(1)
+                    .map(|v| {
+                        v.trim_start_matches('{')
+                            .trim_end_matches('}')
+                            .split(',')
+                            .map(str::trim)
+                            .map(|r| self.value(r, &loc))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                uses.extend(&values);
+                self.push(
+                    &loc,
+                    Op::Store {
+                        addr,
+                        width,
+                        values,
+                    },
+                    vec![],
+                    uses,
+                    guard,
+                );
+            }
+            _ => {
+                // atom / red: [addr] is the first operand after an optional destination.
+                let addr_at = ops.iter().position(|o| o.starts_with('[')).unwrap_or(0);
+                let defs = if addr_at > 0 {
+                    vec![self.var(&ops[0])]
+                } else {
+                    Vec::new()
+                };
+                let (addr, mut uses) = self.address(&ops[addr_at], space, &loc);
+                for o in &ops[addr_at + 1..] {
+                    let v = self.value(o, &loc);
+                    uses.push(v);
+                }
+                self.push(&loc, Op::Atomic { addr }, defs, uses, guard);
+            }
+        }
+    }
+
+    fn value_instruction(
+        &mut self,
+        base: &str,
+        parts: &[&str],
+        ops: &[String],
+        loc: Location,
+        guard: Option<Var>,
+    ) {
+        let Some(dst) = ops.first() else {
+            self.unknown.push((loc.clone(), base.to_owned()));
+            self.push(&loc, Op::Unknown(base.to_owned()), vec![], vec![], guard);
+            return;
+        };
+        let defs: Vec<Var> = dst
+            .split('|')
+            .map(str::trim)
+            .filter(|r| r.starts_with('%'))
+            .map(|r| self.var(r))
+            .collect();
+        let arith = match base {
+            "mov" | "cvta" => Some(Arith::Mov),
+            "cvt"
+                if parts.len() >= 3
+                    && type_bytes(parts[parts.len() - 2]) >= type_bytes(parts[parts.len() - 1])
+                    && parts[parts.len() - 1].starts_with('u') =>
+            {
+                Some(Arith::Mov)
+            }
+            "add" => Some(Arith::Add),
+            "sub" => Some(Arith::Sub),
+            "mul" if parts.get(1) != Some(&"hi") => Some(Arith::Mul),
+            "shl" => Some(Arith::Shl),
+            // shr.s* is an arithmetic shift: only the logical one keeps the range facts simple.
+            "shr" if !parts[1..].iter().any(|p| p.starts_with('s')) => Some(Arith::Shr),
+            "and" => Some(Arith::And),
+            "or" => Some(Arith::Or),
+            "min" => Some(Arith::Min),
+            "max" => Some(Arith::Max),
+            "rem" => Some(Arith::Rem),
+            "div" => Some(Arith::Div),
+            "mad" if parts.get(1) == Some(&"lo") => {
+                // d = a * b + c, as two steps the range analysis understands.
+                let (a, b, c) = (
+                    self.value(&ops[1], &loc),
+                    self.value(&ops[2], &loc),
+                    self.value(&ops[3], &loc),
+                );
+                let t = self.temp();
+                self.push(&loc, Op::Arith(Arith::Mul), vec![t], vec![a, b], guard);
+                self.push(&loc, Op::Arith(Arith::Add), defs, vec![t, c], guard);
+                return;
+            }
+            "setp" | "selp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul"
+            | "shr" | "xor" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf"
+            | "sad" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin"
+            | "cos" | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" => Some(Arith::Other),
+            _ => None,
+        };
+        let uses: Vec<Var> = ops.iter().skip(1).map(|o| self.value(o, &loc)).collect();
+        match arith {
+            Some(a) => self.push(&loc, Op::Arith(a), defs, uses, guard),
+            None => {
+                self.unknown.push((loc.clone(), base.to_owned()));
+                self.push(&loc, Op::Unknown(base.to_owned()), defs, uses, guard);
+            }
+        }
+    }
+}
