@@ -11,11 +11,13 @@
 
 mod cpu;
 mod cuda;
+mod gpu_decode;
 mod webgpu;
 
 use std::fmt;
 
 pub use cuda::CudaCodec;
+pub use gpu_decode::{gather_lz4, scatter_decoded, Lz4Blocks};
 pub use webgpu::WebGpuCodec;
 
 use crate::archive::Record;

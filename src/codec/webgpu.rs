@@ -2,9 +2,9 @@
 
 use anyhow::Context;
 
-use super::{fill_simple, Backend, DecodeError, Page, PageCodec};
+use super::{gather_lz4, scatter_decoded, Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
-use crate::kernels::lz4::{decode_status, lz4_compress_kernel, lz4_decompress_kernel};
+use crate::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use crate::runtime::webgpu::{BufferArg, LaunchTimings, WebGpuDevice};
 use crate::wgsl::Wgsl;
 use crate::PAGE_SIZE;
@@ -109,51 +109,27 @@ impl WebGpuCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<(Result<(), DecodeError>, LaunchTimings)> {
-        let mut lz4 = Vec::new();
-        let (mut data, mut spans) = (Vec::new(), Vec::new());
-        for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
-            if let Record::Lz4(block) = record {
-                lz4.push(i);
-                spans.extend_from_slice(&(data.len() as u32).to_le_bytes());
-                spans.extend_from_slice(&(block.len() as u32).to_le_bytes());
-                data.extend_from_slice(block);
-            } else {
-                fill_simple(record, page);
-            }
-        }
-        if lz4.is_empty() {
+        let blocks = gather_lz4(records, out);
+        if blocks.pages.is_empty() {
             return Ok((Ok(()), LaunchTimings::default()));
         }
-        data.push(0); // never an empty buffer
-        let mut decoded = vec![0u8; lz4.len() * PAGE_SIZE];
-        let mut status = vec![0u8; lz4.len() * 4];
+        let spans: Vec<u8> = blocks.spans.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let n = blocks.pages.len();
+        let mut decoded = vec![0u8; n * PAGE_SIZE];
+        let mut status = vec![0u8; n * 4];
         let mut buffers = [
-            BufferArg::ReadOnly(&data),
+            BufferArg::ReadOnly(&blocks.data),
             BufferArg::ReadOnly(&spans),
             BufferArg::ReadWrite(&mut decoded),
             BufferArg::ReadWrite(&mut status),
         ];
-        let n = lz4.len() as u32;
         let timings = self
             .device
-            .run(&self.decompress, n, &mut buffers, &[u64::from(n)])?;
-        for (k, &i) in lz4.iter().enumerate() {
-            let s = word(&status, k);
-            if s & 0xff != decode_status::OK {
-                let reason = match s & 0xff {
-                    decode_status::TRUNCATED => {
-                        "a length or the literals run past the end of the block"
-                    }
-                    decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
-                    decode_status::OVERFLOW => "the block decodes to more than a page",
-                    _ => "the block ends with a match or decodes to less than a page",
-                };
-                let detail = format!("malformed LZ4 block at byte {}: {reason}", s >> 8);
-                return Ok((Err(DecodeError { index: i, detail }), timings));
-            }
-            out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
-        }
-        Ok((Ok(()), timings))
+            .run(&self.decompress, n as u32, &mut buffers, &[n as u64])?;
+        Ok((
+            scatter_decoded(&blocks, |k| word(&status, k), &decoded, out),
+            timings,
+        ))
     }
 }
 

@@ -14,16 +14,14 @@
 
 use std::sync::Arc;
 
-use warpforge_ir::kernels::lz4::{
-    decode_status, lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel,
-};
+use warpforge_ir::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ptx::{LaunchInfo, Sm};
 
 use super::engine::{ChunkOutcome, Engine, Timings};
 use super::ring::{run_pipeline, Stages};
 use super::{GpuBackend, GpuDeviceInfo, GpuError};
 use crate::archive::Record;
-use crate::codec::{fill_simple, DecodeError, Page};
+use crate::codec::{gather_lz4, scatter_decoded, DecodeError, Page};
 use crate::kernels::WARPS_PER_BLOCK;
 use crate::runtime::cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig,
@@ -488,31 +486,23 @@ impl Engine for CudaEngine {
         records: &[Record],
         out: &mut [Page],
     ) -> Result<Result<(), DecodeError>, GpuError> {
-        let mut lz4 = Vec::new();
-        let (mut data, mut spans) = (Vec::new(), Vec::new());
-        for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
-            if let Record::Lz4(block) = record {
-                lz4.push(i);
-                spans.extend_from_slice(&[data.len() as u32, block.len() as u32]);
-                data.extend_from_slice(block);
-            } else {
-                fill_simple(record, page);
-            }
-        }
-        if lz4.is_empty() {
+        let blocks = gather_lz4(records, out);
+        if blocks.pages.is_empty() {
             return Ok(Ok(()));
         }
-        data.push(0);
+        let n = blocks.pages.len();
         let stream = &self.stream;
         let a = err("cuMemAlloc");
-        let d_data = stream.clone_htod(&data).map_err(err("cuMemcpyHtoD"))?;
-        let d_spans = stream.clone_htod(&spans).map_err(err("cuMemcpyHtoD"))?;
-        let mut d_decoded = stream
-            .alloc_zeros::<u8>(lz4.len() * PAGE_SIZE)
-            .map_err(&a)?;
-        let mut d_status = stream.alloc_zeros::<u32>(lz4.len()).map_err(&a)?;
-        let count = lz4.len() as u32;
-        let cfg = self.decompress.config(lz4.len())?;
+        let d_data = stream
+            .clone_htod(&blocks.data)
+            .map_err(err("cuMemcpyHtoD"))?;
+        let d_spans = stream
+            .clone_htod(&blocks.spans)
+            .map_err(err("cuMemcpyHtoD"))?;
+        let mut d_decoded = stream.alloc_zeros::<u8>(n * PAGE_SIZE).map_err(&a)?;
+        let mut d_status = stream.alloc_zeros::<u32>(n).map_err(&a)?;
+        let count = n as u32;
+        let cfg = self.decompress.config(n)?;
         let mut launch = stream.launch_builder(&self.decompress.function);
         launch
             .arg(&d_data)
@@ -525,22 +515,10 @@ impl Engine for CudaEngine {
         unsafe { launch.launch(cfg) }.map_err(err("cuLaunchKernel(lz4_decompress)"))?;
         let decoded = stream.clone_dtoh(&d_decoded).map_err(err("cuMemcpyDtoH"))?;
         let status = stream.clone_dtoh(&d_status).map_err(err("cuMemcpyDtoH"))?;
-        for (k, &i) in lz4.iter().enumerate() {
-            let s = status[k];
-            if s & 0xff != decode_status::OK {
-                let detail = format!(
-                    "malformed LZ4 block (status {}, at byte {})",
-                    s & 0xff,
-                    s >> 8
-                );
-                return Ok(Err(DecodeError { index: i, detail }));
-            }
-            out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
-        }
         self.ctx
             .check_err()
             .map_err(err("a queued CUDA operation"))?;
-        Ok(Ok(()))
+        Ok(scatter_decoded(&blocks, |k| status[k], &decoded, out))
     }
 }
 

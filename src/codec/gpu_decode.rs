@@ -1,0 +1,67 @@
+//! What every GPU backend does around the decompress kernel: gather the LZ4 blocks of a batch (filling
+//! raw and same-filled pages directly), and turn the kernel's per-block status words into pages or a
+//! [`DecodeError`] that says which page and why.
+
+use super::{fill_simple, DecodeError, Page};
+use crate::archive::Record;
+use crate::kernels::lz4::decode_status;
+use crate::PAGE_SIZE;
+
+/// The LZ4 blocks of a batch, as the decompress kernel takes them.
+pub struct Lz4Blocks {
+    /// Index in the batch of each block's page.
+    pub pages: Vec<usize>,
+    /// The blocks back to back (plus one padding byte, so the buffer is never empty).
+    pub data: Vec<u8>,
+    /// (offset, length) in `data` of each block.
+    pub spans: Vec<u32>,
+}
+
+/// Fills the non-LZ4 pages of `out` and gathers the LZ4 blocks.
+pub fn gather_lz4(records: &[Record], out: &mut [Page]) -> Lz4Blocks {
+    let mut blocks = Lz4Blocks {
+        pages: Vec::new(),
+        data: Vec::new(),
+        spans: Vec::new(),
+    };
+    for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
+        if let Record::Lz4(block) = record {
+            blocks.pages.push(i);
+            blocks
+                .spans
+                .extend_from_slice(&[blocks.data.len() as u32, block.len() as u32]);
+            blocks.data.extend_from_slice(block);
+        } else {
+            fill_simple(record, page);
+        }
+    }
+    blocks.data.push(0);
+    blocks
+}
+
+/// Copies each decoded page to `out`, or names the first malformed block (`status(k)` is block k's
+/// status word: code in the low byte, where decoding stopped above it).
+pub fn scatter_decoded(
+    blocks: &Lz4Blocks,
+    status: impl Fn(usize) -> u32,
+    decoded: &[u8],
+    out: &mut [Page],
+) -> Result<(), DecodeError> {
+    for (k, &i) in blocks.pages.iter().enumerate() {
+        let s = status(k);
+        if s & 0xff != decode_status::OK {
+            let reason = match s & 0xff {
+                decode_status::TRUNCATED => {
+                    "a length or the literals run past the end of the block"
+                }
+                decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
+                decode_status::OVERFLOW => "the block decodes to more than a page",
+                _ => "the block ends with a match or decodes to less than a page",
+            };
+            let detail = format!("malformed LZ4 block at byte {}: {reason}", s >> 8);
+            return Err(DecodeError { index: i, detail });
+        }
+        out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);
+    }
+    Ok(())
+}
