@@ -138,9 +138,8 @@ fn assert_rejected(archive: &[u8], dir: &TempDir, needle: &str) -> String {
     err
 }
 
-#[test]
-fn truncated_archives_are_rejected_before_any_output() {
-    let dir = TempDir::new("truncated");
+/// The reference archive of `page_file(.., 2)`, written in `dir` and read back.
+fn reference_archive(dir: &TempDir) -> Vec<u8> {
     let pages = dir.path("in.pages");
     page_file(&pages, 2);
     let archive_path = dir.path("a.wfpa");
@@ -151,7 +150,13 @@ fn truncated_archives_are_rejected_before_any_output() {
         &ProgressBar::hidden(),
     )
     .expect("compresses");
-    let archive = std::fs::read(&archive_path).expect("read");
+    std::fs::read(&archive_path).expect("read")
+}
+
+#[test]
+fn truncated_archives_are_rejected_before_any_output() {
+    let dir = TempDir::new("truncated");
+    let archive = reference_archive(&dir);
     // Every cut in the last 200 bytes (footer) and the first 64 (header), and a sample in between.
     let cuts = (0..64)
         .chain((64..archive.len() - 200).step_by(97))
@@ -177,17 +182,7 @@ fn truncated_archives_are_rejected_before_any_output() {
 #[test]
 fn corruption_is_reported_with_the_page_index() {
     let dir = TempDir::new("corrupt");
-    let pages = dir.path("in.pages");
-    page_file(&pages, 2);
-    let archive_path = dir.path("a.wfpa");
-    compress_file(
-        &pages,
-        &archive_path,
-        &mut ReferenceCodec,
-        &ProgressBar::hidden(),
-    )
-    .expect("compresses");
-    let archive = std::fs::read(&archive_path).expect("read");
+    let archive = reference_archive(&dir);
     // Pages 0..2 are zero pages (9-byte records), pages 2..4 same-filled, page 4 is the first text
     // page: an LZ4 record starting at byte 20 + 4 * 9.
     let text_record = 20 + 4 * 9;

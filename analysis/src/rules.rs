@@ -327,16 +327,19 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
 fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
     let width = u64::from(width);
     // The address as (shared array, byte offset range, alignment).
+    // The shared array the address space names, and its declared alignment (256: the most any
+    // allocation is aligned to, for other spaces).
+    let named = match addr.space {
+        Space::Shared(a) => a,
+        _ => None,
+    };
+    let named_align = named
+        .and_then(|a| c.p.shared.get(a))
+        .map_or(256, |s| u64::from(s.align));
     let (array, lo, hi, align) = if let Some(i) = addr.index_var {
         let f = c.facts[i];
         let e = u64::from(addr.elem_bytes);
-        let array = match addr.space {
-            Space::Shared(a) => a,
-            _ => None,
-        };
-        let base_align = array
-            .and_then(|a| c.p.shared.get(a))
-            .map_or(256, |s| u64::from(s.align));
+        let (array, base_align) = (named, named_align);
         (
             array,
             f.lo.saturating_mul(e),
@@ -363,13 +366,7 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
         )
     } else {
         let off = addr.offset.max(0) as u64;
-        let array = match addr.space {
-            Space::Shared(a) => a,
-            _ => None,
-        };
-        let base_align = array
-            .and_then(|a| c.p.shared.get(a))
-            .map_or(256, |s| u64::from(s.align));
+        let (array, base_align) = (named, named_align);
         (
             array,
             off,

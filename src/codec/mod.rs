@@ -11,13 +11,13 @@
 
 mod cpu;
 mod cuda;
-mod gpu_decode;
+mod kernel_io;
 mod webgpu;
 
 use std::fmt;
 
 pub use cuda::CudaCodec;
-pub use gpu_decode::{gather_lz4, scatter_decoded, Lz4Blocks};
+pub use kernel_io::{gather_lz4, record_from_meta, scatter_decoded, Lz4Blocks};
 pub use webgpu::WebGpuCodec;
 
 use crate::archive::Record;

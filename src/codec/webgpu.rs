@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 
-use super::{gather_lz4, scatter_decoded, Backend, DecodeError, Page, PageCodec};
+use super::{gather_lz4, record_from_meta, scatter_decoded, Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use crate::runtime::webgpu::{BufferArg, LaunchTimings, WebGpuDevice};
@@ -85,19 +85,11 @@ impl WebGpuCodec {
             .iter()
             .enumerate()
             .map(|(i, page)| {
-                let (kind, len) = (word(&meta, 4 * i), word(&meta, 4 * i + 1) as usize);
-                Ok(match kind {
-                    0 if len < PAGE_SIZE => {
-                        Record::Lz4(output[i * PAGE_SIZE..i * PAGE_SIZE + len].to_vec())
-                    }
-                    1 => Record::Raw(Box::new(*page)),
-                    2 => Record::SameFilled(
-                        u64::from(word(&meta, 4 * i + 2)) | u64::from(word(&meta, 4 * i + 3)) << 32,
-                    ),
-                    _ => anyhow::bail!(
-                        "the compress kernel reported kind {kind}, length {len} for page {i}"
-                    ),
+                let words = [0, 1, 2, 3].map(|k| word(&meta, 4 * i + k));
+                record_from_meta(words, page, |len| {
+                    output[i * PAGE_SIZE..i * PAGE_SIZE + len].to_vec()
                 })
+                .map_err(|e| anyhow::anyhow!("page {i}: {e}"))
             })
             .collect::<anyhow::Result<Vec<Record>>>()?;
         Ok((records, timings))

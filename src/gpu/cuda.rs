@@ -21,7 +21,7 @@ use super::engine::{ChunkOutcome, Engine, Timings};
 use super::ring::{run_pipeline, Stages};
 use super::{GpuBackend, GpuDeviceInfo, GpuError};
 use crate::archive::Record;
-use crate::codec::{gather_lz4, scatter_decoded, DecodeError, Page};
+use crate::codec::{gather_lz4, record_from_meta, scatter_decoded, DecodeError, Page};
 use crate::kernels::WARPS_PER_BLOCK;
 use crate::runtime::cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig,
@@ -148,9 +148,8 @@ struct Slot {
     /// Index (in the whole call) of the first page it holds, and how many it holds.
     first: usize,
     pages: usize,
-    /// Byte offset of each page's block in the compacted output (LZ4 pages only), and the total.
+    /// Byte offset of each page's block in the compacted output (LZ4 pages only).
     offsets: Vec<u32>,
-    total: usize,
 }
 
 impl Slot {
@@ -192,7 +191,6 @@ impl Slot {
             first: 0,
             pages: 0,
             offsets: Vec::new(),
-            total: 0,
         })
     }
 
@@ -377,7 +375,6 @@ impl CudaEngine {
                 }
             }
         }
-        slot.total = total;
         let off = slot
             .pin_off
             .as_mut_slice()
@@ -435,17 +432,18 @@ impl CudaEngine {
         let records = pages
             .iter()
             .enumerate()
-            .map(|(i, page)| match meta[4 * i] {
-                0 => {
+            .map(|(i, page)| {
+                let words = [0, 1, 2, 3].map(|k| meta[4 * i + k]);
+                record_from_meta(words, page, |len| {
                     let at = slot.offsets[i] as usize;
-                    Record::Lz4(out[at..at + meta[4 * i + 1] as usize].to_vec())
-                }
-                1 => Record::Raw(Box::new(*page)),
-                _ => Record::SameFilled(
-                    u64::from(meta[4 * i + 2]) | u64::from(meta[4 * i + 3]) << 32,
-                ),
+                    out[at..at + len].to_vec()
+                })
+                .map_err(|detail| GpuError::Corrupt {
+                    page: slot.first + i,
+                    detail,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         let timings = Timings {
             h2d_ns: slot.ms(0)? + slot.ms(6)?,
             kernel_ns: slot.ms(2)? + slot.ms(8)?,

@@ -1,11 +1,31 @@
-//! What every GPU backend does around the decompress kernel: gather the LZ4 blocks of a batch (filling
-//! raw and same-filled pages directly), and turn the kernel's per-block status words into pages or a
-//! [`DecodeError`] that says which page and why.
+//! What every GPU backend does around the LZ4 kernels: read the compress kernel's meta words as
+//! records; gather the LZ4 blocks of a batch for the decompress kernel (filling raw and same-filled
+//! pages directly), and turn its per-block status words into pages or a [`DecodeError`] that says
+//! which page and why.
 
 use super::{fill_simple, DecodeError, Page};
 use crate::archive::Record;
 use crate::kernels::lz4::decode_status;
 use crate::PAGE_SIZE;
+
+/// The record that the compress kernel's 4 meta words of a page describe (kind, length, pattern low and
+/// high word); `block(len)` gives an LZ4 page's `len` bytes. `Err` names a kind or length the kernel
+/// never writes.
+pub fn record_from_meta(
+    meta: [u32; 4],
+    page: &Page,
+    block: impl FnOnce(usize) -> Vec<u8>,
+) -> Result<Record, String> {
+    let [kind, len, lo, hi] = meta;
+    match kind {
+        0 if (len as usize) < PAGE_SIZE => Ok(Record::Lz4(block(len as usize))),
+        1 => Ok(Record::Raw(Box::new(*page))),
+        2 => Ok(Record::SameFilled(u64::from(lo) | u64::from(hi) << 32)),
+        _ => Err(format!(
+            "the compress kernel reported kind {kind}, length {len}"
+        )),
+    }
+}
 
 /// The LZ4 blocks of a batch, as the decompress kernel takes them.
 pub struct Lz4Blocks {
