@@ -54,7 +54,9 @@ pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<Kind
     let encodings: Vec<PageEncoding> = pages.iter().map(encode_page).collect();
     let identical = matches!(
         codec.backend(),
-        crate::codec::Backend::Reference | crate::codec::Backend::WebGpu
+        crate::codec::Backend::Reference
+            | crate::codec::Backend::WebGpu
+            | crate::codec::Backend::Cuda
     );
     let mut rows = Vec::new();
     for (kind, is) in kinds {

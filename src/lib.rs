@@ -9,7 +9,7 @@
 //! | `warpforge-ptx` | [`ptx`] | IR → PTX |
 //! | `warpforge-wgsl` | [`wgsl`] | IR → naga → WGSL |
 //! | `warpforge-analysis` | [`analysis`] | CFG, divergence, hazard lints |
-//! | `warpforge-runtime` | [`runtime`] | CPU / WebGPU / CUDA backends |
+//! | `warpforge-runtime` | [`runtime`] | the WebGPU runtime, stage clocks, the CUDA driver bindings |
 
 #![deny(missing_docs)]
 
@@ -20,6 +20,7 @@ pub use warpforge_runtime as runtime;
 pub use warpforge_wgsl as wgsl;
 
 pub mod archive;
+pub mod auto;
 pub mod bench;
 pub mod catalog;
 pub mod codec;

@@ -64,8 +64,8 @@ enum Command {
     /// Compress an embedded sample of real memory pages on the best available backend, verify it, and
     /// print ratio and throughput per page kind.
     Demo {
-        /// Which implementation compresses (auto: the WebGPU kernels if any adapter exists, else the
-        /// CPU reference).
+        /// Which implementation compresses (auto: as for `compress`; the line after the table says
+        /// which ran and why the better ones did not).
         #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
         backend: BackendArg,
     },
@@ -196,7 +196,8 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
 /// `--backend` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum BackendArg {
-    /// cuda on a supported CUDA GPU, else webgpu on a hardware adapter, else cpu.
+    /// cuda on a supported CUDA GPU, else webgpu on a hardware adapter that runs the kernels, else the
+    /// CPU reference (software adapters only when named: `--backend webgpu`).
     Auto,
     /// lz4_flex on all cores.
     Cpu,
@@ -208,26 +209,20 @@ enum BackendArg {
     Cuda,
 }
 
-fn open_codec(backend: BackendArg) -> Result<Box<dyn PageCodec>> {
-    use warpforge::codec::{CpuCodec, ReferenceCodec, WebGpuCodec};
-    Ok(match backend {
+/// Opens the codec for `--backend`; for `auto`, also the line that says what ran and why.
+fn open_codec(backend: BackendArg) -> Result<(Box<dyn PageCodec>, Option<String>)> {
+    use warpforge::codec::{CpuCodec, CudaCodec, ReferenceCodec, WebGpuCodec};
+    let codec: Box<dyn PageCodec> = match backend {
         BackendArg::Cpu => Box::new(CpuCodec),
         BackendArg::Reference => Box::new(ReferenceCodec),
         BackendArg::Webgpu => Box::new(WebGpuCodec::new()?),
-        BackendArg::Cuda => Box::new(warpforge::codec::CudaCodec::new(0)?),
-        BackendArg::Auto if warpforge::gpu::gpu_available() => {
-            Box::new(warpforge::codec::CudaCodec::new(0)?)
-        }
+        BackendArg::Cuda => Box::new(CudaCodec::new(0)?),
         BackendArg::Auto => {
-            let hardware = warpforge::runtime::webgpu::list_adapters()
-                .iter()
-                .any(|a| !a.is_software);
-            match hardware.then(WebGpuCodec::new) {
-                Some(Ok(codec)) => Box::new(codec),
-                _ => Box::new(CpuCodec),
-            }
+            let (codec, choice) = warpforge::auto::open_codec();
+            return Ok((codec, Some(choice.explain())));
         }
-    })
+    };
+    Ok((codec, None))
 }
 
 fn progress_bar() -> ProgressBar {
@@ -251,7 +246,10 @@ fn run_pipeline(
     output: &std::path::Path,
     run: Pipeline,
 ) -> Result<()> {
-    let mut codec = open_codec(backend)?;
+    let (mut codec, auto) = open_codec(backend)?;
+    if let Some(line) = auto {
+        eprintln!("{line}");
+    }
     let bar = progress_bar();
     let summary = run(input, output, codec.as_mut(), &bar)?;
     bar.finish_and_clear();
@@ -332,15 +330,12 @@ fn run(cli: Cli) -> Result<()> {
         } => run_pipeline("decompressed", backend, &input, &output, decompress_file),
         Command::Demo { backend } => {
             let pages = warpforge::demo::sample_pages()?;
-            let mut codec: Box<dyn PageCodec> = match backend {
-                BackendArg::Auto if !warpforge::runtime::webgpu::list_adapters().is_empty() => {
-                    Box::new(warpforge::codec::WebGpuCodec::new()?)
-                }
-                BackendArg::Auto => Box::new(warpforge::codec::ReferenceCodec),
-                other => open_codec(other)?,
-            };
+            let (mut codec, auto) = open_codec(backend)?;
             let rows = warpforge::demo::run(codec.as_mut(), &pages)?;
             print!("{}", warpforge::demo::text(&rows, &codec.describe()));
+            if let Some(line) = auto {
+                println!("{line}");
+            }
             Ok(())
         }
         Command::Bench {

@@ -13,7 +13,8 @@ use crate::archive::{ArchiveError, ArchiveReader, ArchiveWriter, Record};
 use crate::codec::{Page, PageCodec};
 use crate::PAGE_SIZE;
 
-/// Pages per batch: 8 MiB of input, so memory stays bounded whatever the input size.
+/// Pages per batch unless the codec asks for more ([`PageCodec::batch_pages`]): 8 MiB of input, so
+/// memory stays bounded whatever the input size.
 pub const BATCH_PAGES: usize = 2048;
 
 /// What a run did.
@@ -79,11 +80,12 @@ pub fn compress_file(
         page_bytes: len,
         ..Summary::default()
     };
-    let mut batch: Vec<Page> = Vec::with_capacity(BATCH_PAGES);
+    let batch_pages = codec.batch_pages().max(1);
+    let mut batch: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut scratch = Vec::new();
     let mut done = 0u64;
     while done < pages {
-        let n = (pages - done).min(BATCH_PAGES as u64) as usize;
+        let n = (pages - done).min(batch_pages as u64) as usize;
         batch.resize(n, [0u8; PAGE_SIZE]);
         for page in batch.iter_mut() {
             reader
@@ -149,13 +151,14 @@ pub fn decompress_file(
         ..Summary::default()
     };
     let mut done = 0u64;
-    let mut records = Vec::with_capacity(BATCH_PAGES);
-    let mut crcs = Vec::with_capacity(BATCH_PAGES);
-    let mut decoded: Vec<Page> = Vec::with_capacity(BATCH_PAGES);
+    let batch_pages = codec.batch_pages().max(1);
+    let mut records = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut decoded: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
     loop {
         records.clear();
         crcs.clear();
-        while records.len() < BATCH_PAGES {
+        while records.len() < batch_pages {
             match reader.next_record().map_err(|e| page_error(e, input))? {
                 Some((record, crc)) => {
                     summary.kinds[kind_index(&record)] += 1;

@@ -2,6 +2,8 @@
 //! archives from `reference` and `webgpu`, and hostile archives (truncated, corrupted) rejected with the
 //! page named and no output left behind.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +12,6 @@ use indicatif::ProgressBar;
 use warpforge::codec::{CpuCodec, PageCodec, ReferenceCodec, WebGpuCodec};
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::pipeline::{compress_file, decompress_file};
-use warpforge::runtime::webgpu::{list_adapters, require_webgpu};
 
 struct TempDir(PathBuf);
 
@@ -69,15 +70,7 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     let original = page_file(&pages, 6);
     round_trip(&mut CpuCodec, &dir, &pages, &original);
     let reference = round_trip(&mut ReferenceCodec, &dir, &pages, &original);
-    if list_adapters().is_empty() {
-        assert!(
-            !require_webgpu(),
-            "WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED the webgpu backend: no WebGPU adapter ***\n"
-        );
+    if !common::adapter_or_skip("every_backend_round_trips_and_reference_equals_webgpu (webgpu part)") {
         return;
     }
     let mut webgpu = WebGpuCodec::new().expect("a WebGPU codec");

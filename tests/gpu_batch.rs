@@ -11,6 +11,7 @@ use warpforge::gpu::{
     gpu_available, BatchStats, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError,
 };
 use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::runtime::Clock;
 use warpforge::{Algorithm, CompressedPage, PAGE_SIZE};
 
 /// Real sample pages plus every synthetic kind, 203 in all (not a multiple of the batch sizes used).
@@ -21,6 +22,14 @@ fn test_pages() -> Vec<[u8; PAGE_SIZE]> {
         pages.push(page(*kind, i as u64 + 7));
     }
     pages
+}
+
+/// Whether the adapter the WebGPU backend picks offers timestamp queries.
+fn gpu_timestamps_offered() -> bool {
+    let requirements = warpforge::codec::WebGpuCodec::requirements().expect("the kernels emit");
+    warpforge::runtime::webgpu::find_adapter(&requirements)
+        .expect("an adapter")
+        .timestamp_query
 }
 
 fn reference(pages: &[[u8; PAGE_SIZE]]) -> Vec<CompressedPage> {
@@ -56,6 +65,15 @@ fn wgpu_batches_match_the_reference_and_round_trip() {
     );
     assert!(result.total_time_ns >= result.kernel_time_ns);
     assert!(result.compression_ratio() > 1.0);
+    assert_eq!(result.cpu_fallback_pages, 0);
+    assert_eq!(result.transfer_clock, Clock::HostClock);
+    let offered = gpu_timestamps_offered();
+    assert_eq!(
+        result.kernel_clock,
+        if offered { Clock::WebGpuTimestamps } else { Clock::HostClock },
+        "the kernel time comes from timestamp queries exactly when the adapter offers them"
+    );
+    common::say(&format!("gpu_batch on WebGPU: {}", result.summary()));
     assert_eq!(
         gpu.decompress_batch(&result.pages)
             .expect("decompress_batch"),
@@ -80,6 +98,8 @@ fn a_failed_gpu_batch_is_redone_on_the_cpu_exactly() {
         .compress_batch(&pages)
         .expect("compress_batch survives GPU failures");
     assert_eq!(result.pages, reference(&pages));
+    assert_eq!(result.cpu_fallback_pages, 53, "batches 1 and 4: 50 + 3 pages");
+    assert!(result.summary().contains("53 of them compressed on the CPU"));
     let stats: &BatchStats = gpu.stats();
     assert_eq!(stats.cpu_fallbacks, 2);
     assert!(
@@ -165,8 +185,10 @@ fn invalid_configs_are_refused_before_any_device_is_touched() {
     assert!(ok.validate().is_ok());
 }
 
+/// Without a GPU: detection says no, and `compress --backend cuda` is a clear error. With one: detection
+/// says yes and the same command round-trips the pages. Either way something is checked.
 #[test]
-fn detection_never_panics_and_cuda_without_a_device_is_a_clear_error() {
+fn detection_never_panics_and_cuda_is_a_clear_error_or_a_round_trip() {
     let available = gpu_available();
     let has_device_node = std::path::Path::new("/dev/nvidia0").exists();
     if !has_device_node {
@@ -179,23 +201,46 @@ fn detection_never_panics_and_cuda_without_a_device_is_a_clear_error() {
             Err(e) => panic!("expected NotAvailable, got {e}"),
             Ok(_) => panic!("a CUDA compressor opened without a device"),
         }
-        let dir = std::env::temp_dir().join(format!("wf-gpu-cli-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        std::fs::write(dir.join("in.pages"), test_pages().as_flattened()).expect("write pages");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_warpforge"))
-            .args(["compress", "--backend", "cuda"])
-            .arg(dir.join("in.pages"))
-            .arg(dir.join("out.wfpa"))
+    } else if !available {
+        // A device node but no usable GPU (an old GPU, or a driver error): the reason must say so.
+        let why = warpforge::gpu::cuda_probe()
+            .as_ref()
+            .expect_err("gpu_available() is false");
+        assert!(!why.is_empty());
+        assert!(
+            std::env::var_os("WARPFORGE_REQUIRE_CUDA").is_none_or(|v| v != "1"),
+            "WARPFORGE_REQUIRE_CUDA=1 but the GPU is unusable: {why}"
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("wf-gpu-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let input = test_pages();
+    std::fs::write(dir.join("in.pages"), input.as_flattened()).expect("write pages");
+    let run = |args: &[&str], from: &str, to: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_warpforge"))
+            .args(args)
+            .arg(dir.join(from))
+            .arg(dir.join(to))
             .output()
-            .expect("run warpforge");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+            .expect("run warpforge")
+    };
+    let out = run(&["compress", "--backend", "cuda"], "in.pages", "out.wfpa");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    if available {
+        assert!(out.status.success(), "{stderr}");
+        let back = run(&["decompress", "--backend", "cuda"], "out.wfpa", "back.pages");
+        assert!(back.status.success(), "{}", String::from_utf8_lossy(&back.stderr));
+        let decoded = std::fs::read(dir.join("back.pages")).expect("read pages");
+        assert!(decoded == input.as_flattened(), "the CUDA round trip changed the pages");
+    } else {
         assert!(
             !out.status.success() && stderr.contains("no usable GPU"),
             "{stderr}"
         );
-        assert!(!stderr.contains("panicked"), "{stderr}");
-        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!dir.join("out.wfpa").exists(), "no archive after a failure");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// On a CUDA machine (`scripts/gpu-check.sh`, or any machine where `gpu_available()`): the CUDA engine
@@ -231,6 +276,10 @@ fn cuda_batches_match_the_reference_when_a_gpu_is_present() {
             "{result:?}"
         );
         assert_eq!(
+            (result.kernel_clock, result.transfer_clock),
+            (Clock::CudaEvents, Clock::CudaEvents)
+        );
+        assert_eq!(
             gpu.stats().cpu_fallbacks,
             0,
             "{:?}",
@@ -241,11 +290,11 @@ fn cuda_batches_match_the_reference_when_a_gpu_is_present() {
                 .expect("decompress_batch"),
             pages
         );
+        // Injected after a batch already ran: it hits the next call's first chunk.
         gpu.inject_faults([0]);
-        assert_eq!(
-            gpu.compress_batch(&pages).expect("compress_batch").pages,
-            expected
-        );
+        let again = gpu.compress_batch(&pages).expect("compress_batch");
+        assert_eq!(again.pages, expected);
+        assert_eq!(again.cpu_fallback_pages, batch_size.min(pages.len()));
         assert_eq!(gpu.stats().cpu_fallbacks, 1);
     }
 }

@@ -2,8 +2,14 @@
 //! built on them (divergent barriers and warp collectives, misaligned and out-of-bounds shared access,
 //! the F081 shared-load→global-store pattern), over IR and over PTX text.
 //!
-//! Today it holds [`uniformity`]: the block-level uniformity check the WGSL back end relies on. The CFG,
-//! warp-level divergence and the lints land with the hazard-analyzer issue.
+//! - [`program`], [`ir_front`], [`ptx_front`]: the analysis program (basic blocks on a petgraph CFG)
+//!   built from verified IR or from PTX text from anywhere.
+//! - [`control`]: post-dominators and control dependence; [`divergence`]: block- and warp-scope
+//!   divergence with cause chains; [`facts`]: value ranges, alignment and shared-array bases.
+//! - [`rules`] and [`lint`]: the hazard rules (B001, W001, W002, F081, A001, S001, N001), their text and
+//!   JSON rendering ([`lint_kernel`], [`lint_ptx`]).
+//! - [`uniformity`]: the block-uniformity check the WGSL back end and `Kernel::analyze_barrier_safety`
+//!   rely on.
 
 #![deny(missing_docs)]
 

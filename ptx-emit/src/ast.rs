@@ -24,6 +24,10 @@ pub struct Entry {
     pub name: String,
     /// Parameters in launch order.
     pub params: Vec<ParamDecl>,
+    /// The block size every launch must use (`.reqntid`): an IR kernel's block shape is fixed, and saying
+    /// so lets ptxas allocate registers for exactly that many threads and the driver refuse any other
+    /// launch shape (`CUDA_ERROR_INVALID_VALUE`) instead of running the kernel wrong.
+    pub reqntid: u32,
     /// Register counts per class, declared in [`RegClass::ALL`] order.
     pub reg_counts: [u32; RegClass::ALL.len()],
     /// Shared arrays.
@@ -201,6 +205,7 @@ impl fmt::Display for Entry {
             write!(f, "\n    .param .{} {}{sep}", p.ty, p.symbol)?;
         }
         writeln!(f, "\n)")?;
+        writeln!(f, ".reqntid {}, 1, 1", self.reqntid)?;
         writeln!(f, "{{")?;
         for (class, &count) in RegClass::ALL.iter().zip(&self.reg_counts) {
             if count > 0 {

@@ -1,12 +1,18 @@
-//! `warpforge-runtime`: backends that load and launch emitted kernels (CPU, WebGPU via wgpu, CUDA via
-//! cudarc), the batch compressor, device discovery and timing.
+//! `warpforge-runtime`: launching emitted kernels and timing them.
 //!
-//! Done: [`webgpu`], which lists adapters and runs WGSL from `warpforge-wgsl` through wgpu. The CPU and
-//! CUDA backends and the batch API land with their runtime issues.
+//! - [`webgpu`]: lists adapters and runs WGSL from `warpforge-wgsl` through wgpu, with each kernel's
+//!   shader module and pipeline built once per device, and kernel times from GPU timestamp queries
+//!   where the adapter offers them.
+//! - [`cudarc`]: the CUDA driver bindings, re-exported so that the façade's CUDA engine
+//!   (`warpforge::gpu`) builds on the same version.
+//! - [`Clock`]: which clock measured a stage time.
 
 #![deny(missing_docs)]
 
+mod clock;
 pub mod webgpu;
+
+pub use clock::Clock;
 
 /// The CUDA driver bindings the CUDA backend is built on, re-exported so dependents use the same version.
 pub use cudarc;

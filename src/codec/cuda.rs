@@ -36,6 +36,17 @@ impl PageCodec for CudaCodec {
         )
     }
 
+    /// A full ring: every slot gets a batch per call, so uploads, kernels and downloads overlap.
+    fn batch_pages(&self) -> usize {
+        let config = self.0.config();
+        let slots = if config.async_dma {
+            config.ring_buffer_slots
+        } else {
+            1
+        };
+        slots * config.batch_size
+    }
+
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
         Ok(self.0.compress_batch(pages)?.pages)
     }

@@ -68,6 +68,12 @@ pub trait PageCodec {
     fn describe(&self) -> String {
         self.backend().to_string()
     }
+    /// Pages the streaming pipeline hands over per call: enough to keep the device busy (a CUDA ring
+    /// needs `slots × batch_size` pages to overlap its transfers and kernels), few enough to bound
+    /// memory. Default [`crate::pipeline::BATCH_PAGES`].
+    fn batch_pages(&self) -> usize {
+        crate::pipeline::BATCH_PAGES
+    }
     /// One record per page.
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>>;
     /// Decodes `records` into `out` (same length).

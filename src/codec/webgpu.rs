@@ -6,7 +6,7 @@ use super::{gather_lz4, record_from_meta, scatter_decoded, Backend, DecodeError,
 use crate::archive::Record;
 use crate::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use crate::runtime::webgpu::{BufferArg, LaunchTimings, WebGpuDevice};
-use crate::wgsl::Wgsl;
+use crate::wgsl::{Requirements, Wgsl};
 use crate::PAGE_SIZE;
 
 /// The kernels, emitted once, and a device that runs both.
@@ -21,6 +21,25 @@ fn emit(kernel: &warpforge_ir::Kernel) -> anyhow::Result<Wgsl> {
     Ok(warpforge_wgsl::emit(&verified)?)
 }
 
+/// The compress and decompress kernels' WGSL, one warp per workgroup.
+fn kernels() -> anyhow::Result<(Wgsl, Wgsl)> {
+    Ok((
+        emit(&lz4_compress_kernel(1))?,
+        emit(&lz4_decompress_kernel(1))?,
+    ))
+}
+
+/// What a device needs to run both kernels.
+fn joint_requirements(compress: &Wgsl, decompress: &Wgsl) -> Requirements {
+    let (a, b) = (&compress.requirements, &decompress.requirements);
+    Requirements {
+        workgroup_storage_bytes: a.workgroup_storage_bytes.max(b.workgroup_storage_bytes),
+        invocations_per_workgroup: a.invocations_per_workgroup.max(b.invocations_per_workgroup),
+        storage_buffers: a.storage_buffers.max(b.storage_buffers),
+        shader_int64: a.shader_int64 || b.shader_int64,
+    }
+}
+
 fn word(bytes: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
@@ -28,20 +47,21 @@ fn word(bytes: &[u8], i: usize) -> u32 {
 impl WebGpuCodec {
     /// Emits the kernels and opens a device that offers what they need.
     pub fn new() -> anyhow::Result<Self> {
-        let compress = emit(&lz4_compress_kernel(1))?;
-        let decompress = emit(&lz4_decompress_kernel(1))?;
-        let mut needs = compress.requirements.clone();
-        needs.workgroup_storage_bytes = needs
-            .workgroup_storage_bytes
-            .max(decompress.requirements.workgroup_storage_bytes);
-        needs.shader_int64 |= decompress.requirements.shader_int64;
-        let device =
-            WebGpuDevice::new(&needs).context("no WebGPU adapter can run the LZ4 kernels")?;
+        let (compress, decompress) = kernels()?;
+        let device = WebGpuDevice::new(&joint_requirements(&compress, &decompress))
+            .context("no WebGPU adapter can run the LZ4 kernels")?;
         Ok(WebGpuCodec {
             device,
             compress,
             decompress,
         })
+    }
+
+    /// What an adapter must offer to run the LZ4 kernels (see
+    /// [`find_adapter`](crate::runtime::webgpu::find_adapter)).
+    pub fn requirements() -> anyhow::Result<Requirements> {
+        let (compress, decompress) = kernels()?;
+        Ok(joint_requirements(&compress, &decompress))
     }
 
     /// The adapter in use.
@@ -54,7 +74,8 @@ impl WebGpuCodec {
         crate::gpu::GpuDeviceInfo {
             index: 0,
             name: self.device.adapter().name.clone(),
-            total_memory: self.device.limits().max_buffer_size,
+            // WebGPU reports no device memory or cache size (max_buffer_size is a per-buffer limit).
+            total_memory: 0,
             l2_cache_size: 0,
             compute_capability: (0, 0),
             backend: crate::gpu::GpuBackend::Wgpu,

@@ -1,6 +1,6 @@
 //! [`GpuBatchCompressor`]: batches through a GPU engine, failed batches redone on the CPU.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::cuda::CudaEngine;
@@ -14,15 +14,39 @@ pub struct GpuBatchCompressor {
     config: GpuBatchConfig,
     engine: Box<dyn Engine>,
     stats: BatchStats,
-    /// Batches (by running count) whose GPU result is replaced by an injected failure.
-    faults: BTreeSet<u64>,
+    /// Batches (by running count over this compressor's life) whose GPU outcome is replaced by an
+    /// injected failure.
+    faults: BTreeMap<u64, GpuError>,
     batches_seen: u64,
+    /// Why the device is unusable (a sticky error): from then on every batch goes to the CPU.
+    poisoned: Option<String>,
 }
 
 impl GpuBatchCompressor {
     /// A compressor on CUDA device `config.device_index`.
     pub fn new(config: GpuBatchConfig) -> Result<GpuBatchCompressor, GpuError> {
         GpuBatchCompressor::with_backend(config, GpuBackend::Cuda)
+    }
+
+    /// A compressor on the backend `--backend auto` picks ([`crate::auto`]): CUDA on a supported GPU,
+    /// else a hardware WebGPU adapter that runs the kernels. [`GpuError::NotAvailable`] names why each
+    /// was passed over when neither is there (the caller then uses the CPU).
+    pub fn auto(config: GpuBatchConfig) -> Result<GpuBatchCompressor, GpuError> {
+        config.validate()?;
+        let (picked, passed_over) = crate::auto::first_gpu(|backend| {
+            let api = match backend {
+                crate::codec::Backend::Cuda => GpuBackend::Cuda,
+                _ => GpuBackend::Wgpu,
+            };
+            GpuBatchCompressor::with_backend(config.clone(), api).map_err(|e| e.to_string())
+        });
+        picked.map(|(_, compressor)| compressor).ok_or_else(|| {
+            let why: Vec<String> = passed_over
+                .iter()
+                .map(|(b, why)| format!("{b}: {why}"))
+                .collect();
+            GpuError::NotAvailable(why.join("; "))
+        })
     }
 
     /// A compressor on `backend`. WebGPU picks the best adapter and ignores `device_index`.
@@ -44,13 +68,19 @@ impl GpuBatchCompressor {
                 Box::new(WgpuEngine(codec))
             }
         };
-        Ok(GpuBatchCompressor {
+        Ok(GpuBatchCompressor::with_engine(config, engine))
+    }
+
+    /// A compressor on any engine (the fault-injection tests use a fake one).
+    pub(crate) fn with_engine(config: GpuBatchConfig, engine: Box<dyn Engine>) -> GpuBatchCompressor {
+        GpuBatchCompressor {
             config,
             engine,
             stats: BatchStats::default(),
-            faults: BTreeSet::new(),
+            faults: BTreeMap::new(),
             batches_seen: 0,
-        })
+            poisoned: None,
+        }
     }
 
     /// The configuration it was built with.
@@ -68,31 +98,70 @@ impl GpuBatchCompressor {
         &self.stats
     }
 
-    /// Makes the GPU result of the given batches (counted from 0 over this compressor's life, in
-    /// `batch_size` chunks) count as failed, to exercise the CPU fallback. For tests.
+    /// Why the device is no longer used (a sticky error), if it is not.
+    pub fn unusable(&self) -> Option<&str> {
+        self.poisoned.as_deref()
+    }
+
+    /// Makes the GPU outcome of the given batches count as failed, to exercise the CPU fallback. Batches
+    /// are counted in `batch_size` chunks from the next one to run: `inject_faults([0])` fails the first
+    /// chunk of the next `compress_batch`, whatever ran before. For tests.
     #[doc(hidden)]
     pub fn inject_faults(&mut self, batches: impl IntoIterator<Item = u64>) {
-        self.faults.extend(batches);
+        for batch in batches {
+            let error = GpuError::Injected(format!("batch {}", self.batches_seen + batch));
+            self.inject_error(batch, error);
+        }
+    }
+
+    /// Like [`GpuBatchCompressor::inject_faults`] with a chosen error, e.g. a sticky CUDA error
+    /// (`GpuError::Cuda { code: 700, .. }`) to exercise the switch to the CPU. For tests.
+    #[doc(hidden)]
+    pub fn inject_error(&mut self, batch: u64, error: GpuError) {
+        self.faults.insert(self.batches_seen + batch, error);
+    }
+
+    /// Records a failure; a sticky one makes the device unusable from now on (said once, on stderr).
+    fn note_failure(&mut self, error: &GpuError) {
+        self.stats.cpu_fallbacks += 1;
+        self.stats.last_failure = Some(error.to_string());
+        if error.is_sticky() && self.poisoned.is_none() {
+            eprintln!(
+                "warpforge: the GPU is unusable after {error} (a sticky error: every later CUDA call \
+                 fails the same way); every further batch of this compressor runs on the CPU"
+            );
+            self.poisoned = Some(error.to_string());
+        }
     }
 
     /// Compresses `pages` in chunks of `batch_size`. A chunk the GPU fails is redone on the CPU (logged
-    /// to stderr and counted in [`BatchStats::cpu_fallbacks`]); the records are the same either way.
+    /// to stderr and counted in [`BatchStats::cpu_fallbacks`] and [`BatchResult::cpu_fallback_pages`]);
+    /// the records are the same either way. After a sticky error every chunk goes to the CPU.
     pub fn compress_batch(&mut self, pages: &[[u8; PAGE_SIZE]]) -> Result<BatchResult, GpuError> {
         let start = Instant::now();
         let batch = self.config.batch_size;
-        let outcomes = self.engine.compress_chunks(pages, batch);
+        let outcomes = match &self.poisoned {
+            None => self.engine.compress_chunks(pages, batch),
+            Some(why) => {
+                let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
+                pages.chunks(batch).map(|_| Err(why.clone())).collect()
+            }
+        };
         let mut result = BatchResult {
             pages: Vec::with_capacity(pages.len()),
             h2d_time_ns: 0,
             kernel_time_ns: 0,
             d2h_time_ns: 0,
             total_time_ns: 0,
+            kernel_clock: Default::default(),
+            transfer_clock: Default::default(),
+            cpu_fallback_pages: 0,
         };
         for (k, (chunk, outcome)) in pages.chunks(batch).zip(outcomes).enumerate() {
             let global = self.batches_seen + k as u64;
             let outcome = match self.faults.remove(&global) {
-                true => Err(GpuError::Injected(format!("batch {global}"))),
-                false => outcome,
+                Some(injected) => Err(injected),
+                None => outcome,
             };
             match outcome {
                 Ok((records, t)) if records.len() == chunk.len() => {
@@ -100,25 +169,32 @@ impl GpuBatchCompressor {
                     result.h2d_time_ns += t.h2d_ns;
                     result.kernel_time_ns += t.kernel_ns;
                     result.d2h_time_ns += t.d2h_ns;
+                    result.kernel_clock = t.kernel_clock;
+                    result.transfer_clock = t.transfer_clock;
                 }
                 outcome => {
-                    let why = match outcome {
-                        Err(e) => e.to_string(),
-                        Ok((records, _)) => {
-                            format!("{} records for {} pages", records.len(), chunk.len())
-                        }
+                    let error = match outcome {
+                        Err(e) => e,
+                        Ok((records, _)) => GpuError::NotAvailable(format!(
+                            "{} records for {} pages",
+                            records.len(),
+                            chunk.len()
+                        )),
                     };
                     let first = k * batch;
-                    eprintln!(
-                        "warpforge: GPU batch {global} (pages {first}..{}) failed: {why}; compressing it on the CPU",
-                        first + chunk.len()
-                    );
+                    if self.poisoned.is_none() {
+                        eprintln!(
+                            "warpforge: GPU batch {global} (pages {first}..{}) failed: {error}; compressing it on the CPU",
+                            first + chunk.len()
+                        );
+                    }
                     let records = ReferenceCodec
                         .compress(chunk)
                         .map_err(|e| GpuError::NotAvailable(format!("CPU fallback: {e:#}")))?;
                     result.pages.extend(records);
-                    self.stats.cpu_fallbacks += 1;
-                    self.stats.last_failure = Some(why);
+                    result.cpu_fallback_pages += chunk.len();
+                    self.stats.cpu_fallback_pages += chunk.len() as u64;
+                    self.note_failure(&error);
                 }
             }
         }
@@ -145,15 +221,23 @@ impl GpuBatchCompressor {
         let mut out: Vec<Page> = vec![[0u8; PAGE_SIZE]; pages.len()];
         for (k, (records, dst)) in pages.chunks(batch).zip(out.chunks_mut(batch)).enumerate() {
             let first = k * batch;
-            let decoded = match self.engine.decompress_chunk(records, dst) {
+            let outcome = match &self.poisoned {
+                None => self.engine.decompress_chunk(records, dst),
+                Some(why) => Err(GpuError::NotAvailable(format!(
+                    "the GPU is unusable after {why}"
+                ))),
+            };
+            let decoded = match outcome {
                 Ok(decoded) => decoded,
                 Err(e) => {
-                    eprintln!(
-                        "warpforge: GPU decompression of pages {first}..{} failed: {e}; decoding them on the CPU",
-                        first + records.len()
-                    );
-                    self.stats.cpu_fallbacks += 1;
-                    self.stats.last_failure = Some(e.to_string());
+                    if self.poisoned.is_none() {
+                        eprintln!(
+                            "warpforge: GPU decompression of pages {first}..{} failed: {e}; decoding them on the CPU",
+                            first + records.len()
+                        );
+                    }
+                    self.stats.cpu_fallback_pages += records.len() as u64;
+                    self.note_failure(&e);
                     ReferenceCodec
                         .decompress(records, dst)
                         .map_err(|e| GpuError::NotAvailable(format!("CPU fallback: {e:#}")))?
@@ -167,3 +251,7 @@ impl GpuBatchCompressor {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+#[path = "compressor_tests.rs"]
+mod tests;

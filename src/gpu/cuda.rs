@@ -15,114 +15,25 @@
 use std::sync::Arc;
 
 use warpforge_ir::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
-use warpforge_ptx::{LaunchInfo, Sm};
+use warpforge_ptx::Sm;
 
+use super::cuda_device::{device_info, driver_device_count};
+use super::cuda_module::Loaded;
 use super::engine::{ChunkOutcome, Engine, Timings};
 use super::ring::{run_pipeline, Stages};
-use super::{GpuBackend, GpuDeviceInfo, GpuError};
+use super::{GpuDeviceInfo, GpuError};
 use crate::archive::Record;
 use crate::codec::{gather_lz4, record_from_meta, scatter_decoded, DecodeError, Page};
 use crate::kernels::WARPS_PER_BLOCK;
 use crate::runtime::cudarc::driver::{
-    sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig,
-    PinnedHostSlice, PushKernelArg,
+    sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, PinnedHostSlice, PushKernelArg,
 };
-use crate::runtime::cudarc::nvrtc::Ptx;
+use crate::runtime::Clock;
 use crate::PAGE_SIZE;
 
-fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+/// Maps a cudarc driver error to [`GpuError::Cuda`] naming `call`.
+pub(crate) fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     move |e| GpuError::cuda(call, e.0 as u32)
-}
-
-/// Whether the CUDA driver library can be loaded and reports at least one device. Never panics.
-pub fn driver_device_count() -> usize {
-    // SAFETY: `is_culib_present` only tries to open the driver library by its known names; it touches
-    // no CUDA state.
-    if !unsafe { sys::is_culib_present() } {
-        return 0;
-    }
-    CudaContext::device_count()
-        .map(|n| n.max(0) as usize)
-        .unwrap_or(0)
-}
-
-/// The description of CUDA device `index`, read from the device.
-pub fn device_info(ctx: &Arc<CudaContext>, index: u32) -> Result<GpuDeviceInfo, GpuError> {
-    let (major, minor) = ctx
-        .compute_capability()
-        .map_err(err("cuDeviceGetAttribute(compute capability)"))?;
-    let l2 = ctx
-        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-        .map_err(err("cuDeviceGetAttribute(L2 cache size)"))?;
-    Ok(GpuDeviceInfo {
-        index,
-        name: ctx.name().map_err(err("cuDeviceGetName"))?,
-        total_memory: ctx.total_mem().map_err(err("cuDeviceTotalMem"))? as u64,
-        l2_cache_size: l2.max(0) as u64,
-        compute_capability: (major.max(0) as u32, minor.max(0) as u32),
-        backend: GpuBackend::Cuda,
-    })
-}
-
-/// Every CUDA device, described; empty without a driver.
-pub fn cuda_devices() -> Vec<Result<GpuDeviceInfo, GpuError>> {
-    (0..driver_device_count())
-        .map(|i| {
-            let ctx = CudaContext::new(i).map_err(err("cuCtxCreate"))?;
-            device_info(&ctx, i as u32)
-        })
-        .collect()
-}
-
-/// A kernel loaded from warpforge's PTX with its launch metadata.
-struct Loaded {
-    function: CudaFunction,
-    launch: LaunchInfo,
-}
-
-impl Loaded {
-    fn new(
-        ctx: &Arc<CudaContext>,
-        kernel: &warpforge_ir::Kernel,
-        sm: Sm,
-    ) -> Result<Loaded, GpuError> {
-        let verified = warpforge_ir::verify(kernel)
-            .map_err(|e| GpuError::NotAvailable(format!("kernel: {e}")))?;
-        let ptx = warpforge_ptx::emit(&verified, sm)
-            .map_err(|e| GpuError::NotAvailable(format!("PTX: {e}")))?;
-        let module = ctx
-            .load_module(Ptx::from_src(ptx.text))
-            .map_err(err("cuModuleLoadData"))?;
-        let function = module
-            .load_function(&ptx.launch.entry)
-            .map_err(err("cuModuleGetFunction"))?;
-        if ptx.launch.dynamic_shared_bytes > 0 {
-            function
-                .set_attribute(
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    ptx.launch.dynamic_shared_bytes as i32,
-                )
-                .map_err(err("cuFuncSetAttribute(max dynamic shared)"))?;
-        }
-        Ok(Loaded {
-            function,
-            launch: ptx.launch,
-        })
-    }
-
-    /// One warp per page.
-    fn config(&self, pages: usize) -> Result<LaunchConfig, GpuError> {
-        let blocks = pages.div_ceil(WARPS_PER_BLOCK as usize) as u64;
-        let c = self
-            .launch
-            .config(blocks)
-            .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-        Ok(LaunchConfig {
-            grid_dim: c.grid,
-            block_dim: c.block,
-            shared_mem_bytes: c.dynamic_shared_bytes,
-        })
-    }
 }
 
 /// Events of one slot, recorded around each stage.
@@ -448,12 +359,17 @@ impl CudaEngine {
             h2d_ns: slot.ms(0)? + slot.ms(6)?,
             kernel_ns: slot.ms(2)? + slot.ms(8)?,
             d2h_ns: slot.ms(4)? + slot.ms(10)?,
+            kernel_clock: Clock::CudaEvents,
+            transfer_clock: Clock::CudaEvents,
         };
         Ok((records, timings))
     }
 
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
     fn quiesce(&self) {
+        // A stale error cudarc recorded earlier makes the syncs below return early without waiting:
+        // take it first (it belongs to this failure).
+        let _ = self.ctx.check_err();
         for slot in &self.slots {
             for stream in [&slot.h2d, &slot.compute, &slot.d2h] {
                 let _ = stream.synchronize();
@@ -520,36 +436,3 @@ impl Engine for CudaEngine {
     }
 }
 
-/// Host-to-device bandwidth of CUDA device `index` in GB/s (10⁹ B/s): `bytes` from pinned memory in one
-/// async copy, timed with events, best of 5.
-pub fn measure_h2d_gbps(index: u32, bytes: usize) -> Result<f64, GpuError> {
-    if driver_device_count() <= index as usize {
-        return Err(GpuError::NotAvailable(format!("no CUDA device {index}")));
-    }
-    let ctx = CudaContext::new(index as usize).map_err(err("cuCtxCreate"))?;
-    let stream = ctx.new_stream().map_err(err("cuStreamCreate"))?;
-    // SAFETY: the pinned buffer is only the source of a copy; its contents do not matter.
-    let host = unsafe { ctx.alloc_pinned::<u8>(bytes.max(1)) }.map_err(err("cuMemHostAlloc"))?;
-    let mut dev = stream
-        .alloc_zeros::<u8>(bytes.max(1))
-        .map_err(err("cuMemAlloc"))?;
-    let (a, b) = (
-        ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(err("cuEventCreate"))?,
-        ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(err("cuEventCreate"))?,
-    );
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        a.record(&stream).map_err(err("cuEventRecord"))?;
-        stream
-            .memcpy_htod(&host, &mut dev)
-            .map_err(err("cuMemcpyHtoDAsync"))?;
-        b.record(&stream).map_err(err("cuEventRecord"))?;
-        b.synchronize().map_err(err("cuEventSynchronize"))?;
-        best = best.min(f64::from(
-            a.elapsed_ms(&b).map_err(err("cuEventElapsedTime"))?,
-        ));
-    }
-    Ok(bytes as f64 / (best.max(1e-6) / 1e3) / 1e9)
-}

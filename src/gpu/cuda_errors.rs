@@ -116,9 +116,28 @@ pub fn cu_result_name(code: u32) -> Option<&'static str> {
     Some(name)
 }
 
+/// Whether a `CUresult` is sticky: the CUDA documentation says of these that they leave the process
+/// in an inconsistent state in which every further CUDA call fails the same way, until the process ends
+/// (the context cannot be recovered). 214 uncorrectable ECC, 700 illegal address, 702 launch timeout,
+/// 714 hardware stack error, 715 illegal instruction, 716 misaligned address, 717 invalid address space,
+/// 718 invalid PC, 719 launch failed.
+pub fn is_sticky(code: u32) -> bool {
+    matches!(code, 214 | 700 | 702 | 714..=719)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::cu_result_name;
+    use super::{cu_result_name, is_sticky};
+
+    #[test]
+    fn kernel_faults_are_sticky_and_resource_errors_are_not() {
+        for code in [700, 716, 719] {
+            assert!(is_sticky(code), "{code}");
+        }
+        for code in [0, 1, 2, 701, 720, 999] {
+            assert!(!is_sticky(code), "{code}");
+        }
+    }
     use crate::gpu::GpuError;
 
     #[test]

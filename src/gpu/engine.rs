@@ -1,10 +1,11 @@
 //! What a GPU backend does for the batch compressor, and the WebGPU implementation.
 
 use super::{GpuDeviceInfo, GpuError};
+use crate::runtime::Clock;
 use crate::archive::Record;
 use crate::codec::{DecodeError, Page, WebGpuCodec};
 
-/// Measured stage times of one chunk, nanoseconds.
+/// Measured stage times of one chunk, nanoseconds, and the clocks that measured them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Timings {
     /// Host to device.
@@ -13,6 +14,10 @@ pub struct Timings {
     pub kernel_ns: u64,
     /// Device to host.
     pub d2h_ns: u64,
+    /// The clock of `kernel_ns`.
+    pub kernel_clock: Clock,
+    /// The clock of `h2d_ns` and `d2h_ns`.
+    pub transfer_clock: Clock,
 }
 
 /// The outcome of one chunk: its records and stage times, or why the GPU failed it.
@@ -54,6 +59,8 @@ impl Engine for WgpuEngine {
                         h2d_ns: t.upload_ns,
                         kernel_ns: t.kernel_ns,
                         d2h_ns: t.download_ns,
+                        kernel_clock: t.kernel_clock,
+                        transfer_clock: Clock::HostClock,
                     },
                 ))
             })

@@ -36,6 +36,12 @@ impl GpuError {
     pub fn cuda(call: &'static str, code: u32) -> GpuError {
         GpuError::Cuda { call, code }
     }
+
+    /// Whether the device can no longer be used by this process (a sticky CUDA error, see
+    /// [`super::cuda_errors::is_sticky`]): every later batch must go to the CPU.
+    pub fn is_sticky(&self) -> bool {
+        matches!(self, GpuError::Cuda { code, .. } if super::cuda_errors::is_sticky(*code))
+    }
 }
 
 impl fmt::Display for GpuError {

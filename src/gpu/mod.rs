@@ -25,22 +25,16 @@
 //! ([`crate::codec::ReferenceCodec`]).
 //!
 //! **Supported GPUs.** Any CUDA GPU of SM 7.0 or newer ([`GpuDeviceInfo::is_supported`]). The optimal
-//! batch ([`GpuDeviceInfo::optimal_batch_size`]) fills 80% of the L2 cache with input pages:
-//!
-//! | GPU | Architecture | SM | L2 | Optimal batch |
-//! |---|---|---|---|---|
-//! | H200 | Hopper | 9.0 | 50 MiB | 10,240 pages |
-//! | H100 | Hopper | 9.0 | 50 MiB | 10,240 pages |
-//! | A100 | Ampere | 8.0 | 40 MiB | 8,192 pages |
-//! | RTX 4090 | Ada | 8.9 | 72 MiB | 14,745 pages |
-//! | RTX 3090 | Ampere | 8.6 | 6 MiB | 1,228 pages |
-//! | V100 | Volta | 7.0 | 6 MiB | 1,228 pages |
+//! batch ([`GpuDeviceInfo::optimal_batch_size`]) fills 80% of the L2 cache, as the device reports it,
+//! with input pages; `docs/gpu.md` tabulates it for the GPUs of [`KNOWN_GPUS`].
 //!
 //! Pascal (SM 6.x) and older are refused: the kernels rely on independent thread scheduling.
 
 mod compressor;
 mod config;
 mod cuda;
+mod cuda_device;
+mod cuda_module;
 pub mod cuda_errors;
 mod device;
 mod engine;
@@ -51,8 +45,8 @@ pub mod ring;
 
 pub use compressor::GpuBatchCompressor;
 pub use config::{GpuBatchConfig, MAX_BATCH_PAGES, MAX_RING_SLOTS};
-pub use cuda::{cuda_devices, measure_h2d_gbps};
-pub use device::{GpuBackend, GpuDeviceInfo};
+pub use cuda_device::{cuda_devices, cuda_probe, measure_h2d_gbps};
+pub use device::{known_gpus_table, GpuBackend, GpuDeviceInfo, KnownGpu, KNOWN_GPUS};
 pub use engine::Timings;
 pub use error::GpuError;
 pub use policy::{
@@ -62,11 +56,9 @@ pub use policy::{
 pub use result::{BatchResult, BatchStats};
 
 /// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,
-/// without devices, or when the driver fails.
+/// without devices, or when the driver fails. Probed once per process ([`cuda_probe`] says why not).
 pub fn gpu_available() -> bool {
-    cuda::cuda_devices()
-        .iter()
-        .any(|d| d.as_ref().is_ok_and(GpuDeviceInfo::is_supported))
+    cuda_device::cuda_probe().is_ok()
 }
 
 /// The examples of `docs/gpu.md`, compiled as doc tests.

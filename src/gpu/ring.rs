@@ -202,6 +202,13 @@ pub fn run_pipeline<S: Stages>(
             }
             in_flight.clear();
             ring = Ring::new(depth);
+            if e.is_sticky() {
+                // The device is unusable: send it nothing more; the caller redoes the rest on the CPU.
+                for outcome in &mut outcomes[next..] {
+                    *outcome = Some(Err(e.clone()));
+                }
+                break;
+            }
         }
     }
     outcomes
@@ -311,6 +318,35 @@ mod tests {
             busy: vec![None; 3],
         };
         assert!(run_pipeline(0, 3, &mut fake).is_empty() && fake.log.is_empty());
+    }
+
+    #[test]
+    fn after_a_sticky_error_no_further_batch_is_started() {
+        struct Sticky(Vec<usize>);
+        impl Stages for Sticky {
+            type Output = ();
+            fn start(&mut self, _: usize, chunk: usize) -> Result<(), GpuError> {
+                self.0.push(chunk);
+                match chunk {
+                    2 => Err(GpuError::cuda("cuLaunchKernel", 700)),
+                    _ => Ok(()),
+                }
+            }
+            fn compact(&mut self, _: usize) -> Result<(), GpuError> {
+                Ok(())
+            }
+            fn finish(&mut self, _: usize, _: usize) -> Result<(), GpuError> {
+                Ok(())
+            }
+            fn quiesce(&mut self) {}
+        }
+        let mut stages = Sticky(Vec::new());
+        let out = run_pipeline(6, 2, &mut stages);
+        assert_eq!(stages.0, [0, 1, 2], "nothing started after the sticky error");
+        assert!(out[0].is_ok());
+        for outcome in &out[2..] {
+            assert!(outcome.as_ref().is_err_and(GpuError::is_sticky), "{outcome:?}");
+        }
     }
 
     #[test]

@@ -35,25 +35,41 @@ pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
     }
 }
 
-/// Whether a WebGPU adapter exists. Without one: a failure under `WARPFORGE_REQUIRE_WEBGPU=1` (CI),
-/// otherwise a loud skip.
-pub fn adapter_or_skip(test: &str) -> bool {
-    if !warpforge::runtime::webgpu::list_adapters().is_empty() {
-        return true;
+/// The command that makes the WebGPU tests run on a machine without a GPU.
+pub const WEBGPU_HINT: &str = "to run it: apt-get install mesa-vulkan-drivers libvulkan1 (Mesa lavapipe)";
+
+/// Whether an adapter can run a kernel with `requirements` (found without opening a device). Without
+/// one: a failure under `WARPFORGE_REQUIRE_WEBGPU=1` (CI), otherwise a loud skip that says why and how
+/// to enable the test.
+pub fn webgpu_or_skip(test: &str, requirements: &warpforge::wgsl::Requirements) -> bool {
+    match warpforge::runtime::webgpu::find_adapter(requirements) {
+        Ok(_) => true,
+        Err(why) => {
+            assert!(
+                !warpforge::runtime::webgpu::require_webgpu(),
+                "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter can run it: {why}"
+            );
+            skip(test, &format!("no WebGPU adapter can run it ({why}); {WEBGPU_HINT}"));
+            false
+        }
     }
-    assert!(
-        !warpforge::runtime::webgpu::require_webgpu(),
-        "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter was found"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED {test}: no WebGPU adapter (install mesa-vulkan-drivers for lavapipe) ***\n"
-    );
-    false
+}
+
+/// [`webgpu_or_skip`] for the LZ4 kernels, the most demanding of the repository (64-bit integers,
+/// workgroup memory): every WebGPU test goes through one of the two.
+pub fn adapter_or_skip(test: &str) -> bool {
+    let requirements =
+        warpforge::codec::WebGpuCodec::requirements().expect("the LZ4 kernels emit WGSL");
+    webgpu_or_skip(test, &requirements)
 }
 
 /// Says loudly, past libtest's capture, that `test` did not run and why (`scripts/test.sh` counts these
 /// lines as skips).
 pub fn skip(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
+}
+
+/// Prints `line` past libtest's capture, so the log shows what a test measured or used.
+pub fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

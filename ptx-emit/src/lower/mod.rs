@@ -64,6 +64,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
                     },
                 })
                 .collect(),
+            reqntid: kernel.block_size,
             reg_counts: l.regs.counts(),
             shared: if dynamic {
                 let align = kernel

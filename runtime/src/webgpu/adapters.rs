@@ -32,6 +32,9 @@ pub struct AdapterSummary {
     pub shader_int64: bool,
     /// Whether the adapter offers subgroup (warp) operations (`wgpu::Features::SUBGROUP`).
     pub subgroups: bool,
+    /// Whether the adapter offers GPU timestamp queries (`wgpu::Features::TIMESTAMP_QUERY`), which time
+    /// kernels on the device's clock.
+    pub timestamp_query: bool,
 }
 
 impl AdapterSummary {
@@ -58,6 +61,7 @@ impl AdapterSummary {
             max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
             shader_int64: features.contains(wgpu::Features::SHADER_INT64),
             subgroups: features.contains(wgpu::Features::SUBGROUP),
+            timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
         }
     }
 
@@ -78,7 +82,7 @@ impl fmt::Display for AdapterSummary {
         write!(
             f,
             "{} [{}, {:?}, {kind}] driver `{}`; subgroup {}..{}; workgroup storage {} B; \
-             {} invocations/workgroup; {} storage buffers; int64 {}; subgroups {}",
+             {} invocations/workgroup; {} storage buffers; int64 {}; subgroups {}; timestamps {}",
             self.name,
             self.backend,
             self.device_type,
@@ -90,12 +94,17 @@ impl fmt::Display for AdapterSummary {
             self.max_storage_buffers_per_shader_stage,
             yes_no(self.shader_int64),
             yes_no(self.subgroups),
+            yes_no(self.timestamp_query),
         )
     }
 }
 
-/// Every adapter wgpu finds on every backend it was built with (`WGPU_BACKEND` narrows the search),
-/// hardware first. Empty when there is none.
+/// Every adapter wgpu finds on the native backends (Vulkan, Metal, DX12; `WGPU_BACKEND=gl` or any other
+/// list replaces them), hardware first. Empty when there is none.
+///
+/// OpenGL is not probed unless named: the kernels need storage buffers, workgroup memory and (the LZ4
+/// kernels) 64-bit integers that wgpu's GL backend does not offer, and probing it makes Mesa print
+/// `error: XDG_RUNTIME_DIR is invalid` on machines without a display session.
 pub fn list_adapters() -> Vec<AdapterSummary> {
     adapters_by_preference()
         .iter()
@@ -125,13 +134,32 @@ pub(crate) fn is_software(info: &wgpu::AdapterInfo) -> bool {
 pub(crate) fn adapters_by_preference() -> &'static [wgpu::Adapter] {
     static ADAPTERS: OnceLock<(wgpu::Instance, Vec<wgpu::Adapter>)> = OnceLock::new();
     let (_instance, adapters) = ADAPTERS.get_or_init(|| {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        quiet_mesa_device_select();
+        let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+        descriptor.backends = wgpu::Backends::PRIMARY;
+        let descriptor = descriptor.with_env();
+        let backends = descriptor.backends;
+        let instance = wgpu::Instance::new(descriptor);
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
         adapters.sort_by_cached_key(|adapter| preference_key(&adapter.get_info()));
         (instance, adapters)
     });
     adapters
+}
+
+/// Mesa's device-selection layer (`VK_LAYER_MESA_device_select`, installed with lavapipe) connects to a
+/// Wayland display while devices are enumerated, and on a machine without a display session libwayland
+/// prints `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` on stderr. The layer only
+/// reorders devices for a display; warpforge orders adapters itself. So, when there is no session
+/// (`XDG_RUNTIME_DIR` unset or not a directory) and the user has not decided otherwise, the layer is
+/// turned off with its documented switch `NODEVICE_SELECT=1`. Set once, before the first Vulkan call of
+/// the process.
+fn quiet_mesa_device_select() {
+    let session = std::env::var_os("XDG_RUNTIME_DIR")
+        .is_some_and(|dir| !dir.is_empty() && std::path::Path::new(&dir).is_dir());
+    if !session && std::env::var_os("NODEVICE_SELECT").is_none() {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
 }
 
 /// Sort key of [`adapters_by_preference`]: smaller is better.

@@ -1,12 +1,26 @@
 //! The WebGPU backend: runs WGSL emitted by `warpforge-wgsl` ([`Wgsl`](warpforge_wgsl::Wgsl)) on a
 //! WebGPU adapter through wgpu.
 //!
-//! - [`list_adapters`] lists every adapter wgpu finds, on every backend ([`AdapterSummary`]).
+//! - [`list_adapters`] lists every adapter wgpu finds on the native backends ([`AdapterSummary`]);
+//!   [`find_adapter`] the first that meets a kernel's requirements.
 //! - [`WebGpuDevice::new`] opens the first adapter that meets a kernel's
 //!   [`Requirements`](warpforge_wgsl::Requirements) (hardware before software), with the adapter's own
 //!   limits; when none does, the error names every missing limit with both numbers.
 //! - [`WebGpuDevice::run`] checks the arguments against the kernel's layout, uploads the buffers and the
-//!   parameter block, compiles, dispatches and copies the read-write buffers back.
+//!   parameter block, takes the kernel's pipeline, dispatches and copies the read-write buffers back.
+//!
+//! **Pipeline cache.** Each [`WebGpuDevice`] builds a kernel's shader module, bind group layout and
+//! compute pipeline on the kernel's first launch and reuses them for every later launch on that device
+//! (from any thread). Entries are keyed by the full WGSL source, the entry point and the binding layout
+//! (each buffer's binding and access, the parameter block's binding), compared in full, so two different
+//! kernels never share one; a build that fails is not cached. The cache lives as long as the device.
+//!
+//! **Timings.** [`LaunchTimings`] times upload and download on the host clock. Where the adapter offers
+//! `wgpu::Features::TIMESTAMP_QUERY` (the device is opened with it whenever it is offered), the kernel
+//! time is the GPU's own: timestamps written at the beginning and end of the compute pass, resolved and
+//! read back with the outputs, times the queue's timestamp period. Otherwise, or when a reading is
+//! unusable (end not after start, no period), it is the host clock around the synchronized dispatch.
+//! [`LaunchTimings::kernel_clock`] says which clock measured it.
 //!
 //! Every failure is a [`WebGpuError`]: device work runs inside wgpu error scopes, so a shader that does
 //! not compile is `Err(WebGpuError::Validation { .. })` with wgpu's message, never a log line followed by
@@ -14,22 +28,25 @@
 //!
 //! Files: `adapters.rs` (discovery, preference order), `requirements.rs` (limits and features),
 //! `device.rs` (opening a device, loss and stray errors), `arguments.rs` (launch checks), `pipeline.rs`
-//! (shader and pipeline), `transfer.rs` (upload and read-back), `run.rs` (one launch), `scopes.rs`
+//! (shader and pipeline), `cache.rs` (the per-device pipeline cache), `transfer.rs` (upload and
+//! read-back), `timestamps.rs` (kernel time from timestamp queries), `run.rs` (one launch), `scopes.rs`
 //! (error scopes), `error.rs`.
 
 mod adapters;
 mod arguments;
+mod cache;
 mod device;
 mod error;
 mod pipeline;
 mod requirements;
 mod run;
 mod scopes;
+mod timestamps;
 mod transfer;
 
 pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
-pub use device::WebGpuDevice;
+pub use device::{find_adapter, WebGpuDevice};
 pub use error::{AdapterShortfall, WebGpuError};
 pub use run::LaunchTimings;
 
