@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -243,4 +242,51 @@ fn fuzzer_found_inputs_are_rejected_cleanly() {
             "{pages} pages in 100 bytes"
         );
     }
+}
+
+/// The streaming pipeline hands a codec as many pages per call as it asks for (a CUDA ring needs
+/// `slots × batch_size` to overlap), in order, and both directions still round-trip.
+#[test]
+fn the_pipeline_feeds_each_codec_its_batch_size() {
+    struct Recording {
+        batch: usize,
+        calls: Vec<usize>,
+    }
+    impl PageCodec for Recording {
+        fn backend(&self) -> warpforge::codec::Backend {
+            warpforge::codec::Backend::Reference
+        }
+        fn batch_pages(&self) -> usize {
+            self.batch
+        }
+        fn compress(
+            &mut self,
+            pages: &[warpforge::codec::Page],
+        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+            self.calls.push(pages.len());
+            ReferenceCodec.compress(pages)
+        }
+        fn decompress(
+            &mut self,
+            records: &[warpforge::archive::Record],
+            out: &mut [warpforge::codec::Page],
+        ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
+            self.calls.push(records.len());
+            ReferenceCodec.decompress(records, out)
+        }
+    }
+    let dir = TempDir::new("batching");
+    let pages = dir.path("in.pages");
+    let original = page_file(&pages, 3);
+    let count = original.len() / warpforge::PAGE_SIZE;
+    let mut codec = Recording {
+        batch: 7,
+        calls: Vec::new(),
+    };
+    let archive = round_trip(&mut codec, &dir, &pages, &original);
+    let mut expected: Vec<usize> = (0..count).step_by(7).map(|i| 7.min(count - i)).collect();
+    assert!(expected.len() > 1, "{count} pages make several calls");
+    expected.extend(expected.clone());
+    assert_eq!(codec.calls, expected, "compress, then decompress");
+    assert_eq!(archive, round_trip(&mut ReferenceCodec, &dir, &pages, &original));
 }
