@@ -113,19 +113,23 @@ fn run(args: Args) -> Result<(), String> {
     let stages = result.h2d_time_ns + result.kernel_time_ns + result.d2h_time_ns;
     let gbps = result.throughput_bytes_per_sec(pages.len() * PAGE_SIZE) / 1e9;
     println!(
-        "compress_batch: H2D {:.3} ms, kernels {:.3} ms, D2H {:.3} ms (sum {:.3} ms), total {:.3} ms{}",
+        "compress_batch: H2D {:.3} ms, D2H {:.3} ms ({}), kernels {:.3} ms ({}), sum {:.3} ms, total {:.3} ms (host clock){}",
         result.h2d_time_ns as f64 / 1e6,
-        result.kernel_time_ns as f64 / 1e6,
         result.d2h_time_ns as f64 / 1e6,
+        result.transfer_clock,
+        result.kernel_time_ns as f64 / 1e6,
+        result.kernel_clock,
         stages as f64 / 1e6,
         result.total_time_ns as f64 / 1e6,
         if result.total_time_ns < stages { " (stages overlapped)" } else { "" }
     );
     println!(
-        "ratio {:.3}x, end-to-end {gbps:.2} GB/s, PCIe rule satisfied: {}",
+        "ratio {:.3}x, end-to-end {gbps:.2} GB/s (host clock), {} pages redone on the CPU, PCIe rule satisfied: {}",
         result.compression_ratio(),
+        result.cpu_fallback_pages,
         result.pcie_rule_satisfied()
     );
+    println!("summary: {}", result.summary());
     if device.backend == GpuBackend::Cuda {
         let h2d = measure_h2d_gbps(device.index, 256 << 20).map_err(|e| e.to_string())?;
         println!(
@@ -168,7 +172,7 @@ fn run(args: Args) -> Result<(), String> {
         ));
     }
     println!(
-        "decompress_batch: {:.3} ms ({:.2} GB/s); all {} pages byte-identical to the reference and round-trip",
+        "decompress_batch: {:.3} ms ({:.2} GB/s, host clock); all {} pages byte-identical to the reference and round-trip",
         secs * 1e3,
         (pages.len() * PAGE_SIZE) as f64 / secs / 1e9,
         pages.len()

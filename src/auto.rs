@@ -45,7 +45,7 @@ pub struct AutoChoice {
     /// The backend that runs.
     pub backend: Backend,
     /// Each better backend passed over, with the reason.
-    pub passed_over: Vec<(Backend, String)>,
+    pub passed_over: PassedOver,
 }
 
 impl AutoChoice {
@@ -70,11 +70,14 @@ impl fmt::Display for AutoChoice {
     }
 }
 
+/// Each backend passed over, with the reason.
+pub type PassedOver = Vec<(Backend, String)>;
+
 /// Tries the GPU backends best first: each that [`probe`]s usable is opened with `open`; the first that
 /// opens wins. Returns it (if any) and every backend passed over with the reason.
 pub fn first_gpu<T>(
     mut open: impl FnMut(Backend) -> Result<T, String>,
-) -> (Option<(Backend, T)>, Vec<(Backend, String)>) {
+) -> (Option<(Backend, T)>, PassedOver) {
     let mut passed_over = Vec::new();
     for backend in GPU_ORDER {
         match probe(backend).and_then(|_| open(backend)) {

@@ -72,7 +72,10 @@ impl GpuBatchCompressor {
     }
 
     /// A compressor on any engine (the fault-injection tests use a fake one).
-    pub(crate) fn with_engine(config: GpuBatchConfig, engine: Box<dyn Engine>) -> GpuBatchCompressor {
+    pub(crate) fn with_engine(
+        config: GpuBatchConfig,
+        engine: Box<dyn Engine>,
+    ) -> GpuBatchCompressor {
         GpuBatchCompressor {
             config,
             engine,

@@ -72,7 +72,12 @@ fn compressor(batch_size: usize) -> (GpuBatchCompressor, Arc<AtomicUsize>) {
 }
 
 fn pages(n: usize) -> Vec<Page> {
-    let kinds = [PageKind::Text, PageKind::Zero, PageKind::Random, PageKind::Process];
+    let kinds = [
+        PageKind::Text,
+        PageKind::Zero,
+        PageKind::Random,
+        PageKind::Process,
+    ];
     (0..n)
         .map(|i| page(kinds[i % kinds.len()], i as u64))
         .collect()
@@ -92,7 +97,11 @@ fn a_fault_before_any_batch_redoes_that_chunk_on_the_cpu() {
     assert_eq!(gpu.stats().cpu_fallback_pages, 4);
     // Only the GPU's two chunks are in the stage times, with the engine's clocks.
     assert_eq!(
-        (result.h2d_time_ns, result.kernel_time_ns, result.d2h_time_ns),
+        (
+            result.h2d_time_ns,
+            result.kernel_time_ns,
+            result.d2h_time_ns
+        ),
         (20, 40, 60)
     );
     assert_eq!(result.kernel_clock, Clock::CudaEvents);
@@ -106,7 +115,10 @@ fn a_fault_injected_after_earlier_batches_hits_the_next_call() {
     let input = pages(8);
     let expected = ReferenceCodec.compress(&input).expect("reference");
     let first = gpu.compress_batch(&input).expect("first call");
-    assert_eq!((first.pages, first.cpu_fallback_pages), (expected.clone(), 0));
+    assert_eq!(
+        (first.pages, first.cpu_fallback_pages),
+        (expected.clone(), 0)
+    );
     gpu.inject_faults([0]);
     let second = gpu.compress_batch(&input).expect("second call");
     assert_eq!(second.pages, expected);
@@ -133,7 +145,9 @@ fn after_a_sticky_error_every_batch_goes_to_the_cpu() {
     assert_eq!(after.pages, expected);
     assert_eq!(after.cpu_fallback_pages, 12);
     assert_eq!(after.kernel_time_ns, 0, "CPU time is never kernel time");
-    let decoded = gpu.decompress_batch(&after.pages).expect("decompress_batch");
+    let decoded = gpu
+        .decompress_batch(&after.pages)
+        .expect("decompress_batch");
     assert_eq!(decoded, input);
     assert_eq!(
         chunks.load(Ordering::SeqCst),

@@ -435,4 +435,3 @@ impl Engine for CudaEngine {
         Ok(scatter_decoded(&blocks, |k| status[k], &decoded, out))
     }
 }
-

@@ -29,8 +29,12 @@ impl Loaded {
         let ptx = warpforge_ptx::emit(&verified, sm)
             .map_err(|e| GpuError::NotAvailable(format!("PTX: {e}")))?;
         let optin = ctx
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-            .map_err(err("cuDeviceGetAttribute(max shared memory per block, opt-in)"))?;
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(err(
+                "cuDeviceGetAttribute(max shared memory per block, opt-in)",
+            ))?;
         // `shared_bytes` is the whole per-block need (static, or dynamic when that is non-zero).
         let needs = ptx.launch.shared_bytes;
         if i64::from(needs) > i64::from(optin) {
@@ -117,4 +121,3 @@ fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> Option<String> {
     let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
     Some(String::from_utf8_lossy(&log[..end]).trim().to_owned())
 }
-

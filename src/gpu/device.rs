@@ -71,12 +71,48 @@ pub struct KnownGpu {
 /// The GPUs the documentation names, newest first. H100 and H200 are the same GH100 configuration
 /// (132 SMs, 50 MiB L2); they differ in memory (80 GiB HBM3, 141 GB HBM3e).
 pub const KNOWN_GPUS: [KnownGpu; 6] = [
-    KnownGpu { name: "H200", architecture: "Hopper", compute_capability: (9, 0), l2_mib: 50, memory_gib: 141 },
-    KnownGpu { name: "H100", architecture: "Hopper", compute_capability: (9, 0), l2_mib: 50, memory_gib: 80 },
-    KnownGpu { name: "A100", architecture: "Ampere", compute_capability: (8, 0), l2_mib: 40, memory_gib: 80 },
-    KnownGpu { name: "RTX 4090", architecture: "Ada", compute_capability: (8, 9), l2_mib: 72, memory_gib: 24 },
-    KnownGpu { name: "RTX 3090", architecture: "Ampere", compute_capability: (8, 6), l2_mib: 6, memory_gib: 24 },
-    KnownGpu { name: "V100", architecture: "Volta", compute_capability: (7, 0), l2_mib: 6, memory_gib: 16 },
+    KnownGpu {
+        name: "H200",
+        architecture: "Hopper",
+        compute_capability: (9, 0),
+        l2_mib: 50,
+        memory_gib: 141,
+    },
+    KnownGpu {
+        name: "H100",
+        architecture: "Hopper",
+        compute_capability: (9, 0),
+        l2_mib: 50,
+        memory_gib: 80,
+    },
+    KnownGpu {
+        name: "A100",
+        architecture: "Ampere",
+        compute_capability: (8, 0),
+        l2_mib: 40,
+        memory_gib: 80,
+    },
+    KnownGpu {
+        name: "RTX 4090",
+        architecture: "Ada",
+        compute_capability: (8, 9),
+        l2_mib: 72,
+        memory_gib: 24,
+    },
+    KnownGpu {
+        name: "RTX 3090",
+        architecture: "Ampere",
+        compute_capability: (8, 6),
+        l2_mib: 6,
+        memory_gib: 24,
+    },
+    KnownGpu {
+        name: "V100",
+        architecture: "Volta",
+        compute_capability: (7, 0),
+        l2_mib: 6,
+        memory_gib: 16,
+    },
 ];
 
 impl KnownGpu {
@@ -130,7 +166,10 @@ mod tests {
     fn a_device_that_reports_no_memory_is_bounded_by_l2_only() {
         let mut info = KNOWN_GPUS[0].info();
         info.total_memory = 0;
-        assert_eq!(info.optimal_batch_size(), KNOWN_GPUS[0].info().optimal_batch_size());
+        assert_eq!(
+            info.optimal_batch_size(),
+            KNOWN_GPUS[0].info().optimal_batch_size()
+        );
         info.l2_cache_size = 0;
         assert_eq!(info.optimal_batch_size(), 1024);
     }

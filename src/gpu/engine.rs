@@ -1,9 +1,9 @@
 //! What a GPU backend does for the batch compressor, and the WebGPU implementation.
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::runtime::Clock;
 use crate::archive::Record;
 use crate::codec::{DecodeError, Page, WebGpuCodec};
+use crate::runtime::Clock;
 
 /// Measured stage times of one chunk, nanoseconds, and the clocks that measured them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -342,10 +342,17 @@ mod tests {
         }
         let mut stages = Sticky(Vec::new());
         let out = run_pipeline(6, 2, &mut stages);
-        assert_eq!(stages.0, [0, 1, 2], "nothing started after the sticky error");
+        assert_eq!(
+            stages.0,
+            [0, 1, 2],
+            "nothing started after the sticky error"
+        );
         assert!(out[0].is_ok());
         for outcome in &out[2..] {
-            assert!(outcome.as_ref().is_err_and(GpuError::is_sticky), "{outcome:?}");
+            assert!(
+                outcome.as_ref().is_err_and(GpuError::is_sticky),
+                "{outcome:?}"
+            );
         }
     }
 
