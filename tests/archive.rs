@@ -69,7 +69,9 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     let original = page_file(&pages, 6);
     round_trip(&mut CpuCodec, &dir, &pages, &original);
     let reference = round_trip(&mut ReferenceCodec, &dir, &pages, &original);
-    if !common::adapter_or_skip("every_backend_round_trips_and_reference_equals_webgpu (webgpu part)") {
+    if !common::adapter_or_skip(
+        "every_backend_round_trips_and_reference_equals_webgpu (webgpu part)",
+    ) {
         return;
     }
     let mut webgpu = WebGpuCodec::new().expect("a WebGPU codec");
@@ -288,5 +290,8 @@ fn the_pipeline_feeds_each_codec_its_batch_size() {
     assert!(expected.len() > 1, "{count} pages make several calls");
     expected.extend(expected.clone());
     assert_eq!(codec.calls, expected, "compress, then decompress");
-    assert_eq!(archive, round_trip(&mut ReferenceCodec, &dir, &pages, &original));
+    assert_eq!(
+        archive,
+        round_trip(&mut ReferenceCodec, &dir, &pages, &original)
+    );
 }

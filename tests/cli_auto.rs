@@ -38,7 +38,10 @@ fn without_vulkan_the_demo_runs_on_the_cpu_reference_and_says_why() {
         .lines()
         .find(|l| l.starts_with("backend auto:"))
         .unwrap_or_else(|| panic!("no `backend auto:` line:\n{text}"));
-    assert!(line.starts_with("backend auto: reference (not cuda: "), "{line}");
+    assert!(
+        line.starts_with("backend auto: reference (not cuda: "),
+        "{line}"
+    );
     assert!(line.contains("; not webgpu: "), "{line}");
     assert!(text.contains("compared byte for byte"), "{text}");
 }

@@ -70,7 +70,11 @@ fn wgpu_batches_match_the_reference_and_round_trip() {
     let offered = gpu_timestamps_offered();
     assert_eq!(
         result.kernel_clock,
-        if offered { Clock::WebGpuTimestamps } else { Clock::HostClock },
+        if offered {
+            Clock::WebGpuTimestamps
+        } else {
+            Clock::HostClock
+        },
         "the kernel time comes from timestamp queries exactly when the adapter offers them"
     );
     common::say(&format!("gpu_batch on WebGPU: {}", result.summary()));
@@ -98,8 +102,13 @@ fn a_failed_gpu_batch_is_redone_on_the_cpu_exactly() {
         .compress_batch(&pages)
         .expect("compress_batch survives GPU failures");
     assert_eq!(result.pages, reference(&pages));
-    assert_eq!(result.cpu_fallback_pages, 53, "batches 1 and 4: 50 + 3 pages");
-    assert!(result.summary().contains("53 of them compressed on the CPU"));
+    assert_eq!(
+        result.cpu_fallback_pages, 53,
+        "batches 1 and 4: 50 + 3 pages"
+    );
+    assert!(result
+        .summary()
+        .contains("53 of them compressed on the CPU"));
     let stats: &BatchStats = gpu.stats();
     assert_eq!(stats.cpu_fallbacks, 2);
     assert!(
@@ -229,10 +238,21 @@ fn detection_never_panics_and_cuda_is_a_clear_error_or_a_round_trip() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     if available {
         assert!(out.status.success(), "{stderr}");
-        let back = run(&["decompress", "--backend", "cuda"], "out.wfpa", "back.pages");
-        assert!(back.status.success(), "{}", String::from_utf8_lossy(&back.stderr));
+        let back = run(
+            &["decompress", "--backend", "cuda"],
+            "out.wfpa",
+            "back.pages",
+        );
+        assert!(
+            back.status.success(),
+            "{}",
+            String::from_utf8_lossy(&back.stderr)
+        );
         let decoded = std::fs::read(dir.join("back.pages")).expect("read pages");
-        assert!(decoded == input.as_flattened(), "the CUDA round trip changed the pages");
+        assert!(
+            decoded == input.as_flattened(),
+            "the CUDA round trip changed the pages"
+        );
     } else {
         assert!(
             !out.status.success() && stderr.contains("no usable GPU"),

@@ -36,7 +36,8 @@ pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
 }
 
 /// The command that makes the WebGPU tests run on a machine without a GPU.
-pub const WEBGPU_HINT: &str = "to run it: apt-get install mesa-vulkan-drivers libvulkan1 (Mesa lavapipe)";
+pub const WEBGPU_HINT: &str =
+    "to run it: apt-get install mesa-vulkan-drivers libvulkan1 (Mesa lavapipe)";
 
 /// Whether an adapter can run a kernel with `requirements` (found without opening a device). Without
 /// one: a failure under `WARPFORGE_REQUIRE_WEBGPU=1` (CI), otherwise a loud skip that says why and how
@@ -49,7 +50,10 @@ pub fn webgpu_or_skip(test: &str, requirements: &warpforge::wgsl::Requirements) 
                 !warpforge::runtime::webgpu::require_webgpu(),
                 "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter can run it: {why}"
             );
-            skip(test, &format!("no WebGPU adapter can run it ({why}); {WEBGPU_HINT}"));
+            skip(
+                test,
+                &format!("no WebGPU adapter can run it ({why}); {WEBGPU_HINT}"),
+            );
             false
         }
     }
