@@ -1,63 +1,305 @@
 #!/usr/bin/env bash
 # Every CUDA check and GPU figure in one go (see docs/gpu.md):
 #   scripts/gpu-check.sh          build, then run (a machine with Rust and an NVIDIA GPU)
-#   scripts/gpu-check.sh build    build only: release binaries into gpu-bin/ (copy that folder over)
-#   scripts/gpu-check.sh run      run only, from gpu-bin/ (a GPU machine without Rust)
-# Environment: PAGES (a file of 4 KiB pages; default ../shared/corpus/dev.pages.xz, unpacked),
-# MIB (MiB pushed through compress_batch, default 1024), BIN (default gpu-bin).
+#   scripts/gpu-check.sh bundle   only check the page corpus and unpack it into $BIN/dev.pages (no cargo)
+#   scripts/gpu-check.sh build    bundle, then release binaries into $BIN/; prints the bundle's size
+#   scripts/gpu-check.sh run      run only, from $BIN/ (a GPU machine without Rust: carry $BIN there)
+# Environment:
+#   BIN     the bundle folder, relative to the repository root or absolute (default gpu-bin, git-ignored)
+#   CORPUS  the page corpus bundled by `bundle`/`build`, xz-compressed (*.xz) or plain
+#           (default ../shared/corpus/dev.pages.xz, relative to the repository root)
+#   PAGES   a plain file of whole 4 KiB pages: `bundle`/`build` bundle it instead of CORPUS, and
+#           `run` reads it instead of $BIN/dev.pages
+#   MIB     MiB pushed through compress_batch (default 1024)
+#   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
+#           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
+#   SANITIZER  compute-sanitizer to use (default: PATH, then $CUDA_HOME/bin, then /usr/local/cuda*/bin)
+# Exit status: 0 when no step failed (skipped steps do not count), 1 when one did, 2 for a missing
+# corpus / pages / binary or a bad usage, 128+N when interrupted by signal N.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
 BIN=${BIN:-gpu-bin}
+CORPUS=${CORPUS:-../shared/corpus/dev.pages.xz}
 MODE=${1:-all}
+PAGE_BYTES=4096
+CARRY_LIMIT=$((64 << 20)) # what travels to the device machine: working tree + carried folders
+BINARIES=(warpforge gpu_batch test_gpu_batch test_reference_gpu_batch_doc)
+
+say() { echo "gpu-check: $*"; }
+err() { echo "gpu-check: $*" >&2; }
+abs() { if [[ $1 == /* ]]; then echo "$1"; else echo "$ROOT/$1"; fi; }
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+
+# Checks the page corpus and unpacks it into $BIN/dev.pages. Runs before any cargo build, so a
+# missing corpus stops `build` in a second, not after minutes of compiling.
+bundle() {
+  local src what dest=$BIN/dev.pages
+  if [[ -n ${PAGES:-} ]]; then src=$PAGES what="PAGES"; else src=$CORPUS what="CORPUS"; fi
+  if [[ ! -f $src || ! -r $src ]]; then
+    err "no page corpus: $what=$src is missing (looked for $(abs "$src"))."
+    err "  The GPU checks need a file of whole 4 KiB pages, bundled into $BIN/dev.pages so that it travels"
+    err "  with the binaries. Fix: set CORPUS to an xz-compressed (.xz) or plain file of 4 KiB pages, e.g."
+    err "    CORPUS=/path/to/dev.pages.xz $0 ${MODE}"
+    err "  or set PAGES to a plain file of 4 KiB pages. ../shared/corpus/dump_pages.py makes a fresh corpus."
+    err "  Nothing was built."
+    exit 2
+  fi
+  mkdir -p "$BIN"
+  if [[ -e $dest && $src -ef $dest ]]; then
+    say "pages already in $dest"
+  elif [[ $src == *.xz ]]; then
+    if ! command -v xz >/dev/null; then
+      err "$what=$src is xz-compressed but xz is not installed: install xz-utils, or unpack it elsewhere"
+      err "  and set PAGES to the unpacked file. Nothing was built."
+      exit 2
+    fi
+    xz -dc -- "$src" > "$dest.part" || { rm -f "$dest.part"; err "xz could not unpack $what=$src"; exit 2; }
+    mv -f "$dest.part" "$dest"
+  else
+    cp -f -- "$src" "$dest.part" && mv -f "$dest.part" "$dest"
+  fi
+  local bytes
+  bytes=$(wc -c < "$dest")
+  if ((bytes == 0 || bytes % PAGE_BYTES != 0)); then
+    rm -f "$dest"
+    err "$what=$src holds $bytes bytes (unpacked), not a whole, non-zero number of 4 KiB pages."
+    err "  Fix: set CORPUS or PAGES to a file of whole 4 KiB pages. Nothing was built."
+    exit 2
+  fi
+  say "$((bytes / PAGE_BYTES)) pages ($(mib "$bytes")) from $src in $dest"
+}
+
+# The release executables the test targets were built into, from cargo's JSON messages.
+test_executable() { # json-file, test-target
+  grep '"reason":"compiler-artifact"' "$1" | grep '"kind":\["test"\]' | grep "\"name\":\"$2\"" \
+    | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
+}
 
 build() {
+  bundle
   cargo build --release --bin warpforge --example gpu_batch
-  mkdir -p "$BIN"
-  cp target/release/warpforge target/release/examples/gpu_batch "$BIN/"
+  local target=${CARGO_TARGET_DIR:-target}
+  cp "$target/release/warpforge" "$target/release/examples/gpu_batch" "$BIN/"
+  local json exe t
+  json=$(mktemp)
+  cargo test --release --test gpu_batch --test reference_gpu_batch_doc --no-run --message-format=json > "$json"
   for t in gpu_batch reference_gpu_batch_doc; do
-    exe=$(cargo test --release --test "$t" --no-run --message-format=json 2>/dev/null \
-      | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
+    exe=$(test_executable "$json" "$t")
+    if [[ -z $exe || ! -x $exe ]]; then
+      rm -f "$json"
+      err "cargo named no executable for test target $t"
+      exit 1
+    fi
     cp "$exe" "$BIN/test_$t"
   done
-  echo "gpu-check: binaries in $BIN/"
+  rm -f "$json"
+
+  # What travels to the device machine: the working tree (tracked and untracked files that git does
+  # not ignore) plus the carried folders, 64 MiB in all.
+  local bundle_b tree_b=0
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    tree_b=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1) || true
+    tree_b=${tree_b:-0}
+  fi
+  bundle_b=$(du -sb "$BIN" | cut -f1)
+  # Well under the limit leaves room for other carried folders: past 48 MiB, drop the symbol tables
+  # (panics still name their file and line; backtraces lose function names).
+  if ((bundle_b + tree_b > CARRY_LIMIT - (16 << 20))) && command -v strip >/dev/null; then
+    say "$(mib $((bundle_b + tree_b))) to carry is close to the limit: stripping symbols from the binaries"
+    for t in "${BINARIES[@]}"; do strip "$BIN/$t" || err "could not strip $BIN/$t"; done
+    bundle_b=$(du -sb "$BIN" | cut -f1)
+  fi
+  say "binaries and pages in $BIN/: $(mib "$bundle_b") ($(cd "$BIN" && du -bh "${BINARIES[@]}" dev.pages | tr '\t\n' ' ' | sed 's/ $//')),"
+  say "  plus the working tree $(mib "$tree_b"): $(mib $((bundle_b + tree_b))) of the $(mib "$CARRY_LIMIT") that travel"
+  if ((bundle_b + tree_b > CARRY_LIMIT)); then
+    err "the bundle is too large to carry to the device machine; set CORPUS or PAGES to a smaller corpus"
+    exit 1
+  elif ((bundle_b + tree_b > CARRY_LIMIT - (8 << 20))); then
+    err "warning: less than 8 MiB of the carry limit is left for anything else"
+  fi
+  case $(abs "$BIN") in
+    "$ROOT"/*) say "on the GPU machine: carry [\"${BIN#"$ROOT"/}\"] and run scripts/gpu-check.sh run" ;;
+    *) say "note: $BIN is outside the repository: only folders inside it can be carried to a GPU machine" ;;
+  esac
 }
 
 run() {
-  local pages=${PAGES:-}
-  if [[ -z $pages ]]; then
-    pages=/tmp/warpforge-dev.pages
-    [[ -s $pages ]] || xz -dc ../shared/corpus/dev.pages.xz > "$pages"
+  local pages=${PAGES:-$BIN/dev.pages}
+  if [[ ! -s $pages ]]; then
+    if [[ -n ${PAGES:-} ]]; then
+      err "PAGES=$pages is missing or empty (looked for $(abs "$pages")): set PAGES to a file of 4 KiB pages."
+    else
+      err "no pages to run on: $BIN/dev.pages is missing (looked for $(abs "$BIN/dev.pages"))."
+      err "  Fix: run \`scripts/gpu-check.sh build\` first (it bundles the corpus into $BIN/ with the binaries;"
+      err "  carry $BIN to the GPU machine), or set PAGES to a file of 4 KiB pages."
+    fi
+    exit 2
   fi
-  local mib=${MIB:-1024} fails=0 log
-  log=$(mktemp -d)
-  step() { # name, command...
-    local name=$1; shift
-    echo "== $name: $*"
-    if "$@" 2>&1 | tee "$log/$name.txt"; then echo "$name: ok" >> "$log/summary"; else echo "$name: FAILED" >> "$log/summary"; fails=$((fails+1)); fi
-  }
-  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-  "$BIN/warpforge" info
+  local missing=() t
+  for t in "${BINARIES[@]}"; do [[ -x $BIN/$t ]] || missing+=("$BIN/$t"); done
+  if ((${#missing[@]})); then
+    err "missing binaries: ${missing[*]}"
+    err "  Fix: run \`scripts/gpu-check.sh build\` on a machine with Rust first, and carry $BIN here."
+    exit 2
+  fi
+
+  local mib_n=${MIB:-1024}
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+  mkdir -p "$WORK/logs"
+  if [[ -n ${OUT:-} ]]; then RESULTS=$OUT; else RESULTS=$WORK; fi
+  mkdir -p "$RESULTS"
+  COMBINED=$RESULTS/gpu-check.log
+  SUMMARY=$RESULTS/gpu-check-summary.txt
+  : > "$COMBINED"
+  STEPS=(nvidia-smi info tests doc-snippets batch batch-no-async cli-roundtrip
+    sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
+  declare -gA RESULT=() NOTE=() TIME=()
+  CURRENT='' SIGNAL=''
+  trap finish EXIT
+  trap 'SIGNAL=INT; exit 130' INT
+  trap 'SIGNAL=TERM; exit 143' TERM
+  trap 'SIGNAL=HUP; exit 129' HUP
+
+  if command -v nvidia-smi >/dev/null; then
+    step nvidia-smi nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  else
+    skip nvidia-smi "nvidia-smi not on PATH (no NVIDIA driver?)"
+  fi
+  step info "$BIN/warpforge" info
   export WARPFORGE_REQUIRE_CUDA=1
   step tests "$BIN/test_gpu_batch" --test-threads=1
   step doc-snippets "$BIN/test_reference_gpu_batch_doc" --test-threads=1
-  step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib"
-  step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib" --no-async
-  step cli-roundtrip bash -c "'$BIN/warpforge' compress --backend cuda '$pages' '$log/c.wfpa' && '$BIN/warpforge' decompress --backend cuda '$log/c.wfpa' '$log/d.pages' && cmp '$pages' '$log/d.pages'"
-  if command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck synccheck; do
-      step "sanitizer-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib 16 --batch 1024
+  step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
+  step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
+  step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"
+  rm -f "$WORK/c.wfpa" "$WORK/d.pages"
+  local sanitizer looked
+  if sanitizer=$(find_sanitizer); then
+    for t in memcheck racecheck synccheck; do
+      step "sanitizer-$t" "$sanitizer" --tool "$t" --error-exitcode 9 \
+        "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib 16 --batch 1024
     done
   else
-    echo "sanitizer: compute-sanitizer not found" >> "$log/summary"; fails=$((fails+1))
+    looked=$sanitizer
+    skip sanitizer-memcheck "compute-sanitizer not found (looked: $looked)"
+    skip sanitizer-racecheck "compute-sanitizer not found (above)"
+    skip sanitizer-synccheck "compute-sanitizer not found (above)"
   fi
-  echo; echo "== gpu-check summary"; cat "$log/summary"
-  grep -h "compress_batch:\|measured H2D\|decompress_batch:\|ratio" "$log"/batch.txt || true
-  [[ $fails -eq 0 ]]
+}
+
+# warpforge compress, then decompress, with --backend cuda: the pages must come back identical.
+cli_roundtrip() { # warpforge, pages, scratch folder
+  "$1" compress --backend cuda "$2" "$3/c.wfpa" &&
+    "$1" decompress --backend cuda "$3/c.wfpa" "$3/d.pages" &&
+    cmp "$2" "$3/d.pages" &&
+    echo "round trip ok: $(wc -c < "$2") bytes -> $(wc -c < "$3/c.wfpa") bytes -> identical pages"
+}
+
+# Looks for compute-sanitizer (it comes with the CUDA toolkit, not the driver): SANITIZER, PATH,
+# $CUDA_HOME/bin, then /usr/local/cuda*/bin, newest first. Prints the path, or where it looked.
+find_sanitizer() {
+  local looked=() d dirs=()
+  if [[ -n ${SANITIZER:-} ]]; then
+    [[ -x $SANITIZER ]] && { echo "$SANITIZER"; return 0; }
+    looked+=("SANITIZER=$SANITIZER")
+  fi
+  if command -v compute-sanitizer 2>/dev/null; then return 0; fi
+  looked+=("PATH")
+  if [[ -n ${CUDA_HOME:-} ]]; then dirs+=("$CUDA_HOME/bin"); else looked+=("\$CUDA_HOME/bin (CUDA_HOME unset)"); fi
+  local found=()
+  for d in /usr/local/cuda*/bin; do [[ -d $d ]] && found+=("$d"); done
+  if ((${#found[@]})); then
+    mapfile -t found < <(printf '%s\n' "${found[@]}" | sort -rV)
+    dirs+=("${found[@]}")
+  else
+    looked+=("/usr/local/cuda*/bin (none)")
+  fi
+  for d in ${dirs[@]+"${dirs[@]}"}; do
+    [[ -x $d/compute-sanitizer ]] && { echo "$d/compute-sanitizer"; return 0; }
+    looked+=("$d")
+  done
+  local joined
+  joined=$(IFS=,; echo "${looked[*]}")
+  echo "${joined//,/, }"
+  return 1
+}
+
+# Runs one check: its output goes to the terminal, the combined log and its own log; a failure is
+# recorded, never fatal.
+step() { # name, command...
+  local name=$1 rc start=$SECONDS
+  shift
+  CURRENT=$name
+  printf '\n== %s: %s\n' "$name" "$*" | tee -a "$COMBINED"
+  set +e
+  : > "$WORK/logs/$name.txt"
+  "$@" < /dev/null 2>&1 | tee -a "$COMBINED" "$WORK/logs/$name.txt"
+  rc=${PIPESTATUS[0]}
+  set -e
+  TIME[$name]=$((SECONDS - start))
+  if ((rc == 0)); then RESULT[$name]=ok; else RESULT[$name]=FAILED NOTE[$name]="exit $rc"; fi
+  printf '== %s: %s%s\n' "$name" "${RESULT[$name]}" "${NOTE[$name]:+ (${NOTE[$name]})}" | tee -a "$COMBINED"
+  CURRENT=''
+  write_summary > "$SUMMARY" # kept current, so that a killed run still leaves one
+}
+
+skip() { # name, why
+  RESULT[$1]=SKIPPED NOTE[$1]=$2
+  printf '\n== %s: SKIPPED (%s)\n' "$1" "$2" | tee -a "$COMBINED"
+  write_summary > "$SUMMARY"
+}
+
+write_summary() {
+  local name result fails=0
+  echo "== gpu-check summary"
+  printf '%-20s %-8s %5s  %s\n' step result time note
+  for name in "${STEPS[@]}"; do
+    result=${RESULT[$name]:-}
+    if [[ -z $result && $name == "$CURRENT" ]]; then
+      result=FAILED NOTE[$name]="interrupted${SIGNAL:+ by SIG$SIGNAL}"
+    fi
+    [[ $result == FAILED ]] && fails=$((fails + 1))
+    printf '%-20s %-8s %5s  %s\n' "$name" "${result:-not run}" "${TIME[$name]:+${TIME[$name]}s}" "${NOTE[$name]:-}"
+  done
+  local log
+  for log in batch batch-no-async; do
+    if [[ -s $WORK/logs/$log.txt ]] && grep -q "compress_batch:\|measured H2D\|ratio" "$WORK/logs/$log.txt"; then
+      echo "-- $log:"
+      grep -h "^device:\|compress_batch:\|measured H2D\|decompress_batch:\|^ratio" "$WORK/logs/$log.txt" | sed 's/^/   /' || true
+    fi
+  done
+  if [[ -n ${OUT:-} ]]; then echo "logs: $COMBINED (under \$OUT)"; else echo "logs: $COMBINED, one per step in $WORK/logs/"; fi
+  if [[ -n $SIGNAL ]]; then echo "gpu-check: interrupted by SIG$SIGNAL"; fi
+  if ((fails)); then echo "gpu-check: $fails step(s) FAILED"; else echo "gpu-check: no step failed"; fi
+}
+
+finish() {
+  local rc=$? fails=0 name bytes
+  set +e
+  trap - EXIT INT TERM HUP
+  write_summary > "$SUMMARY"
+  echo
+  cat "$SUMMARY"
+  for name in "${STEPS[@]}"; do [[ ${RESULT[$name]:-} == FAILED ]] && fails=$((fails + 1)); done
+  # Files come back from $OUT only up to 16 MiB each: keep the combined log's ends if it is larger.
+  bytes=$(wc -c < "$COMBINED" 2>/dev/null || echo 0)
+  if ((bytes > 15 << 20)); then
+    { head -c $((7 << 20)) "$COMBINED"; printf '\n[... %s bytes cut ...]\n' "$((bytes - (14 << 20)))"
+      tail -c $((7 << 20)) "$COMBINED"; } > "$COMBINED.cut" && mv -f "$COMBINED.cut" "$COMBINED"
+  fi
+  if [[ -n ${OUT:-} ]]; then rm -rf "$WORK"; else rm -f "$WORK/c.wfpa" "$WORK/d.pages"; fi
+  if [[ -n $SIGNAL ]]; then exit "$rc"; fi
+  if ((fails)); then exit 1; fi
+  if ((rc != 0)); then exit "$rc"; fi # the script itself broke: say so by its status
+  exit 0
 }
 
 case $MODE in
+  bundle) bundle ;;
   build) build ;;
   run) run ;;
   all) build; run ;;
-  *) echo "usage: $0 [build|run]" >&2; exit 2 ;;
+  -h | --help | help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' ;;
+  *) err "usage: $0 [bundle|build|run] (no argument: build, then run; --help for the environment)"; exit 2 ;;
 esac
