@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 
 use warpforge_ir::ScalarType;
 use warpforge_runtime::webgpu::{
-    list_adapters, require_webgpu, BufferArg, WebGpuDevice, WebGpuError,
+    list_adapters, require_webgpu, BufferArg, LaunchTimings, WebGpuDevice, WebGpuError,
 };
+use warpforge_runtime::Clock;
 
 #[path = "support/wgsl_kernels.rs"]
 mod wgsl_kernels;
@@ -40,7 +41,7 @@ fn device(test: &str) -> Option<&'static WebGpuDevice> {
 }
 
 /// Runs `add_one` on `n` random words with a sentinel-filled output, and checks every word.
-fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) {
+fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) -> LaunchTimings {
     let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
     let input_bytes = words_to_bytes(&input);
     let mut output = vec![0xAB; input_bytes.len()];
@@ -48,7 +49,7 @@ fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) {
         BufferArg::ReadOnly(&input_bytes),
         BufferArg::ReadWrite(&mut output),
     ];
-    device
+    let timings = device
         .run(&add_one(), blocks, &mut buffers, &[u64::from(n)])
         .unwrap_or_else(|error| panic!("add_one over {n} words: {error}"));
     let expected = words_to_bytes(&input.iter().map(|x| x.wrapping_add(1)).collect::<Vec<_>>());
@@ -56,6 +57,149 @@ fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) {
         output == expected,
         "add_one over {n} words ({blocks} blocks): wrong output"
     );
+    timings
+}
+
+/// Runs `double` (`output[i] = input[i] * 2`) on 100 words and checks them.
+fn check_double(device: &WebGpuDevice) {
+    let members = [member("n", ScalarType::U32, 0)];
+    let body = "if i < params.n { output[i] = input[i] * 2u; }";
+    let double = kernel("double", ScalarType::U32, "u32", &members, body);
+    let input: Vec<u32> = (0..100).collect();
+    let bytes = words_to_bytes(&input);
+    let mut output = vec![0; bytes.len()];
+    let mut buffers = [
+        BufferArg::ReadOnly(&bytes),
+        BufferArg::ReadWrite(&mut output),
+    ];
+    device
+        .run(&double, 2, &mut buffers, &[100])
+        .expect("double runs");
+    let expected: Vec<u32> = input.iter().map(|x| x * 2).collect();
+    assert_eq!(output, words_to_bytes(&expected));
+}
+
+#[test]
+fn pipelines_are_built_once_per_kernel_and_reused() {
+    let test = "pipelines_are_built_once_per_kernel_and_reused";
+    if device(test).is_none() {
+        return;
+    }
+    // A device of its own: the shared one's cache grows with every other test running beside this one.
+    let device = WebGpuDevice::new(&requirements(0, false)).expect("a second device");
+    assert_eq!(device.cached_pipelines(), 0);
+    let mut rng = Rng(5);
+    check_add_one(&device, &mut rng, 1000, 16);
+    assert_eq!(device.cached_pipelines(), 1, "the first launch builds");
+    check_add_one(&device, &mut rng, 1000, 16);
+    check_add_one(&device, &mut rng, 65, 2);
+    assert_eq!(device.cached_pipelines(), 1, "later launches reuse it");
+
+    check_double(&device);
+    assert_eq!(
+        device.cached_pipelines(),
+        2,
+        "a second kernel, a second entry"
+    );
+    check_double(&device);
+    check_add_one(&device, &mut rng, 7, 1);
+    assert_eq!(device.cached_pipelines(), 2);
+
+    // The same name and layout with another body is another kernel.
+    let mut add_two = add_one();
+    add_two.source = add_two.source.replace("+ 1u", "+ 2u");
+    assert_ne!(add_two.source, add_one().source);
+    let input = words_to_bytes(&[1, 2, 3]);
+    let mut output = vec![0; 12];
+    let mut buffers = [
+        BufferArg::ReadOnly(&input),
+        BufferArg::ReadWrite(&mut output),
+    ];
+    device
+        .run(&add_two, 1, &mut buffers, &[3])
+        .expect("add_two");
+    assert_eq!(output, words_to_bytes(&[3, 4, 5]));
+    assert_eq!(device.cached_pipelines(), 3);
+
+    // A failed build is not cached: every launch reports it again.
+    let mut broken = add_one();
+    broken.source = broken.source.replace("+ 1u", "+ 1.5");
+    for attempt in ["first", "second"] {
+        let mut buffers = [
+            BufferArg::ReadOnly(&input),
+            BufferArg::ReadWrite(&mut output),
+        ];
+        match device.run(&broken, 1, &mut buffers, &[3]) {
+            Err(WebGpuError::Validation { .. }) => {}
+            other => panic!("{attempt} launch of a broken kernel gave {other:?}"),
+        }
+        assert_eq!(device.cached_pipelines(), 3, "{attempt} failed build");
+    }
+
+    // Threads launching a new kernel at once share one entry.
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| check_double_plus(&device));
+        }
+    });
+    assert_eq!(device.cached_pipelines(), 4);
+
+    device.clear_pipeline_cache();
+    assert_eq!(device.cached_pipelines(), 0);
+    check_add_one(&device, &mut rng, 1000, 16);
+    assert_eq!(device.cached_pipelines(), 1, "rebuilt after clearing");
+}
+
+/// `double` with one more added: a kernel of its own for the threaded part of the cache test.
+fn check_double_plus(device: &WebGpuDevice) {
+    let members = [member("n", ScalarType::U32, 0)];
+    let body = "if i < params.n { output[i] = input[i] * 2u + 1u; }";
+    let kernel = kernel("double_plus", ScalarType::U32, "u32", &members, body);
+    let input: Vec<u32> = (0..64).collect();
+    let bytes = words_to_bytes(&input);
+    let mut output = vec![0; bytes.len()];
+    let mut buffers = [
+        BufferArg::ReadOnly(&bytes),
+        BufferArg::ReadWrite(&mut output),
+    ];
+    device
+        .run(&kernel, 1, &mut buffers, &[64])
+        .expect("double_plus runs");
+    let expected: Vec<u32> = input.iter().map(|x| x * 2 + 1).collect();
+    assert_eq!(output, words_to_bytes(&expected));
+}
+
+#[test]
+fn kernel_time_is_from_timestamps_when_the_adapter_offers_them() {
+    let test = "kernel_time_is_from_timestamps_when_the_adapter_offers_them";
+    let Some(device) = device(test) else { return };
+    let offered = device.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+    assert_eq!(
+        offered,
+        device.adapter().timestamp_query,
+        "requested iff offered"
+    );
+    let expected = if offered {
+        Clock::WebGpuTimestamps
+    } else {
+        Clock::HostClock
+    };
+    let mut rng = Rng(11);
+    for n in [64, 100_003] {
+        let timings = check_add_one(device, &mut rng, n, n.div_ceil(64));
+        let _ = writeln!(
+            std::io::stderr(),
+            "{test}: `{}` offers TIMESTAMP_QUERY: {offered}; add_one over {n} words: kernel {} ns \
+             on the {}, upload {} ns, download {} ns",
+            device.adapter().label(),
+            timings.kernel_ns,
+            timings.kernel_clock,
+            timings.upload_ns,
+            timings.download_ns,
+        );
+        assert_eq!(timings.kernel_clock, expected, "{timings:?}");
+        assert!(timings.kernel_ns > 0, "{timings:?}");
+    }
 }
 
 #[test]

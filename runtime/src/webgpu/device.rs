@@ -1,23 +1,26 @@
 //! [`WebGpuDevice`]: a wgpu device opened on the first adapter that meets a kernel's requirements, with
 //! the adapter's real limits, and the bookkeeping that turns device loss and stray errors into
-//! [`WebGpuError`]s instead of panics.
+//! [`WebGpuError`]s instead of panics. Each device owns the cache of the pipelines built on it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use warpforge_wgsl::Requirements;
 
 use super::adapters::{adapters_by_preference, AdapterSummary};
+use super::cache::PipelineCache;
 use super::requirements::{device_features, shortfalls};
 use super::scopes::from_wgpu;
 use super::{AdapterShortfall, WebGpuError};
 
 /// A WebGPU device ready to run kernels. Cheap to share between threads (`&WebGpuDevice` is `Sync`);
-/// each launch captures its own errors.
+/// each launch captures its own errors. Each kernel's pipeline is compiled on its first launch and
+/// reused by later ones (see the [module docs](super)).
 #[derive(Debug)]
 pub struct WebGpuDevice {
     pub(crate) summary: AdapterSummary,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
+    pub(crate) pipelines: PipelineCache,
     health: Arc<Health>,
 }
 
@@ -29,11 +32,37 @@ struct Health {
     uncaptured: Mutex<Vec<WebGpuError>>,
 }
 
+/// The first adapter (hardware before software) that meets `req`, found without opening a device.
+///
+/// # Errors
+///
+/// [`WebGpuError::NoAdapter`] when wgpu finds no adapter; [`WebGpuError::Unsupported`] naming every
+/// adapter's missing limits and features when none meets `req`.
+pub fn find_adapter(req: &Requirements) -> Result<AdapterSummary, WebGpuError> {
+    let adapters = adapters_by_preference();
+    if adapters.is_empty() {
+        return Err(WebGpuError::NoAdapter);
+    }
+    let mut rejected = Vec::new();
+    for adapter in adapters {
+        let summary = AdapterSummary::of(adapter);
+        let missing = shortfalls(&adapter.limits(), adapter.features(), req);
+        if missing.is_empty() {
+            return Ok(summary);
+        }
+        rejected.push(AdapterShortfall {
+            adapter: summary.label(),
+            missing,
+        });
+    }
+    Err(WebGpuError::Unsupported { adapters: rejected })
+}
+
 impl WebGpuDevice {
     /// Opens a device on the first adapter (hardware before software, see
     /// [`list_adapters`](super::list_adapters)) that meets `req`, with that adapter's own limits and the
-    /// features the kernel needs (`SHADER_INT64` only when `req.shader_int64`; `SUBGROUP` whenever the
-    /// adapter offers it).
+    /// features the kernel needs (`SHADER_INT64` only when `req.shader_int64`; `SUBGROUP` and
+    /// `TIMESTAMP_QUERY` whenever the adapter offers them).
     ///
     /// # Errors
     ///
@@ -80,6 +109,24 @@ impl WebGpuDevice {
         self.device.limits()
     }
 
+    /// The features the device was opened with (see [`WebGpuDevice::new`]).
+    pub fn features(&self) -> wgpu::Features {
+        self.device.features()
+    }
+
+    /// How many kernels have a cached pipeline on this device (for tests).
+    #[doc(hidden)]
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.len()
+    }
+
+    /// Forgets every cached pipeline, so the next launch of each kernel compiles it again (for the
+    /// launch benchmark's cold case).
+    #[doc(hidden)]
+    pub fn clear_pipeline_cache(&self) {
+        self.pipelines.clear();
+    }
+
     /// Installs the device-lost and uncaptured-error callbacks.
     fn watch(summary: AdapterSummary, device: wgpu::Device, queue: wgpu::Queue) -> WebGpuDevice {
         let health = Arc::new(Health::default());
@@ -100,6 +147,7 @@ impl WebGpuDevice {
             summary,
             device,
             queue,
+            pipelines: PipelineCache::default(),
             health,
         }
     }

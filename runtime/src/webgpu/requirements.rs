@@ -49,9 +49,10 @@ pub(crate) fn shortfalls(
     missing
 }
 
-/// The features to create a device with: `SHADER_INT64` when the kernel needs it, and `SUBGROUP` whenever
+/// The features to create a device with: `SHADER_INT64` when the kernel needs it; `SUBGROUP` whenever
 /// the adapter offers it (warp collectives lower to subgroup operations; [`Requirements`] does not say
-/// yet whether a kernel uses them, and enabling the feature costs nothing).
+/// yet whether a kernel uses them, and enabling the feature costs nothing); `TIMESTAMP_QUERY` whenever
+/// the adapter offers it (kernel times from the GPU's own clock, see `timestamps.rs`).
 pub(crate) fn device_features(
     adapter_features: wgpu::Features,
     req: &Requirements,
@@ -60,10 +61,7 @@ pub(crate) fn device_features(
     if req.shader_int64 {
         features |= wgpu::Features::SHADER_INT64;
     }
-    if adapter_features.contains(wgpu::Features::SUBGROUP) {
-        features |= wgpu::Features::SUBGROUP;
-    }
-    features
+    features | (adapter_features & (wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY))
 }
 
 #[cfg(test)]
@@ -96,6 +94,20 @@ mod tests {
                 "feature `wgpu-shader-int64` (SHADER_INT64) is not offered, the kernel uses 64-bit \
                  integers",
             ]
+        );
+    }
+
+    #[test]
+    fn timestamps_are_requested_whenever_offered() {
+        let offered = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_F16;
+        assert_eq!(
+            device_features(offered, &req(0, false)),
+            wgpu::Features::TIMESTAMP_QUERY
+        );
+        let offered = offered | wgpu::Features::SUBGROUP | wgpu::Features::SHADER_INT64;
+        assert_eq!(
+            device_features(offered, &req(0, true)),
+            offered - wgpu::Features::SHADER_F16
         );
     }
 

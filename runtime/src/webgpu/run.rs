@@ -1,5 +1,7 @@
-//! [`WebGpuDevice::run`]: one launch from host bytes to host bytes. Checks first, then upload, compile,
-//! bind, dispatch, copy to staging, map, wait and copy back; every device stage inside error scopes.
+//! [`WebGpuDevice::run`]: one launch from host bytes to host bytes. Checks first, then upload, the
+//! kernel's pipeline (from the device's cache, compiled on first use), bind, dispatch (with timestamp
+//! queries where the device has them), copy to staging, map, wait and copy back; every device stage
+//! inside error scopes.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
@@ -11,20 +13,30 @@ use super::arguments::{check_arguments, check_layout, element_size, BufferArg};
 use super::device::WebGpuDevice;
 use super::requirements::shortfalls;
 use super::scopes::ErrorScopes;
+use super::timestamps::Timestamps;
 use super::transfer::{check_maps, copy_out, gpu_size, request_maps, staging, upload};
-use super::{pipeline, AdapterShortfall, WebGpuError};
+use super::{AdapterShortfall, WebGpuError};
+use crate::Clock;
 
-/// How long each phase of a launch took, measured on the host around synchronized submissions:
-/// upload (buffer creation and writes), kernel (the dispatch alone), download (copy to staging, map,
-/// copy out). Pipeline creation is in none of them.
+/// How long each phase of a launch took: upload (buffer creation and writes), kernel (the dispatch
+/// alone), download (copy to staging, map, copy out). Pipeline creation (a compile on a kernel's first
+/// launch on a device, a cache lookup afterwards) is in none of them.
+///
+/// Upload and download are always measured on the host clock, around synchronized submissions. The
+/// kernel time is the GPU's own, from timestamp queries at the beginning and end of the compute pass,
+/// where the device offers `wgpu::Features::TIMESTAMP_QUERY` and the reading is usable; otherwise it
+/// is the host clock around the synchronized dispatch (an upper bound). [`LaunchTimings::kernel_clock`]
+/// says which.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LaunchTimings {
-    /// Host-to-device, nanoseconds.
+    /// Host-to-device, nanoseconds (host clock).
     pub upload_ns: u64,
-    /// The dispatch, nanoseconds.
+    /// The dispatch, nanoseconds (on [`LaunchTimings::kernel_clock`]).
     pub kernel_ns: u64,
-    /// Device-to-host, nanoseconds.
+    /// Device-to-host, nanoseconds (host clock).
     pub download_ns: u64,
+    /// The clock of `kernel_ns`: [`Clock::WebGpuTimestamps`] or [`Clock::HostClock`].
+    pub kernel_clock: Clock,
 }
 
 impl WebGpuDevice {
@@ -156,7 +168,7 @@ impl WebGpuDevice {
         self.wait(queue.submit([]))?;
         let upload_ns = upload_start.elapsed().as_nanos() as u64;
 
-        let compiled = pipeline::build(device, kernel)?;
+        let compiled = self.pipelines.get_or_build(device, kernel)?;
 
         let scopes = ErrorScopes::push(device);
         let entries: Vec<wgpu::BindGroupEntry<'_>> = kernel
@@ -190,10 +202,11 @@ impl WebGpuDevice {
             .collect();
 
         let scopes = ErrorScopes::push(device);
-        let stagings: Vec<wgpu::Buffer> = outputs
+        let mut stagings: Vec<wgpu::Buffer> = outputs
             .iter()
             .map(|(_, name, buffer)| staging(device, name, buffer.size()))
             .collect();
+        let timestamps = Timestamps::new(device);
         let kernel_start = Instant::now();
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some(&kernel.entry_point),
@@ -201,7 +214,7 @@ impl WebGpuDevice {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(&kernel.entry_point),
-                timestamp_writes: None,
+                timestamp_writes: timestamps.as_ref().map(Timestamps::writes),
             });
             pass.set_pipeline(&compiled.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
@@ -210,10 +223,10 @@ impl WebGpuDevice {
         let dispatched = queue.submit([encoder.finish()]);
         scopes.pop("dispatch")?;
         self.wait(dispatched)?;
-        let kernel_ns = kernel_start.elapsed().as_nanos() as u64;
+        let host_kernel_ns = kernel_start.elapsed().as_nanos() as u64;
 
         let download_start = Instant::now();
-        let names: Vec<&str> = outputs.iter().map(|(_, name, _)| *name).collect();
+        let mut names: Vec<&str> = outputs.iter().map(|(_, name, _)| *name).collect();
         let scopes = ErrorScopes::push(device);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("read-back"),
@@ -221,22 +234,39 @@ impl WebGpuDevice {
         for ((_, _, buffer), staging) in outputs.iter().zip(&stagings) {
             encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, buffer.size());
         }
+        // The timestamps ride with the outputs: resolved, copied and mapped in the same submission.
+        if let Some(timestamps) = &timestamps {
+            timestamps.resolve(&mut encoder);
+            stagings.push(timestamps.staging.clone());
+            names.push("kernel timestamps");
+        }
         let submission = queue.submit([encoder.finish()]);
         let maps = request_maps(&stagings);
         self.wait(submission)?;
         scopes.pop("read-back")?;
         check_maps(&maps, &names)?;
 
+        // Read before the outputs are copied out, so a failure leaves the caller's buffers alone.
+        let device_kernel_ns = match &timestamps {
+            Some(timestamps) => timestamps.read(queue.get_timestamp_period())?,
+            None => None,
+        };
         for ((index, name, _), staging) in outputs.iter().zip(&stagings) {
             if let BufferArg::ReadWrite(destination) = &mut buffers[*index] {
                 copy_out(staging, name, destination)?;
             }
         }
         let download_ns = download_start.elapsed().as_nanos() as u64;
+
+        let (kernel_ns, kernel_clock) = match device_kernel_ns {
+            Some(ns) => (ns, Clock::WebGpuTimestamps),
+            None => (host_kernel_ns, Clock::HostClock),
+        };
         Ok(LaunchTimings {
             upload_ns,
             kernel_ns,
             download_ns,
+            kernel_clock,
         })
     }
 
