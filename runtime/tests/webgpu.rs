@@ -18,13 +18,9 @@ mod wgsl_kernels;
 
 use wgsl_kernels::{add_one, kernel, member, requirements, words_to_bytes, Rng};
 
-/// Skips (or, when an adapter is required, fails) `test`.
+/// Skips (or, when an adapter is required, fails) `test`: the crate's one rule.
 fn skip(test: &str, why: &str) {
-    assert!(
-        !require_webgpu(),
-        "{test}: {why}, and WARPFORGE_REQUIRE_WEBGPU=1"
-    );
-    let _ = writeln!(std::io::stderr(), "*** SKIPPED {test}: {why} ***");
+    warpforge_runtime::webgpu::skip_webgpu_test(test, why);
 }
 
 /// The device shared by every test of this binary (opening one is slow on lavapipe).
@@ -33,7 +29,7 @@ fn device(test: &str) -> Option<&'static WebGpuDevice> {
     match DEVICE.get_or_init(|| WebGpuDevice::new(&requirements(0, false))) {
         Ok(device) => Some(device),
         Err(WebGpuError::NoAdapter) => {
-            skip(test, "no WebGPU adapter (install mesa-vulkan-drivers)");
+            skip(test, "no WebGPU adapter");
             None
         }
         Err(error) => panic!("{test}: opening a WebGPU device: {error}"),
@@ -306,7 +302,7 @@ fn int64_kernels_run_when_the_adapter_offers_int64() {
             assert!(list_adapters().iter().all(|a| !a.shader_int64), "{error}");
             assert!(error.to_string().contains("SHADER_INT64"), "{error}");
             let why = "no adapter offers SHADER_INT64 (the error says so)";
-            let _ = writeln!(std::io::stderr(), "*** SKIPPED {test}: {why} ***");
+            skip(test, why);
             return;
         }
     };
@@ -436,7 +432,7 @@ fn adapters_are_listed_and_software_ones_marked() {
     let test = "adapters_are_listed_and_software_ones_marked";
     let adapters = list_adapters();
     if adapters.is_empty() {
-        return skip(test, "no WebGPU adapter (install mesa-vulkan-drivers)");
+        return skip(test, "no WebGPU adapter");
     }
     let mut stderr = std::io::stderr();
     for adapter in &adapters {
@@ -454,7 +450,7 @@ fn adapters_are_listed_and_software_ones_marked() {
         .iter()
         .any(|a| a.is_software && a.name.contains("llvmpipe"))
     {
-        skip(test, "no llvmpipe adapter (install mesa-vulkan-drivers)");
+        skip(test, "no llvmpipe adapter");
     }
 }
 

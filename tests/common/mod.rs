@@ -35,28 +35,11 @@ pub fn ptxas_or_skip(test: &str) -> Option<Ptxas> {
     }
 }
 
-/// The command that makes the WebGPU tests run on a machine without a GPU.
-pub const WEBGPU_HINT: &str =
-    "to run it: apt-get install mesa-vulkan-drivers libvulkan1 (Mesa lavapipe)";
-
-/// Whether an adapter can run a kernel with `requirements` (found without opening a device). Without
-/// one: a failure under `WARPFORGE_REQUIRE_WEBGPU=1` (CI), otherwise a loud skip that says why and how
-/// to enable the test.
+/// Whether an adapter can run a kernel with `requirements`; otherwise a failure under
+/// `WARPFORGE_REQUIRE_WEBGPU=1` (CI) or a loud skip saying why and how to enable the test (the runtime's
+/// one rule, shared with its own tests).
 pub fn webgpu_or_skip(test: &str, requirements: &warpforge::wgsl::Requirements) -> bool {
-    match warpforge::runtime::webgpu::find_adapter(requirements) {
-        Ok(_) => true,
-        Err(why) => {
-            assert!(
-                !warpforge::runtime::webgpu::require_webgpu(),
-                "{test}: WARPFORGE_REQUIRE_WEBGPU=1 but no WebGPU adapter can run it: {why}"
-            );
-            skip(
-                test,
-                &format!("no WebGPU adapter can run it ({why}); {WEBGPU_HINT}"),
-            );
-            false
-        }
-    }
+    warpforge::runtime::webgpu::webgpu_or_skip(test, requirements)
 }
 
 /// [`webgpu_or_skip`] for the LZ4 kernels, the most demanding of the repository (64-bit integers,

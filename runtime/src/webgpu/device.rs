@@ -247,11 +247,9 @@ mod tests {
     fn a_destroyed_device_gives_device_lost_not_a_panic() {
         let kernel = fill_seven();
         let device = match WebGpuDevice::new(&kernel.requirements) {
-            Err(WebGpuError::NoAdapter) if !require_webgpu() => {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "*** SKIPPED a_destroyed_device_gives_device_lost_not_a_panic: no WebGPU adapter ***"
-                );
+            Err(WebGpuError::NoAdapter) => {
+                let test = "a_destroyed_device_gives_device_lost_not_a_panic";
+                crate::webgpu::skip_webgpu_test(test, "no WebGPU adapter");
                 return;
             }
             other => other.expect("a device"),

@@ -41,6 +41,7 @@ mod pipeline;
 mod requirements;
 mod run;
 mod scopes;
+mod skip;
 mod timestamps;
 mod transfer;
 
@@ -49,6 +50,7 @@ pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice};
 pub use error::{AdapterShortfall, WebGpuError};
 pub use run::LaunchTimings;
+pub use skip::{skip_webgpu_test, webgpu_or_skip, WEBGPU_HINT};
 
 /// Environment variable that makes a missing WebGPU adapter a test failure instead of a skip.
 pub const REQUIRE_WEBGPU_VAR: &str = "WARPFORGE_REQUIRE_WEBGPU";
