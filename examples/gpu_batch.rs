@@ -4,23 +4,22 @@
 //! device's host-to-device bandwidth.
 //!
 //! ```text
-//! cargo run --release --example gpu_batch -- [--backend cuda|wgpu] [--pages FILE] [--mib N] [--batch N] [--no-async]
+//! cargo run --release --example gpu_batch -- [--backend auto|cuda|wgpu] [--pages FILE] [--mib N] [--batch N] [--no-async]
 //! ```
 //!
 //! `--pages` is a file of whole 4 KiB pages (default: the embedded sample of real pages), repeated until
-//! `--mib` MiB (default 64) are queued. Exits non-zero on any mismatch. `scripts/gpu-check.sh` runs it
+//! `--mib` MiB (default 64) are queued. Without `--backend`, the backend is picked as `--backend auto` picks (`GpuBatchCompressor::auto`: CUDA, else a hardware WebGPU adapter). Exits non-zero on any mismatch. `scripts/gpu-check.sh` runs it
 //! with 1 GiB on CUDA.
 
 use std::process::ExitCode;
 
 use warpforge::codec::{PageCodec, ReferenceCodec};
-use warpforge::gpu::{
-    gpu_available, measure_h2d_gbps, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError,
-};
+use warpforge::gpu::{measure_h2d_gbps, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError};
 use warpforge::{CompressedPage, PAGE_SIZE};
 
 struct Args {
-    backend: GpuBackend,
+    /// `None`: as `--backend auto` picks (`GpuBatchCompressor::auto`).
+    backend: Option<GpuBackend>,
     pages: Option<String>,
     mib: usize,
     batch: usize,
@@ -28,13 +27,8 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let default_backend = if gpu_available() {
-        GpuBackend::Cuda
-    } else {
-        GpuBackend::Wgpu
-    };
     let mut args = Args {
-        backend: default_backend,
+        backend: None,
         pages: None,
         mib: 64,
         batch: GpuBatchConfig::default().batch_size,
@@ -46,9 +40,10 @@ fn parse() -> Result<Args, String> {
         match flag.as_str() {
             "--backend" => {
                 args.backend = match value()?.as_str() {
-                    "cuda" => GpuBackend::Cuda,
-                    "wgpu" | "webgpu" => GpuBackend::Wgpu,
-                    other => return Err(format!("--backend {other}: expected cuda or wgpu")),
+                    "cuda" => Some(GpuBackend::Cuda),
+                    "wgpu" | "webgpu" => Some(GpuBackend::Wgpu),
+                    "auto" => None,
+                    other => return Err(format!("--backend {other}: expected auto, cuda or wgpu")),
                 }
             }
             "--pages" => args.pages = Some(value()?),
@@ -95,8 +90,11 @@ fn run(args: Args) -> Result<(), String> {
             ..GpuBatchConfig::default()
         }
     };
-    let mut compressor =
-        GpuBatchCompressor::with_backend(config, args.backend).map_err(|e| e.to_string())?;
+    let mut compressor = match args.backend {
+        Some(backend) => GpuBatchCompressor::with_backend(config, backend),
+        None => GpuBatchCompressor::auto(config),
+    }
+    .map_err(|e| format!("{e} (`--backend wgpu` runs on a software adapter)"))?;
     let device = compressor.device();
     println!(
         "device: {} ({:?}), {} pages ({} MiB), batch {}",
