@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use warpforge_ir::ScalarType;
 use warpforge_runtime::webgpu::{
-    list_adapters, require_webgpu, BufferArg, LaunchTimings, WebGpuDevice, WebGpuError,
+    list_adapters, BufferArg, LaunchTimings, WebGpuDevice, WebGpuError,
 };
 use warpforge_runtime::Clock;
 

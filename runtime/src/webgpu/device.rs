@@ -206,10 +206,8 @@ mod tests {
     use warpforge_ir::{Access, ScalarType};
     use warpforge_wgsl::{BufferBinding, ParamsLayout, Wgsl};
 
-    use std::io::Write;
-
     use super::*;
-    use crate::webgpu::{require_webgpu, BufferArg};
+    use crate::webgpu::BufferArg;
 
     /// `output[i] = 7` for the 64 invocations of one workgroup.
     fn fill_seven() -> Wgsl {
