@@ -56,12 +56,12 @@ fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) -> L
     timings
 }
 
-/// Runs `double` (`output[i] = input[i] * 2`) on 100 words and checks them.
-fn check_double(device: &WebGpuDevice) {
+/// Runs `output[i] = input[i] * mul + add` (a kernel named `name`) on `n` words and checks them.
+fn check_linear(device: &WebGpuDevice, name: &str, mul: u32, add: u32, n: u32) {
     let members = [member("n", ScalarType::U32, 0)];
-    let body = "if i < params.n { output[i] = input[i] * 2u; }";
-    let double = kernel("double", ScalarType::U32, "u32", &members, body);
-    let input: Vec<u32> = (0..100).collect();
+    let body = format!("if i < params.n {{ output[i] = input[i] * {mul}u + {add}u; }}");
+    let kernel = kernel(name, ScalarType::U32, "u32", &members, &body);
+    let input: Vec<u32> = (0..n).collect();
     let bytes = words_to_bytes(&input);
     let mut output = vec![0; bytes.len()];
     let mut buffers = [
@@ -69,10 +69,10 @@ fn check_double(device: &WebGpuDevice) {
         BufferArg::ReadWrite(&mut output),
     ];
     device
-        .run(&double, 2, &mut buffers, &[100])
-        .expect("double runs");
-    let expected: Vec<u32> = input.iter().map(|x| x * 2).collect();
-    assert_eq!(output, words_to_bytes(&expected));
+        .run(&kernel, n.div_ceil(64), &mut buffers, &[u64::from(n)])
+        .unwrap_or_else(|e| panic!("{name} runs: {e}"));
+    let expected: Vec<u32> = input.iter().map(|x| x * mul + add).collect();
+    assert_eq!(output, words_to_bytes(&expected), "{name}");
 }
 
 #[test]
@@ -91,13 +91,13 @@ fn pipelines_are_built_once_per_kernel_and_reused() {
     check_add_one(&device, &mut rng, 65, 2);
     assert_eq!(device.cached_pipelines(), 1, "later launches reuse it");
 
-    check_double(&device);
+    check_linear(&device, "double", 2, 0, 100);
     assert_eq!(
         device.cached_pipelines(),
         2,
         "a second kernel, a second entry"
     );
-    check_double(&device);
+    check_linear(&device, "double", 2, 0, 100);
     check_add_one(&device, &mut rng, 7, 1);
     assert_eq!(device.cached_pipelines(), 2);
 
@@ -135,7 +135,7 @@ fn pipelines_are_built_once_per_kernel_and_reused() {
     // Threads launching a new kernel at once share one entry.
     std::thread::scope(|scope| {
         for _ in 0..4 {
-            scope.spawn(|| check_double_plus(&device));
+            scope.spawn(|| check_linear(&device, "double_plus", 2, 1, 64));
         }
     });
     assert_eq!(device.cached_pipelines(), 4);
@@ -144,25 +144,6 @@ fn pipelines_are_built_once_per_kernel_and_reused() {
     assert_eq!(device.cached_pipelines(), 0);
     check_add_one(&device, &mut rng, 1000, 16);
     assert_eq!(device.cached_pipelines(), 1, "rebuilt after clearing");
-}
-
-/// `double` with one more added: a kernel of its own for the threaded part of the cache test.
-fn check_double_plus(device: &WebGpuDevice) {
-    let members = [member("n", ScalarType::U32, 0)];
-    let body = "if i < params.n { output[i] = input[i] * 2u + 1u; }";
-    let kernel = kernel("double_plus", ScalarType::U32, "u32", &members, body);
-    let input: Vec<u32> = (0..64).collect();
-    let bytes = words_to_bytes(&input);
-    let mut output = vec![0; bytes.len()];
-    let mut buffers = [
-        BufferArg::ReadOnly(&bytes),
-        BufferArg::ReadWrite(&mut output),
-    ];
-    device
-        .run(&kernel, 1, &mut buffers, &[64])
-        .expect("double_plus runs");
-    let expected: Vec<u32> = input.iter().map(|x| x * 2 + 1).collect();
-    assert_eq!(output, words_to_bytes(&expected));
 }
 
 #[test]

@@ -140,34 +140,12 @@ impl fmt::Debug for PipelineCache {
 #[cfg(test)]
 mod tests {
     use warpforge_ir::ScalarType;
-    use warpforge_wgsl::{BufferBinding, ParamsLayout, Requirements};
 
     use super::*;
 
+    /// A kernel with one buffer and the parameter block (the device tests' `fill_seven`).
     fn kernel() -> Wgsl {
-        Wgsl {
-            source: "fn k() {}".to_owned(),
-            entry_point: "k".to_owned(),
-            workgroup_size: 64,
-            buffers: vec![BufferBinding {
-                binding: 0,
-                name: "output".to_owned(),
-                elem: ScalarType::U32,
-                access: Access::ReadWrite,
-            }],
-            params: ParamsLayout {
-                binding: 1,
-                size: 16,
-                members: Vec::new(),
-                grid_blocks_offset: 0,
-            },
-            requirements: Requirements {
-                workgroup_storage_bytes: 0,
-                invocations_per_workgroup: 64,
-                storage_buffers: 1,
-                shader_int64: false,
-            },
-        }
+        crate::webgpu::device::tests::fill_seven()
     }
 
     #[test]

@@ -202,7 +202,7 @@ fn open(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use warpforge_ir::{Access, ScalarType};
     use warpforge_wgsl::{BufferBinding, ParamsLayout, Wgsl};
 
@@ -210,7 +210,7 @@ mod tests {
     use crate::webgpu::BufferArg;
 
     /// `output[i] = 7` for the 64 invocations of one workgroup.
-    fn fill_seven() -> Wgsl {
+    pub(crate) fn fill_seven() -> Wgsl {
         Wgsl {
             source: "@group(0) @binding(0) var<storage, read_write> output: array<u32>;\n\
                      struct Params { grid_blocks: u32 }\n\
