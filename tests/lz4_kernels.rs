@@ -73,9 +73,73 @@ fn compress_kernel_matches_the_reference_on_every_page_kind() {
     }
 }
 
-/// Runs the decompress kernel (one warp per workgroup) over `blocks`; returns each page's bytes or its
-/// status word.
-fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
+/// What fills the decompress kernel's output and status buffers before it runs, so that a byte it
+/// should not have written shows.
+const SENTINEL: u8 = 0xA5;
+
+/// The decompress kernel's buffers after a run over `blocks`, which were filled with [`SENTINEL`]: one
+/// page and one status word per block, then a guard page and a guard word past the last page.
+struct Decompressed {
+    output: Vec<u8>,
+    status: Vec<u8>,
+}
+
+impl Decompressed {
+    /// Each page's bytes or its status word.
+    fn pages(&self) -> Vec<Result<Vec<u8>, u32>> {
+        (0..self.status.len() / 4 - 1)
+            .map(|i| {
+                let word =
+                    u32::from_le_bytes(self.status[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+                if word & 0xff == 0 {
+                    Ok(self.output[i * PAGE_SIZE..(i + 1) * PAGE_SIZE].to_vec())
+                } else {
+                    Err(word)
+                }
+            })
+            .collect()
+    }
+
+    /// The kernel wrote a status for every page and nothing outside the pages it decoded: the guard
+    /// page and guard status word are untouched, and so is the page of every rejected block (the
+    /// kernel decodes in shared memory and copies out only a whole, valid page). `Err` names the first
+    /// byte that changed.
+    fn untouched_outside_decoded_pages(&self) -> Result<(), String> {
+        let pages = self.pages();
+        let guard = pages.len();
+        for (i, region) in self.output.chunks(PAGE_SIZE).enumerate() {
+            if i < guard && pages[i].is_ok() {
+                continue;
+            }
+            if let Some(at) = region.iter().position(|&b| b != SENTINEL) {
+                let what = if i == guard {
+                    "the guard page past the last page".to_string()
+                } else {
+                    format!("rejected page {i} ({:#x})", pages[i].clone().unwrap_err())
+                };
+                return Err(format!(
+                    "output byte {} written: {what}, offset {at}",
+                    i * PAGE_SIZE + at
+                ));
+            }
+        }
+        for (i, page) in pages.iter().enumerate() {
+            if let Err(word) = page {
+                if *word & 0xff > warpforge::ir::kernels::lz4::decode_status::BAD_END {
+                    return Err(format!("page {i}: no status written ({word:#x})"));
+                }
+            }
+        }
+        let tail = &self.status[4 * guard..];
+        if tail.iter().any(|&b| b != SENTINEL) {
+            return Err(format!("the guard status word was written: {tail:02x?}"));
+        }
+        Ok(())
+    }
+}
+
+/// Runs the decompress kernel (one warp per workgroup) over `blocks` into sentinel-filled buffers.
+fn decompress_raw(blocks: &[Vec<u8>]) -> Decompressed {
     let kernel = warpforge::ir::kernels::lz4::lz4_decompress_kernel(1);
     let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies"))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -88,8 +152,8 @@ fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
         data.extend_from_slice(block);
     }
     data.push(0); // never an empty buffer
-    let mut output = vec![0u8; blocks.len() * PAGE_SIZE];
-    let mut status = vec![0u8; blocks.len() * 4];
+    let mut output = vec![SENTINEL; (blocks.len() + 1) * PAGE_SIZE];
+    let mut status = vec![SENTINEL; (blocks.len() + 1) * 4];
     let mut buffers = [
         BufferArg::ReadOnly(&data),
         BufferArg::ReadOnly(&spans),
@@ -104,16 +168,44 @@ fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
             &[blocks.len() as u64],
         )
         .expect("the kernel runs");
-    (0..blocks.len())
-        .map(|i| {
-            let word = u32::from_le_bytes(status[4 * i..4 * i + 4].try_into().expect("4 bytes"));
-            if word & 0xff == 0 {
-                Ok(output[i * PAGE_SIZE..(i + 1) * PAGE_SIZE].to_vec())
-            } else {
-                Err(word)
-            }
-        })
-        .collect()
+    Decompressed { output, status }
+}
+
+/// Runs the decompress kernel over `blocks`; returns each page's bytes or its status word, after
+/// checking that it wrote nothing outside the pages it decoded.
+fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
+    let run = decompress_raw(blocks);
+    if let Err(e) = run.untouched_outside_decoded_pages() {
+        panic!("{e}");
+    }
+    run.pages()
+}
+
+/// The status the kernel should give `block`, derived from the CPU decoder (an independent
+/// implementation of the same checks).
+fn cpu_status(block: &[u8]) -> u32 {
+    use warpforge::ir::kernels::lz4::{decode_status as st, lz4_decompress_block, Lz4Error};
+    match lz4_decompress_block(block, &mut [0u8; PAGE_SIZE]) {
+        Ok(PAGE_SIZE) => st::OK,
+        Ok(_) => st::BAD_END,
+        Err(Lz4Error::OutputTooSmall { .. }) => st::OVERFLOW,
+        Err(Lz4Error::Malformed { reason, .. })
+            if reason.contains("offset") && !reason.contains("cut off") =>
+        {
+            st::BAD_OFFSET
+        }
+        Err(Lz4Error::Malformed { reason, .. }) if reason.contains("ends with a match") => {
+            st::BAD_END
+        }
+        Err(Lz4Error::Malformed { reason, .. })
+            if reason.contains("past the end")
+                || reason.contains("cut off")
+                || reason.contains("empty") =>
+        {
+            st::TRUNCATED
+        }
+        Err(e) => panic!("no kernel status for {e}"),
+    }
 }
 
 fn liblz4_compress(input: &[u8]) -> Vec<u8> {
@@ -209,11 +301,14 @@ fn decompress_kernel_reports_malformed_blocks_per_page() {
             st::BAD_END,
             st::BAD_END,
             st::OVERFLOW,
-            codes[7],
+            cpu_status(&blocks[7]),
             st::OK
         ],
         "{decoded:?}"
     );
+    // The reference agrees with the hand-written codes, and rejects the truncated block.
+    let reference: Vec<u32> = blocks.iter().map(|b| cpu_status(b)).collect();
+    assert_eq!(codes, reference);
     assert_ne!(codes[7], st::OK, "a truncated block must not decode");
     assert_eq!(decoded[8].as_deref(), Ok(&page(PageKind::Text, 7)[..]));
     assert_eq!(
@@ -250,7 +345,9 @@ fn both_kernels_match_the_reference_on_real_process_pages() {
 }
 
 /// Mutated blocks: the decompress kernel accepts exactly what the CPU decoder decodes to a full page,
-/// with the same bytes, and reports the rest — never a crash, never a write outside its page.
+/// with the same bytes, and reports the rest — never a crash, never a write outside its page (the
+/// buffers start filled with [`SENTINEL`], with a guard page and word after the last page, and a
+/// rejected page's bytes must stay untouched too).
 #[test]
 fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
     use proptest::prelude::*;
@@ -298,7 +395,10 @@ fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
                 block
             })
             .collect();
-        let decoded = decompress_on_webgpu(&blocks);
+        let run = decompress_raw(&blocks);
+        run.untouched_outside_decoded_pages()
+            .map_err(TestCaseError::fail)?;
+        let decoded = run.pages();
         for (i, (block, got)) in blocks.iter().zip(&decoded).enumerate() {
             let mut cpu = vec![0u8; PAGE_SIZE];
             let cpu_ok = matches!(
