@@ -59,12 +59,7 @@ impl fmt::Display for AutoChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "backend auto: {}", self.backend)?;
         if !self.passed_over.is_empty() {
-            let reasons: Vec<String> = self
-                .passed_over
-                .iter()
-                .map(|(b, why)| format!("{b}: {why}"))
-                .collect();
-            write!(f, " (not {})", reasons.join("; not "))?;
+            write!(f, " (not {})", reasons(&self.passed_over, "; not "))?;
         }
         Ok(())
     }
@@ -72,6 +67,15 @@ impl fmt::Display for AutoChoice {
 
 /// Each backend passed over, with the reason.
 pub type PassedOver = Vec<(Backend, String)>;
+
+/// `backend: why` for each backend passed over, joined with `separator`.
+pub fn reasons(passed_over: &[(Backend, String)], separator: &str) -> String {
+    let each: Vec<String> = passed_over
+        .iter()
+        .map(|(b, why)| format!("{b}: {why}"))
+        .collect();
+    each.join(separator)
+}
 
 /// Tries the GPU backends best first: each that [`probe`]s usable is opened with `open`; the first that
 /// opens wins. Returns it (if any) and every backend passed over with the reason.

@@ -1,5 +1,7 @@
 //! The `webgpu` backend: the LZ4 warp kernels (one warp per workgroup) on a WebGPU adapter.
 
+use std::sync::OnceLock;
+
 use anyhow::Context;
 
 use super::{gather_lz4, record_from_meta, scatter_decoded, Backend, DecodeError, Page, PageCodec};
@@ -21,12 +23,22 @@ fn emit(kernel: &warpforge_ir::Kernel) -> anyhow::Result<Wgsl> {
     Ok(warpforge_wgsl::emit(&verified)?)
 }
 
-/// The compress and decompress kernels' WGSL, one warp per workgroup.
+/// The compress and decompress kernels' WGSL, one warp per workgroup: emitted (and validated by naga)
+/// once per process, since `auto` probes with their requirements and then opens a codec with them.
 fn kernels() -> anyhow::Result<(Wgsl, Wgsl)> {
-    Ok((
-        emit(&lz4_compress_kernel(1))?,
-        emit(&lz4_decompress_kernel(1))?,
-    ))
+    static KERNELS: OnceLock<Result<(Wgsl, Wgsl), String>> = OnceLock::new();
+    KERNELS
+        .get_or_init(|| {
+            let both = || -> anyhow::Result<(Wgsl, Wgsl)> {
+                Ok((
+                    emit(&lz4_compress_kernel(1))?,
+                    emit(&lz4_decompress_kernel(1))?,
+                ))
+            };
+            both().map_err(|e| format!("{e:#}"))
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)
 }
 
 /// What a device needs to run both kernels.

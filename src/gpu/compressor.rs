@@ -40,13 +40,9 @@ impl GpuBatchCompressor {
             };
             GpuBatchCompressor::with_backend(config.clone(), api).map_err(|e| e.to_string())
         });
-        picked.map(|(_, compressor)| compressor).ok_or_else(|| {
-            let why: Vec<String> = passed_over
-                .iter()
-                .map(|(b, why)| format!("{b}: {why}"))
-                .collect();
-            GpuError::NotAvailable(why.join("; "))
-        })
+        picked
+            .map(|(_, compressor)| compressor)
+            .ok_or_else(|| GpuError::NotAvailable(crate::auto::reasons(&passed_over, "; ")))
     }
 
     /// A compressor on `backend`. WebGPU picks the best adapter and ignores `device_index`.

@@ -32,6 +32,35 @@ struct Health {
     uncaptured: Mutex<Vec<WebGpuError>>,
 }
 
+/// The adapters that meet some requirements (in preference order, with their summaries) and what each
+/// other adapter lacks.
+type Matching = (
+    Vec<(&'static wgpu::Adapter, AdapterSummary)>,
+    Vec<AdapterShortfall>,
+);
+
+/// The adapters that meet `req`, in preference order, and what each other adapter lacks.
+fn meeting(req: &Requirements) -> Result<Matching, WebGpuError> {
+    let adapters = adapters_by_preference();
+    if adapters.is_empty() {
+        return Err(WebGpuError::NoAdapter);
+    }
+    let (mut fit, mut rejected) = (Vec::new(), Vec::new());
+    for adapter in adapters {
+        let summary = AdapterSummary::of(adapter);
+        let missing = shortfalls(&adapter.limits(), adapter.features(), req);
+        if missing.is_empty() {
+            fit.push((adapter, summary));
+        } else {
+            rejected.push(AdapterShortfall {
+                adapter: summary.label(),
+                missing,
+            });
+        }
+    }
+    Ok((fit, rejected))
+}
+
 /// The first adapter (hardware before software) that meets `req`, found without opening a device.
 ///
 /// # Errors
@@ -39,23 +68,11 @@ struct Health {
 /// [`WebGpuError::NoAdapter`] when wgpu finds no adapter; [`WebGpuError::Unsupported`] naming every
 /// adapter's missing limits and features when none meets `req`.
 pub fn find_adapter(req: &Requirements) -> Result<AdapterSummary, WebGpuError> {
-    let adapters = adapters_by_preference();
-    if adapters.is_empty() {
-        return Err(WebGpuError::NoAdapter);
-    }
-    let mut rejected = Vec::new();
-    for adapter in adapters {
-        let summary = AdapterSummary::of(adapter);
-        let missing = shortfalls(&adapter.limits(), adapter.features(), req);
-        if missing.is_empty() {
-            return Ok(summary);
-        }
-        rejected.push(AdapterShortfall {
-            adapter: summary.label(),
-            missing,
-        });
-    }
-    Err(WebGpuError::Unsupported { adapters: rejected })
+    let (fit, rejected) = meeting(req)?;
+    fit.into_iter()
+        .next()
+        .map(|(_, summary)| summary)
+        .ok_or(WebGpuError::Unsupported { adapters: rejected })
 }
 
 impl WebGpuDevice {
@@ -70,22 +87,9 @@ impl WebGpuDevice {
     /// adapter's missing limits and features when none meets `req`; [`WebGpuError::RequestDevice`] when
     /// suitable adapters refuse to open a device.
     pub fn new(req: &Requirements) -> Result<WebGpuDevice, WebGpuError> {
-        let adapters = adapters_by_preference();
-        if adapters.is_empty() {
-            return Err(WebGpuError::NoAdapter);
-        }
-        let mut rejected = Vec::new();
+        let (fit, rejected) = meeting(req)?;
         let mut refused = None;
-        for adapter in adapters {
-            let summary = AdapterSummary::of(adapter);
-            let missing = shortfalls(&adapter.limits(), adapter.features(), req);
-            if !missing.is_empty() {
-                rejected.push(AdapterShortfall {
-                    adapter: summary.label(),
-                    missing,
-                });
-                continue;
-            }
+        for (adapter, summary) in fit {
             match open(adapter, req) {
                 Ok((device, queue)) => return Ok(WebGpuDevice::watch(summary, device, queue)),
                 Err(message) => {
