@@ -4,37 +4,11 @@
 use std::collections::BTreeSet;
 
 use warpforge_ir::{Access, ScalarType};
+
+pub use crate::BufferArg;
 use warpforge_wgsl::{BufferBinding, Wgsl};
 
 use super::WebGpuError;
-
-/// The bytes of one buffer argument, in binding order: little-endian elements, as on the CPU.
-#[derive(Debug)]
-pub enum BufferArg<'a> {
-    /// Input only: uploaded, never read back. For `read` bindings.
-    ReadOnly(&'a [u8]),
-    /// Uploaded, and overwritten with the buffer's contents after the kernel ran. For `read_write`
-    /// bindings.
-    ReadWrite(&'a mut [u8]),
-}
-
-impl BufferArg<'_> {
-    /// The argument's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            BufferArg::ReadOnly(bytes) => bytes,
-            BufferArg::ReadWrite(bytes) => bytes,
-        }
-    }
-
-    /// The access mode this argument is for.
-    pub fn access(&self) -> Access {
-        match self {
-            BufferArg::ReadOnly(_) => Access::ReadOnly,
-            BufferArg::ReadWrite(_) => Access::ReadWrite,
-        }
-    }
-}
 
 /// Size in bytes of one element of `binding` (`Bool` buffers are rejected by [`check_layout`]).
 pub(crate) fn element_size(binding: &BufferBinding) -> u64 {

@@ -1,0 +1,321 @@
+//! The `sim` backend: verified IR executed on the CPU with the IR's defined semantics. It is the
+//! definition of what a kernel computes — every emitter and backend is checked against it — and it
+//! reports what compute-sanitizer would and counts what a profiler would.
+//!
+//! [`run`] launches a kernel over a grid of blocks: blocks run in parallel across the machine's cores;
+//! within a block, warps of 32 lanes execute in lockstep with an active mask that follows `if`, `loop`,
+//! `break`, `continue` and `return` (each structure reconverges at its end); barriers, every warp
+//! collective with its explicit mask, shared memory per block, global buffers and atomics behave as the
+//! IR documents them.
+//!
+//! # What it guarantees
+//!
+//! - **Deterministic.** The same launch gives the same buffers and the same findings. Warps of a block
+//!   run in a fixed order (warp 0 until it waits at a barrier or finishes, then warp 1, …), lanes of a
+//!   warp access memory in ascending lane order, and blocks that could observe each other (the kernel has
+//!   a global atomic) run one after another in block order. Blocks of kernels without global atomics run
+//!   in parallel; they cannot observe each other's writes in a race-free kernel.
+//! - **It never hangs or crashes.** Every access is bounds-checked, a barrier that part of the block never
+//!   reaches stops the block with a finding, and a block that runs past
+//!   [`SimOptions::step_limit`] warp-instructions is stopped with a finding.
+//! - **Sanitizer** ([`SimOptions::sanitize`], [`Finding`]): memcheck (out-of-bounds and misaligned
+//!   accesses, reads of shared memory no thread wrote), synccheck (partial barriers, collectives whose
+//!   mask does not name exactly the lanes executing them, shuffles reading outside their mask), racecheck
+//!   (shared memory between barriers, global memory within a block). Bounds, alignment, barriers and
+//!   collective masks are checked even with the sanitizer off: they are faults, not diagnostics.
+//! - **Counters** ([`SimOptions::stats`], [`Counters`]) per launch and per block.
+//!
+//! # Where it differs from hardware
+//!
+//! - Independent thread scheduling is not modelled: a warp's lanes stay in lockstep and reconverge at the
+//!   end of each structure. A kernel whose result depends on the difference is what synccheck and
+//!   racecheck report (collective masks naming absent lanes; lanes of one warp communicating through
+//!   memory without a `warp_sync`).
+//! - Shared arrays are bounds-checked against their declared size; hardware faults only outside the
+//!   block's whole allocation. Unwritten shared memory reads as zero (hardware: whatever was there).
+//! - Stores from several lanes to one address land in ascending lane order (hardware: unspecified), and
+//!   racecheck reports them when the values differ.
+//! - The counters are a model (32 banks of 4 bytes, 32-byte sectors, NVIDIA's half- and quarter-warp
+//!   phases for 8- and 16-byte shared accesses), not a measurement; no caches, no latencies, no timing.
+//!
+//! Files: `decode.rs` (IR to a linear program), `eval.rs` (the operators), `warp.rs` (the SIMT stack),
+//! `block.rs` (scheduling and barriers), `lanes.rs` (`let` and collectives), `access.rs` (memory),
+//! `memory.rs` (global memory), `race.rs` (racecheck), `stats.rs` (counters), `finding.rs`.
+
+mod access;
+mod block;
+mod decode;
+mod eval;
+mod finding;
+mod lanes;
+mod memory;
+mod race;
+mod stats;
+mod warp;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use warpforge_ir::{Access, ParamKind, Verified};
+
+pub use finding::{lane_list, Check, Finding, FindingKind, Severity};
+pub use stats::Counters;
+
+use crate::BufferArg;
+use block::{BlockOutcome, BlockRun};
+use memory::GlobalBuffer;
+
+/// How a launch runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// racecheck, initcheck and shuffle-outside-mask checks (default on). Bounds, alignment, barriers
+    /// and collective masks are checked either way.
+    pub sanitize: bool,
+    /// Count bank conflicts and global sectors, and keep per-block counters (default off; the
+    /// instruction counts are always kept).
+    pub stats: bool,
+    /// Worker threads for blocks; 0 = one per core (default).
+    pub threads: usize,
+    /// Warp-instructions a block may execute before it is stopped as endless (default 100 million).
+    pub step_limit: u64,
+    /// Findings kept per block (default 16).
+    pub max_findings: usize,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            sanitize: true,
+            stats: false,
+            threads: 0,
+            step_limit: 100_000_000,
+            max_findings: 16,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Clone, Debug, Default)]
+pub struct SimReport {
+    /// Every finding, in block order; one per kind and statement (the count of other blocks with the
+    /// same is in [`Finding::other_blocks`]).
+    pub findings: Vec<Finding>,
+    /// Counters of the whole launch.
+    pub counters: Counters,
+    /// Counters per block (with [`SimOptions::stats`]; empty otherwise).
+    pub blocks: Vec<Counters>,
+    /// Blocks an error stopped before they finished.
+    pub stopped_blocks: u32,
+    /// Host-clock time of the launch (decoding, copies and execution), nanoseconds.
+    pub elapsed_ns: u64,
+}
+
+impl SimReport {
+    /// The error-level findings.
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.severity() == Severity::Error)
+    }
+
+    /// Whether the launch ran to the end with no error-level finding.
+    pub fn is_clean(&self) -> bool {
+        self.errors().next().is_none() && self.stopped_blocks == 0
+    }
+}
+
+/// Why a launch did not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The arguments do not match the kernel (count, access, length, scalar width, grid).
+    Arguments(String),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Arguments(m) => write!(f, "bad launch arguments: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Checks the launch's arguments against the kernel's parameters.
+fn check_arguments(
+    kernel: &Verified<'_>,
+    blocks: u32,
+    buffers: &[BufferArg<'_>],
+    scalars: &[u64],
+) -> Result<(), SimError> {
+    let bad = |m: String| {
+        Err(SimError::Arguments(format!(
+            "kernel `{}`: {m}",
+            kernel.name
+        )))
+    };
+    let buffer_params: Vec<_> = kernel
+        .params
+        .iter()
+        .filter_map(|(_, p)| match p.kind {
+            ParamKind::Buffer { elem, access } => Some((p, elem, access)),
+            ParamKind::Scalar(_) => None,
+        })
+        .collect();
+    let scalar_params: Vec<_> = kernel
+        .params
+        .iter()
+        .filter_map(|(_, p)| match p.kind {
+            ParamKind::Scalar(t) => Some((p, t)),
+            ParamKind::Buffer { .. } => None,
+        })
+        .collect();
+    if buffers.len() != buffer_params.len() {
+        let names: Vec<String> = buffer_params
+            .iter()
+            .map(|(p, ..)| format!("`{}`", p.name))
+            .collect();
+        return bad(format!(
+            "expects {} buffers ({}), got {}",
+            buffer_params.len(),
+            names.join(", "),
+            buffers.len()
+        ));
+    }
+    for ((p, elem, access), arg) in buffer_params.iter().zip(buffers) {
+        if *access == Access::ReadWrite && arg.access() == Access::ReadOnly {
+            return bad(format!(
+                "buffer `{}` is `read_write`: pass BufferArg::ReadWrite",
+                p.name
+            ));
+        }
+        let size = elem.size_bytes().unwrap_or(4) as usize;
+        if arg.bytes().len() % size != 0 {
+            return bad(format!(
+                "buffer `{}` holds {elem} elements of {size} bytes, but has {} bytes",
+                p.name,
+                arg.bytes().len()
+            ));
+        }
+    }
+    if scalars.len() != scalar_params.len() {
+        let names: Vec<String> = scalar_params
+            .iter()
+            .map(|(p, _)| format!("`{}`", p.name))
+            .collect();
+        return bad(format!(
+            "expects {} scalars ({}), got {}",
+            scalar_params.len(),
+            names.join(", "),
+            scalars.len()
+        ));
+    }
+    for ((p, ty), &bits) in scalar_params.iter().zip(scalars) {
+        let width = ty.bits();
+        if width < 64 && bits >> width != 0 {
+            return bad(format!(
+                "scalar `{}` is {ty}, but its bits {bits:#x} do not fit in {width} bits",
+                p.name
+            ));
+        }
+    }
+    if blocks == 0 {
+        return bad("a launch needs at least one block, got 0".into());
+    }
+    Ok(())
+}
+
+/// Runs `kernel` over `blocks` blocks on the CPU. `buffers` are the buffer parameters in parameter
+/// order (a `read_write` buffer needs [`BufferArg::ReadWrite`]); `scalars` the scalar parameters' bits
+/// in parameter order (see `warpforge_ir::Literal::to_bits`). Every `ReadWrite` slice holds the
+/// buffer's contents after the launch — also when a finding stopped some blocks, so the damage can be
+/// inspected.
+///
+/// # Errors
+///
+/// [`SimError::Arguments`] when the arguments do not match the kernel. Kernel faults are not errors of
+/// the call: they are findings in the [`SimReport`] ([`SimReport::is_clean`]).
+pub fn run(
+    kernel: &Verified<'_>,
+    blocks: u32,
+    buffers: &mut [BufferArg<'_>],
+    scalars: &[u64],
+    options: &SimOptions,
+) -> Result<SimReport, SimError> {
+    check_arguments(kernel, blocks, buffers, scalars)?;
+    let start = Instant::now();
+    let program = decode::decode(kernel, scalars);
+    let globals: Vec<GlobalBuffer> = buffers
+        .iter()
+        .map(|b| GlobalBuffer::new(b.bytes()))
+        .collect();
+    let threads = if program.global_atomics {
+        1
+    } else if options.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.threads
+    }
+    .min(blocks as usize)
+    .max(1);
+
+    let outcomes: Vec<Mutex<Option<BlockOutcome>>> =
+        (0..blocks).map(|_| Mutex::new(None)).collect();
+    let next = AtomicU32::new(0);
+    let work = || loop {
+        let block = next.fetch_add(1, Ordering::Relaxed);
+        if block >= blocks {
+            return;
+        }
+        let outcome = BlockRun::new(&program, &globals, options, block, blocks).run();
+        *outcomes[block as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+    };
+    if threads == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(work);
+            }
+        });
+    }
+
+    for (global, arg) in globals.iter().zip(buffers.iter_mut()) {
+        if let BufferArg::ReadWrite(out) = arg {
+            global.copy_to(out);
+        }
+    }
+    let mut report = SimReport::default();
+    let mut seen: HashMap<(FindingKind, String), usize> = HashMap::new();
+    for outcome in outcomes {
+        let outcome = outcome
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .expect("every block ran");
+        report.counters += &outcome.counters;
+        if options.stats {
+            report.blocks.push(outcome.counters);
+        }
+        report.stopped_blocks += u32::from(outcome.stopped);
+        for f in outcome.findings {
+            let key = (f.kind, f.statement.clone());
+            match seen.get(&key) {
+                Some(&i) if report.findings[i].block != f.block => {
+                    report.findings[i].other_blocks += 1
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, report.findings.len());
+                    report.findings.push(f);
+                }
+            }
+        }
+    }
+    report.elapsed_ns = start.elapsed().as_nanos() as u64;
+    Ok(report)
+}

@@ -1,0 +1,211 @@
+//! Execution counters, in Nsight Compute's vocabulary, so a GPU measurement can be set beside them:
+//! warp-level instructions executed by class, average active threads per warp-instruction (SIMT
+//! efficiency), shared-memory wavefronts and bank conflicts (32 banks of 4 bytes), global requests,
+//! bytes and 32-byte sectors (coalescing), and barriers. These are a model of the kernel's cost, not a
+//! measurement of any GPU.
+
+use std::fmt;
+use std::ops::AddAssign;
+
+/// Counters of one block or of a whole launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Warp-instructions that compute (`let`, assignments).
+    pub arithmetic: u64,
+    /// Warp-instructions that access shared memory (loads, stores, wide accesses, atomics).
+    pub shared: u64,
+    /// Warp-instructions that access global memory.
+    pub global: u64,
+    /// Warp collectives (shuffle, ballot, vote, match, warp_sync).
+    pub collective: u64,
+    /// Barriers, per warp that reached one.
+    pub barrier: u64,
+    /// Branches, loop back edges, break / continue / return.
+    pub control: u64,
+    /// Sum over every warp-instruction of its active lanes.
+    pub active_lanes: u64,
+    /// Shared-memory wavefronts (one per conflict-free access; k for a k-way bank conflict).
+    pub shared_wavefronts: u64,
+    /// Extra wavefronts caused by bank conflicts (`shared_wavefronts` minus the conflict-free ideal).
+    pub bank_conflicts: u64,
+    /// Bytes requested by global loads, stores and atomics (active lanes × access size).
+    pub global_bytes: u64,
+    /// Distinct 32-byte sectors touched, summed over global warp accesses.
+    pub global_sectors: u64,
+    /// Barriers the block passed (each counted once per block, not per warp).
+    pub barriers: u64,
+}
+
+impl Counters {
+    /// Every warp-instruction executed.
+    pub fn warp_instructions(&self) -> u64 {
+        self.arithmetic + self.shared + self.global + self.collective + self.barrier + self.control
+    }
+
+    /// Average active lanes per warp-instruction divided by 32 (1.0 when no lane ever idles).
+    pub fn simt_efficiency(&self) -> f64 {
+        match self.warp_instructions() {
+            0 => 0.0,
+            n => self.active_lanes as f64 / (32.0 * n as f64),
+        }
+    }
+
+    /// Average 32-byte sectors per global warp-instruction (4 is perfectly coalesced 32-bit access).
+    pub fn sectors_per_global_access(&self) -> f64 {
+        match self.global {
+            0 => 0.0,
+            n => self.global_sectors as f64 / n as f64,
+        }
+    }
+
+    /// The counters as one JSON object.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"warp_instructions\":{},\"arithmetic\":{},\"shared\":{},\"global\":{},\"collective\":{},\
+             \"barrier\":{},\"control\":{},\"active_lanes\":{},\"simt_efficiency\":{:.4},\
+             \"shared_wavefronts\":{},\"bank_conflicts\":{},\"global_bytes\":{},\"global_sectors\":{},\
+             \"barriers\":{}}}",
+            self.warp_instructions(),
+            self.arithmetic,
+            self.shared,
+            self.global,
+            self.collective,
+            self.barrier,
+            self.control,
+            self.active_lanes,
+            self.simt_efficiency(),
+            self.shared_wavefronts,
+            self.bank_conflicts,
+            self.global_bytes,
+            self.global_sectors,
+            self.barriers
+        )
+    }
+}
+
+impl AddAssign<&Counters> for Counters {
+    fn add_assign(&mut self, o: &Counters) {
+        self.arithmetic += o.arithmetic;
+        self.shared += o.shared;
+        self.global += o.global;
+        self.collective += o.collective;
+        self.barrier += o.barrier;
+        self.control += o.control;
+        self.active_lanes += o.active_lanes;
+        self.shared_wavefronts += o.shared_wavefronts;
+        self.bank_conflicts += o.bank_conflicts;
+        self.global_bytes += o.global_bytes;
+        self.global_sectors += o.global_sectors;
+        self.barriers += o.barriers;
+    }
+}
+
+impl fmt::Display for Counters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "warp-instructions      {:>12}  (arithmetic {}, shared {}, global {}, collective {}, barrier {}, control {})",
+            self.warp_instructions(),
+            self.arithmetic,
+            self.shared,
+            self.global,
+            self.collective,
+            self.barrier,
+            self.control
+        )?;
+        writeln!(
+            f,
+            "SIMT efficiency        {:>11.1}%  (average active lanes per warp-instruction / 32)",
+            100.0 * self.simt_efficiency()
+        )?;
+        writeln!(
+            f,
+            "shared wavefronts      {:>12}  (bank conflicts: {} extra)",
+            self.shared_wavefronts, self.bank_conflicts
+        )?;
+        writeln!(
+            f,
+            "global bytes           {:>12}  ({} sectors of 32 bytes, {:.2} per access)",
+            self.global_bytes,
+            self.global_sectors,
+            self.sectors_per_global_access()
+        )?;
+        write!(f, "barriers               {:>12}", self.barriers)
+    }
+}
+
+/// Wavefronts of one shared-memory warp access: the lanes' byte addresses (active lanes only) and the
+/// access width. Accesses of 8 bytes are served per half-warp and 16 bytes per quarter-warp, as on
+/// NVIDIA GPUs; within a phase, k distinct 4-byte words in one bank take k wavefronts. Returns
+/// (wavefronts, ideal wavefronts).
+pub(crate) fn shared_wavefronts(addrs: &[(u32, u64)], width: u32) -> (u64, u64) {
+    let lanes_per_phase: u32 = match width {
+        16 => 8,
+        8 => 16,
+        _ => 32,
+    };
+    let mut total = 0u64;
+    let mut ideal = 0u64;
+    for phase in 0..32 / lanes_per_phase {
+        let lo = phase * lanes_per_phase;
+        let hi = lo + lanes_per_phase;
+        let mut words: Vec<u64> = Vec::new();
+        for &(_, addr) in addrs.iter().filter(|(l, _)| (lo..hi).contains(l)) {
+            let first = addr / 4;
+            for w in first..first + u64::from(width.max(4) / 4) {
+                words.push(w);
+            }
+        }
+        if words.is_empty() {
+            continue;
+        }
+        words.sort_unstable();
+        words.dedup();
+        let mut per_bank = [0u64; 32];
+        for w in &words {
+            per_bank[(w % 32) as usize] += 1;
+        }
+        total += per_bank.iter().copied().max().unwrap_or(0);
+        ideal += 1;
+    }
+    (total, ideal)
+}
+
+/// Distinct 32-byte sectors touched by one global warp access.
+pub(crate) fn global_sectors(addrs: &[(u32, u64)], width: u32) -> u64 {
+    let mut sectors: Vec<u64> = Vec::with_capacity(addrs.len() * 2);
+    for &(_, addr) in addrs {
+        sectors.push(addr / 32);
+        sectors.push((addr + u64::from(width) - 1) / 32);
+    }
+    sectors.sort_unstable();
+    sectors.dedup();
+    sectors.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bank_conflicts_follow_the_32_bank_model() {
+        let linear: Vec<(u32, u64)> = (0..32).map(|l| (l, 4 * u64::from(l))).collect();
+        assert_eq!(shared_wavefronts(&linear, 4), (1, 1));
+        let strided: Vec<(u32, u64)> = (0..32).map(|l| (l, 128 * u64::from(l))).collect();
+        assert_eq!(shared_wavefronts(&strided, 4), (32, 1), "32-way conflict");
+        let broadcast: Vec<(u32, u64)> = (0..32).map(|l| (l, 0)).collect();
+        assert_eq!(
+            shared_wavefronts(&broadcast, 4),
+            (1, 1),
+            "one word is a broadcast"
+        );
+        let wide: Vec<(u32, u64)> = (0..32).map(|l| (l, 16 * u64::from(l))).collect();
+        assert_eq!(
+            shared_wavefronts(&wide, 16),
+            (4, 4),
+            "16-byte accesses: 4 phases"
+        );
+        assert_eq!(global_sectors(&linear, 4), 4);
+        assert_eq!(global_sectors(&strided, 4), 32);
+    }
+}

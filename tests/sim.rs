@@ -1,0 +1,82 @@
+//! Every kernel of the repository on the CPU simulator (`sim`) matches a plain Rust implementation of the
+//! same computation on fresh random inputs — in both launch shapes (CUDA's four warps per block and
+//! WebGPU's one) — and the sanitizer finds nothing in them.
+
+mod catalog_cases;
+use catalog_cases::{first_difference, strategy, Case};
+
+use proptest::prelude::*;
+use proptest::test_runner::{TestCaseError, TestRunner};
+use warpforge::catalog;
+use warpforge::ir::{verify, Access, Kernel, ParamKind};
+use warpforge::runtime::sim::{self, SimOptions, SimReport};
+use warpforge::runtime::BufferArg;
+
+/// Runs `case` on the simulator; the outputs and the report.
+fn run_case(
+    kernel: &Kernel,
+    blocks: u32,
+    case: &Case,
+) -> Result<(Vec<Vec<u8>>, SimReport), String> {
+    let verified = verify(kernel).map_err(|e| e.to_string())?;
+    let mut outputs = case.outputs.clone();
+    let mut inputs = case.inputs.iter();
+    let mut outs = outputs.iter_mut();
+    let mut args: Vec<BufferArg<'_>> = Vec::new();
+    for (_, param) in kernel.params.iter() {
+        if let ParamKind::Buffer { access, .. } = param.kind {
+            args.push(match access {
+                Access::ReadOnly => BufferArg::ReadOnly(inputs.next().ok_or("too few inputs")?),
+                Access::ReadWrite => BufferArg::ReadWrite(outs.next().ok_or("too few outputs")?),
+            });
+        }
+    }
+    let report = sim::run(
+        &verified,
+        blocks,
+        &mut args,
+        &case.scalars,
+        &SimOptions::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    drop(args);
+    Ok((outputs, report))
+}
+
+/// Blocks of a launch of `kernel` for `case` (built for one warp per block where the shapes differ).
+fn blocks_for(kernel: &Kernel, webgpu: &Kernel, case: &Case) -> u32 {
+    let per_block = kernel.block_size / webgpu.block_size;
+    case.blocks.div_ceil(per_block).max(1)
+}
+
+#[test]
+fn every_kernel_matches_its_rust_reference_on_sim_with_no_finding() {
+    for entry in catalog::entries() {
+        let webgpu = (entry.webgpu_build)();
+        for (shape, kernel) in [("cuda", (entry.build)()), ("webgpu", webgpu.clone())] {
+            let cases = std::env::var("PROPTEST_CASES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(12);
+            let mut runner = TestRunner::new(ProptestConfig::with_cases(cases));
+            let result = runner.run(&strategy(entry.name), |case| {
+                let blocks = blocks_for(&kernel, &webgpu, &case);
+                let (got, report) =
+                    run_case(&kernel, blocks, &case).map_err(TestCaseError::fail)?;
+                if let Some(f) = report.findings.first() {
+                    return Err(TestCaseError::fail(format!(
+                        "{} ({shape}): {f}",
+                        entry.name
+                    )));
+                }
+                if let Some(message) = first_difference(entry.name, &got, &case) {
+                    return Err(TestCaseError::fail(format!("{message} ({shape} shape)")));
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                panic!("{} ({shape} shape): {e}", entry.name);
+            }
+        }
+    }
+}
