@@ -35,7 +35,7 @@ pub fn probe(backend: Backend) -> Result<String, String> {
                 Err(e) => Err(e.to_string()),
             }
         }
-        Backend::Cpu | Backend::Reference => Ok("the CPU".into()),
+        Backend::Cpu | Backend::Reference | Backend::Sim => Ok("the CPU".into()),
     }
 }
 

@@ -55,6 +55,7 @@ pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<Kind
     let identical = matches!(
         codec.backend(),
         crate::codec::Backend::Reference
+            | crate::codec::Backend::Sim
             | crate::codec::Backend::WebGpu
             | crate::codec::Backend::Cuda
     );

@@ -6,7 +6,74 @@
 use super::{fill_simple, DecodeError, Page};
 use crate::archive::Record;
 use crate::kernels::lz4::decode_status;
+use crate::runtime::BufferArg;
 use crate::PAGE_SIZE;
+
+fn word(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+}
+
+/// One batch through the compress kernel (one warp per page): builds its buffers (pages in, 4 KiB
+/// output slots and 16-byte meta words out), calls `launch(buffers, pages)` and reads the records.
+/// `launch`'s result rides along.
+pub fn compress_through<T: Default>(
+    pages: &[Page],
+    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> anyhow::Result<T>,
+) -> anyhow::Result<(Vec<Record>, T)> {
+    if pages.is_empty() {
+        return Ok((Vec::new(), T::default()));
+    }
+    let input: Vec<u8> = pages.as_flattened().to_vec();
+    let mut output = vec![0u8; pages.len() * PAGE_SIZE];
+    let mut meta = vec![0u8; pages.len() * 16];
+    let mut buffers = [
+        BufferArg::ReadOnly(&input),
+        BufferArg::ReadWrite(&mut output),
+        BufferArg::ReadWrite(&mut meta),
+    ];
+    let extra = launch(&mut buffers, pages.len() as u32)?;
+    let records = pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| {
+            let words = [0, 1, 2, 3].map(|k| word(&meta, 4 * i + k));
+            record_from_meta(words, page, |len| {
+                output[i * PAGE_SIZE..i * PAGE_SIZE + len].to_vec()
+            })
+            .map_err(|e| anyhow::anyhow!("page {i}: {e}"))
+        })
+        .collect::<anyhow::Result<Vec<Record>>>()?;
+    Ok((records, extra))
+}
+
+/// One batch through the decompress kernel: fills raw and same-filled pages directly, gathers the LZ4
+/// blocks, calls `launch(buffers, blocks)` (blocks and spans in, pages and status words out) when
+/// there is any, and scatters the pages or names the first malformed block.
+pub fn decompress_through<T: Default>(
+    records: &[Record],
+    out: &mut [Page],
+    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> anyhow::Result<T>,
+) -> anyhow::Result<(Result<(), DecodeError>, T)> {
+    let blocks = gather_lz4(records, out);
+    if blocks.pages.is_empty() {
+        return Ok((Ok(()), T::default()));
+    }
+    let spans: Vec<u8> = blocks.spans.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let n = blocks.pages.len();
+    let mut decoded = vec![0u8; n * PAGE_SIZE];
+    let mut status = vec![0u8; n * 4];
+    let mut buffers = [
+        BufferArg::ReadOnly(&blocks.data),
+        BufferArg::ReadOnly(&spans),
+        BufferArg::ReadWrite(&mut decoded),
+        BufferArg::ReadWrite(&mut status),
+    ];
+    let extra = launch(&mut buffers, n as u32)?;
+    Ok((
+        scatter_decoded(&blocks, |k| word(&status, k), &decoded, out),
+        extra,
+    ))
+}
 
 /// The record that the compress kernel's 4 meta words of a page describe (kind, length, pattern low and
 /// high word); `block(len)` gives an LZ4 page's `len` bytes. `Err` names a kind or length the kernel

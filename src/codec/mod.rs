@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `cpu` | lz4_flex on every core | lz4_flex's blocks |
 //! | `reference` | warpforge's CPU reference on every core | identical to `webgpu` (and `cuda`) |
+//! | `sim` | the LZ4 warp kernels on the CPU simulator (sanitizer on) | identical to `reference` |
 //! | `webgpu` | the LZ4 warp kernels through wgpu | identical to `reference` |
 //!
 //! Every backend decodes every archive: the blocks are standard LZ4.
@@ -12,12 +13,16 @@
 mod cpu;
 mod cuda;
 mod kernel_io;
+mod sim;
 mod webgpu;
 
 use std::fmt;
 
 pub use cuda::CudaCodec;
-pub use kernel_io::{gather_lz4, record_from_meta, scatter_decoded, Lz4Blocks};
+pub use kernel_io::{
+    compress_through, decompress_through, gather_lz4, record_from_meta, scatter_decoded, Lz4Blocks,
+};
+pub use sim::SimCodec;
 pub use webgpu::WebGpuCodec;
 
 use crate::archive::Record;
@@ -34,6 +39,8 @@ pub enum Backend {
     Cpu,
     /// The CPU reference of the warp kernels, on all cores.
     Reference,
+    /// The warp kernels on the CPU simulator (`warpforge_runtime::sim`).
+    Sim,
     /// The warp kernels on a WebGPU adapter.
     WebGpu,
     /// The warp kernels on a CUDA GPU (from their PTX), through the GPU batch API.
@@ -45,6 +52,7 @@ impl fmt::Display for Backend {
         f.write_str(match self {
             Backend::Cpu => "cpu",
             Backend::Reference => "reference",
+            Backend::Sim => "sim",
             Backend::WebGpu => "webgpu",
             Backend::Cuda => "cuda",
         })

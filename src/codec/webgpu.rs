@@ -4,12 +4,11 @@ use std::sync::OnceLock;
 
 use anyhow::Context;
 
-use super::{gather_lz4, record_from_meta, scatter_decoded, Backend, DecodeError, Page, PageCodec};
+use super::{compress_through, decompress_through, Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
-use crate::runtime::webgpu::{BufferArg, LaunchTimings, WebGpuDevice};
+use crate::runtime::webgpu::{LaunchTimings, WebGpuDevice};
 use crate::wgsl::{Requirements, Wgsl};
-use crate::PAGE_SIZE;
 
 /// The kernels, emitted once, and a device that runs both.
 pub struct WebGpuCodec {
@@ -50,10 +49,6 @@ fn joint_requirements(compress: &Wgsl, decompress: &Wgsl) -> Requirements {
         storage_buffers: a.storage_buffers.max(b.storage_buffers),
         shader_int64: a.shader_int64 || b.shader_int64,
     }
-}
-
-fn word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
 
 impl WebGpuCodec {
@@ -99,33 +94,11 @@ impl WebGpuCodec {
         &mut self,
         pages: &[Page],
     ) -> anyhow::Result<(Vec<Record>, LaunchTimings)> {
-        if pages.is_empty() {
-            return Ok((Vec::new(), LaunchTimings::default()));
-        }
-        let input: Vec<u8> = pages.as_flattened().to_vec();
-        let mut output = vec![0u8; pages.len() * PAGE_SIZE];
-        let mut meta = vec![0u8; pages.len() * 16];
-        let mut buffers = [
-            BufferArg::ReadOnly(&input),
-            BufferArg::ReadWrite(&mut output),
-            BufferArg::ReadWrite(&mut meta),
-        ];
-        let n = pages.len() as u32;
-        let timings = self
-            .device
-            .run(&self.compress, n, &mut buffers, &[u64::from(n)])?;
-        let records = pages
-            .iter()
-            .enumerate()
-            .map(|(i, page)| {
-                let words = [0, 1, 2, 3].map(|k| word(&meta, 4 * i + k));
-                record_from_meta(words, page, |len| {
-                    output[i * PAGE_SIZE..i * PAGE_SIZE + len].to_vec()
-                })
-                .map_err(|e| anyhow::anyhow!("page {i}: {e}"))
-            })
-            .collect::<anyhow::Result<Vec<Record>>>()?;
-        Ok((records, timings))
+        compress_through(pages, |buffers, n| {
+            Ok(self
+                .device
+                .run(&self.compress, n, buffers, &[u64::from(n)])?)
+        })
     }
 
     /// [`PageCodec::decompress`] with the launch's measured times (zero when no page needed the GPU).
@@ -134,27 +107,11 @@ impl WebGpuCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<(Result<(), DecodeError>, LaunchTimings)> {
-        let blocks = gather_lz4(records, out);
-        if blocks.pages.is_empty() {
-            return Ok((Ok(()), LaunchTimings::default()));
-        }
-        let spans: Vec<u8> = blocks.spans.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let n = blocks.pages.len();
-        let mut decoded = vec![0u8; n * PAGE_SIZE];
-        let mut status = vec![0u8; n * 4];
-        let mut buffers = [
-            BufferArg::ReadOnly(&blocks.data),
-            BufferArg::ReadOnly(&spans),
-            BufferArg::ReadWrite(&mut decoded),
-            BufferArg::ReadWrite(&mut status),
-        ];
-        let timings = self
-            .device
-            .run(&self.decompress, n as u32, &mut buffers, &[n as u64])?;
-        Ok((
-            scatter_decoded(&blocks, |k| word(&status, k), &decoded, out),
-            timings,
-        ))
+        decompress_through(records, out, |buffers, n| {
+            Ok(self
+                .device
+                .run(&self.decompress, n, buffers, &[u64::from(n)])?)
+        })
     }
 }
 
