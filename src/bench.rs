@@ -1,9 +1,11 @@
 //! `warpforge bench`: every codec on the same pages in one run, side by side, against single-thread
-//! lz4_flex, with liblz4's ratio for reference.
+//! lz4_flex, with liblz4's ratio for reference. The simulator (`sim`, sanitizer off) runs on the first
+//! `sim_pages` pages only (it is slow); every row gives pages/s, so the rates compare.
 
 use std::time::Instant;
 
-use crate::codec::{CpuCodec, Page, PageCodec, ReferenceCodec, WebGpuCodec};
+use crate::codec::{CpuCodec, Page, PageCodec, ReferenceCodec, SimCodec, WebGpuCodec};
+use crate::runtime::sim::SimOptions;
 use crate::PAGE_SIZE;
 
 /// One codec's figures.
@@ -19,6 +21,20 @@ pub struct Row {
     pub ratio: f64,
     /// Runs measured.
     pub runs: usize,
+    /// Pages each run processed (the sim row measures a prefix of the corpus).
+    pub pages: usize,
+}
+
+impl Row {
+    /// Compression rate in pages per second.
+    pub fn compress_pages_per_s(&self) -> f64 {
+        self.compress_gbps * 1e9 / PAGE_SIZE as f64
+    }
+
+    /// Decompression rate in pages per second.
+    pub fn decompress_pages_per_s(&self) -> f64 {
+        self.decompress_gbps * 1e9 / PAGE_SIZE as f64
+    }
 }
 
 /// The whole table.
@@ -89,6 +105,7 @@ fn measure(
         decompress_gbps: gbps(bytes, median(d.clone())),
         ratio: bytes as f64 / stored as f64,
         runs: c.len().min(d.len()),
+        pages: pages.len(),
     })
 }
 
@@ -146,8 +163,14 @@ fn liblz4_bytes(pages: &[Page]) -> usize {
         .sum()
 }
 
-/// Measures every available codec on `pages`, spending about `budget_s` seconds per measurement.
-pub fn run(pages: &[Page], budget_s: f64, with_webgpu: bool) -> anyhow::Result<Report> {
+/// Measures every available codec on `pages`, spending about `budget_s` seconds per measurement; the
+/// simulator on the first `sim_pages` pages (0: not at all).
+pub fn run(
+    pages: &[Page],
+    budget_s: f64,
+    with_webgpu: bool,
+    sim_pages: usize,
+) -> anyhow::Result<Report> {
     let mut rows = vec![measure(
         &mut SingleThreadLz4Flex,
         "lz4_flex (1 thread)",
@@ -167,6 +190,17 @@ pub fn run(pages: &[Page], budget_s: f64, with_webgpu: bool) -> anyhow::Result<R
         budget_s,
     )?);
     let mut skipped = Vec::new();
+    if sim_pages > 0 {
+        let prefix = &pages[..sim_pages.min(pages.len())];
+        let mut codec = SimCodec::with_options(SimOptions {
+            sanitize: false,
+            ..SimOptions::default()
+        });
+        let name = format!("sim (CPU simulator, first {} pages)", prefix.len());
+        rows.push(measure(&mut codec, &name, prefix, 0.0)?);
+    } else {
+        skipped.push("sim: --sim-pages 0".into());
+    }
     match crate::gpu::cuda_probe() {
         Ok(_) => match crate::codec::CudaCodec::new(0) {
             Ok(mut codec) => {
@@ -211,30 +245,32 @@ impl Report {
     /// The table for a terminal.
     pub fn text(&self) -> String {
         let mut s = format!(
-            "{} pages ({} MB), {} cores; throughput: GB/s of pages, median run, host clock around each whole call (GPU rows include transfers)\n",
+            "{} pages ({} MB), {} cores; throughput: GB/s and pages/s of pages, median run, host clock around each whole call (GPU rows include transfers)\n",
             self.pages,
             self.pages * PAGE_SIZE / 1_000_000,
             self.cores
         );
         s += &format!(
-            "{:<44} {:>12} {:>12} {:>8} {:>5} {:>9}\n",
-            "codec", "compress", "decompress", "ratio", "runs", "vs base"
+            "{:<44} {:>10} {:>10} {:>11} {:>11} {:>7} {:>5} {:>9}\n",
+            "codec", "comp GB/s", "dec GB/s", "comp pg/s", "dec pg/s", "ratio", "runs", "vs base"
         );
         let base = self.rows[0].compress_gbps;
         for r in &self.rows {
             s += &format!(
-                "{:<44} {:>12.3} {:>12.3} {:>8.3} {:>5} {:>8.2}x\n",
+                "{:<44} {:>10.3} {:>10.3} {:>11.0} {:>11.0} {:>7.3} {:>5} {:>8.2}x\n",
                 r.name,
                 r.compress_gbps,
                 r.decompress_gbps,
+                r.compress_pages_per_s(),
+                r.decompress_pages_per_s(),
                 r.ratio,
                 r.runs,
                 r.compress_gbps / base
             );
         }
         s += &format!(
-            "{:<44} {:>12} {:>12} {:>8.3}\n",
-            "liblz4 (default, per page; ratio only)", "-", "-", self.liblz4_ratio
+            "{:<44} {:>10} {:>10} {:>11} {:>11} {:>7.3}\n",
+            "liblz4 (default, per page; ratio only)", "-", "-", "-", "-", self.liblz4_ratio
         );
         for why in &self.skipped {
             s += &format!("not measured: {why}\n");
@@ -249,8 +285,8 @@ impl Report {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"name\": {:?}, \"compress_gbps\": {:.6}, \"decompress_gbps\": {:.6}, \"ratio\": {:.6}, \"runs\": {}}}",
-                    r.name, r.compress_gbps, r.decompress_gbps, r.ratio, r.runs
+                    "{{\"name\": {:?}, \"pages\": {}, \"compress_gbps\": {:.6}, \"decompress_gbps\": {:.6}, \"compress_pages_per_s\": {:.1}, \"decompress_pages_per_s\": {:.1}, \"ratio\": {:.6}, \"runs\": {}}}",
+                    r.name, r.pages, r.compress_gbps, r.decompress_gbps, r.compress_pages_per_s(), r.decompress_pages_per_s(), r.ratio, r.runs
                 )
             })
             .collect();

@@ -22,6 +22,7 @@ pub use warpforge_wgsl as wgsl;
 pub mod archive;
 pub mod auto;
 pub mod bench;
+pub mod bench_stats;
 pub mod catalog;
 pub mod codec;
 pub mod demo;

@@ -74,6 +74,12 @@ impl BlockRun<'_> {
         };
 
         // Addresses, checked before anything is touched.
+        // Alignment is a property of the address: shared arrays start at their offset in the block's
+        // shared memory (global buffers are allocated aligned).
+        let base = match mem.space {
+            Space::Shared { offset } => u64::from(offset),
+            Space::Global(_) => 0,
+        };
         let indices = *warp.reg(index);
         let mut addrs = [0u64; 32];
         let (mut oob, mut misaligned) = (0u32, 0u32);
@@ -82,7 +88,7 @@ impl BlockRun<'_> {
                 a.checked_add(u64::from(width))
                     .is_some_and(|end| end <= len)
             }) {
-                Some(a) if a % u64::from(width) != 0 => misaligned |= 1 << l,
+                Some(a) if (base + a) % u64::from(width) != 0 => misaligned |= 1 << l,
                 Some(a) => addrs[l] = a,
                 None => oob |= 1 << l,
             }
@@ -179,11 +185,15 @@ impl BlockRun<'_> {
                     let compare = compare.map_or(0, |c| warp.regs[c as usize][l] as u32);
                     let old = match mem.space {
                         Space::Global(b) => {
-                            self.check_race(warp, pc, l, mem, addr, 4, true, true, operand)?;
+                            let bits = u64::from(operand);
+                            self.check_race(warp, pc, l, mem, addr, 4, true, true, bits)?;
                             self.globals[b as usize].atomic(addr, op, operand, compare)
                         }
-                        Space::Shared { .. } => {
-                            let old = self.read(warp, pc, l, mem, addr, 4)? as u32;
+                        Space::Shared { offset } => {
+                            // One atomic access for racecheck (an atomic never races another).
+                            self.initcheck(warp, pc, l, mem, addr, 4)?;
+                            let at = (u64::from(offset) + addr) as usize;
+                            let old = read_bytes(&self.shared, at, 4) as u32;
                             let new = atomic_result(op, old, operand, compare);
                             self.write(warp, pc, l, mem, addr, 4, u64::from(new), true)?;
                             old
@@ -210,6 +220,7 @@ impl BlockRun<'_> {
             Space::Global(b) => {
                 if self.race.is_some() {
                     self.check_race(warp, pc, l, mem, addr, size, false, false, 0)?;
+                    self.check_blocks(warp, pc, l, mem, addr, size, false)?;
                 }
                 Ok(self.globals[b as usize].read(addr, size))
             }
@@ -217,24 +228,44 @@ impl BlockRun<'_> {
                 let at = (u64::from(offset) + addr) as usize;
                 if self.race.is_some() {
                     self.check_race(warp, pc, l, mem, addr, size, false, false, 0)?;
-                    let unwritten = (at..at + size as usize).any(|i| !self.written[i]);
-                    if unwritten {
-                        let f = self.finding(
-                            FindingKind::UninitializedShared,
-                            pc as u32,
-                            warp.index,
-                            1 << l,
-                            Some((self.program.arrays[mem.array as usize].clone(), addr)),
-                            "no thread of the block wrote these bytes before this read (zero here, \
-                             whatever the last block left on hardware)"
-                                .into(),
-                        );
-                        self.report(FindingKind::UninitializedShared, pc as u32, 0, f)?;
-                    }
+                    self.initcheck(warp, pc, l, mem, addr, size)?;
                 }
                 Ok(read_bytes(&self.shared, at, size))
             }
         }
+    }
+
+    /// initcheck: a warning when no thread wrote the shared bytes `addr..addr + size` of `mem`.
+    fn initcheck(
+        &mut self,
+        warp: &Warp,
+        pc: usize,
+        l: usize,
+        mem: Mem,
+        addr: u64,
+        size: u32,
+    ) -> Result<(), Stop> {
+        let Space::Shared { offset } = mem.space else {
+            return Ok(());
+        };
+        if self.written.is_empty() {
+            return Ok(());
+        }
+        let at = (u64::from(offset) + addr) as usize;
+        if (at..at + size as usize).all(|i| self.written[i]) {
+            return Ok(());
+        }
+        let f = self.finding(
+            FindingKind::UninitializedShared,
+            pc as u32,
+            warp.index,
+            1 << l,
+            Some((self.program.arrays[mem.array as usize].clone(), addr)),
+            "no thread of the block wrote these bytes before this read (zero here, whatever the last \
+             block left on hardware)"
+                .into(),
+        );
+        self.report(FindingKind::UninitializedShared, pc as u32, 0, f)
     }
 
     /// Writes `size` bytes of `value` at byte `addr` of `mem` for lane `l`, with racecheck.
@@ -251,7 +282,10 @@ impl BlockRun<'_> {
         atomic: bool,
     ) -> Result<(), Stop> {
         if self.race.is_some() {
-            self.check_race(warp, pc, l, mem, addr, size, true, atomic, value as u32)?;
+            self.check_race(warp, pc, l, mem, addr, size, true, atomic, value)?;
+            if !atomic {
+                self.check_blocks(warp, pc, l, mem, addr, size, true)?;
+            }
         }
         match mem.space {
             Space::Global(b) => self.globals[b as usize].write(addr, size, value),
@@ -266,6 +300,45 @@ impl BlockRun<'_> {
         Ok(())
     }
 
+    /// racecheck between blocks, for a plain global access.
+    #[allow(clippy::too_many_arguments)]
+    fn check_blocks(
+        &mut self,
+        warp: &Warp,
+        pc: usize,
+        l: usize,
+        mem: Mem,
+        addr: u64,
+        size: u32,
+        write: bool,
+    ) -> Result<(), Stop> {
+        let Space::Global(b) = mem.space else {
+            return Ok(());
+        };
+        let Some(other) = self.globals[b as usize].touch(self.block, addr, size, write) else {
+            return Ok(());
+        };
+        let them = other.block.map_or_else(
+            || "several other blocks".to_owned(),
+            |o| format!("block {o}"),
+        );
+        let detail = format!(
+            "this block {} the word, and {them} {} it in the same launch: blocks run in no defined \
+             order, so the result depends on the schedule",
+            if write { "writes" } else { "reads" },
+            if other.wrote { "writes" } else { "reads" }
+        );
+        let f = self.finding(
+            FindingKind::GlobalRace,
+            pc as u32,
+            warp.index,
+            1 << l,
+            Some((self.program.arrays[mem.array as usize].clone(), addr)),
+            detail,
+        );
+        self.report(FindingKind::GlobalRace, pc as u32, u32::MAX, f)
+    }
+
     /// racecheck on each byte of an access.
     #[allow(clippy::too_many_arguments)]
     fn check_race(
@@ -278,7 +351,7 @@ impl BlockRun<'_> {
         size: u32,
         write: bool,
         atomic: bool,
-        value: u32,
+        value: u64,
     ) -> Result<(), Stop> {
         let Some(race) = &mut self.race else {
             return Ok(());
@@ -292,7 +365,7 @@ impl BlockRun<'_> {
                 step: warp.step,
                 write,
                 atomic,
-                byte: (u64::from(value) >> (8 * (i % 4))) as u8,
+                byte: (value >> (8 * i)) as u8,
             };
             let r = match mem.space {
                 Space::Global(b) => race.global(b, addr + i, t),

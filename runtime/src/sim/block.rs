@@ -201,7 +201,7 @@ impl<'a> BlockRun<'a> {
             }
             let elsewhere = absent & !w.exited;
             if elsewhere != 0 {
-                let where_ = if w.state == WarpState::AtBarrier {
+                let where_ = if w.state == WarpState::AtBarrier && w.pc != pc {
                     format!("wait at {}", self.program.site(w.pc as usize))
                 } else {
                     "are on another path".to_owned()

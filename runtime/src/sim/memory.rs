@@ -3,7 +3,7 @@
 //! storing neighbouring bytes never clobber each other) and byte-addressed accesses on it and on a
 //! block's shared memory.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use warpforge_ir::AtomicOp;
 
@@ -11,9 +11,81 @@ use warpforge_ir::AtomicOp;
 pub(crate) struct GlobalBuffer {
     pub words: Vec<AtomicU32>,
     pub len: u64,
+    /// racecheck across blocks (read-write buffers, sanitizer on): per word, the last block that wrote
+    /// it plus one (low 32 bits), a block that read it plus one (bits 32..63), and whether several
+    /// blocks read it (bit 63).
+    blocks: Vec<AtomicU64>,
+}
+
+/// Another block that touched a word a block accesses without atomics: it wrote it, or read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OtherBlock {
+    /// That block, when known (several readers are not named).
+    pub block: Option<u32>,
+    /// Whether it wrote the word.
+    pub wrote: bool,
 }
 
 impl GlobalBuffer {
+    /// A buffer holding `bytes`; `track_blocks` keeps the cross-block shadow.
+    pub fn with_tracking(bytes: &[u8], track_blocks: bool) -> Self {
+        let mut buffer = Self::new(bytes);
+        if track_blocks {
+            buffer.blocks = (0..buffer.words.len()).map(|_| AtomicU64::new(0)).collect();
+        }
+        buffer
+    }
+
+    /// Records a plain access by `block` to the words of bytes `addr..addr + size`; returns another
+    /// block that wrote one of them (or read it, when this access writes): a race between blocks,
+    /// which run in no defined order.
+    pub fn touch(&self, block: u32, addr: u64, size: u32, write: bool) -> Option<OtherBlock> {
+        if self.blocks.is_empty() {
+            return None;
+        }
+        let me = u64::from(block) + 1;
+        let mut found = None;
+        for word in addr / 4..(addr + u64::from(size)).div_ceil(4) {
+            let cell = &self.blocks[word as usize];
+            let mut old = cell.load(Relaxed);
+            loop {
+                let writer = old & 0xffff_ffff;
+                let reader = (old >> 32) & 0x7fff_ffff;
+                let several = old >> 63 == 1;
+                if found.is_none() {
+                    if writer != 0 && writer != me {
+                        found = Some(OtherBlock {
+                            block: Some((writer - 1) as u32),
+                            wrote: true,
+                        });
+                    } else if write && (several || (reader != 0 && reader != me)) {
+                        found = Some(OtherBlock {
+                            block: (!several).then(|| (reader - 1) as u32),
+                            wrote: false,
+                        });
+                    }
+                }
+                let new = if write {
+                    (old & !0xffff_ffff) | me
+                } else if reader == 0 {
+                    old | me << 32
+                } else if reader != me {
+                    old | 1 << 63
+                } else {
+                    old
+                };
+                if new == old {
+                    break;
+                }
+                match cell.compare_exchange_weak(old, new, Relaxed, Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
+            }
+        }
+        found
+    }
+
     pub fn new(bytes: &[u8]) -> Self {
         let words = bytes
             .chunks(4)
@@ -26,6 +98,7 @@ impl GlobalBuffer {
         GlobalBuffer {
             words,
             len: bytes.len() as u64,
+            blocks: Vec::new(),
         }
     }
 

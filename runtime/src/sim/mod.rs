@@ -21,7 +21,10 @@
 //! - **Sanitizer** ([`SimOptions::sanitize`], [`Finding`]): memcheck (out-of-bounds and misaligned
 //!   accesses, reads of shared memory no thread wrote), synccheck (partial barriers, collectives whose
 //!   mask does not name exactly the lanes executing them, shuffles reading outside their mask), racecheck
-//!   (shared memory between barriers, global memory within a block). Bounds, alignment, barriers and
+//!   (shared memory between barriers, global memory within a block, and global memory between blocks:
+//!   a 4-byte word one block writes and another reads or writes without atomics — blocks run in no
+//!   defined order; tracked per word, so blocks writing different bytes of one word are reported too,
+//!   and the block named as the second one is whichever got there later on this run). Bounds, alignment, barriers and
 //!   collective masks are checked even with the sanitizer off: they are faults, not diagnostics.
 //! - **Counters** ([`SimOptions::stats`], [`Counters`]) per launch and per block.
 //!
@@ -250,7 +253,10 @@ pub fn run(
     let program = decode::decode(kernel, scalars);
     let globals: Vec<GlobalBuffer> = buffers
         .iter()
-        .map(|b| GlobalBuffer::new(b.bytes()))
+        .map(|b| {
+            let track = options.sanitize && b.access() == Access::ReadWrite && blocks > 1;
+            GlobalBuffer::with_tracking(b.bytes(), track)
+        })
         .collect();
     let threads = if program.global_atomics {
         1

@@ -5,6 +5,18 @@
 //! shrinking its bytes. Operators and types are drawn by asking [`crate::typing`] which combinations are
 //! legal, so the generator and the verifier cannot drift apart. The kernels are not meant to compute
 //! anything useful, nor to be free of divergence hazards; they cover the whole statement language.
+//!
+//! [`random_defined_kernel`] draws from the same generator with the choices that make a result
+//! well-defined far more likely, for differential testing against the simulator: every index is masked
+//! into its array, stores and atomics mostly go to the thread's own slot, loops count their iterations
+//! and break after a few, collective masks are full (as a constant or computed at run time), and blocks
+//! are small enough that the threads of a launch have distinct slots. Whether a given kernel's result
+//! *is* defined is the simulator sanitizer's call, not the generator's.
+
+mod defined;
+mod forms;
+
+pub use forms::{statement_forms, ALL_FORMS};
 
 use crate::expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
@@ -14,6 +26,17 @@ use crate::typing::{binary_type, cast_type, unary_type};
 
 /// A kernel built from `choices`; it always passes [`crate::verify()`].
 pub fn random_kernel(choices: &[u8]) -> Kernel {
+    generate(choices, None)
+}
+
+/// A kernel built from `choices` whose result is likely well-defined when every global buffer holds
+/// `buffer_elements` elements and the grid has at most 3 blocks (see the module docs); it always passes
+/// [`crate::verify()`].
+pub fn random_defined_kernel(choices: &[u8], buffer_elements: u32) -> Kernel {
+    generate(choices, Some(buffer_elements.max(1)))
+}
+
+fn generate(choices: &[u8], defined: Option<u32>) -> Kernel {
     let mut g = Gen {
         choices,
         pos: 0,
@@ -21,11 +44,20 @@ pub fn random_kernel(choices: &[u8]) -> Kernel {
         scopes: vec![Vec::new()],
         loop_depth: 0,
         budget: 48,
+        defined,
     };
     g.declarations();
     g.kernel.body = g.block(0);
+    if defined.is_some() {
+        let mut body = std::mem::take(&mut g.kernel.body);
+        g.store_digest(&mut body);
+        g.kernel.body = body;
+    }
     g.kernel
 }
+
+/// Loop counters of defined kernels: one local per nesting level, never assigned by random statements.
+const LOOP_COUNTERS: [&str; 3] = ["loop0", "loop1", "loop2"];
 
 const STORABLE: [ScalarType; 7] = [
     ScalarType::U8,
@@ -45,6 +77,8 @@ struct Gen<'c> {
     scopes: Vec<Vec<Value>>,
     loop_depth: u32,
     budget: u32,
+    /// `Some(buffer elements)` for [`random_defined_kernel`].
+    defined: Option<u32>,
 }
 
 impl Gen<'_> {
@@ -107,7 +141,16 @@ impl Gen<'_> {
             name: "acc".into(),
             ty: ScalarType::U32,
         });
-        self.kernel.block_size = 32 * (1 + self.below(32) as u32);
+        let most_warps = if self.defined.is_some() { 8 } else { 32 };
+        self.kernel.block_size = 32 * (1 + self.below(most_warps) as u32);
+        if self.defined.is_some() {
+            for name in LOOP_COUNTERS {
+                self.kernel.locals.append(LocalVar {
+                    name: name.into(),
+                    ty: ScalarType::U32,
+                });
+            }
+        }
         for i in 0..self.below(4) {
             let kind = if self.below(2) == 0 {
                 let access = if self.below(2) == 0 {
@@ -158,6 +201,9 @@ impl Gen<'_> {
             }
             self.budget -= 1;
             self.stmt(depth, &mut block);
+            if self.defined.is_some() {
+                self.fold_last(&mut block);
+            }
         }
         self.scopes.pop();
         block
@@ -200,15 +246,6 @@ impl Gen<'_> {
         value
     }
 
-    fn index(&mut self, out: &mut Block) -> Value {
-        let ty = if self.below(4) == 0 {
-            ScalarType::U64
-        } else {
-            ScalarType::U32
-        };
-        self.operand(ty, out)
-    }
-
     fn let_stmt(&mut self, ty: ScalarType, expr: Expr, out: &mut Block) {
         let value = self.define(ty);
         out.push(Stmt::Let { value, expr });
@@ -232,6 +269,17 @@ impl Gen<'_> {
     }
 
     fn mask(&mut self, out: &mut Block) -> Mask {
+        if self.defined.is_some() {
+            if self.below(4) != 0 {
+                return Mask::FULL;
+            }
+            let full = self.define(ScalarType::U32);
+            out.push(Stmt::Let {
+                value: full,
+                expr: Expr::Literal(Literal::U32(u32::MAX)),
+            });
+            return Mask::Dynamic(full);
+        }
         match self.below(4) {
             0 => Mask::Dynamic(self.operand(ScalarType::U32, out)),
             1 => Mask::Const((self.u64() as u32).max(1)),
@@ -298,7 +346,13 @@ impl Gen<'_> {
             }
             9 => self.cast(out),
             10 => {
-                let locals: Vec<_> = self.kernel.locals.iter().map(|(h, l)| (h, l.ty)).collect();
+                let locals: Vec<_> = self
+                    .kernel
+                    .locals
+                    .iter()
+                    .filter(|(_, l)| !LOOP_COUNTERS.contains(&l.name.as_str()))
+                    .map(|(h, l)| (h, l.ty))
+                    .collect();
                 let (local, t) = self.pick(&locals);
                 let value = self.operand(t, out);
                 out.push(Stmt::Assign { local, value });
@@ -319,9 +373,15 @@ impl Gen<'_> {
                 });
             }
             14 if depth < 3 => {
+                let mut body = Vec::new();
+                self.scopes.push(Vec::new());
+                if self.defined.is_some() {
+                    self.count_iterations(out, &mut body);
+                }
                 self.loop_depth += 1;
-                let body = self.block(depth + 1);
+                body.extend(self.block(depth + 1));
                 self.loop_depth -= 1;
+                self.scopes.pop();
                 out.push(Stmt::Loop { body });
             }
             15 if self.loop_depth > 0 => out.push(if self.below(2) == 0 {
@@ -329,7 +389,12 @@ impl Gen<'_> {
             } else {
                 Stmt::Continue
             }),
-            16 if self.below(4) == 0 => out.push(Stmt::Return),
+            16 if self.below(4) == 0 => {
+                if self.defined.is_some() {
+                    self.store_digest(out);
+                }
+                out.push(Stmt::Return)
+            }
             17 => out.push(Stmt::Barrier),
             18..=21 => self.warp(out),
             _ => self.arith(out),
@@ -375,7 +440,9 @@ impl Gen<'_> {
         match self.below(5) {
             0 => {
                 let (array, elem) = self.pick(&self.arrays(false, None));
-                let index = self.index(out);
+                let Some(index) = self.index(out, array, 1, 0) else {
+                    return;
+                };
                 let value = self.define(elem);
                 out.push(Stmt::Load {
                     value,
@@ -385,7 +452,9 @@ impl Gen<'_> {
             }
             1 => {
                 let (array, elem) = self.pick(&self.arrays(true, None));
-                let index = self.index(out);
+                let Some(index) = self.index(out, array, 1, 3) else {
+                    return;
+                };
                 let value = self.operand(elem, out);
                 out.push(Stmt::Store {
                     array,
@@ -396,7 +465,9 @@ impl Gen<'_> {
             2 => {
                 let (array, _) = self.pick(&self.arrays(false, Some(ScalarType::U32)));
                 let width = self.pick(&[2, 4]);
-                let index = self.index(out);
+                let Some(index) = self.index(out, array, width, 0) else {
+                    return;
+                };
                 let values = (0..width).map(|_| self.define(ScalarType::U32)).collect();
                 out.push(Stmt::LoadWide {
                     values,
@@ -407,7 +478,9 @@ impl Gen<'_> {
             3 => {
                 let (array, _) = self.pick(&self.arrays(true, Some(ScalarType::U32)));
                 let width = self.pick(&[2, 4]);
-                let index = self.index(out);
+                let Some(index) = self.index(out, array, width as u32, 3) else {
+                    return;
+                };
                 let values = (0..width)
                     .map(|_| self.operand(ScalarType::U32, out))
                     .collect();
@@ -420,7 +493,9 @@ impl Gen<'_> {
             _ => {
                 let (array, _) = self.pick(&self.arrays(true, Some(ScalarType::U32)));
                 let op = self.pick(AtomicOp::ALL);
-                let index = self.index(out);
+                let Some(index) = self.index(out, array, 1, 4) else {
+                    return;
+                };
                 let operand = self.operand(ScalarType::U32, out);
                 let compare =
                     (op == AtomicOp::CompareExchange).then(|| self.operand(ScalarType::U32, out));

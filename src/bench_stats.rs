@@ -1,0 +1,120 @@
+//! `warpforge bench --stats`: the simulator's counters per page for both LZ4 kernels — the cost model of
+//! the kernels until a GPU measures them (a model: 32 banks of 4 bytes, 32-byte sectors, no caches, no
+//! timing).
+
+use crate::codec::{Page, PageCodec, SimCodec};
+use crate::runtime::sim::{Counters, SimOptions, SimReport};
+
+/// One kernel's counters over the pages it ran on (one block, one warp, per page).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelCounters {
+    /// `lz4-compress` or `lz4-decompress`.
+    pub kernel: &'static str,
+    /// Pages (blocks) the kernel ran on: every page for compress, the LZ4 pages for decompress.
+    pub pages: usize,
+    /// The sum over those pages.
+    pub total: Counters,
+    /// The page with the most warp-instructions.
+    pub max_warp_instructions: u64,
+}
+
+impl KernelCounters {
+    fn from_report(kernel: &'static str, report: &SimReport) -> Self {
+        KernelCounters {
+            kernel,
+            pages: report.blocks.len(),
+            total: report.counters,
+            max_warp_instructions: report
+                .blocks
+                .iter()
+                .map(Counters::warp_instructions)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    fn per_page(&self, n: u64) -> f64 {
+        n as f64 / self.pages.max(1) as f64
+    }
+}
+
+/// Runs both kernels on `pages` on the simulator with counters on, sanitizer off.
+pub fn sim_counters(pages: &[Page]) -> anyhow::Result<Vec<KernelCounters>> {
+    let mut codec = SimCodec::with_options(SimOptions {
+        sanitize: false,
+        stats: true,
+        ..SimOptions::default()
+    });
+    let records = codec.compress(pages)?;
+    let mut out = vec![[0u8; crate::PAGE_SIZE]; pages.len()];
+    codec
+        .decompress(&records, &mut out)?
+        .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
+    anyhow::ensure!(out == pages, "the simulator's round trip changed the pages");
+    let mut rows = Vec::new();
+    if let Some(r) = codec.last_compress_report() {
+        rows.push(KernelCounters::from_report("lz4-compress", r));
+    }
+    if let Some(r) = codec.last_decompress_report() {
+        rows.push(KernelCounters::from_report("lz4-decompress", r));
+    }
+    Ok(rows)
+}
+
+/// The counters as a table for a terminal.
+pub fn text(rows: &[KernelCounters]) -> String {
+    let mut s = String::from(
+        "simulator counters per page (a model of the kernels' cost, not a GPU measurement; sim, \
+         one warp per page):\n",
+    );
+    s += &format!(
+        "{:<16} {:>6} {:>12} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9}\n",
+        "kernel",
+        "pages",
+        "warp-instr",
+        "max",
+        "SIMT eff",
+        "shared",
+        "wavefronts",
+        "conflicts",
+        "sect/acc",
+        "barriers"
+    );
+    for r in rows {
+        let t = &r.total;
+        s += &format!(
+            "{:<16} {:>6} {:>12.0} {:>10} {:>8.1}% {:>10.0} {:>10.0} {:>10.1} {:>9.2} {:>9.1}\n",
+            r.kernel,
+            r.pages,
+            r.per_page(t.warp_instructions()),
+            r.max_warp_instructions,
+            100.0 * t.simt_efficiency(),
+            r.per_page(t.shared),
+            r.per_page(t.shared_wavefronts),
+            r.per_page(t.bank_conflicts),
+            t.sectors_per_global_access(),
+            r.per_page(t.barriers)
+        );
+    }
+    s += "(per page: mean warp-instructions, the largest page's, shared-memory warp-instructions, their \
+          wavefronts and the extra ones bank conflicts cost; sect/acc: 32-byte sectors per global warp \
+          access)\n";
+    s
+}
+
+/// The counters as JSON: per kernel, the pages, the page maximum and the totals.
+pub fn json(rows: &[KernelCounters]) -> String {
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"kernel\": {:?}, \"pages\": {}, \"max_warp_instructions\": {}, \"total\": {}}}",
+                r.kernel,
+                r.pages,
+                r.max_warp_instructions,
+                r.total.to_json()
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}

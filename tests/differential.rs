@@ -1,0 +1,240 @@
+//! Differential testing of the WGSL emitter (and lavapipe) against the simulator: random verified
+//! kernels (`warpforge_ir::random`) with random inputs run on `sim` and on WebGPU, and every read-write
+//! buffer must come back bit-identical. A kernel whose result the IR leaves undefined is not compared:
+//! the simulator's sanitizer says which (out-of-bounds access, race, partial barrier, collective mask,
+//! an endless loop), and kernels the WGSL emitter refuses (a barrier or collective in divergent control
+//! flow) are counted apart. The test fails when too few kernels were compared to mean anything, or
+//! when the compared kernels miss a statement form.
+//!
+//! `WARPFORGE_DIFF_CASES` sets how many kernels to generate (default 400), `WARPFORGE_DIFF_SEED` the
+//! first seed. Without an adapter it skips loudly; with `WARPFORGE_REQUIRE_WEBGPU=1` (CI) it fails.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use warpforge::ir::random::{random_defined_kernel, statement_forms};
+use warpforge::ir::{verify, Access, Kernel, ParamKind};
+use warpforge::runtime::sim::{self, SimOptions};
+use warpforge::runtime::webgpu::WebGpuDevice;
+use warpforge::runtime::BufferArg;
+use warpforge::wgsl::Requirements;
+
+/// A splitmix64 stream: the test's only source of randomness, so a seed reproduces a case.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Elements per buffer: the generator's indices stay below it.
+const BUFFER_ELEMENTS: usize = 1024;
+
+/// One kernel's inputs: buffer bytes in parameter order, scalars' bits, blocks.
+struct Inputs {
+    buffers: Vec<Vec<u8>>,
+    scalars: Vec<u64>,
+    blocks: u32,
+}
+
+fn inputs(kernel: &Kernel, rng: &mut Rng) -> Inputs {
+    let mut buffers = Vec::new();
+    let mut scalars = Vec::new();
+    for (_, p) in kernel.params.iter() {
+        match p.kind {
+            ParamKind::Buffer { elem, .. } => {
+                let size = elem.size_bytes().unwrap_or(4) as usize;
+                // Small values half the time, so comparisons and selects go both ways.
+                let mut bytes = rng.bytes(BUFFER_ELEMENTS * size);
+                if rng.next() % 2 == 0 {
+                    for chunk in bytes.chunks_mut(size) {
+                        let v = rng.next() % 64;
+                        chunk.fill(0);
+                        chunk[0] = v as u8;
+                    }
+                }
+                buffers.push(bytes);
+            }
+            ParamKind::Scalar(t) => {
+                let bits = rng.next();
+                let bits = if rng.next() % 2 == 0 { bits % 64 } else { bits };
+                scalars.push(warpforge::ir::Literal::from_bits(t, bits).to_bits());
+            }
+        }
+    }
+    Inputs {
+        buffers,
+        scalars,
+        blocks: 1 + (rng.next() % 3) as u32,
+    }
+}
+
+fn args<'a>(kernel: &Kernel, buffers: &'a mut [Vec<u8>]) -> Vec<BufferArg<'a>> {
+    kernel
+        .params
+        .iter()
+        .filter_map(|(_, p)| match p.kind {
+            ParamKind::Buffer { access, .. } => Some(access),
+            ParamKind::Scalar(_) => None,
+        })
+        .zip(buffers.iter_mut())
+        .map(|(access, bytes)| match access {
+            Access::ReadOnly => BufferArg::ReadOnly(bytes),
+            Access::ReadWrite => BufferArg::ReadWrite(bytes),
+        })
+        .collect()
+}
+
+/// What happened to one generated kernel.
+enum Outcome {
+    Compared,
+    Skipped(String),
+}
+
+fn one_case(device: &WebGpuDevice, seed: u64) -> Outcome {
+    let mut rng = Rng(seed);
+    let choices = rng.bytes(512);
+    let kernel = random_defined_kernel(&choices, BUFFER_ELEMENTS as u32);
+    let verified = verify(&kernel).expect("generated kernels verify");
+    let wgsl = match warpforge::wgsl::emit(&verified) {
+        Ok(w) => w,
+        Err(e) => {
+            let why = e.to_string();
+            let kind = if why.contains("divergent") {
+                "WGSL refuses: sync in divergent flow"
+            } else {
+                panic!("seed {seed}: the WGSL emitter failed on a verified kernel: {why}\n{kernel}")
+            };
+            return Outcome::Skipped(kind.into());
+        }
+    };
+    let input = inputs(&kernel, &mut rng);
+    let mut on_sim = input.buffers.clone();
+    let options = SimOptions {
+        step_limit: 200_000,
+        ..SimOptions::default()
+    };
+    let report = sim::run(
+        &verified,
+        input.blocks,
+        &mut args(&kernel, &mut on_sim),
+        &input.scalars,
+        &options,
+    )
+    .expect("arguments match");
+    if std::env::var("WARPFORGE_DIFF_DEBUG").is_ok() {
+        common::say(&format!(
+            "seed {seed}: {} findings: {:?}",
+            report.findings.len(),
+            report.findings
+        ));
+    }
+    if let Some(f) = report.findings.iter().find(|f| {
+        f.severity() == warpforge::runtime::sim::Severity::Error
+            || f.kind != warpforge::runtime::sim::FindingKind::UninitializedShared
+    }) {
+        return Outcome::Skipped(format!("undefined: {}", f.kind.name()));
+    }
+    let mut on_gpu = input.buffers.clone();
+    if let Err(e) = device.run(
+        &wgsl,
+        input.blocks,
+        &mut args(&kernel, &mut on_gpu),
+        &input.scalars,
+    ) {
+        panic!("seed {seed}: WebGPU failed where the simulator ran clean: {e}\n{kernel}");
+    }
+    for (i, (s, g)) in on_sim.iter().zip(&on_gpu).enumerate() {
+        if let Some(at) = (0..s.len()).find(|&b| s[b] != g[b]) {
+            let name = kernel
+                .params
+                .iter()
+                .filter(|(_, p)| matches!(p.kind, ParamKind::Buffer { .. }))
+                .nth(i)
+                .map_or("?".to_owned(), |(_, p)| p.name.clone());
+            let word = at / 4 * 4;
+            panic!(
+                "seed {seed}: sim and webgpu differ in buffer `{name}` at byte {at}: sim {:02x?}, \
+                 webgpu {:02x?} ({} blocks, scalars {:x?})\n{kernel}",
+                &s[word..(word + 4).min(s.len())],
+                &g[word..(word + 4).min(g.len())],
+                input.blocks,
+                input.scalars
+            );
+        }
+    }
+    Outcome::Compared
+}
+
+#[test]
+fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
+    let requirements = Requirements {
+        workgroup_storage_bytes: 16384,
+        invocations_per_workgroup: 1024,
+        storage_buffers: 8,
+        shader_int64: true,
+    };
+    if !common::webgpu_or_skip(
+        "random_kernels_give_identical_buffers_on_sim_and_webgpu",
+        &requirements,
+    ) {
+        return;
+    }
+    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
+    let cases: u64 = std::env::var("WARPFORGE_DIFF_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400);
+    let first: u64 = std::env::var("WARPFORGE_DIFF_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let mut compared = 0u64;
+    let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
+    let mut forms: BTreeMap<&'static str, u64> = BTreeMap::new();
+    for seed in first..first + cases {
+        match one_case(&device, seed) {
+            Outcome::Compared => {
+                compared += 1;
+                let mut rng = Rng(seed);
+                let kernel = random_defined_kernel(&rng.bytes(512), BUFFER_ELEMENTS as u32);
+                for form in statement_forms(&kernel) {
+                    *forms.entry(form).or_default() += 1;
+                }
+            }
+            Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
+        }
+    }
+    common::say(&format!(
+        "differential sim vs webgpu on {}: {cases} kernels (seeds {first}..{}), {compared} compared \
+         bit for bit, skipped: {skipped:?}",
+        device.adapter(),
+        first + cases
+    ));
+    common::say(&format!(
+        "statement forms among compared kernels: {forms:?}"
+    ));
+    assert!(
+        compared * 4 >= cases,
+        "only {compared} of {cases} kernels were comparable: the generator makes too many undefined ones"
+    );
+    let missing: Vec<&str> = warpforge::ir::random::ALL_FORMS
+        .iter()
+        .copied()
+        .filter(|f| !forms.contains_key(f))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no compared kernel had these statement forms: {missing:?}"
+    );
+}
