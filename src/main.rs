@@ -13,6 +13,8 @@ use warpforge::pipeline::{compress_file, decompress_file, Summary};
 use warpforge::ptx::ptxas::Ptxas;
 use warpforge::ptx::{emit as emit_ptx, Sm};
 
+mod run_cmd;
+
 /// Write GPU kernels once in a typed Rust IR; emit, lint and run them.
 #[derive(Parser, Debug)]
 #[command(name = "warpforge", version, about)]
@@ -83,6 +85,13 @@ enum Command {
         /// Leave out the WebGPU backend.
         #[arg(long)]
         no_webgpu: bool,
+        /// Pages of the corpus (from the start) the simulator row runs on; 0 leaves it out.
+        #[arg(long, default_value_t = 256)]
+        sim_pages: usize,
+        /// Also print the simulator's counters per page for both LZ4 kernels (on the same pages as
+        /// the sim row): warp-instructions, SIMT efficiency, bank conflicts, coalescing, barriers.
+        #[arg(long)]
+        stats: bool,
     },
     /// Lint kernels for hazards: divergent barriers and warp collectives, mask mismatches, misaligned
     /// and out-of-bounds accesses, the F081 pattern. Exit status 1 when any finding is an error.
@@ -99,6 +108,8 @@ enum Command {
         #[arg(long)]
         explain: bool,
     },
+    /// Run one kernel on the simulator or WebGPU and print the sanitizer's findings.
+    Run(run_cmd::RunArgs),
     /// List the kernels of the repository.
     List,
     /// List the backends and devices found on this machine.
@@ -203,6 +214,8 @@ enum BackendArg {
     Cpu,
     /// The CPU reference of the warp kernels (byte-identical to webgpu).
     Reference,
+    /// The LZ4 warp kernels on the CPU simulator, sanitizer on (byte-identical to reference).
+    Sim,
     /// The LZ4 warp kernels on a WebGPU adapter.
     Webgpu,
     /// The LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch).
@@ -211,10 +224,11 @@ enum BackendArg {
 
 /// Opens the codec for `--backend`; for `auto`, also the line that says what ran and why.
 fn open_codec(backend: BackendArg) -> Result<(Box<dyn PageCodec>, Option<String>)> {
-    use warpforge::codec::{CpuCodec, CudaCodec, ReferenceCodec, WebGpuCodec};
+    use warpforge::codec::{CpuCodec, CudaCodec, ReferenceCodec, SimCodec, WebGpuCodec};
     let codec: Box<dyn PageCodec> = match backend {
         BackendArg::Cpu => Box::new(CpuCodec),
         BackendArg::Reference => Box::new(ReferenceCodec),
+        BackendArg::Sim => Box::new(SimCodec::new()),
         BackendArg::Webgpu => Box::new(WebGpuCodec::new()?),
         BackendArg::Cuda => Box::new(CudaCodec::new(0)?),
         BackendArg::Auto => {
@@ -343,6 +357,8 @@ fn run(cli: Cli) -> Result<()> {
             json,
             seconds,
             no_webgpu,
+            sim_pages,
+            stats,
         } => {
             let bytes = std::fs::read(&corpus)
                 .with_context(|| format!("cannot read {}", corpus.display()))?;
@@ -357,8 +373,27 @@ fn run(cli: Cli) -> Result<()> {
                 .chunks_exact(warpforge::PAGE_SIZE)
                 .map(|c| c.try_into().expect("a page"))
                 .collect();
-            let report = warpforge::bench::run(&pages, seconds, !no_webgpu)?;
-            print!("{}", if json { report.json() } else { report.text() });
+            let report = warpforge::bench::run(&pages, seconds, !no_webgpu, sim_pages)?;
+            let counters = if stats {
+                let prefix = &pages[..sim_pages.clamp(1, pages.len())];
+                Some(warpforge::bench_stats::sim_counters(prefix)?)
+            } else {
+                None
+            };
+            match (json, counters) {
+                (true, Some(c)) => println!(
+                    "{{\"bench\": {}, \"sim_counters\": {}}}",
+                    report.json().trim_end(),
+                    warpforge::bench_stats::json(&c)
+                ),
+                (true, None) => print!("{}", report.json()),
+                (false, c) => {
+                    print!("{}", report.text());
+                    if let Some(c) = c {
+                        print!("\n{}", warpforge::bench_stats::text(&c));
+                    }
+                }
+            }
             Ok(())
         }
         Command::Lint {
@@ -378,6 +413,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Run(args) => std::process::exit(run_cmd::run(args)),
         Command::Info => {
             info();
             Ok(())

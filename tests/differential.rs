@@ -238,3 +238,58 @@ fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
         "no compared kernel had these statement forms: {missing:?}"
     );
 }
+
+/// Disagreements the random kernels found, kept as fixtures (tests/data/differential/): `zext` of a
+/// run-time `u32` to `i64` (naga 30 + lavapipe sign-extended `i64(u32)`), and a kernel whose name ends
+/// in a digit (naga's WGSL writer renames the entry point). Each must give the simulator's buffers.
+#[test]
+fn fixed_disagreements_stay_fixed() {
+    let requirements = Requirements {
+        workgroup_storage_bytes: 0,
+        invocations_per_workgroup: 32,
+        storage_buffers: 1,
+        shader_int64: true,
+    };
+    if !common::webgpu_or_skip("fixed_disagreements_stay_fixed", &requirements) {
+        return;
+    }
+    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/differential");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the fixtures folder")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 2, "fixtures in {}", dir.display());
+    for path in names {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let kernel = warpforge::ir::parse_kernel(&text).expect("parses");
+        let verified = verify(&kernel).expect("verifies");
+        let wgsl = warpforge::wgsl::emit(&verified).expect("emits");
+        let mut on_sim = vec![vec![0u8; 4 * 64]];
+        let report = sim::run(
+            &verified,
+            1,
+            &mut args(&kernel, &mut on_sim),
+            &[],
+            &SimOptions::default(),
+        )
+        .expect("arguments match");
+        assert!(
+            report.findings.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            report.findings
+        );
+        let mut on_gpu = vec![vec![0u8; 4 * 64]];
+        device
+            .run(&wgsl, 1, &mut args(&kernel, &mut on_gpu), &[])
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            on_sim[0].iter().any(|&b| b != 0),
+            "{}: the kernel wrote nothing",
+            path.display()
+        );
+        assert_eq!(on_sim, on_gpu, "{}: sim and webgpu differ", path.display());
+    }
+}

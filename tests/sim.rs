@@ -80,3 +80,45 @@ fn every_kernel_matches_its_rust_reference_on_sim_with_no_finding() {
         }
     }
 }
+
+/// The LZ4 kernels on the simulator, through the codec `compress --backend sim` uses: the 512 sample
+/// pages give the records the CPU reference gives, decode back to the pages, and the sanitizer (on by
+/// default) has nothing to say about either launch — not even a warning.
+#[test]
+fn lz4_kernels_on_sim_give_the_reference_archive_on_the_sample_pages_with_no_finding() {
+    use warpforge::codec::{PageCodec, ReferenceCodec, SimCodec};
+    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    assert_eq!(pages.len(), 512);
+    let mut sim = SimCodec::new();
+    let records = sim.compress(&pages).expect("the simulator compresses");
+    let reference = ReferenceCodec
+        .compress(&pages)
+        .expect("the reference compresses");
+    assert_eq!(records.len(), reference.len());
+    for (i, (s, r)) in records.iter().zip(&reference).enumerate() {
+        assert!(
+            s == r,
+            "page {i}: sim record {s:?} differs from the reference's {r:?}"
+        );
+    }
+    let report = sim.last_compress_report().expect("a compress launch ran");
+    assert!(
+        report.findings.is_empty(),
+        "compress kernel findings: {:?}",
+        report.findings
+    );
+    assert!(report.counters.warp_instructions() > 0);
+    let mut out = vec![[0u8; warpforge::PAGE_SIZE]; pages.len()];
+    sim.decompress(&records, &mut out)
+        .expect("the simulator decompresses")
+        .expect("every block decodes");
+    assert!(out == pages, "the round trip on sim changed the pages");
+    let report = sim
+        .last_decompress_report()
+        .expect("a decompress launch ran");
+    assert!(
+        report.findings.is_empty(),
+        "decompress kernel findings: {:?}",
+        report.findings
+    );
+}

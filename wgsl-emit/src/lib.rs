@@ -146,5 +146,15 @@ pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
     } = lower::lower(kernel);
     layout.source =
         validate::validate_and_write(&kernel.name, &module, layout.requirements.shader_int64)?;
+    layout.entry_point = written_entry_point(&layout.source).unwrap_or(layout.entry_point);
     Ok(layout)
+}
+
+/// The entry point's name as naga's WGSL writer spelled it: its namer appends `_` to names that end in
+/// a digit or clash with a keyword (`zext_i64` becomes `zext_i64_`), and a pipeline must be created
+/// with the written name.
+fn written_entry_point(source: &str) -> Option<String> {
+    let after = &source[source.find("@compute")?..];
+    let name = after[after.find("fn ")? + 3..].split('(').next()?.trim();
+    (!name.is_empty()).then(|| name.to_owned())
 }

@@ -323,7 +323,7 @@ impl BlockRun<'_> {
             |o| format!("block {o}"),
         );
         let detail = format!(
-            "this block {} the word, and {them} {} it in the same launch: blocks run in no defined \
+            "this block {} the byte, and {them} {} it in the same launch: blocks run in no defined \
              order, so the result depends on the schedule",
             if write { "writes" } else { "reads" },
             if other.wrote { "writes" } else { "reads" }

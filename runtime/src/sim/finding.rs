@@ -61,7 +61,7 @@ pub enum FindingKind {
     /// Two threads of a block touch the same shared byte between two barriers, one of them writing, and
     /// not both atomically.
     SharedRace,
-    /// The same on a global byte within one block, or on a global word written by one block and read or
+    /// The same on a global byte within one block, or on a global byte written by one block and read or
     /// written by another (blocks are unordered).
     GlobalRace,
     /// A block executed more warp-instructions than the step limit (an endless loop?). The block stops.

@@ -11,18 +11,18 @@ use warpforge_ir::AtomicOp;
 pub(crate) struct GlobalBuffer {
     pub words: Vec<AtomicU32>,
     pub len: u64,
-    /// racecheck across blocks (read-write buffers, sanitizer on): per word, the last block that wrote
+    /// racecheck across blocks (read-write buffers, sanitizer on): per byte, the last block that wrote
     /// it plus one (low 32 bits), a block that read it plus one (bits 32..63), and whether several
     /// blocks read it (bit 63).
     blocks: Vec<AtomicU64>,
 }
 
-/// Another block that touched a word a block accesses without atomics: it wrote it, or read it.
+/// Another block that touched a byte a block accesses without atomics: it wrote it, or read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OtherBlock {
     /// That block, when known (several readers are not named).
     pub block: Option<u32>,
-    /// Whether it wrote the word.
+    /// Whether it wrote the byte.
     pub wrote: bool,
 }
 
@@ -31,22 +31,22 @@ impl GlobalBuffer {
     pub fn with_tracking(bytes: &[u8], track_blocks: bool) -> Self {
         let mut buffer = Self::new(bytes);
         if track_blocks {
-            buffer.blocks = (0..buffer.words.len()).map(|_| AtomicU64::new(0)).collect();
+            buffer.blocks = (0..buffer.len).map(|_| AtomicU64::new(0)).collect();
         }
         buffer
     }
 
-    /// Records a plain access by `block` to the words of bytes `addr..addr + size`; returns another
-    /// block that wrote one of them (or read it, when this access writes): a race between blocks,
-    /// which run in no defined order.
+    /// Records a plain access by `block` to bytes `addr..addr + size`; returns another block that wrote
+    /// one of them (or read it, when this access writes): a race between blocks, which run in no
+    /// defined order.
     pub fn touch(&self, block: u32, addr: u64, size: u32, write: bool) -> Option<OtherBlock> {
         if self.blocks.is_empty() {
             return None;
         }
         let me = u64::from(block) + 1;
         let mut found = None;
-        for word in addr / 4..(addr + u64::from(size)).div_ceil(4) {
-            let cell = &self.blocks[word as usize];
+        for byte in addr..addr + u64::from(size) {
+            let cell = &self.blocks[byte as usize];
             let mut old = cell.load(Relaxed);
             loop {
                 let writer = old & 0xffff_ffff;

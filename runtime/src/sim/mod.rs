@@ -22,9 +22,9 @@
 //!   accesses, reads of shared memory no thread wrote), synccheck (partial barriers, collectives whose
 //!   mask does not name exactly the lanes executing them, shuffles reading outside their mask), racecheck
 //!   (shared memory between barriers, global memory within a block, and global memory between blocks:
-//!   a 4-byte word one block writes and another reads or writes without atomics — blocks run in no
-//!   defined order; tracked per word, so blocks writing different bytes of one word are reported too,
-//!   and the block named as the second one is whichever got there later on this run). Bounds, alignment, barriers and
+//!   a byte one block writes and another reads or writes without atomics — blocks run in no defined
+//!   order; the block that reports it is whichever got there second on this run, and the check costs
+//!   8 bytes of memory per byte of read-write buffer). Bounds, alignment, barriers and
 //!   collective masks are checked even with the sanitizer off: they are faults, not diagnostics.
 //! - **Counters** ([`SimOptions::stats`], [`Counters`]) per launch and per block.
 //!

@@ -395,6 +395,12 @@ impl Lowerer<'_> {
                     u
                 } else if target.width == unsigned.width {
                     self.b.cast(u, target, true)
+                } else if target == Scalar::I64 {
+                    // `i64(u32)` must zero-extend, but naga 30 lowers it to SPIR-V `OpSConvert`
+                    // (found by the sim-vs-lavapipe differential test: `zext` of 0xffffffff gave -1).
+                    // Widen unsigned to unsigned (`OpUConvert`), then reinterpret.
+                    let wide = self.b.cast(u, Scalar::U64, false);
+                    self.b.cast(wide, Scalar::I64, true)
                 } else {
                     self.b.cast(u, target, false)
                 }

@@ -1,0 +1,503 @@
+//! `warpforge run`: one launch of a kernel (a `.wfir` file or a catalog kernel) on the simulator or a
+//! WebGPU adapter, with its arguments from the command line and from files. It prints the sanitizer's
+//! findings (and the simulator's counters with `--stats`), optionally checks another backend against
+//! the simulator byte for byte, and writes read_write buffers to files after the run.
+//!
+//! Exit status: 0 when it ran clean, 1 on a sanitizer error, a kernel fault, a `--check` mismatch or a
+//! backend that could not run, 2 on bad usage (every bad argument is named, one line each).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use warpforge::catalog;
+use warpforge::ir::{
+    parse_kernel, verify, Access, Kernel, Literal, ParamKind, ScalarType, Verified,
+};
+use warpforge::runtime::sim::{self, SimOptions, SimReport};
+use warpforge::runtime::webgpu::{WebGpuDevice, WebGpuError};
+use warpforge::runtime::BufferArg;
+
+mod report;
+
+use report::{first_difference, json, millis, print_text, Outcome};
+
+const HELP: &str = "\
+Arguments (--arg, one for each kernel parameter):
+  NAME=@FILE.bin     a buffer's initial contents: raw little-endian elements of its type
+  NAME=zeros:COUNT   a buffer of COUNT zero elements
+  NAME=VALUE         a scalar: decimal or 0x hex (negative decimals for i32/i64; 0x hex gives the
+                     bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
+
+The grid is 1 block unless --grid says otherwise; a block has the kernel's block_size threads.
+--kernel NAME runs the catalog kernel as launched on CUDA on sim, and as launched on WebGPU on
+webgpu (with --check sim, the simulator runs that same WebGPU form).
+
+Each --out NAME=FILE.bin gets a read_write buffer's bytes after the kernel, written once the run is
+over, also when the run found errors, so that the damage can be inspected.
+
+Exit status: 0 ran clean; 1 a sanitizer error, a kernel fault, a --check mismatch or a backend that
+could not run; 2 bad usage (each bad argument is named).";
+
+/// The arguments of `warpforge run`.
+#[derive(Args, Debug)]
+#[command(after_long_help = HELP)]
+pub struct RunArgs {
+    /// A kernel in the `.wfir` text form (or `--kernel`).
+    #[arg(
+        value_name = "FILE.wfir",
+        required_unless_present = "kernel",
+        conflicts_with = "kernel"
+    )]
+    file: Option<PathBuf>,
+    /// A kernel of the repository, by name (see `warpforge list`).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Where the kernel runs.
+    #[arg(long, value_enum)]
+    backend: RunBackend,
+    /// Blocks in the grid (default: 1 block).
+    #[arg(long, value_name = "BLOCKS", default_value = "1", value_parser = clap::value_parser!(u32).range(1..))]
+    grid: u32,
+    /// A parameter's value: NAME=@FILE.bin, NAME=zeros:COUNT or NAME=VALUE (one per parameter).
+    #[arg(long = "arg", value_name = "NAME=…")]
+    args: Vec<String>,
+    /// Write a read_write buffer's bytes after the run to a file (also after errors; repeatable).
+    #[arg(long = "out", value_name = "NAME=FILE.bin")]
+    outs: Vec<String>,
+    /// Print the simulator's counters (on webgpu: with `--check sim`, those of the check's run).
+    #[arg(long)]
+    stats: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: RunFormat,
+    /// Turn the simulator's sanitizer off (racecheck, initcheck; bounds and barriers are still checked).
+    #[arg(long)]
+    no_sanitize: bool,
+    /// Also run the kernel on the simulator and compare every read_write buffer byte for byte.
+    #[arg(long, value_enum, value_name = "BACKEND")]
+    check: Option<CheckBackend>,
+}
+
+/// `run --backend` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RunBackend {
+    /// The CPU simulator, sanitizer on unless `--no-sanitize`.
+    Sim,
+    /// The first WebGPU adapter that can run the kernel (a GPU, or lavapipe in software).
+    Webgpu,
+}
+
+/// `run --check` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CheckBackend {
+    /// The CPU simulator, the definition of what a kernel computes.
+    Sim,
+}
+
+/// `run --format` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RunFormat {
+    /// Findings, a summary line, counters and the files written.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Why `run` stopped before reporting: the exit status (2 bad usage, 1 the backend could not run) and
+/// one line per problem.
+struct Failure(i32, Vec<String>);
+
+fn usage(line: String) -> Failure {
+    Failure(2, vec![line])
+}
+
+fn fault(line: String) -> Failure {
+    Failure(1, vec![line])
+}
+
+/// One buffer argument, in parameter order.
+#[derive(Clone, Debug)]
+struct Buffer {
+    name: String,
+    elem: ScalarType,
+    access: Access,
+    bytes: Vec<u8>,
+}
+
+impl Buffer {
+    fn arg(&mut self) -> BufferArg<'_> {
+        match self.access {
+            Access::ReadOnly => BufferArg::ReadOnly(&self.bytes),
+            Access::ReadWrite => BufferArg::ReadWrite(&mut self.bytes),
+        }
+    }
+}
+
+/// Runs `warpforge run`; returns the exit status.
+pub fn run(args: RunArgs) -> i32 {
+    execute(&args).unwrap_or_else(|Failure(code, lines)| {
+        lines.iter().for_each(|line| eprintln!("error: {line}"));
+        code
+    })
+}
+
+fn execute(args: &RunArgs) -> Result<i32, Failure> {
+    let webgpu = args.backend == RunBackend::Webgpu;
+    if args.check.is_some() && !webgpu {
+        let line = "--check sim compares another backend with the simulator: use --backend webgpu";
+        return Err(usage(line.into()));
+    }
+    let kernel = load_kernel(args, webgpu)?;
+    let verified = verify(&kernel).map_err(|e| usage(format!("{}: {e}", source(args))))?;
+    let (mut buffers, scalars, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
+    if args.stats && webgpu && args.check.is_none() {
+        eprintln!("note: --stats: the counters are the simulator's; add --check sim to get them");
+    }
+    let options = SimOptions {
+        sanitize: !args.no_sanitize,
+        stats: args.stats,
+        ..SimOptions::default()
+    };
+    let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
+    let mut outcome = if webgpu {
+        let mut sim_buffers = args.check.map(|_| buffers.clone());
+        let (t, adapter) = webgpu_launch(&verified, args.grid, &mut buffers, &scalars)?;
+        let (upload, download) = (millis(t.upload_ns), millis(t.download_ns));
+        let time = format!(
+            "kernel {} ({}), upload {upload}, download {download} (host clock)",
+            millis(t.kernel_ns),
+            t.kernel_clock
+        );
+        let (report, check) = match sim_buffers.as_mut() {
+            Some(sim_buffers) => {
+                let report = sim_launch(&verified, args.grid, sim_buffers, &bits, &options)?;
+                (Some(report), Some(first_difference(&buffers, sim_buffers)))
+            }
+            None => (None, None),
+        };
+        let backend = format!("webgpu ({adapter})");
+        Outcome {
+            backend,
+            report,
+            time,
+            check,
+            written: Vec::new(),
+        }
+    } else {
+        let report = sim_launch(&verified, args.grid, &mut buffers, &bits, &options)?;
+        let time = format!("{} (host clock)", millis(report.elapsed_ns));
+        let (backend, report) = ("sim".into(), Some(report));
+        Outcome {
+            backend,
+            report,
+            time,
+            check: None,
+            written: Vec::new(),
+        }
+    };
+    let clean = outcome.report.as_ref().is_none_or(SimReport::is_clean)
+        && !matches!(outcome.check, Some(Some(_)));
+    let mut write_errors = Vec::new();
+    for (index, path) in outs {
+        let Buffer { name, bytes, .. } = &buffers[index];
+        match std::fs::write(&path, bytes) {
+            Ok(()) => outcome.written.push((name.clone(), path, bytes.len())),
+            Err(e) => write_errors.push(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+    let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
+    match args.format {
+        RunFormat::Text => print_text(&kernel, args.grid, &outcome, stats, clean),
+        RunFormat::Json => println!("{}", json(&kernel, args.grid, &outcome, stats, clean)),
+    }
+    if !write_errors.is_empty() {
+        return Err(Failure(1, write_errors));
+    }
+    Ok(if clean { 0 } else { 1 })
+}
+
+/// How error messages name the kernel's source.
+fn source(args: &RunArgs) -> String {
+    match (&args.file, &args.kernel) {
+        (Some(path), _) => path.display().to_string(),
+        (None, name) => format!("kernel {}", name.as_deref().unwrap_or_default()),
+    }
+}
+
+fn load_kernel(args: &RunArgs, webgpu: bool) -> Result<Kernel, Failure> {
+    if let Some(name) = &args.kernel {
+        let entry = catalog::find(name).map_err(usage)?;
+        return Ok(if webgpu {
+            (entry.webgpu_build)()
+        } else {
+            (entry.build)()
+        });
+    }
+    let path = args
+        .file
+        .as_ref()
+        .expect("clap requires a file or --kernel");
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    parse_kernel(&text)
+        .map_err(|e| usage(format!("{}: not a valid .wfir kernel: {e}", path.display())))
+}
+
+/// A parameter's value as given: a buffer's bytes or a scalar's bits.
+#[derive(Clone)]
+enum Given {
+    Bytes(Vec<u8>),
+    Bits(u64),
+    /// Given, but wrong (already reported).
+    Bad,
+}
+
+type Parsed = (Vec<Buffer>, Vec<(String, u64)>, Vec<(usize, PathBuf)>);
+
+/// Matches `--arg` and `--out` with the kernel's parameters: the buffers and the scalars (name, bits)
+/// in parameter order, and each `--out` as (index in the buffers, file). Every bad argument is one
+/// line of the error.
+fn parse_arguments(kernel: &Kernel, args: &[String], outs: &[String]) -> Result<Parsed, Failure> {
+    let params: Vec<_> = kernel.params.iter().map(|(_, p)| p).collect();
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    let (kernel_name, list) = (&kernel.name, names.join(", "));
+    let unknown = |flag: &str, name: &str| {
+        format!("{flag} `{name}`: unknown parameter; kernel `{kernel_name}` has {list}")
+    };
+    let mut errors = Vec::new();
+    let mut given: Vec<Option<Given>> = vec![None; params.len()];
+    for arg in args {
+        let Some((name, value)) = arg.split_once('=') else {
+            let expected = "expected NAME=@FILE.bin, NAME=zeros:COUNT or NAME=VALUE";
+            errors.push(format!("--arg `{arg}`: {expected}"));
+            continue;
+        };
+        let Some(i) = names.iter().position(|n| *n == name) else {
+            errors.push(unknown("--arg", name));
+            continue;
+        };
+        if given[i].is_some() {
+            errors.push(format!("--arg `{name}`: parameter `{name}` is given twice"));
+            continue;
+        }
+        let value = match params[i].kind {
+            ParamKind::Buffer { elem, access } => {
+                buffer_value(name, elem, access, value).map(Given::Bytes)
+            }
+            ParamKind::Scalar(ty) => scalar_value(name, ty, value).map(Given::Bits),
+        };
+        given[i] = Some(value.unwrap_or_else(|e| {
+            errors.push(e);
+            Given::Bad
+        }));
+    }
+    let (mut buffers, mut scalars) = (Vec::new(), Vec::new());
+    for (param, value) in params.iter().zip(given) {
+        let name = param.name.clone();
+        match (param.kind, value) {
+            (ParamKind::Buffer { elem, access }, value) => {
+                let bytes = match value {
+                    Some(Given::Bytes(bytes)) => bytes,
+                    Some(_) => Vec::new(),
+                    None => {
+                        errors.push(format!(
+                            "missing buffer `{name}` ({elem} {}): --arg {name}=@FILE.bin or \
+                             --arg {name}=zeros:COUNT",
+                            access.name()
+                        ));
+                        Vec::new()
+                    }
+                };
+                buffers.push(Buffer {
+                    name,
+                    elem,
+                    access,
+                    bytes,
+                });
+            }
+            (ParamKind::Scalar(ty), None) => {
+                errors.push(format!(
+                    "missing scalar `{name}` ({ty}): --arg {name}=VALUE"
+                ));
+            }
+            (ParamKind::Scalar(_), Some(Given::Bits(bits))) => scalars.push((name, bits)),
+            (ParamKind::Scalar(_), Some(_)) => {}
+        }
+    }
+    let mut files: Vec<(usize, PathBuf)> = Vec::new();
+    for out in outs {
+        let Some((name, file)) = out.split_once('=').filter(|(_, f)| !f.is_empty()) else {
+            errors.push(format!("--out `{out}`: expected NAME=FILE.bin"));
+            continue;
+        };
+        let path = PathBuf::from(file);
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir());
+        let at = |m: &str| format!("--out `{name}`: {m}");
+        match buffers.iter().position(|b| b.name == name) {
+            None if names.contains(&name) => errors.push(at("a scalar parameter, not a buffer")),
+            None => errors.push(unknown("--out", name)),
+            Some(i) if buffers[i].access == Access::ReadOnly => {
+                errors.push(at("a read-only buffer: the kernel cannot change it"))
+            }
+            Some(i) if files.iter().any(|(j, _)| *j == i) => errors.push(at("given twice")),
+            Some(_) if dir.is_some() => errors.push(at(&format!(
+                "cannot write {}: no directory {}",
+                path.display(),
+                dir.map(|d| d.display().to_string()).unwrap_or_default()
+            ))),
+            Some(i) => files.push((i, path)),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok((buffers, scalars, files)),
+        false => Err(Failure(2, errors)),
+    }
+}
+
+/// The initial bytes of buffer `name` from `@FILE` or `zeros:COUNT`.
+fn buffer_value(
+    name: &str,
+    elem: ScalarType,
+    access: Access,
+    value: &str,
+) -> Result<Vec<u8>, String> {
+    let size = elem.size_bytes().unwrap_or(4) as usize;
+    if let Some(file) = value.strip_prefix('@') {
+        let bytes =
+            std::fs::read(file).map_err(|e| format!("--arg `{name}`: cannot read {file}: {e}"))?;
+        if bytes.len() % size != 0 {
+            return Err(format!(
+                "--arg `{name}`: {file} has {} bytes, not a whole number of {elem} elements \
+                 ({size} bytes each)",
+                bytes.len()
+            ));
+        }
+        return Ok(bytes);
+    }
+    if let Some(count) = value.strip_prefix("zeros:") {
+        let bytes = parse_unsigned(count)
+            .and_then(|n| usize::try_from(n).ok()?.checked_mul(size))
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or_else(|| format!("--arg `{name}`: `{count}` is not an element count"))?;
+        let mut zeros = Vec::new();
+        zeros
+            .try_reserve_exact(bytes)
+            .map_err(|_| format!("--arg `{name}`: cannot allocate {bytes} bytes"))?;
+        zeros.resize(bytes, 0);
+        return Ok(zeros);
+    }
+    Err(format!(
+        "--arg `{name}`: `{name}` is a buffer (global {elem} {}): give it @FILE.bin or zeros:COUNT, \
+         not the value `{value}`",
+        access.name()
+    ))
+}
+
+/// A decimal or `0x` hexadecimal unsigned integer (`u128::MAX` when too long for any type, so that the
+/// range check reports it).
+fn parse_unsigned(text: &str) -> Option<u128> {
+    let (digits, radix) = match text.strip_prefix("0x") {
+        Some(hex) => (hex, 16),
+        None => (text, 10),
+    };
+    let ok = !digits.is_empty() && digits.chars().all(|c| c.is_digit(radix));
+    ok.then(|| u128::from_str_radix(digits, radix).unwrap_or(u128::MAX))
+}
+
+/// The bits of scalar `name` of type `ty` (zero-extended, two's complement for signed types).
+fn scalar_value(name: &str, ty: ScalarType, text: &str) -> Result<u64, String> {
+    let bad = |why: &str| format!("--arg `{name}`: `{text}` {why}");
+    if text.starts_with('@') || text.starts_with("zeros:") {
+        return Err(bad(&format!(
+            "is a buffer's value, but `{name}` is a scalar {ty}"
+        )));
+    }
+    let literal = match ty {
+        ScalarType::Bool => match text {
+            "true" | "1" => Literal::Bool(true),
+            "false" | "0" => Literal::Bool(false),
+            _ => return Err(bad("is not a bool (true or false)")),
+        },
+        ScalarType::F32 if text.starts_with("0x") => {
+            let bits = parse_unsigned(text).and_then(|b| u32::try_from(b).ok());
+            Literal::F32Bits(bits.ok_or_else(|| bad("is not the 32 bits of an f32 in hex"))?)
+        }
+        ScalarType::F32 => match text.parse::<f32>() {
+            // `inf` and `nan` are asked for; a finite decimal that rounds to infinity does not fit.
+            Ok(v) if v.is_finite() || !text.bytes().any(|b| b.is_ascii_digit()) => Literal::f32(v),
+            Ok(_) => return Err(bad("does not fit in f32")),
+            Err(_) => return Err(bad("is not a decimal number")),
+        },
+        _ => {
+            let (negative, digits) = text.strip_prefix('-').map_or((false, text), |d| (true, d));
+            let magnitude = parse_unsigned(digits)
+                .ok_or_else(|| bad("is not a decimal or 0x hexadecimal integer"))?;
+            let width = ty.bits();
+            let max = u128::MAX >> (128 - width);
+            let fits = match (negative, ty.is_signed(), digits.starts_with("0x")) {
+                (true, false, _) => return Err(bad(&format!("is negative, but {ty} is unsigned"))),
+                (true, true, _) => magnitude <= 1 << (width - 1),
+                (false, true, false) => magnitude < 1 << (width - 1),
+                (false, _, _) => magnitude <= max,
+            };
+            if !fits {
+                return Err(bad(&format!("does not fit in {ty}")));
+            }
+            let bits = if negative {
+                magnitude.wrapping_neg()
+            } else {
+                magnitude
+            };
+            Literal::from_bits(ty, (bits & max) as u64)
+        }
+    };
+    Ok(literal.to_bits())
+}
+
+fn sim_launch(
+    kernel: &Verified<'_>,
+    grid: u32,
+    buffers: &mut [Buffer],
+    scalars: &[u64],
+    options: &SimOptions,
+) -> Result<SimReport, Failure> {
+    let mut args: Vec<BufferArg<'_>> = buffers.iter_mut().map(Buffer::arg).collect();
+    sim::run(kernel, grid, &mut args, scalars, options).map_err(|e| usage(e.to_string()))
+}
+
+/// Runs on the first WebGPU adapter that can; returns the timings and the adapter's label.
+fn webgpu_launch(
+    kernel: &Verified<'_>,
+    grid: u32,
+    buffers: &mut [Buffer],
+    scalars: &[(String, u64)],
+) -> Result<(warpforge::runtime::webgpu::LaunchTimings, String), Failure> {
+    let wgsl = warpforge::wgsl::emit(kernel).map_err(|e| {
+        usage(format!(
+            "kernel `{}` cannot run on webgpu: {e}",
+            kernel.name
+        ))
+    })?;
+    let device = WebGpuDevice::new(&wgsl.requirements).map_err(|e| match e {
+        WebGpuError::NoAdapter => fault(e.to_string()),
+        e => fault(format!(
+            "{e}\n(without a GPU on Linux: apt-get install mesa-vulkan-drivers)"
+        )),
+    })?;
+    // Bindings and the parameter block's members by name, whatever their order.
+    let mut refs: Vec<&mut Buffer> = buffers.iter_mut().collect();
+    refs.sort_by_key(|b| wgsl.buffers.iter().position(|w| w.name == b.name));
+    let mut args: Vec<BufferArg<'_>> = refs.into_iter().map(Buffer::arg).collect();
+    let bits: Vec<u64> = (wgsl.params.members.iter())
+        .map(|m| scalars.iter().find(|s| s.0 == m.name).map_or(0, |s| s.1))
+        .collect();
+    let timings = device
+        .run(&wgsl, grid, &mut args, &bits)
+        .map_err(|e| match e {
+            WebGpuError::Arguments(m) => usage(m),
+            e => fault(e.to_string()),
+        })?;
+    Ok((timings, device.adapter().label()))
+}
