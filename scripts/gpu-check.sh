@@ -168,6 +168,7 @@ run() {
   fi
   step info "$BIN/warpforge" info
   export WARPFORGE_REQUIRE_CUDA=1
+  export WARPFORGE_BIN; WARPFORGE_BIN=$(abs "$BIN/warpforge")
   step tests "$BIN/test_gpu_batch" --test-threads=1
   step doc-snippets "$BIN/test_reference_gpu_batch_doc" --test-threads=1
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"

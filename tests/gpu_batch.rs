@@ -226,7 +226,11 @@ fn detection_never_panics_and_cuda_is_a_clear_error_or_a_round_trip() {
     let input = test_pages();
     std::fs::write(dir.join("in.pages"), input.as_flattened()).expect("write pages");
     let run = |args: &[&str], from: &str, to: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        // A bundle run on another machine (scripts/gpu-check.sh run) names the binary it carried: the
+        // build-time path does not exist there.
+        let bin = std::env::var_os("WARPFORGE_BIN")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_warpforge").into());
+        std::process::Command::new(bin)
             .args(args)
             .arg(dir.join(from))
             .arg(dir.join(to))

@@ -14,7 +14,6 @@ impl Gen<'_> {
     /// An index into `array` for an access of `width` elements (1, 2 or 4). Defined kernels mask it
     /// into the array (aligned for wide accesses) and use the thread's own slot `own_slot` times in 4;
     /// `None` when the array is too short for the access.
-
     pub(super) fn index(
         &mut self,
         out: &mut Block,
@@ -36,6 +35,15 @@ impl Gen<'_> {
         };
         let span = 1u32 << (31 - len.leading_zeros());
         if span < width {
+            return None;
+        }
+        // Atomics (always on the own slot) need a slot per thread: contended atomics are not races,
+        // but the values they return depend on the order the threads got there.
+        let threads = match array {
+            MemRef::Global(_) => 0,
+            MemRef::Shared(_) => self.kernel.block_size,
+        };
+        if own_slot == 4 && span < threads * width {
             return None;
         }
         let u32_ = ScalarType::U32;

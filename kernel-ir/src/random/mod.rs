@@ -8,10 +8,12 @@
 //!
 //! [`random_defined_kernel`] draws from the same generator with the choices that make a result
 //! well-defined far more likely, for differential testing against the simulator: every index is masked
-//! into its array, stores and atomics mostly go to the thread's own slot, loops count their iterations
-//! and break after a few, collective masks are full (as a constant or computed at run time), and blocks
-//! are small enough that the threads of a launch have distinct slots. Whether a given kernel's result
-//! *is* defined is the simulator sanitizer's call, not the generator's.
+//! into its array; stores mostly and atomics always go to the thread's own slot (atomics only where
+//! every thread has one: contended atomics return order-dependent values); loops count their
+//! iterations and break after a few; collective masks are full (as a constant or computed at run
+//! time); blocks are small enough that the threads of a launch have distinct slots; and every value is
+//! folded into a per-thread digest stored to `out`. Whether a given kernel's result *is* defined is the
+//! simulator sanitizer's call, not the generator's.
 
 mod defined;
 mod forms;

@@ -38,6 +38,8 @@
 //!   block's whole allocation. Unwritten shared memory reads as zero (hardware: whatever was there).
 //! - Stores from several lanes to one address land in ascending lane order (hardware: unspecified), and
 //!   racecheck reports them when the values differ.
+//! - A warp access with any lane out of bounds or misaligned is performed for no lane (the block stops
+//!   there); hardware would trap too, but may have performed some lanes' accesses.
 //! - The counters are a model (32 banks of 4 bytes, 32-byte sectors, NVIDIA's half- and quarter-warp
 //!   phases for 8- and 16-byte shared accesses), not a measurement; no caches, no latencies, no timing.
 //!
