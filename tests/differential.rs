@@ -3,7 +3,8 @@
 //! buffer must come back bit-identical. A kernel whose result the IR leaves undefined is not compared:
 //! the simulator's sanitizer says which (out-of-bounds access, race, partial barrier, collective mask,
 //! an endless loop), and kernels the WGSL emitter refuses (a barrier or collective in divergent control
-//! flow) are counted apart. The test fails when too few kernels were compared to mean anything, or
+//! flow) are counted apart, as are kernels that compute a NaN or an infinity (WGSL lets an
+//! implementation assume none occurs; lavapipe answers `x != x` with false for a NaN). The test fails when too few kernels were compared to mean anything, or
 //! when the compared kernels miss a statement form.
 //!
 //! `WARPFORGE_DIFF_CASES` sets how many kernels to generate (default 400), `WARPFORGE_DIFF_SEED` the
@@ -13,8 +14,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use warpforge::ir::random::{random_defined_kernel, statement_forms};
-use warpforge::ir::{verify, Access, Kernel, ParamKind};
+use warpforge::ir::random::{finite_f32, random_defined_kernel, statement_forms};
+use warpforge::ir::{verify, Access, Kernel, ParamKind, ScalarType};
 use warpforge::runtime::sim::{self, SimOptions};
 use warpforge::runtime::webgpu::WebGpuDevice;
 use warpforge::runtime::BufferArg;
@@ -63,11 +64,23 @@ fn inputs(kernel: &Kernel, rng: &mut Rng) -> Inputs {
                         chunk[0] = v as u8;
                     }
                 }
+                // Finite floats only: WGSL lets an implementation assume no NaN or infinity occurs.
+                if elem == ScalarType::F32 {
+                    for chunk in bytes.chunks_mut(4) {
+                        let bits = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
+                        chunk.copy_from_slice(&finite_f32(bits).to_le_bytes());
+                    }
+                }
                 buffers.push(bytes);
             }
             ParamKind::Scalar(t) => {
                 let bits = rng.next();
                 let bits = if rng.next() % 2 == 0 { bits % 64 } else { bits };
+                let bits = if t == ScalarType::F32 {
+                    u64::from(finite_f32(bits as u32))
+                } else {
+                    bits
+                };
                 scalars.push(warpforge::ir::Literal::from_bits(t, bits).to_bits());
             }
         }
@@ -138,6 +151,9 @@ fn one_case(device: &WebGpuDevice, seed: u64) -> Outcome {
             report.findings.len(),
             report.findings
         ));
+    }
+    if report.counters.nonfinite_f32 > 0 {
+        return Outcome::Skipped("NaN or infinity computed (WGSL may assume none)".into());
     }
     if let Some(f) = report.findings.iter().find(|f| {
         f.severity() == warpforge::runtime::sim::Severity::Error

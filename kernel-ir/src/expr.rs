@@ -4,7 +4,9 @@
 //! statements (see [`crate::stmt`]) so that their position in the program is fixed. Every operand is a
 //! [`Value`] defined earlier by a statement. The result type of each expression is given by
 //! [`crate::typing::expr_type`]; the semantics of every operator are defined on all inputs (no undefined
-//! behaviour), and documented on the operator.
+//! behaviour), and documented on the operator. `f32` follows IEEE 754 (as CUDA and the simulator do);
+//! WGSL lets an implementation assume no NaN or infinity occurs, so on WebGPU a kernel that computes one
+//! may give other results (lavapipe answers `x != x` with false for a NaN).
 
 use crate::kernel::{LocalId, ParamId, Value};
 use crate::types::Literal;

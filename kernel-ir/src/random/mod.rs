@@ -58,6 +58,16 @@ fn generate(choices: &[u8], defined: Option<u32>) -> Kernel {
     g.kernel
 }
 
+/// `bits` as a finite `f32`: a NaN or an infinity becomes a finite value with the same sign and low
+/// mantissa bits (the exponent lowered by one).
+pub fn finite_f32(bits: u32) -> u32 {
+    if f32::from_bits(bits).is_finite() {
+        bits
+    } else {
+        bits & !0x0080_0000
+    }
+}
+
 /// Loop counters of defined kernels: one local per nesting level, never assigned by random statements.
 const LOOP_COUNTERS: [&str; 3] = ["loop0", "loop1", "loop2"];
 
@@ -238,6 +248,9 @@ impl Gen<'_> {
             // Small finite floats, or any bit pattern at all (NaN payloads and infinities included).
             ScalarType::F32 if small => Literal::f32(f32::from_bits(bits as u32).clamp(-1e6, 1e6)),
             _ if small => Literal::from_bits(ty, bits % 1000),
+            // Defined kernels: finite floats only (WGSL lets an implementation assume no NaN or
+            // infinity occurs; lavapipe answers `x != x` with false for a NaN).
+            ScalarType::F32 if self.defined.is_some() => Literal::F32Bits(finite_f32(bits as u32)),
             _ => Literal::from_bits(ty, bits),
         };
         let value = self.define(ty);

@@ -1,7 +1,7 @@
 //! Per-lane computation (`let`) and the warp collectives, with synccheck's rule for their masks: the
 //! mask must name exactly the lanes executing the collective, and every lane must pass the same mask.
 
-use warpforge_ir::{ShuffleMode, Special, VoteMode};
+use warpforge_ir::{ScalarType, ShuffleMode, Special, VoteMode};
 
 use super::block::{BlockRun, Stop};
 use super::decode::{Inst, LaneMask, Op, Reg};
@@ -16,7 +16,7 @@ pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
 
 impl BlockRun<'_> {
     /// `dst = op` on every active lane.
-    pub(crate) fn exec_let(&self, warp: &mut Warp, dst: Reg, op: Op) {
+    pub(crate) fn exec_let(&mut self, warp: &mut Warp, dst: Reg, op: Op) {
         let active = warp.active;
         let mut out = *warp.reg(dst);
         match op {
@@ -42,11 +42,17 @@ impl BlockRun<'_> {
                 for l in lanes(active) {
                     out[l] = eval::unary(op, ty, a[l]);
                 }
+                if ty == ScalarType::F32 {
+                    self.count_nonfinite(active, &[a, &out]);
+                }
             }
             Op::Binary(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {
                     out[l] = eval::binary(op, ty, a[l], b[l]);
+                }
+                if ty == ScalarType::F32 {
+                    self.count_nonfinite(active, &[a, b, &out]);
                 }
             }
             Op::MulWide { signed, a, b } => {
@@ -59,6 +65,9 @@ impl BlockRun<'_> {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {
                     out[l] = eval::compare(op, ty, a[l], b[l]);
+                }
+                if ty == ScalarType::F32 {
+                    self.count_nonfinite(active, &[a, b]);
                 }
             }
             Op::Select { cond, a, b } => {
@@ -84,6 +93,14 @@ impl BlockRun<'_> {
                 old[l] = out[l];
             }
         }
+    }
+
+    /// Counts an `f32` warp-instruction whose `columns` hold a NaN or infinity on an active lane.
+    fn count_nonfinite(&mut self, active: u32, columns: &[&[u64; 32]]) {
+        let nonfinite = columns
+            .iter()
+            .any(|c| lanes(active).any(|l| !f32::from_bits(c[l] as u32).is_finite()));
+        self.counters.nonfinite_f32 += u64::from(nonfinite);
     }
 
     /// The mask the active lanes pass, checked against the lanes executing the collective.

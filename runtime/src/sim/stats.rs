@@ -34,6 +34,10 @@ pub struct Counters {
     pub global_sectors: u64,
     /// Barriers the block passed (each counted once per block, not per warp).
     pub barriers: u64,
+    /// `f32` warp-instructions with a NaN or infinite operand or result on some lane. WGSL lets an
+    /// implementation assume no NaN or infinity occurs, so such a kernel's results may differ on
+    /// WebGPU (lavapipe answers `x != x` with false for a NaN); CUDA follows IEEE, as the simulator.
+    pub nonfinite_f32: u64,
 }
 
 impl Counters {
@@ -64,7 +68,7 @@ impl Counters {
             "{{\"warp_instructions\":{},\"arithmetic\":{},\"shared\":{},\"global\":{},\"collective\":{},\
              \"barrier\":{},\"control\":{},\"active_lanes\":{},\"simt_efficiency\":{:.4},\
              \"shared_wavefronts\":{},\"bank_conflicts\":{},\"global_bytes\":{},\"global_sectors\":{},\
-             \"barriers\":{}}}",
+             \"barriers\":{},\"nonfinite_f32\":{}}}",
             self.warp_instructions(),
             self.arithmetic,
             self.shared,
@@ -78,7 +82,8 @@ impl Counters {
             self.bank_conflicts,
             self.global_bytes,
             self.global_sectors,
-            self.barriers
+            self.barriers,
+            self.nonfinite_f32
         )
     }
 }
@@ -97,6 +102,7 @@ impl AddAssign<&Counters> for Counters {
         self.global_bytes += o.global_bytes;
         self.global_sectors += o.global_sectors;
         self.barriers += o.barriers;
+        self.nonfinite_f32 += o.nonfinite_f32;
     }
 }
 
@@ -130,7 +136,12 @@ impl fmt::Display for Counters {
             self.global_sectors,
             self.sectors_per_global_access()
         )?;
-        write!(f, "barriers               {:>12}", self.barriers)
+        writeln!(f, "barriers               {:>12}", self.barriers)?;
+        write!(
+            f,
+            "non-finite f32 ops     {:>12}  (NaN or infinity in or out; WebGPU may assume none)",
+            self.nonfinite_f32
+        )
     }
 }
 
