@@ -5,8 +5,9 @@
 //! [`Value`] defined earlier by a statement. The result type of each expression is given by
 //! [`crate::typing::expr_type`]; the semantics of every operator are defined on all inputs (no undefined
 //! behaviour), and documented on the operator. `f32` follows IEEE 754 (as CUDA and the simulator do);
-//! WGSL lets an implementation assume no NaN or infinity occurs, so on WebGPU a kernel that computes one
-//! may give other results (lavapipe answers `x != x` with false for a NaN).
+//! WGSL lets an implementation assume no NaN or infinity occurs and ignore the sign of a zero, so on
+//! WebGPU a kernel that meets one may give other results (lavapipe answers `x != x` with false for a
+//! NaN, and `-3.3e-5 * 0.0` with +0.0).
 
 use crate::kernel::{LocalId, ParamId, Value};
 use crate::types::Literal;

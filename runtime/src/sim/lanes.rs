@@ -43,7 +43,7 @@ impl BlockRun<'_> {
                     out[l] = eval::unary(op, ty, a[l]);
                 }
                 if ty == ScalarType::F32 {
-                    self.count_nonfinite(active, &[a, &out]);
+                    self.count_f32_special(active, &[a, &out]);
                 }
             }
             Op::Binary(op, ty, a, b) => {
@@ -52,7 +52,7 @@ impl BlockRun<'_> {
                     out[l] = eval::binary(op, ty, a[l], b[l]);
                 }
                 if ty == ScalarType::F32 {
-                    self.count_nonfinite(active, &[a, b, &out]);
+                    self.count_f32_special(active, &[a, b, &out]);
                 }
             }
             Op::MulWide { signed, a, b } => {
@@ -67,7 +67,7 @@ impl BlockRun<'_> {
                     out[l] = eval::compare(op, ty, a[l], b[l]);
                 }
                 if ty == ScalarType::F32 {
-                    self.count_nonfinite(active, &[a, b]);
+                    self.count_f32_special(active, &[a, b]);
                 }
             }
             Op::Select { cond, a, b } => {
@@ -95,12 +95,14 @@ impl BlockRun<'_> {
         }
     }
 
-    /// Counts an `f32` warp-instruction whose `columns` hold a NaN or infinity on an active lane.
-    fn count_nonfinite(&mut self, active: u32, columns: &[&[u64; 32]]) {
-        let nonfinite = columns
+    /// Counts an `f32` warp-instruction whose `columns` hold a NaN, an infinity or a negative zero on an
+    /// active lane (values WGSL does not promise to honour).
+    fn count_f32_special(&mut self, active: u32, columns: &[&[u64; 32]]) {
+        let special = |bits: u32| !f32::from_bits(bits).is_finite() || bits == 0x8000_0000;
+        let found = columns
             .iter()
-            .any(|c| lanes(active).any(|l| !f32::from_bits(c[l] as u32).is_finite()));
-        self.counters.nonfinite_f32 += u64::from(nonfinite);
+            .any(|c| lanes(active).any(|l| special(c[l] as u32)));
+        self.counters.f32_special += u64::from(found);
     }
 
     /// The mask the active lanes pass, checked against the lanes executing the collective.

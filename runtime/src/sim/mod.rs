@@ -41,7 +41,8 @@
 //! - A warp access with any lane out of bounds or misaligned is performed for no lane (the block stops
 //!   there); hardware would trap too, but may have performed some lanes' accesses.
 //! - `f32` follows IEEE 754, as CUDA does. WGSL lets an implementation assume no NaN or infinity
-//!   occurs, so where [`Counters::nonfinite_f32`] is non-zero a WebGPU run may differ.
+//!   occurs and ignore the sign of a zero, so where [`Counters::f32_special`] is non-zero a WebGPU run
+//!   may differ.
 //! - The counters are a model (32 banks of 4 bytes, 32-byte sectors, NVIDIA's half- and quarter-warp
 //!   phases for 8- and 16-byte shared accesses), not a measurement; no caches, no latencies, no timing.
 //!

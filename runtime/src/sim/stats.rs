@@ -34,10 +34,11 @@ pub struct Counters {
     pub global_sectors: u64,
     /// Barriers the block passed (each counted once per block, not per warp).
     pub barriers: u64,
-    /// `f32` warp-instructions with a NaN or infinite operand or result on some lane. WGSL lets an
-    /// implementation assume no NaN or infinity occurs, so such a kernel's results may differ on
-    /// WebGPU (lavapipe answers `x != x` with false for a NaN); CUDA follows IEEE, as the simulator.
-    pub nonfinite_f32: u64,
+    /// `f32` warp-instructions with a NaN, an infinity or a negative zero as an operand or result on
+    /// some lane. WGSL lets an implementation assume no NaN or infinity occurs and ignore the sign of a
+    /// zero, so such a kernel's results may differ on WebGPU (lavapipe answers `x != x` with false for
+    /// a NaN and gives `-3.3e-5 * 0.0` as +0.0); CUDA follows IEEE, as the simulator.
+    pub f32_special: u64,
 }
 
 impl Counters {
@@ -68,7 +69,7 @@ impl Counters {
             "{{\"warp_instructions\":{},\"arithmetic\":{},\"shared\":{},\"global\":{},\"collective\":{},\
              \"barrier\":{},\"control\":{},\"active_lanes\":{},\"simt_efficiency\":{:.4},\
              \"shared_wavefronts\":{},\"bank_conflicts\":{},\"global_bytes\":{},\"global_sectors\":{},\
-             \"barriers\":{},\"nonfinite_f32\":{}}}",
+             \"barriers\":{},\"f32_special\":{}}}",
             self.warp_instructions(),
             self.arithmetic,
             self.shared,
@@ -83,7 +84,7 @@ impl Counters {
             self.global_bytes,
             self.global_sectors,
             self.barriers,
-            self.nonfinite_f32
+            self.f32_special
         )
     }
 }
@@ -102,7 +103,7 @@ impl AddAssign<&Counters> for Counters {
         self.global_bytes += o.global_bytes;
         self.global_sectors += o.global_sectors;
         self.barriers += o.barriers;
-        self.nonfinite_f32 += o.nonfinite_f32;
+        self.f32_special += o.f32_special;
     }
 }
 
@@ -139,8 +140,8 @@ impl fmt::Display for Counters {
         writeln!(f, "barriers               {:>12}", self.barriers)?;
         write!(
             f,
-            "non-finite f32 ops     {:>12}  (NaN or infinity in or out; WebGPU may assume none)",
-            self.nonfinite_f32
+            "special f32 ops        {:>12}  (NaN, infinity or -0.0 in or out; WebGPU may not honour them)",
+            self.f32_special
         )
     }
 }

@@ -48,6 +48,24 @@ impl Lowerer<'_> {
         self.b.cast(low, Scalar::U32, false)
     }
 
+    /// An `i32` widened to `i64` without naga's `i64(i32)`: found by the sim-vs-lavapipe differential
+    /// test, `i64(x)` of a run-time negative `i32` came back zero-extended (and `i64(u32)` of a large
+    /// `u32` sign-extended). Only the unsigned widening `u64(u32)` is trusted: the high word is filled
+    /// from the sign by hand.
+    pub(super) fn widen_i32(&mut self, x: H) -> H {
+        let bits = self.b.cast(x, Scalar::U32, true);
+        let wide = self.b.cast(bits, Scalar::U64, false);
+        let zero = self.b.literal(Literal::I32(0));
+        let negative = self.b.binary(Op::Less, x, zero);
+        let (high, none) = (
+            self.b.literal(Literal::U64(0xffff_ffff_0000_0000)),
+            self.b.literal(Literal::U64(0)),
+        );
+        let fill = self.b.select(negative, high, none);
+        let extended = self.b.binary(Op::InclusiveOr, wide, fill);
+        self.b.cast(extended, Scalar::I64, true)
+    }
+
     /// `x << amount` (amount already below the width) computed on unsigned bits with the bits that
     /// would be shifted out cleared first: the same result, and never a constant-evaluation overflow.
     fn shift_left(&mut self, x: H, amount: H, t: ScalarType) -> H {
@@ -125,7 +143,11 @@ impl Lowerer<'_> {
             Expr::MulWide(a, b) => {
                 let to = scalar_of(t);
                 let (x, y) = (self.b.value(a), self.b.value(b));
-                let (x, y) = (self.b.cast(x, to, false), self.b.cast(y, to, false));
+                let (x, y) = if to == Scalar::I64 {
+                    (self.widen_i32(x), self.widen_i32(y))
+                } else {
+                    (self.b.cast(x, to, false), self.b.cast(y, to, false))
+                };
                 self.b.binary(Op::Multiply, x, y)
             }
             Expr::Compare(op, a, b) => {
@@ -420,7 +442,7 @@ impl Lowerer<'_> {
                 };
                 let r = match to.bits() {
                     64 => {
-                        let wide = self.b.cast(extended, Scalar::I64, false);
+                        let wide = self.widen_i32(extended);
                         if to == ScalarType::I64 {
                             wide
                         } else {
