@@ -7,7 +7,8 @@
 //! behaviour), and documented on the operator. `f32` follows IEEE 754 (as CUDA and the simulator do);
 //! WGSL lets an implementation assume no NaN or infinity occurs and ignore the sign of a zero, so on
 //! WebGPU a kernel that meets one may give other results (lavapipe answers `x != x` with false for a
-//! NaN, and `-3.3e-5 * 0.0` with +0.0).
+//! NaN, and `-3.3e-5 * 0.0` with +0.0), and Vulkan lets the compiler reassociate and contract chains of
+//! `f32` operations (lavapipe computed `a - (a - b)` as `b`).
 
 use crate::kernel::{LocalId, ParamId, Value};
 use crate::types::Literal;

@@ -187,6 +187,9 @@ impl BlockRun<'_> {
                         Space::Global(b) => {
                             let bits = u64::from(operand);
                             self.check_race(warp, pc, l, mem, addr, 4, true, true, bits)?;
+                            if self.race.is_some() {
+                                self.check_blocks(warp, pc, l, mem, addr, 4, false, true)?;
+                            }
                             self.globals[b as usize].atomic(addr, op, operand, compare)
                         }
                         Space::Shared { offset } => {
@@ -220,7 +223,7 @@ impl BlockRun<'_> {
             Space::Global(b) => {
                 if self.race.is_some() {
                     self.check_race(warp, pc, l, mem, addr, size, false, false, 0)?;
-                    self.check_blocks(warp, pc, l, mem, addr, size, false)?;
+                    self.check_blocks(warp, pc, l, mem, addr, size, false, false)?;
                 }
                 Ok(self.globals[b as usize].read(addr, size))
             }
@@ -283,9 +286,7 @@ impl BlockRun<'_> {
     ) -> Result<(), Stop> {
         if self.race.is_some() {
             self.check_race(warp, pc, l, mem, addr, size, true, atomic, value)?;
-            if !atomic {
-                self.check_blocks(warp, pc, l, mem, addr, size, true)?;
-            }
+            self.check_blocks(warp, pc, l, mem, addr, size, !atomic, atomic)?;
         }
         match mem.space {
             Space::Global(b) => self.globals[b as usize].write(addr, size, value),
@@ -311,11 +312,13 @@ impl BlockRun<'_> {
         addr: u64,
         size: u32,
         write: bool,
+        atomic: bool,
     ) -> Result<(), Stop> {
         let Space::Global(b) = mem.space else {
             return Ok(());
         };
-        let Some(other) = self.globals[b as usize].touch(self.block, addr, size, write) else {
+        let Some(other) = self.globals[b as usize].touch(self.block, addr, size, write, atomic)
+        else {
             return Ok(());
         };
         let them = other.block.map_or_else(
@@ -325,7 +328,13 @@ impl BlockRun<'_> {
         let detail = format!(
             "this block {} the byte, and {them} {} it in the same launch: blocks run in no defined \
              order, so the result depends on the schedule",
-            if write { "writes" } else { "reads" },
+            if atomic {
+                "updates (atomically)"
+            } else if write {
+                "writes"
+            } else {
+                "reads"
+            },
             if other.wrote { "writes" } else { "reads" }
         );
         let f = self.finding(

@@ -36,41 +36,67 @@ impl GlobalBuffer {
         buffer
     }
 
-    /// Records a plain access by `block` to bytes `addr..addr + size`; returns another block that wrote
-    /// one of them (or read it, when this access writes): a race between blocks, which run in no
-    /// defined order.
-    pub fn touch(&self, block: u32, addr: u64, size: u32, write: bool) -> Option<OtherBlock> {
+    /// Records an access by `block` to bytes `addr..addr + size` (`write`: a plain store; `atomic`: an
+    /// atomic read-modify-write); returns another block that accessed one of them so that the two race:
+    /// blocks run in no defined order, and only two atomics do not race.
+    pub fn touch(
+        &self,
+        block: u32,
+        addr: u64,
+        size: u32,
+        write: bool,
+        atomic: bool,
+    ) -> Option<OtherBlock> {
         if self.blocks.is_empty() {
             return None;
         }
+        // Per byte: bits 0..31 the last writer + 1, bit 31 whether its write was atomic, bits 32..62 a
+        // plain reader + 1, bit 62 several atomic writers, bit 63 several plain readers.
+        const ATOMIC: u64 = 1 << 31;
+        const ATOMICS: u64 = 1 << 62;
+        const READERS: u64 = 1 << 63;
         let me = u64::from(block) + 1;
         let mut found = None;
         for byte in addr..addr + u64::from(size) {
             let cell = &self.blocks[byte as usize];
             let mut old = cell.load(Relaxed);
             loop {
-                let writer = old & 0xffff_ffff;
-                let reader = (old >> 32) & 0x7fff_ffff;
-                let several = old >> 63 == 1;
+                let writer = old & 0x7fff_ffff;
+                let writer_atomic = old & ATOMIC != 0;
+                let reader = (old >> 32) & 0x3fff_ffff;
+                let other_writer = writer != 0 && writer != me;
+                let other_reader = old & READERS != 0 || (reader != 0 && reader != me);
                 if found.is_none() {
-                    if writer != 0 && writer != me {
+                    let by_writer = if atomic {
+                        other_writer && !writer_atomic
+                    } else {
+                        other_writer || old & ATOMICS != 0
+                    };
+                    if by_writer {
                         found = Some(OtherBlock {
                             block: Some((writer - 1) as u32),
                             wrote: true,
                         });
-                    } else if write && (several || (reader != 0 && reader != me)) {
+                    } else if (write || atomic) && other_reader {
                         found = Some(OtherBlock {
-                            block: (!several).then(|| (reader - 1) as u32),
+                            block: (old & READERS == 0).then(|| (reader - 1) as u32),
                             wrote: false,
                         });
                     }
                 }
-                let new = if write {
+                let new = if atomic {
+                    let several = if other_writer && writer_atomic {
+                        ATOMICS
+                    } else {
+                        0
+                    };
+                    (old & !0xffff_ffff) | me | ATOMIC | several
+                } else if write {
                     (old & !0xffff_ffff) | me
                 } else if reader == 0 {
                     old | me << 32
                 } else if reader != me {
-                    old | 1 << 63
+                    old | READERS
                 } else {
                     old
                 };
