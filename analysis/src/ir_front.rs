@@ -4,7 +4,7 @@
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use warpforge_ir::{
-    Access, BinaryOp, CastKind, Expr, Kernel, Mask, MemRef, ParamKind, ShuffleMode,
+    path_text, Access, BinaryOp, CastKind, Expr, Kernel, Mask, MemRef, ParamKind, ShuffleMode,
     Special as IrSpecial, Stmt, UnaryOp, Verified, WarpOp,
 };
 
@@ -63,17 +63,6 @@ struct Builder<'k> {
     /// (continue target, break target) of open loops.
     loops: Vec<(NodeIndex, NodeIndex)>,
     path: Vec<String>,
-}
-
-fn path_text(path: &[String]) -> String {
-    let mut text = String::new();
-    for (i, seg) in path.iter().enumerate() {
-        if i > 0 && !seg.starts_with('[') {
-            text.push('.');
-        }
-        text.push_str(seg);
-    }
-    text
 }
 
 fn arith_of_binary(op: BinaryOp) -> Arith {

@@ -102,13 +102,7 @@ impl Verifier<'_> {
     }
 
     fn path_text(&self) -> String {
-        let mut text = String::new();
-        for (i, segment) in self.path.iter().enumerate() {
-            if i > 0 && !segment.starts_with('[') {
-                text.push('.');
-            }
-            text.push_str(segment);
-        }
+        let text = crate::path::path_text(&self.path);
         if text.is_empty() {
             "kernel".into()
         } else {

@@ -277,14 +277,7 @@ struct Decoder<'k> {
 
 impl Decoder<'_> {
     fn path_text(&self) -> String {
-        let mut text = String::new();
-        for (i, seg) in self.path.iter().enumerate() {
-            if i > 0 && !seg.starts_with('[') {
-                text.push('.');
-            }
-            text.push_str(seg);
-        }
-        text
+        warpforge_ir::path_text(&self.path)
     }
 
     fn push(&mut self, inst: Inst, path: String) -> u32 {
