@@ -258,17 +258,19 @@ impl BlockRun<'_> {
         if (at..at + size as usize).all(|i| self.written[i]) {
             return Ok(());
         }
-        let f = self.finding(
+        let at = (mem, addr);
+        let detail =
+            "no thread of the block wrote these bytes before this read (zero here, whatever \
+                      the last block left on hardware)";
+        self.memory_finding(
             FindingKind::UninitializedShared,
-            pc as u32,
-            warp.index,
-            1 << l,
-            Some((self.program.arrays[mem.array as usize].clone(), addr)),
-            "no thread of the block wrote these bytes before this read (zero here, whatever the last \
-             block left on hardware)"
-                .into(),
-        );
-        self.report(FindingKind::UninitializedShared, pc as u32, 0, f)
+            pc,
+            warp,
+            l,
+            at,
+            0,
+            detail.into(),
+        )
     }
 
     /// Writes `size` bytes of `value` at byte `addr` of `mem` for lane `l`, with racecheck.
@@ -299,6 +301,31 @@ impl BlockRun<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Reports a finding about lane `l`'s access to byte `addr` of `mem` at `pc` (`other_pc`: the other
+    /// statement of a race, so each pair is reported once per block).
+    #[allow(clippy::too_many_arguments)]
+    fn memory_finding(
+        &mut self,
+        kind: FindingKind,
+        pc: usize,
+        warp: &Warp,
+        l: usize,
+        (mem, addr): (Mem, u64),
+        other_pc: u32,
+        detail: String,
+    ) -> Result<(), Stop> {
+        let array = self.program.arrays[mem.array as usize].clone();
+        let f = self.finding(
+            kind,
+            pc as u32,
+            warp.index,
+            1 << l,
+            Some((array, addr)),
+            detail,
+        );
+        self.report(kind, pc as u32, other_pc, f)
     }
 
     /// racecheck between blocks, for a plain global access.
@@ -337,15 +364,8 @@ impl BlockRun<'_> {
             },
             if other.wrote { "writes" } else { "reads" }
         );
-        let f = self.finding(
-            FindingKind::GlobalRace,
-            pc as u32,
-            warp.index,
-            1 << l,
-            Some((self.program.arrays[mem.array as usize].clone(), addr)),
-            detail,
-        );
-        self.report(FindingKind::GlobalRace, pc as u32, u32::MAX, f)
+        let at = (mem, addr);
+        self.memory_finding(FindingKind::GlobalRace, pc, warp, l, at, u32::MAX, detail)
     }
 
     /// racecheck on each byte of an access.
@@ -410,14 +430,7 @@ impl BlockRun<'_> {
                 self.program.site(r.first_pc as usize)
             )
         };
-        let f = self.finding(
-            kind,
-            pc as u32,
-            warp.index,
-            1 << l,
-            Some((self.program.arrays[mem.array as usize].clone(), byte)),
-            detail,
-        );
-        self.report(kind, pc as u32, r.first_pc, f)
+        let at = (mem, byte);
+        self.memory_finding(kind, pc, warp, l, at, r.first_pc, detail)
     }
 }

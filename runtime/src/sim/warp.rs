@@ -124,13 +124,8 @@ impl Warp {
 
     /// At the `EndIf` marker: the lanes that entered reconverge.
     pub fn end_if(&mut self) {
-        if let Some(Frame::If { outer, end_pc, .. }) = self.stack.pop() {
-            self.active = outer;
-            self.pc = end_pc + 1;
-            if self.active == 0 {
-                self.resume();
-            }
-        }
+        self.pop_if();
+        self.resume();
     }
 
     /// At a `Loop`.
@@ -146,6 +141,49 @@ impl Warp {
 
     /// At the `LoopEnd` marker: the lanes still in the loop go round again, or the loop is done.
     pub fn end_iteration(&mut self) {
+        self.loop_back();
+        self.resume();
+    }
+
+    /// `break` (`to_break`) or `continue`: the active lanes leave every frame up to the innermost loop.
+    pub fn leave_iteration(&mut self, to_break: bool) {
+        let lanes = self.active;
+        for frame in self.stack.iter_mut().rev() {
+            if let Frame::Loop {
+                broke, continued, ..
+            } = frame
+            {
+                *(if to_break { broke } else { continued }) |= lanes;
+                break;
+            }
+            frame.drop_lanes(lanes);
+        }
+        self.active = 0;
+        self.resume();
+    }
+
+    /// `return`, or the end of the kernel: the active lanes are done.
+    pub fn exit_lanes(&mut self) {
+        let lanes = self.active;
+        self.exited |= lanes;
+        for frame in &mut self.stack {
+            frame.drop_lanes(lanes);
+        }
+        self.active = 0;
+        self.resume();
+    }
+
+    /// Pops an `if` frame at its join: the lanes that entered it are active again.
+    fn pop_if(&mut self) {
+        if let Some(Frame::If { outer, end_pc, .. }) = self.stack.pop() {
+            self.active = outer;
+            self.pc = end_pc + 1;
+        }
+    }
+
+    /// At the innermost loop's back edge: the active and continuing lanes run the body again, or, when
+    /// there are none, the loop is left with the lanes that broke out.
+    fn loop_back(&mut self) {
         if let Some(Frame::Loop {
             broke,
             continued,
@@ -162,61 +200,7 @@ impl Warp {
             self.active = *broke;
             self.pc = *end_pc + 1;
             self.stack.pop();
-            if self.active == 0 {
-                self.resume();
-            }
         }
-    }
-
-    /// `break` (`to_break`) or `continue`: the active lanes leave every frame up to the innermost loop.
-    pub fn leave_iteration(&mut self, to_break: bool) {
-        let lanes = self.active;
-        for frame in self.stack.iter_mut().rev() {
-            match frame {
-                Frame::If {
-                    outer, else_mask, ..
-                } => {
-                    *outer &= !lanes;
-                    *else_mask &= !lanes;
-                }
-                Frame::Loop {
-                    broke, continued, ..
-                } => {
-                    if to_break {
-                        *broke |= lanes;
-                    } else {
-                        *continued |= lanes;
-                    }
-                    break;
-                }
-            }
-        }
-        self.active = 0;
-        self.resume();
-    }
-
-    /// `return`, or the end of the kernel: the active lanes are done.
-    pub fn exit_lanes(&mut self) {
-        let lanes = self.active;
-        self.exited |= lanes;
-        for frame in &mut self.stack {
-            match frame {
-                Frame::If {
-                    outer, else_mask, ..
-                } => {
-                    *outer &= !lanes;
-                    *else_mask &= !lanes;
-                }
-                Frame::Loop {
-                    broke, continued, ..
-                } => {
-                    *broke &= !lanes;
-                    *continued &= !lanes;
-                }
-            }
-        }
-        self.active = 0;
-        self.resume();
     }
 
     /// With no lane active: continue where lanes wait, or finish.
@@ -234,40 +218,34 @@ impl Warp {
                 }) => {
                     self.pc = else_pc;
                     self.end_then();
-                    if self.active != 0 {
-                        return;
-                    }
-                    // No lane for the else branch: `pc` is now the join.
-                    self.end_if_quiet();
-                }
-                Some(Frame::If { in_else: true, .. }) => self.end_if_quiet(),
-                Some(Frame::Loop {
-                    continued,
-                    broke,
-                    body_pc,
-                    end_pc,
-                }) => {
-                    if continued != 0 {
-                        self.active = continued;
-                        if let Some(Frame::Loop { continued, .. }) = self.stack.last_mut() {
-                            *continued = 0;
-                        }
-                        self.pc = body_pc;
-                    } else {
-                        self.stack.pop();
-                        self.active = broke;
-                        self.pc = end_pc + 1;
+                    if self.active == 0 {
+                        // No lane for the else branch: `pc` is now the join.
+                        self.pop_if();
                     }
                 }
+                Some(Frame::If { in_else: true, .. }) => self.pop_if(),
+                Some(Frame::Loop { .. }) => self.loop_back(),
             }
         }
     }
+}
 
-    /// Pops an `if` frame at its join without recursing into [`Warp::resume`].
-    fn end_if_quiet(&mut self) {
-        if let Some(Frame::If { outer, end_pc, .. }) = self.stack.pop() {
-            self.active = outer;
-            self.pc = end_pc + 1;
+impl Frame {
+    /// Takes `lanes` out of the frame: they will not be resumed by it.
+    fn drop_lanes(&mut self, lanes: u32) {
+        match self {
+            Frame::If {
+                outer, else_mask, ..
+            } => {
+                *outer &= !lanes;
+                *else_mask &= !lanes;
+            }
+            Frame::Loop {
+                broke, continued, ..
+            } => {
+                *broke &= !lanes;
+                *continued &= !lanes;
+            }
         }
     }
 }
