@@ -41,7 +41,7 @@ fn parse() -> Result<Args, String> {
             "--backend" => {
                 args.backend = match value()?.as_str() {
                     "cuda" => Some(GpuBackend::Cuda),
-                    "wgpu" | "webgpu" => Some(GpuBackend::Wgpu),
+                    "wgpu" | "webgpu" => Some(GpuBackend::WebGpu),
                     "auto" => None,
                     other => return Err(format!("--backend {other}: expected auto, cuda or wgpu")),
                 }

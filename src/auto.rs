@@ -6,9 +6,14 @@
 //! line ([`AutoChoice::explain`]).
 
 use std::fmt;
+use std::sync::OnceLock;
 
-use crate::codec::{Backend, CudaCodec, PageCodec, ReferenceCodec, WebGpuCodec};
+use crate::kernels::{Kernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
+use crate::runtime::cuda::cuda_probe;
+use crate::runtime::launch::joint;
 use crate::runtime::webgpu::find_adapter;
+use crate::wgsl::Requirements;
+use crate::Backend;
 
 /// The GPU backends `auto` tries, best first.
 pub const GPU_ORDER: [Backend; 2] = [Backend::Cuda, Backend::WebGpu];
@@ -17,15 +22,12 @@ pub const GPU_ORDER: [Backend; 2] = [Backend::Cuda, Backend::WebGpu];
 /// probe is cached per process; WebGPU adapters are enumerated once per process).
 pub fn probe(backend: Backend) -> Result<String, String> {
     match backend {
-        Backend::Cuda => match crate::gpu::cuda_probe() {
-            Ok(d) => Ok(format!(
-                "{} (device {}, SM {}.{})",
-                d.name, d.index, d.compute_capability.0, d.compute_capability.1
-            )),
+        Backend::Cuda => match cuda_probe() {
+            Ok(d) => Ok(d.label()),
             Err(why) => Err(why.clone()),
         },
         Backend::WebGpu => {
-            let requirements = WebGpuCodec::requirements().map_err(|e| format!("{e:#}"))?;
+            let requirements = webgpu_requirements().map_err(|e| format!("{e:#}"))?;
             match find_adapter(&requirements) {
                 Ok(a) if !a.is_software => Ok(a.label()),
                 Ok(a) => Err(format!(
@@ -92,26 +94,30 @@ pub fn first_gpu<T>(
     (None, passed_over)
 }
 
-/// The codec `--backend auto` runs: the first GPU backend that opens, else the CPU reference.
-pub fn open_codec() -> (Box<dyn PageCodec>, AutoChoice) {
-    let (gpu, passed_over) = first_gpu(|backend| -> Result<Box<dyn PageCodec>, String> {
-        match backend {
-            Backend::Cuda => CudaCodec::new(0)
-                .map(|c| Box::new(c) as Box<dyn PageCodec>)
-                .map_err(|e| e.to_string()),
-            _ => WebGpuCodec::new()
-                .map(|c| Box::new(c) as Box<dyn PageCodec>)
-                .map_err(|e| format!("{e:#}")),
-        }
-    });
-    let (backend, codec) = gpu.unwrap_or((Backend::Reference, Box::new(ReferenceCodec)));
-    (
-        codec,
-        AutoChoice {
-            backend,
-            passed_over,
-        },
-    )
+/// What a WebGPU adapter must offer to run both LZ4 page kernels (their WGSL emitted and validated by
+/// naga once per process: `auto` probes with it, then a codec opens a device with it).
+pub fn webgpu_requirements() -> anyhow::Result<Requirements> {
+    static REQUIREMENTS: OnceLock<Result<Requirements, String>> = OnceLock::new();
+    REQUIREMENTS
+        .get_or_init(|| {
+            let backend = crate::runtime::Backend::WebGpu;
+            let kernels = [
+                Lz4WarpCompressKernel::new(0).ir_for(backend),
+                Lz4WarpDecompressKernel::new(0).ir_for(backend),
+            ];
+            let mut needs: Option<Requirements> = None;
+            for kernel in &kernels {
+                let verified = warpforge_ir::verify(kernel).map_err(|e| e.to_string())?;
+                let wgsl = crate::wgsl::emit(&verified).map_err(|e| e.to_string())?;
+                needs = Some(match needs {
+                    Some(n) => joint(&n, &wgsl.requirements),
+                    None => wgsl.requirements,
+                });
+            }
+            Ok(needs.expect("two kernels"))
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]

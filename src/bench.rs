@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::codec::{CpuCodec, Page, PageCodec, ReferenceCodec, SimCodec, WebGpuCodec};
+use crate::codec::{CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
 use crate::runtime::sim::SimOptions;
 use crate::PAGE_SIZE;
 
@@ -192,7 +192,7 @@ pub fn run(
     let mut skipped = Vec::new();
     if sim_pages > 0 {
         let prefix = &pages[..sim_pages.min(pages.len())];
-        let mut codec = SimCodec::with_options(SimOptions {
+        let mut codec = KernelCodec::sim_with(SimOptions {
             sanitize: false,
             ..SimOptions::default()
         });
@@ -218,12 +218,9 @@ pub fn run(
         Err(why) => skipped.push(format!("cuda: {why}")),
     }
     if with_webgpu {
-        match WebGpuCodec::new() {
+        match KernelCodec::webgpu() {
             Ok(mut codec) => {
-                let name = format!(
-                    "webgpu ({})",
-                    codec.adapter().split(" [").next().unwrap_or("adapter")
-                );
+                let name = format!("webgpu ({})", codec.kernels().launcher().device_name());
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
             }
             Err(e) => skipped.push(format!("webgpu: {e:#}")),

@@ -2,7 +2,7 @@
 //! the kernels until a GPU measures them (a model: 32 banks of 4 bytes, 32-byte sectors, no caches, no
 //! timing).
 
-use crate::codec::{Page, PageCodec, SimCodec};
+use crate::codec::{KernelCodec, Page, PageCodec};
 use crate::runtime::sim::{Counters, SimOptions, SimReport};
 
 /// One kernel's counters over the pages it ran on (one block, one warp, per page).
@@ -40,7 +40,7 @@ impl KernelCounters {
 
 /// Runs both kernels on `pages` on the simulator with counters on, sanitizer off.
 pub fn sim_counters(pages: &[Page]) -> anyhow::Result<Vec<KernelCounters>> {
-    let mut codec = SimCodec::with_options(SimOptions {
+    let mut codec = KernelCodec::sim_with(SimOptions {
         sanitize: false,
         stats: true,
         ..SimOptions::default()

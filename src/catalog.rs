@@ -1,20 +1,50 @@
-//! The kernels the command line knows by name (`warpforge emit --kernel NAME`).
+//! The kernels the command line knows by name (`warpforge emit --kernel NAME`): the sample kernels and
+//! the LZ4 page kernels, each a [`Kernel`] (which decides its shape per backend).
 
-use crate::kernels::{lz4, WARPS_PER_BLOCK};
-use warpforge_ir::{samples, Kernel};
+use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
+use warpforge_ir::{samples, Kernel as IrKernel};
+use warpforge_runtime::Backend;
 
 /// A named kernel of the catalog.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Entry {
     /// Name on the command line.
     pub name: &'static str,
     /// One line on what it computes.
     pub description: &'static str,
-    /// Builds (and verifies) the kernel as launched on CUDA.
-    pub build: fn() -> Kernel,
-    /// Builds the kernel as launched on WebGPU (one warp per workgroup where warps diverge).
-    pub webgpu_build: fn() -> Kernel,
+    /// The kernel.
+    pub kernel: &'static dyn Kernel,
 }
+
+impl Entry {
+    /// The IR as launched on `backend`.
+    pub fn ir_for(&self, backend: Backend) -> IrKernel {
+        self.kernel.ir_for(backend)
+    }
+
+    /// The IR as launched on CUDA.
+    pub fn build(&self) -> IrKernel {
+        self.kernel.ir()
+    }
+
+    /// The IR as launched on WebGPU (one warp per workgroup where warps diverge).
+    pub fn webgpu_build(&self) -> IrKernel {
+        self.kernel.webgpu_ir()
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .field("entry_point", &self.kernel.name())
+            .finish()
+    }
+}
+
+static LZ4_COMPRESS: Lz4WarpCompressKernel = Lz4WarpCompressKernel::new(1);
+static LZ4_DECOMPRESS: Lz4WarpDecompressKernel = Lz4WarpDecompressKernel::new(1);
+static LZ4_COMPACT: Lz4CompactKernel = Lz4CompactKernel::new(1);
 
 /// Every kernel in the repository, in a fixed order.
 pub fn entries() -> Vec<Entry> {
@@ -23,28 +53,24 @@ pub fn entries() -> Vec<Entry> {
         .map(|s| Entry {
             name: s.name,
             description: s.description,
-            build: s.build,
-            webgpu_build: s.build,
+            kernel: s,
         })
         .collect();
     entries.push(Entry {
         name: "lz4-compress",
         description: "LZ4 compression of 4 KiB pages, one warp per page (4 per block on CUDA)",
-        build: || lz4::lz4_compress_kernel(WARPS_PER_BLOCK),
-        webgpu_build: || lz4::lz4_compress_kernel(1),
+        kernel: &LZ4_COMPRESS,
     });
     entries.push(Entry {
         name: "lz4-decompress",
         description: "LZ4 decompression into 4 KiB pages, one warp per page, every bound checked",
-        build: || lz4::lz4_decompress_kernel(WARPS_PER_BLOCK),
-        webgpu_build: || lz4::lz4_decompress_kernel(1),
+        kernel: &LZ4_DECOMPRESS,
     });
     entries.push(Entry {
         name: "lz4-compact",
         description:
             "copies each page's LZ4 block from its 4 KiB slot to a host-given offset (CUDA D2H)",
-        build: || lz4::lz4_compact_kernel(WARPS_PER_BLOCK),
-        webgpu_build: || lz4::lz4_compact_kernel(1),
+        kernel: &LZ4_COMPACT,
     });
     entries
 }

@@ -21,15 +21,19 @@ pub use warpforge_wgsl as wgsl;
 
 pub mod archive;
 pub mod auto;
+mod backend;
 pub mod bench;
 pub mod bench_stats;
 pub mod catalog;
 pub mod codec;
 pub mod demo;
 pub mod gpu;
+pub mod kernel_io;
 pub mod pipeline;
 
 pub mod kernels;
+
+pub use backend::Backend;
 
 /// Bytes in a memory page.
 pub const PAGE_SIZE: usize = kernels::lz4::PAGE_SIZE;

@@ -46,8 +46,8 @@ enum Command {
     /// Compress a file of 4 KiB pages into a page archive.
     Compress {
         /// Which implementation compresses.
-        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-        backend: BackendArg,
+        #[arg(long, default_value = "auto", value_parser = backend_choice())]
+        backend: BackendChoice,
         /// A file of whole 4 KiB pages.
         input: PathBuf,
         /// The archive to write (replaced only once complete).
@@ -56,8 +56,8 @@ enum Command {
     /// Decompress a page archive back into a file of pages, checking every page.
     Decompress {
         /// Which implementation decompresses.
-        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-        backend: BackendArg,
+        #[arg(long, default_value = "auto", value_parser = backend_choice())]
+        backend: BackendChoice,
         /// The archive.
         input: PathBuf,
         /// The file of pages to write (replaced only once complete and verified).
@@ -68,8 +68,8 @@ enum Command {
     Demo {
         /// Which implementation compresses (auto: as for `compress`; the line after the table says
         /// which ran and why the better ones did not).
-        #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
-        backend: BackendArg,
+        #[arg(long, default_value = "auto", value_parser = backend_choice())]
+        backend: BackendChoice,
     },
     /// Measure every codec side by side on a corpus of pages.
     Bench {
@@ -150,7 +150,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
         kernels.to_vec()
     };
     for name in &names {
-        let kernel = (catalog::find(name).map_err(anyhow::Error::msg)?.build)();
+        let kernel = catalog::find(name).map_err(anyhow::Error::msg)?.build();
         all.push((format!("kernel {name}"), lint_kernel(&verify(&kernel)?)));
     }
     for file in files {
@@ -204,39 +204,43 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
     Ok(errors)
 }
 
-/// `--backend` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum BackendArg {
-    /// cuda on a supported CUDA GPU, else webgpu on a hardware adapter that runs the kernels, else the
-    /// CPU reference (software adapters only when named: `--backend webgpu`).
-    Auto,
-    /// lz4_flex on all cores.
-    Cpu,
-    /// The CPU reference of the warp kernels (byte-identical to webgpu).
-    Reference,
-    /// The LZ4 warp kernels on the CPU simulator, sanitizer on (byte-identical to reference).
-    Sim,
-    /// The LZ4 warp kernels on a WebGPU adapter.
-    Webgpu,
-    /// The LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch).
-    Cuda,
+/// `--backend`: a [`Backend`], or `None` for `auto`.
+#[derive(Clone, Copy, Debug)]
+struct BackendChoice(Option<Backend>);
+
+/// The `--backend` values with their help, parsed into a [`BackendChoice`].
+fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoice> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let help = |backend: Backend| match backend {
+        Backend::Cpu => "lz4_flex on all cores",
+        Backend::Reference => {
+            "the CPU reference of the warp kernels (byte-identical to the kernels)"
+        }
+        Backend::Sim => "the LZ4 warp kernels on the CPU simulator, sanitizer on",
+        Backend::WebGpu => "the LZ4 warp kernels on a WebGPU adapter",
+        Backend::Cuda => {
+            "the LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch)"
+        }
+    };
+    let auto = PossibleValue::new("auto").help(
+        "cuda on a supported CUDA GPU, else webgpu on a hardware adapter that runs the kernels, else \
+         the CPU reference (software adapters only when named: --backend webgpu)",
+    );
+    let values = std::iter::once(auto)
+        .chain(Backend::ALL.map(|b| PossibleValue::new(b.name()).help(help(b))));
+    PossibleValuesParser::new(values)
+        .map(|name: String| BackendChoice(name.parse::<Backend>().ok()))
 }
 
 /// Opens the codec for `--backend`; for `auto`, also the line that says what ran and why.
-fn open_codec(backend: BackendArg) -> Result<(Box<dyn PageCodec>, Option<String>)> {
-    use warpforge::codec::{CpuCodec, CudaCodec, ReferenceCodec, SimCodec, WebGpuCodec};
-    let codec: Box<dyn PageCodec> = match backend {
-        BackendArg::Cpu => Box::new(CpuCodec),
-        BackendArg::Reference => Box::new(ReferenceCodec),
-        BackendArg::Sim => Box::new(SimCodec::new()),
-        BackendArg::Webgpu => Box::new(WebGpuCodec::new()?),
-        BackendArg::Cuda => Box::new(CudaCodec::new(0)?),
-        BackendArg::Auto => {
-            let (codec, choice) = warpforge::auto::open_codec();
-            return Ok((codec, Some(choice.explain())));
+fn open_codec(backend: BackendChoice) -> Result<(Box<dyn PageCodec>, Option<String>)> {
+    match backend.0 {
+        Some(backend) => Ok((warpforge::codec::open(backend)?, None)),
+        None => {
+            let (codec, choice) = warpforge::codec::open_auto();
+            Ok((codec, Some(choice.explain())))
         }
-    };
-    Ok((codec, None))
+    }
 }
 
 fn progress_bar() -> ProgressBar {
@@ -255,7 +259,7 @@ type Pipeline =
 /// Runs `compress` or `decompress` with a progress bar and prints the summary.
 fn run_pipeline(
     verb: &str,
-    backend: BackendArg,
+    backend: BackendChoice,
     input: &std::path::Path,
     output: &std::path::Path,
     run: Pipeline,
@@ -432,9 +436,9 @@ fn load_kernel(name: Option<&str>, file: Option<&PathBuf>, webgpu: bool) -> Resu
         (Some(name), _) => {
             let entry = catalog::find(name).map_err(anyhow::Error::msg)?;
             if webgpu {
-                (entry.webgpu_build)()
+                entry.webgpu_build()
             } else {
-                (entry.build)()
+                entry.build()
             }
         }
         (None, Some(path)) => {

@@ -1,5 +1,5 @@
-//! `warpforge run`: one launch of a kernel (a `.wfir` file or a catalog kernel) on the simulator or a
-//! WebGPU adapter, with its arguments from the command line and from files. It prints the sanitizer's
+//! `warpforge run`: one launch of a kernel (a `.wfir` file or a catalog kernel) on the simulator, a
+//! WebGPU adapter or a CUDA GPU, through the runtime's launch API, with its arguments from the command line and from files. It prints the sanitizer's
 //! findings (and the simulator's counters with `--stats`), optionally checks another backend against
 //! the simulator byte for byte, and writes read_write buffers to files after the run.
 //!
@@ -13,9 +13,8 @@ use warpforge::catalog;
 use warpforge::ir::{
     parse_kernel, verify, Access, Kernel, Literal, ParamKind, ScalarType, Verified,
 };
-use warpforge::runtime::sim::{self, SimOptions, SimReport};
-use warpforge::runtime::webgpu::{WebGpuDevice, WebGpuError};
-use warpforge::runtime::BufferArg;
+use warpforge::runtime::sim::{SimLauncher, SimOptions, SimReport};
+use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
 mod report;
 
@@ -29,8 +28,8 @@ Arguments (--arg, one for each kernel parameter):
                      bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
 
 The grid is 1 block unless --grid says otherwise; a block has the kernel's block_size threads.
---kernel NAME runs the catalog kernel as launched on CUDA on sim, and as launched on WebGPU on
-webgpu (with --check sim, the simulator runs that same WebGPU form).
+--kernel NAME runs the catalog kernel in the shape the backend launches it (the LZ4 page kernels: 4
+warps per block on cuda, 1 on webgpu and sim); with --check sim, the simulator runs that same form.
 
 Each --out NAME=FILE.bin gets a read_write buffer's bytes after the kernel, written once the run is
 over, also when the run found errors, so that the damage can be inspected.
@@ -52,9 +51,10 @@ pub struct RunArgs {
     /// A kernel of the repository, by name (see `warpforge list`).
     #[arg(long)]
     kernel: Option<String>,
-    /// Where the kernel runs.
-    #[arg(long, value_enum)]
-    backend: RunBackend,
+    /// Where the kernel runs: sim (the CPU simulator, sanitizer on unless --no-sanitize), webgpu (the
+    /// first WebGPU adapter that can run it, a GPU or lavapipe) or cuda (the first CUDA GPU of SM 7.0+).
+    #[arg(long, value_parser = run_backend())]
+    backend: Backend,
     /// Blocks in the grid (default: 1 block).
     #[arg(long, value_name = "BLOCKS", default_value = "1", value_parser = clap::value_parser!(u32).range(1..))]
     grid: u32,
@@ -64,7 +64,7 @@ pub struct RunArgs {
     /// Write a read_write buffer's bytes after the run to a file (also after errors; repeatable).
     #[arg(long = "out", value_name = "NAME=FILE.bin")]
     outs: Vec<String>,
-    /// Print the simulator's counters (on webgpu: with `--check sim`, those of the check's run).
+    /// Print the simulator's counters (on webgpu and cuda: with `--check sim`, those of the check's run).
     #[arg(long)]
     stats: bool,
     /// Output format.
@@ -78,13 +78,11 @@ pub struct RunArgs {
     check: Option<CheckBackend>,
 }
 
-/// `run --backend` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum RunBackend {
-    /// The CPU simulator, sanitizer on unless `--no-sanitize`.
-    Sim,
-    /// The first WebGPU adapter that can run the kernel (a GPU, or lavapipe in software).
-    Webgpu,
+/// `run --backend` values: the runtime's launch backends.
+fn run_backend() -> impl clap::builder::TypedValueParser<Value = Backend> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Backend::ALL.map(Backend::name))
+        .map(|name: String| name.parse::<Backend>().expect("one of the listed backends"))
 }
 
 /// `run --check` values.
@@ -142,56 +140,49 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn execute(args: &RunArgs) -> Result<i32, Failure> {
-    let webgpu = args.backend == RunBackend::Webgpu;
-    if args.check.is_some() && !webgpu {
-        let line = "--check sim compares another backend with the simulator: use --backend webgpu";
+    let on_sim = args.backend == Backend::Sim;
+    if args.check.is_some() && on_sim {
+        let line =
+            "--check sim compares another backend with the simulator: use --backend webgpu or cuda";
         return Err(usage(line.into()));
     }
-    let kernel = load_kernel(args, webgpu)?;
+    let kernel = load_kernel(args)?;
     let verified = verify(&kernel).map_err(|e| usage(format!("{}: {e}", source(args))))?;
     let (mut buffers, scalars, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
-    if args.stats && webgpu && args.check.is_none() {
+    if args.stats && !on_sim && args.check.is_none() {
         eprintln!("note: --stats: the counters are the simulator's; add --check sim to get them");
     }
-    let options = SimOptions {
+    let sim = SimLauncher::new(SimOptions {
         sanitize: !args.no_sanitize,
         stats: args.stats,
         ..SimOptions::default()
-    };
+    });
     let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
-    let mut outcome = if webgpu {
-        let mut sim_buffers = args.check.map(|_| buffers.clone());
-        let (t, adapter) = webgpu_launch(&verified, args.grid, &mut buffers, &scalars)?;
-        let (upload, download) = (millis(t.upload_ns), millis(t.download_ns));
-        let time = format!(
-            "kernel {} ({}), upload {upload}, download {download} (host clock)",
-            millis(t.kernel_ns),
-            t.kernel_clock
-        );
-        let (report, check) = match sim_buffers.as_mut() {
-            Some(sim_buffers) => {
-                let report = sim_launch(&verified, args.grid, sim_buffers, &bits, &options)?;
-                (Some(report), Some(first_difference(&buffers, sim_buffers)))
-            }
-            None => (None, None),
-        };
-        let backend = format!("webgpu ({adapter})");
+    let mut outcome = if on_sim {
+        let launched = launch(&sim, &verified, args.grid, &mut buffers, &bits)?;
         Outcome {
-            backend,
-            report,
-            time,
-            check,
+            backend: "sim".into(),
+            time: format!("{} (host clock)", millis(launched.timings.kernel_ns)),
+            report: launched.sim,
+            check: None,
             written: Vec::new(),
         }
     } else {
-        let report = sim_launch(&verified, args.grid, &mut buffers, &bits, &options)?;
-        let time = format!("{} (host clock)", millis(report.elapsed_ns));
-        let (backend, report) = ("sim".into(), Some(report));
+        let launcher = open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?;
+        let mut sim_buffers = args.check.map(|_| buffers.clone());
+        let launched = launch(launcher.as_ref(), &verified, args.grid, &mut buffers, &bits)?;
+        let (report, check) = match sim_buffers.as_mut() {
+            Some(sim_buffers) => {
+                let report = launch(&sim, &verified, args.grid, sim_buffers, &bits)?.sim;
+                (report, Some(first_difference(&buffers, sim_buffers)))
+            }
+            None => (None, None),
+        };
         Outcome {
-            backend,
+            backend: launcher.describe(),
             report,
-            time,
-            check: None,
+            time: launched.timings.to_string(),
+            check,
             written: Vec::new(),
         }
     };
@@ -224,14 +215,10 @@ fn source(args: &RunArgs) -> String {
     }
 }
 
-fn load_kernel(args: &RunArgs, webgpu: bool) -> Result<Kernel, Failure> {
+fn load_kernel(args: &RunArgs) -> Result<Kernel, Failure> {
     if let Some(name) = &args.kernel {
         let entry = catalog::find(name).map_err(usage)?;
-        return Ok(if webgpu {
-            (entry.webgpu_build)()
-        } else {
-            (entry.build)()
-        });
+        return Ok(entry.ir_for(args.backend));
     }
     let path = args
         .file
@@ -456,48 +443,36 @@ fn scalar_value(name: &str, ty: ScalarType, text: &str) -> Result<u64, String> {
     Ok(literal.to_bits())
 }
 
-fn sim_launch(
+/// Why `backend` cannot run the kernel: no device is a fault (exit 1) with a hint, like a device error.
+fn cannot_run(backend: Backend, e: LaunchError) -> Failure {
+    let hint = match backend {
+        Backend::WebGpu if e.is_no_device() => {
+            "\n(without a GPU on Linux: apt-get install mesa-vulkan-drivers)"
+        }
+        Backend::Cuda if e.is_no_device() => {
+            "\n(cuda needs an NVIDIA GPU of SM 7.0+ and its driver; --backend sim runs anywhere)"
+        }
+        _ => "",
+    };
+    if e.is_arguments() {
+        usage(e.to_string())
+    } else {
+        fault(format!("{e}{hint}"))
+    }
+}
+
+/// Loads `kernel` on `launcher` and launches it; bad arguments are usage errors, anything else a fault.
+fn launch(
+    launcher: &dyn Launcher,
     kernel: &Verified<'_>,
     grid: u32,
     buffers: &mut [Buffer],
     scalars: &[u64],
-    options: &SimOptions,
-) -> Result<SimReport, Failure> {
+) -> Result<Launched, Failure> {
+    let backend = launcher.backend();
+    let loaded = launcher.load(kernel).map_err(|e| cannot_run(backend, e))?;
     let mut args: Vec<BufferArg<'_>> = buffers.iter_mut().map(Buffer::arg).collect();
-    sim::run(kernel, grid, &mut args, scalars, options).map_err(|e| usage(e.to_string()))
-}
-
-/// Runs on the first WebGPU adapter that can; returns the timings and the adapter's label.
-fn webgpu_launch(
-    kernel: &Verified<'_>,
-    grid: u32,
-    buffers: &mut [Buffer],
-    scalars: &[(String, u64)],
-) -> Result<(warpforge::runtime::webgpu::LaunchTimings, String), Failure> {
-    let wgsl = warpforge::wgsl::emit(kernel).map_err(|e| {
-        usage(format!(
-            "kernel `{}` cannot run on webgpu: {e}",
-            kernel.name
-        ))
-    })?;
-    let device = WebGpuDevice::new(&wgsl.requirements).map_err(|e| match e {
-        WebGpuError::NoAdapter => fault(e.to_string()),
-        e => fault(format!(
-            "{e}\n(without a GPU on Linux: apt-get install mesa-vulkan-drivers)"
-        )),
-    })?;
-    // Bindings and the parameter block's members by name, whatever their order.
-    let mut refs: Vec<&mut Buffer> = buffers.iter_mut().collect();
-    refs.sort_by_key(|b| wgsl.buffers.iter().position(|w| w.name == b.name));
-    let mut args: Vec<BufferArg<'_>> = refs.into_iter().map(Buffer::arg).collect();
-    let bits: Vec<u64> = (wgsl.params.members.iter())
-        .map(|m| scalars.iter().find(|s| s.0 == m.name).map_or(0, |s| s.1))
-        .collect();
-    let timings = device
-        .run(&wgsl, grid, &mut args, &bits)
-        .map_err(|e| match e {
-            WebGpuError::Arguments(m) => usage(m),
-            e => fault(e.to_string()),
-        })?;
-    Ok((timings, device.adapter().label()))
+    launcher
+        .launch(&loaded, grid, &mut args, scalars)
+        .map_err(|e| cannot_run(backend, e))
 }

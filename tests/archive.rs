@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use indicatif::ProgressBar;
-use warpforge::codec::{CpuCodec, PageCodec, ReferenceCodec, WebGpuCodec};
+use warpforge::codec::{CpuCodec, KernelCodec, PageCodec, ReferenceCodec};
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::pipeline::{compress_file, decompress_file};
 
@@ -74,7 +74,7 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     ) {
         return;
     }
-    let mut webgpu = WebGpuCodec::new().expect("a WebGPU codec");
+    let mut webgpu = KernelCodec::webgpu().expect("a WebGPU codec");
     let from_gpu = round_trip(&mut webgpu, &dir, &pages, &original);
     assert_eq!(
         from_gpu, reference,

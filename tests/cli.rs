@@ -22,7 +22,7 @@ fn emit_ir_prints_the_text_form_of_every_catalog_kernel() {
             String::from_utf8_lossy(&out.stderr)
         );
         let printed = String::from_utf8(out.stdout).expect("utf-8");
-        assert_eq!(printed, (entry.build)().to_string(), "{}", entry.name);
+        assert_eq!(printed, entry.build().to_string(), "{}", entry.name);
         let again = warpforge(&["emit", "--target", "ir", "--kernel", entry.name]);
         assert_eq!(
             printed.as_bytes(),
@@ -48,15 +48,15 @@ fn emit_reads_wfir_files_and_reports_errors_with_their_location() {
     let dir = std::env::temp_dir().join(format!("warpforge-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let good = dir.join("good.wfir");
-    let text = catalog::find("vector-add").expect("exists").build;
-    std::fs::write(&good, text().to_string()).expect("write");
+    let text = catalog::find("vector-add").expect("exists").build();
+    std::fs::write(&good, text.to_string()).expect("write");
     let out = warpforge(&["emit", "--file", good.to_str().expect("utf-8 path")]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), text().to_string());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), text.to_string());
 
     let bad = dir.join("bad.wfir");
     std::fs::write(
@@ -102,7 +102,7 @@ fn emit_ptx_prints_the_library_emission_deterministically() {
                 "{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let kernel = (entry.build)();
+            let kernel = entry.build();
             let expected =
                 warpforge::ptx::emit(&warpforge::ir::verify(&kernel).expect("verifies"), sm)
                     .expect("emits");
@@ -159,7 +159,7 @@ fn emit_wgsl_prints_the_validated_library_emission() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let kernel = (entry.webgpu_build)();
+        let kernel = entry.webgpu_build();
         let expected = warpforge::wgsl::emit(&warpforge::ir::verify(&kernel).expect("verifies"))
             .expect("emits");
         assert_eq!(

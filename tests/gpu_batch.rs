@@ -26,7 +26,7 @@ fn test_pages() -> Vec<[u8; PAGE_SIZE]> {
 
 /// Whether the adapter the WebGPU backend picks offers timestamp queries.
 fn gpu_timestamps_offered() -> bool {
-    let requirements = warpforge::codec::WebGpuCodec::requirements().expect("the kernels emit");
+    let requirements = warpforge::auto::webgpu_requirements().expect("the kernels emit");
     warpforge::runtime::webgpu::find_adapter(&requirements)
         .expect("an adapter")
         .timestamp_query
@@ -46,7 +46,7 @@ fn wgpu(batch_size: usize) -> Option<GpuBatchCompressor> {
         batch_size,
         ..GpuBatchConfig::default()
     };
-    Some(GpuBatchCompressor::with_backend(config, GpuBackend::Wgpu).expect("a WebGPU compressor"))
+    Some(GpuBatchCompressor::with_backend(config, GpuBackend::WebGpu).expect("a WebGPU compressor"))
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn invalid_configs_are_refused_before_any_device_is_touched() {
             "batch_size",
         ),
     ] {
-        for backend in [GpuBackend::Cuda, GpuBackend::Wgpu] {
+        for backend in [GpuBackend::Cuda, GpuBackend::WebGpu] {
             match GpuBatchCompressor::with_backend(config.clone(), backend) {
                 Err(GpuError::Config(why)) => assert!(why.contains(what), "{why}"),
                 Err(e) => panic!("{config:?}: expected a config error, got {e}"),

@@ -11,7 +11,7 @@ use warpforge::ptx::{emit, Sm};
 #[test]
 fn every_kernel_of_the_repository_lints_clean_as_ir_and_as_ptx() {
     for entry in catalog::entries() {
-        for kernel in [(entry.build)(), (entry.webgpu_build)()] {
+        for kernel in [entry.build(), entry.webgpu_build()] {
             let verified = verify(&kernel).expect("verifies");
             let diags = lint_kernel(&verified);
             assert!(

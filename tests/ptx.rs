@@ -12,11 +12,11 @@ use warpforge::ptx::{emit, Sm};
 #[test]
 fn emission_is_deterministic_and_matches_the_snapshots() {
     for entry in catalog::entries() {
-        let kernel = (entry.build)();
+        let kernel = entry.build();
         let verified = verify(&kernel).expect("catalog kernels verify");
         for sm in Sm::ALL {
             let first = emit(&verified, sm).expect("emits");
-            let second = emit(&verify(&(entry.build)()).expect("verifies"), sm).expect("emits");
+            let second = emit(&verify(&entry.build()).expect("verifies"), sm).expect("emits");
             assert_eq!(first, second, "{} {sm}: two emissions differ", entry.name);
             insta::assert_snapshot!(format!("{}-{}", entry.name, sm.name()), first.text);
         }
@@ -31,7 +31,7 @@ fn every_kernel_assembles_for_every_target_without_spills() {
         return;
     };
     for entry in catalog::entries() {
-        let kernel = (entry.build)();
+        let kernel = entry.build();
         for sm in Sm::ALL {
             let ptx = emit(&verify(&kernel).expect("verifies"), sm).expect("emits");
             let report = ptxas

@@ -220,7 +220,7 @@ fn compressor_snippets_run_on_webgpu() {
         return;
     }
     let mut compressor =
-        GpuBatchCompressor::with_backend(api_config(), GpuBackend::Wgpu).expect("WebGPU");
+        GpuBatchCompressor::with_backend(api_config(), GpuBackend::WebGpu).expect("WebGPU");
     api_batch(&mut compressor).expect("Batch Compression");
     compression_results(&mut compressor).expect("Batch Results");
 }

@@ -52,8 +52,8 @@ fn blocks_for(kernel: &Kernel, webgpu: &Kernel, case: &Case) -> u32 {
 #[test]
 fn every_kernel_matches_its_rust_reference_on_sim_with_no_finding() {
     for entry in catalog::entries() {
-        let webgpu = (entry.webgpu_build)();
-        for (shape, kernel) in [("cuda", (entry.build)()), ("webgpu", webgpu.clone())] {
+        let webgpu = entry.webgpu_build();
+        for (shape, kernel) in [("cuda", entry.build()), ("webgpu", webgpu.clone())] {
             let cases = std::env::var("PROPTEST_CASES")
                 .ok()
                 .and_then(|n| n.parse().ok())
@@ -86,10 +86,10 @@ fn every_kernel_matches_its_rust_reference_on_sim_with_no_finding() {
 /// default) has nothing to say about either launch — not even a warning.
 #[test]
 fn lz4_kernels_on_sim_give_the_reference_archive_on_the_sample_pages_with_no_finding() {
-    use warpforge::codec::{PageCodec, ReferenceCodec, SimCodec};
+    use warpforge::codec::{KernelCodec, PageCodec, ReferenceCodec};
     let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
     assert_eq!(pages.len(), 512);
-    let mut sim = SimCodec::new();
+    let mut sim = KernelCodec::sim();
     let records = sim.compress(&pages).expect("the simulator compresses");
     let reference = ReferenceCodec
         .compress(&pages)

@@ -44,7 +44,7 @@ fn every_kernel_matches_its_rust_reference_on_random_inputs() {
         return;
     }
     for entry in catalog::entries() {
-        let kernel = (entry.webgpu_build)();
+        let kernel = entry.webgpu_build();
         let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies")).expect("emits WGSL");
         let device = WebGpuDevice::new(&wgsl.requirements)
             .expect("the adapter runs the repository's kernels");

@@ -7,10 +7,10 @@ use warpforge::ir::verify;
 #[test]
 fn every_kernel_emits_validated_deterministic_wgsl_matching_its_snapshot() {
     for entry in catalog::entries() {
-        let kernel = (entry.webgpu_build)();
+        let kernel = entry.webgpu_build();
         let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies"))
             .unwrap_or_else(|e| panic!("{}: {e}", entry.name));
-        let again = warpforge::wgsl::emit(&verify(&(entry.webgpu_build)()).expect("verifies"))
+        let again = warpforge::wgsl::emit(&verify(&entry.webgpu_build()).expect("verifies"))
             .expect("emits");
         assert_eq!(wgsl, again, "{}: emission is not deterministic", entry.name);
         warpforge::wgsl::check_text(&wgsl.source, wgsl.requirements.shader_int64)

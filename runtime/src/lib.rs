@@ -1,24 +1,34 @@
-//! `warpforge-runtime`: launching emitted kernels and timing them.
+//! `warpforge-runtime`: launching any verified kernel, one API over three backends. Nothing in it is
+//! specific to a kernel (the LZ4 pipeline lives in the `warpforge` façade, built on this API).
 //!
-//! - [`sim`]: the CPU simulator — verified IR executed with warp semantics, a sanitizer
-//!   (memcheck, synccheck, racecheck) and execution counters. The definition every other backend is
-//!   checked against.
+//! - [`Launcher`] ([`launch`]): load a kernel once, launch it over a number of blocks with the same
+//!   arguments on every backend ([`BufferArg`]s and scalar bits in parameter order); every launch
+//!   returns [`Launched`]: the stage [`Timings`] tagged with their [`Clock`], and on `sim` the
+//!   simulator's report. [`open`] opens a backend by name ([`Backend`]).
+//! - [`sim`]: the CPU simulator — verified IR executed with warp semantics, a sanitizer (memcheck,
+//!   synccheck, racecheck) and execution counters. The definition every other backend is checked
+//!   against.
 //! - [`webgpu`]: lists adapters and runs WGSL from `warpforge-wgsl` through wgpu, with each kernel's
 //!   shader module and pipeline built once per device, and kernel times from GPU timestamp queries
 //!   where the adapter offers them.
-//! - [`cudarc`]: the CUDA driver bindings, re-exported so that the façade's CUDA engine
-//!   (`warpforge::gpu`) builds on the same version.
-//! - [`Clock`]: which clock measured a stage time.
+//! - [`cuda`]: lists CUDA devices with their attributes and runs PTX from `warpforge-ptx` through the
+//!   driver API (cudarc, loaded at run time): module load with the JIT log, launch configuration with
+//!   the dynamic shared memory opt-in, stream-ordered copies, event timing, `CUresult` names.
 
 #![deny(missing_docs)]
 
+mod arguments;
 mod buffer_arg;
 mod clock;
+pub mod cuda;
+pub mod launch;
 pub mod sim;
 pub mod webgpu;
 
 pub use buffer_arg::BufferArg;
-pub use clock::Clock;
+pub use clock::{Clock, Timings};
+pub use launch::{open, Backend, LaunchError, Launched, Launcher, Loaded};
 
-/// The CUDA driver bindings the CUDA backend is built on, re-exported so dependents use the same version.
+/// The CUDA driver bindings the CUDA backend is built on, re-exported so that engines built on
+/// [`cuda`] (the façade's DMA ring) use the same version.
 pub use cudarc;

@@ -8,10 +8,8 @@ use std::io::Write;
 use std::sync::OnceLock;
 
 use warpforge_ir::ScalarType;
-use warpforge_runtime::webgpu::{
-    list_adapters, BufferArg, LaunchTimings, WebGpuDevice, WebGpuError,
-};
-use warpforge_runtime::Clock;
+use warpforge_runtime::webgpu::{list_adapters, BufferArg, WebGpuDevice, WebGpuError};
+use warpforge_runtime::{Clock, Timings};
 
 #[path = "support/wgsl_kernels.rs"]
 mod wgsl_kernels;
@@ -37,7 +35,7 @@ fn device(test: &str) -> Option<&'static WebGpuDevice> {
 }
 
 /// Runs `add_one` on `n` random words with a sentinel-filled output, and checks every word.
-fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) -> LaunchTimings {
+fn check_add_one(device: &WebGpuDevice, rng: &mut Rng, n: u32, blocks: u32) -> Timings {
     let input: Vec<u32> = (0..n).map(|_| rng.next() as u32).collect();
     let input_bytes = words_to_bytes(&input);
     let mut output = vec![0xAB; input_bytes.len()];

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::cuda::CudaEngine;
-use super::engine::{Engine, WgpuEngine};
+use super::engine::{Engine, LaunchEngine};
 use super::{BatchResult, BatchStats, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError};
-use crate::codec::{Page, PageCodec, ReferenceCodec, WebGpuCodec};
+use crate::kernel_io::{reference, Lz4Kernels, Page};
 use crate::{CompressedPage, PAGE_SIZE};
 
 /// Compresses and decompresses batches of pages on a GPU.
@@ -34,18 +34,16 @@ impl GpuBatchCompressor {
     pub fn auto(config: GpuBatchConfig) -> Result<GpuBatchCompressor, GpuError> {
         config.validate()?;
         let (picked, passed_over) = crate::auto::first_gpu(|backend| {
-            let api = match backend {
-                crate::codec::Backend::Cuda => GpuBackend::Cuda,
-                _ => GpuBackend::Wgpu,
-            };
-            GpuBatchCompressor::with_backend(config.clone(), api).map_err(|e| e.to_string())
+            GpuBatchCompressor::with_backend(config.clone(), backend).map_err(|e| e.to_string())
         });
         picked
             .map(|(_, compressor)| compressor)
             .ok_or_else(|| GpuError::NotAvailable(crate::auto::reasons(&passed_over, "; ")))
     }
 
-    /// A compressor on `backend`. WebGPU picks the best adapter and ignores `device_index`.
+    /// A compressor on `backend`: `Cuda` (device `config.device_index`, the async-DMA ring), `WebGpu`
+    /// (the best adapter that runs the kernels; `device_index` is ignored) or `Sim` (the CPU simulator,
+    /// for checks without a GPU). `Cpu` and `Reference` are not GPU backends: [`GpuError::Config`].
     pub fn with_backend(
         config: GpuBatchConfig,
         backend: GpuBackend,
@@ -58,10 +56,21 @@ impl GpuBatchCompressor {
                 config.ring_buffer_slots,
                 config.async_dma,
             )?),
-            GpuBackend::Wgpu => {
-                let codec =
-                    WebGpuCodec::new().map_err(|e| GpuError::NotAvailable(format!("{e:#}")))?;
-                Box::new(WgpuEngine(codec))
+            GpuBackend::WebGpu => {
+                let requirements = crate::auto::webgpu_requirements()
+                    .map_err(|e| GpuError::NotAvailable(format!("{e:#}")))?;
+                let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
+                    .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                Box::new(LaunchEngine(Lz4Kernels::new(Box::new(device))?))
+            }
+            GpuBackend::Sim => {
+                let sim = crate::runtime::sim::SimLauncher::default();
+                Box::new(LaunchEngine(Lz4Kernels::new(Box::new(sim))?))
+            }
+            GpuBackend::Cpu | GpuBackend::Reference => {
+                return Err(GpuError::Config(format!(
+                    "{backend} is not a GPU backend (use cuda, webgpu or sim)"
+                )))
             }
         };
         Ok(GpuBatchCompressor::with_engine(config, engine))
@@ -165,9 +174,9 @@ impl GpuBatchCompressor {
             match outcome {
                 Ok((records, t)) if records.len() == chunk.len() => {
                     result.pages.extend(records);
-                    result.h2d_time_ns += t.h2d_ns;
+                    result.h2d_time_ns += t.upload_ns;
                     result.kernel_time_ns += t.kernel_ns;
-                    result.d2h_time_ns += t.d2h_ns;
+                    result.d2h_time_ns += t.download_ns;
                     result.kernel_clock = t.kernel_clock;
                     result.transfer_clock = t.transfer_clock;
                 }
@@ -187,9 +196,7 @@ impl GpuBatchCompressor {
                             first + chunk.len()
                         );
                     }
-                    let records = ReferenceCodec
-                        .compress(chunk)
-                        .map_err(|e| GpuError::NotAvailable(format!("CPU fallback: {e:#}")))?;
+                    let records = reference::compress(chunk);
                     result.pages.extend(records);
                     result.cpu_fallback_pages += chunk.len();
                     self.stats.cpu_fallback_pages += chunk.len() as u64;
@@ -237,9 +244,7 @@ impl GpuBatchCompressor {
                     }
                     self.stats.cpu_fallback_pages += records.len() as u64;
                     self.note_failure(&e);
-                    ReferenceCodec
-                        .decompress(records, dst)
-                        .map_err(|e| GpuError::NotAvailable(format!("CPU fallback: {e:#}")))?
+                    reference::decompress(records, dst)
                 }
             };
             decoded.map_err(|e| GpuError::Corrupt {

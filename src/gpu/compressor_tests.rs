@@ -5,9 +5,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::*;
-use crate::gpu::engine::{ChunkOutcome, Timings};
+use crate::codec::{PageCodec, ReferenceCodec};
+use crate::gpu::engine::ChunkOutcome;
 use crate::kernels::lz4::pages::{page, PageKind};
 use crate::runtime::Clock;
+use crate::runtime::Timings;
 
 /// Compresses with the reference and reports fixed device-clock timings; counts the chunks it was given.
 struct FakeEngine {
@@ -33,9 +35,9 @@ impl Engine for FakeEngine {
                 self.chunks.fetch_add(1, Ordering::SeqCst);
                 let records = ReferenceCodec.compress(chunk).expect("reference");
                 let t = Timings {
-                    h2d_ns: 10,
+                    upload_ns: 10,
                     kernel_ns: 20,
-                    d2h_ns: 30,
+                    download_ns: 30,
                     kernel_clock: Clock::CudaEvents,
                     transfer_clock: Clock::CudaEvents,
                 };

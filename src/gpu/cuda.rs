@@ -14,26 +14,31 @@
 
 use std::sync::Arc;
 
-use warpforge_ir::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
-use warpforge_ptx::Sm;
+use warpforge_ir::verify;
 
-use super::cuda_device::{device_info, driver_device_count};
-use super::cuda_module::Loaded;
-use super::engine::{ChunkOutcome, Engine, Timings};
+use super::engine::{ChunkOutcome, Engine};
 use super::ring::{run_pipeline, Stages};
 use super::{GpuDeviceInfo, GpuError};
 use crate::archive::Record;
-use crate::codec::{gather_lz4, record_from_meta, scatter_decoded, DecodeError, Page};
-use crate::kernels::WARPS_PER_BLOCK;
+use crate::kernel_io::{decompress_through, record_from_meta, DecodeError, Page, PageMeta};
+use crate::kernels::Lz4WarpDecompressKernel;
+use crate::kernels::{blocks_for, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
+use crate::runtime::cuda::{CudaDevice, CudaKernel};
 use crate::runtime::cudarc::driver::{
-    sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, PinnedHostSlice, PushKernelArg,
+    sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, LaunchConfig, PinnedHostSlice,
+    PushKernelArg,
 };
-use crate::runtime::Clock;
+use crate::runtime::{Backend, Clock, Launcher, Loaded, Timings};
 use crate::PAGE_SIZE;
 
 /// Maps a cudarc driver error to [`GpuError::Cuda`] naming `call`.
-pub(crate) fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
+fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
     move |e| GpuError::cuda(call, e.0 as u32)
+}
+
+/// The launch configuration of a page kernel for `pages` pages.
+fn config(kernel: &CudaKernel, pages: usize) -> Result<LaunchConfig, GpuError> {
+    Ok(kernel.config(u64::from(blocks_for(pages, Backend::Cuda)))?)
 }
 
 /// Events of one slot, recorded around each stage.
@@ -143,11 +148,11 @@ impl Stages for CudaStages<'_, '_> {
 
 /// The CUDA backend.
 pub struct CudaEngine {
+    /// The device (its own stream runs `decompress_chunk` through the runtime's launch API).
+    device: CudaDevice,
     ctx: Arc<CudaContext>,
-    /// The stream of `decompress_chunk`.
-    stream: Arc<CudaStream>,
-    compress: Loaded,
-    compact: Loaded,
+    compress: CudaKernel,
+    compact: CudaKernel,
     decompress: Loaded,
     slots: Vec<Slot>,
     batch: usize,
@@ -163,36 +168,19 @@ impl CudaEngine {
         slots: usize,
         async_dma: bool,
     ) -> Result<CudaEngine, GpuError> {
-        let count = driver_device_count();
-        if count == 0 {
-            return Err(GpuError::NotAvailable(
-                "no CUDA driver or no CUDA device".into(),
-            ));
-        }
-        if index as usize >= count {
-            return Err(GpuError::NotAvailable(format!(
-                "device_index {index}, but there are {count} CUDA devices"
-            )));
-        }
-        let ctx = CudaContext::new(index as usize).map_err(err("cuCtxCreate"))?;
-        let info = device_info(&ctx, index)?;
-        if !info.is_supported() {
-            let (major, minor) = info.compute_capability;
-            return Err(GpuError::NotAvailable(format!(
-                "{} is SM {major}.{minor}; warpforge needs SM 7.0+",
-                info.name
-            )));
-        }
-        let sm = match info.compute_capability.0 {
-            9.. => Sm::Sm90,
-            8 => Sm::Sm80,
-            _ => Sm::Sm70,
-        };
-        let stream = ctx.new_stream().map_err(err("cuStreamCreate"))?;
-        let w = WARPS_PER_BLOCK;
-        let compress = Loaded::new(&ctx, &lz4_compress_kernel(w), sm)?;
-        let compact = Loaded::new(&ctx, &lz4_compact_kernel(w), sm)?;
-        let decompress = Loaded::new(&ctx, &lz4_decompress_kernel(w), sm)?;
+        let device = CudaDevice::new(index)?;
+        let ctx = device.context().clone();
+        let info = GpuDeviceInfo::from(device.info());
+        let ir = |kernel: &dyn Kernel| kernel.ir_for(Backend::Cuda);
+        let (compress, compact, decompress) = (
+            ir(&Lz4WarpCompressKernel::new(0)),
+            ir(&Lz4CompactKernel::new(0)),
+            ir(&Lz4WarpDecompressKernel::new(0)),
+        );
+        let verified = |k| verify(k).expect("the repository's kernels verify");
+        let compress = device.load(&verified(&compress))?;
+        let compact = device.load(&verified(&compact))?;
+        let decompress = Launcher::load(&device, &verified(&decompress))?;
         // Without async DMA the ring has one slot: allocate only that one.
         let depth = if async_dma { slots.max(1) } else { 1 };
         let slots = (0..depth)
@@ -200,8 +188,8 @@ impl CudaEngine {
             .collect::<Result<Vec<_>, _>>()?;
         ctx.synchronize().map_err(err("cuCtxSynchronize"))?;
         Ok(CudaEngine {
+            device,
             ctx,
-            stream,
             compress,
             compact,
             decompress,
@@ -216,7 +204,7 @@ impl CudaEngine {
     fn issue_compress(&mut self, s: usize, pages: &[Page]) -> Result<(), GpuError> {
         let slot = &self.slots[s];
         let (h2d, compute, d2h) = (slot.h2d.clone(), slot.compute.clone(), slot.d2h.clone());
-        let cfg = self.compress.config(pages.len())?;
+        let cfg = config(&self.compress, pages.len())?;
         let slot = &mut self.slots[s];
         let n = pages.len();
         slot.pages = n;
@@ -262,7 +250,7 @@ impl CudaEngine {
         let (h2d, compute, d2h) = (slot.h2d.clone(), slot.compute.clone(), slot.d2h.clone());
         let slot = &mut self.slots[s];
         let n = slot.pages;
-        let cfg = self.compact.config(n)?;
+        let cfg = config(&self.compact, n)?;
         slot.ev[5]
             .synchronize()
             .map_err(err("cuEventSynchronize"))?;
@@ -273,18 +261,14 @@ impl CudaEngine {
         slot.offsets.clear();
         let mut total = 0usize;
         for i in 0..n {
-            let (kind, len) = (meta[4 * i], meta[4 * i + 1] as usize);
             slot.offsets.push(total as u32);
-            match kind {
-                0 if len < PAGE_SIZE => total += len,
-                1 | 2 => {}
-                _ => {
-                    return Err(GpuError::Corrupt {
-                        page: slot.first + i,
-                        detail: format!("compress kernel reported kind {kind}, length {len}"),
-                    })
-                }
-            }
+            let words = [0, 1, 2, 3].map(|k| meta[4 * i + k]);
+            total += PageMeta::decode(words)
+                .map_err(|detail| GpuError::Corrupt {
+                    page: slot.first + i,
+                    detail,
+                })?
+                .block_len();
         }
         let off = slot
             .pin_off
@@ -356,9 +340,9 @@ impl CudaEngine {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let timings = Timings {
-            h2d_ns: slot.ms(0)? + slot.ms(6)?,
+            upload_ns: slot.ms(0)? + slot.ms(6)?,
             kernel_ns: slot.ms(2)? + slot.ms(8)?,
-            d2h_ns: slot.ms(4)? + slot.ms(10)?,
+            download_ns: slot.ms(4)? + slot.ms(10)?,
             kernel_clock: Clock::CudaEvents,
             transfer_clock: Clock::CudaEvents,
         };
@@ -400,38 +384,16 @@ impl Engine for CudaEngine {
         records: &[Record],
         out: &mut [Page],
     ) -> Result<Result<(), DecodeError>, GpuError> {
-        let blocks = gather_lz4(records, out);
-        if blocks.pages.is_empty() {
-            return Ok(Ok(()));
-        }
-        let n = blocks.pages.len();
-        let stream = &self.stream;
-        let a = err("cuMemAlloc");
-        let d_data = stream
-            .clone_htod(&blocks.data)
-            .map_err(err("cuMemcpyHtoD"))?;
-        let d_spans = stream
-            .clone_htod(&blocks.spans)
-            .map_err(err("cuMemcpyHtoD"))?;
-        let mut d_decoded = stream.alloc_zeros::<u8>(n * PAGE_SIZE).map_err(&a)?;
-        let mut d_status = stream.alloc_zeros::<u32>(n).map_err(&a)?;
-        let count = n as u32;
-        let cfg = self.decompress.config(n)?;
-        let mut launch = stream.launch_builder(&self.decompress.function);
-        launch
-            .arg(&d_data)
-            .arg(&d_spans)
-            .arg(&mut d_decoded)
-            .arg(&mut d_status)
-            .arg(&count);
-        // SAFETY: the arguments match the kernel's parameters (data, spans, decoded, status, pages); the
-        // kernel bounds every read by its span and every write by its page.
-        unsafe { launch.launch(cfg) }.map_err(err("cuLaunchKernel(lz4_decompress)"))?;
-        let decoded = stream.clone_dtoh(&d_decoded).map_err(err("cuMemcpyDtoH"))?;
-        let status = stream.clone_dtoh(&d_status).map_err(err("cuMemcpyDtoH"))?;
-        self.ctx
-            .check_err()
-            .map_err(err("a queued CUDA operation"))?;
-        Ok(scatter_decoded(&blocks, |k| status[k], &decoded, out))
+        let (result, _) = decompress_through(records, out, |buffers, n| {
+            let blocks = blocks_for(n as usize, Backend::Cuda);
+            Ok(self
+                .device
+                .launch(&self.decompress, blocks, buffers, &[u64::from(n)])?)
+        })
+        .map_err(|e| match e.downcast::<crate::runtime::LaunchError>() {
+            Ok(launch) => GpuError::from(launch),
+            Err(other) => GpuError::NotAvailable(format!("{other:#}")),
+        })?;
+        Ok(result)
     }
 }

@@ -1,13 +1,15 @@
-//! [`GpuDeviceInfo`]: what a GPU is, filled from the real device.
+//! [`GpuDeviceInfo`]: what a GPU is, filled from the real device; CUDA discovery as the batch API
+//! reports it ([`cuda_probe`], [`cuda_devices`], [`measure_h2d_gbps`], built on
+//! `warpforge_runtime::cuda`).
 
-/// Which GPU API runs the kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GpuBackend {
-    /// CUDA through the driver API (cudarc), from warpforge's PTX.
-    Cuda,
-    /// WebGPU through wgpu, from warpforge's WGSL.
-    Wgpu,
-}
+use std::sync::OnceLock;
+
+use super::GpuError;
+use crate::runtime::cuda::{self, CudaDeviceInfo};
+
+/// Which API drives a device: the façade's one [`Backend`](crate::Backend) enum (`Cuda` for CUDA
+/// devices, `WebGpu` for WebGPU adapters, `Sim` for the simulator).
+pub type GpuBackend = crate::Backend;
 
 /// A GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,9 +47,52 @@ impl GpuDeviceInfo {
     pub fn is_supported(&self) -> bool {
         match self.backend {
             GpuBackend::Cuda => self.compute_capability >= (7, 0),
-            GpuBackend::Wgpu => true,
+            _ => true,
         }
     }
+}
+
+impl From<&CudaDeviceInfo> for GpuDeviceInfo {
+    fn from(d: &CudaDeviceInfo) -> GpuDeviceInfo {
+        GpuDeviceInfo {
+            index: d.index,
+            name: d.name.clone(),
+            total_memory: d.total_memory,
+            l2_cache_size: d.l2_cache_size,
+            compute_capability: d.compute_capability,
+            backend: GpuBackend::Cuda,
+        }
+    }
+}
+
+/// The first supported CUDA device, or why there is none, probed once per process
+/// ([`cuda::cuda_probe`]).
+pub fn cuda_probe() -> &'static Result<GpuDeviceInfo, String> {
+    static PROBE: OnceLock<Result<GpuDeviceInfo, String>> = OnceLock::new();
+    PROBE.get_or_init(|| {
+        cuda::cuda_probe()
+            .as_ref()
+            .map(GpuDeviceInfo::from)
+            .map_err(Clone::clone)
+    })
+}
+
+/// Every CUDA device, described; empty without a driver.
+pub fn cuda_devices() -> Vec<Result<GpuDeviceInfo, GpuError>> {
+    cuda::cuda_devices()
+        .into_iter()
+        .map(|d| {
+            d.as_ref()
+                .map(GpuDeviceInfo::from)
+                .map_err(|e| e.clone().into())
+        })
+        .collect()
+}
+
+/// Host-to-device bandwidth of CUDA device `index` in GB/s (10⁹ B/s): pinned memory, one async copy,
+/// CUDA events, best of 5.
+pub fn measure_h2d_gbps(index: u32, bytes: usize) -> Result<f64, GpuError> {
+    Ok(cuda::measure_h2d_gbps(index, bytes)?)
 }
 
 /// A GPU model's published figures, for documentation and planning only: the runtime never reads this

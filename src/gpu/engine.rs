@@ -1,24 +1,11 @@
-//! What a GPU backend does for the batch compressor, and the WebGPU implementation.
+//! What a GPU backend does for the batch compressor ([`Engine`]), and the engine of every backend that
+//! runs one launch per chunk through the runtime's launch API ([`LaunchEngine`]: WebGPU, the
+//! simulator). The CUDA engine (`cuda.rs`) pipelines chunks through its DMA ring instead.
 
 use super::{GpuDeviceInfo, GpuError};
 use crate::archive::Record;
-use crate::codec::{DecodeError, Page, WebGpuCodec};
-use crate::runtime::Clock;
-
-/// Measured stage times of one chunk, nanoseconds, and the clocks that measured them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Timings {
-    /// Host to device.
-    pub h2d_ns: u64,
-    /// Kernels.
-    pub kernel_ns: u64,
-    /// Device to host.
-    pub d2h_ns: u64,
-    /// The clock of `kernel_ns`.
-    pub kernel_clock: Clock,
-    /// The clock of `h2d_ns` and `d2h_ns`.
-    pub transfer_clock: Clock,
-}
+use crate::kernel_io::{DecodeError, Lz4Kernels, Page};
+use crate::runtime::Timings;
 
 /// The outcome of one chunk: its records and stage times, or why the GPU failed it.
 pub type ChunkOutcome = Result<(Vec<Record>, Timings), GpuError>;
@@ -37,32 +24,44 @@ pub trait Engine {
     ) -> Result<Result<(), DecodeError>, GpuError>;
 }
 
-/// The WebGPU backend: chunks run one after another.
-pub struct WgpuEngine(pub WebGpuCodec);
+/// The page kernels on a runtime launcher, one launch per chunk, chunks one after another.
+pub struct LaunchEngine(pub Lz4Kernels);
 
-impl Engine for WgpuEngine {
+/// A launch failure as the batch API reports it.
+fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
+    match e.downcast::<crate::runtime::LaunchError>() {
+        Ok(launch) => launch.into(),
+        Err(other) => {
+            let why = format!("{other:#}");
+            match kernels.launcher().backend() {
+                crate::runtime::Backend::WebGpu => GpuError::WebGpu(why),
+                _ => GpuError::Sim(why),
+            }
+        }
+    }
+}
+
+impl Engine for LaunchEngine {
     fn info(&self) -> GpuDeviceInfo {
-        self.0.device_info()
+        let launcher = self.0.launcher();
+        GpuDeviceInfo {
+            index: 0,
+            name: launcher.device_name(),
+            // WebGPU reports no device memory or cache size (max_buffer_size is a per-buffer limit).
+            total_memory: 0,
+            l2_cache_size: 0,
+            compute_capability: (0, 0),
+            backend: launcher.backend().into(),
+        }
     }
 
     fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
         pages
             .chunks(batch.max(1))
             .map(|chunk| {
-                let (records, t) = self
-                    .0
-                    .compress_timed(chunk)
-                    .map_err(|e| GpuError::WebGpu(format!("{e:#}")))?;
-                Ok((
-                    records,
-                    Timings {
-                        h2d_ns: t.upload_ns,
-                        kernel_ns: t.kernel_ns,
-                        d2h_ns: t.download_ns,
-                        kernel_clock: t.kernel_clock,
-                        transfer_clock: Clock::HostClock,
-                    },
-                ))
+                let (records, launched) =
+                    self.0.compress(chunk).map_err(|e| gpu_error(&self.0, e))?;
+                Ok((records, launched.map(|l| l.timings).unwrap_or_default()))
             })
             .collect()
     }
@@ -73,8 +72,8 @@ impl Engine for WgpuEngine {
         out: &mut [Page],
     ) -> Result<Result<(), DecodeError>, GpuError> {
         self.0
-            .decompress_timed(records, out)
+            .decompress(records, out)
             .map(|(r, _)| r)
-            .map_err(|e| GpuError::WebGpu(format!("{e:#}")))
+            .map_err(|e| gpu_error(&self.0, e))
     }
 }

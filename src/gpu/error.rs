@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::cuda_errors::cu_result_name;
+use crate::runtime::cuda::{cu_result_name, is_sticky, CudaError};
+use crate::runtime::LaunchError;
 
 /// A GPU-path failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,8 @@ pub enum GpuError {
     },
     /// The WebGPU backend failed.
     WebGpu(String),
+    /// The simulator failed (a batch API on the simulator, for tests and checks without a GPU).
+    Sim(String),
     /// A compressed page is malformed (a data error, not redone on the CPU).
     Corrupt {
         /// Index of the page in the call.
@@ -38,9 +41,9 @@ impl GpuError {
     }
 
     /// Whether the device can no longer be used by this process (a sticky CUDA error, see
-    /// [`super::cuda_errors::is_sticky`]): every later batch must go to the CPU.
+    /// [`is_sticky`](crate::runtime::cuda::is_sticky)): every later batch must go to the CPU.
     pub fn is_sticky(&self) -> bool {
-        matches!(self, GpuError::Cuda { code, .. } if super::cuda_errors::is_sticky(*code))
+        matches!(self, GpuError::Cuda { code, .. } if is_sticky(*code))
     }
 }
 
@@ -57,6 +60,7 @@ impl fmt::Display for GpuError {
                 )
             }
             GpuError::WebGpu(why) => write!(f, "WebGPU: {why}"),
+            GpuError::Sim(why) => write!(f, "simulator: {why}"),
             GpuError::Corrupt { page, detail } => write!(f, "page {page}: {detail}"),
             GpuError::Injected(why) => write!(f, "injected fault: {why}"),
         }
@@ -64,3 +68,22 @@ impl fmt::Display for GpuError {
 }
 
 impl std::error::Error for GpuError {}
+
+impl From<CudaError> for GpuError {
+    fn from(e: CudaError) -> GpuError {
+        match e {
+            CudaError::Driver { call, code } => GpuError::Cuda { call, code },
+            other => GpuError::NotAvailable(other.to_string()),
+        }
+    }
+}
+
+impl From<LaunchError> for GpuError {
+    fn from(e: LaunchError) -> GpuError {
+        match e {
+            LaunchError::Cuda(e) => e.into(),
+            LaunchError::WebGpu(e) => GpuError::WebGpu(e.to_string()),
+            other => GpuError::Sim(other.to_string()),
+        }
+    }
+}

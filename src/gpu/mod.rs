@@ -20,8 +20,8 @@
 //! ```
 //!
 //! **Backends.** [`GpuBatchCompressor::new`] opens CUDA device `config.device_index`;
-//! [`GpuBatchCompressor::with_backend`] with [`GpuBackend::Wgpu`] runs the same API on any WebGPU
-//! adapter (CI uses Mesa's lavapipe). Both produce records byte-identical to the CPU reference
+//! [`GpuBatchCompressor::with_backend`] with [`GpuBackend::WebGpu`] runs the same API on any WebGPU
+//! adapter (CI uses Mesa's lavapipe), and with [`GpuBackend::Sim`] on the CPU simulator. Both produce records byte-identical to the CPU reference
 //! ([`crate::codec::ReferenceCodec`]).
 //!
 //! **Supported GPUs.** Any CUDA GPU of SM 7.0 or newer ([`GpuDeviceInfo::is_supported`]). The optimal
@@ -33,9 +33,6 @@
 mod compressor;
 mod config;
 mod cuda;
-mod cuda_device;
-pub mod cuda_errors;
-mod cuda_module;
 mod device;
 mod engine;
 mod error;
@@ -43,11 +40,13 @@ mod policy;
 mod result;
 pub mod ring;
 
+pub use crate::runtime::Timings;
 pub use compressor::GpuBatchCompressor;
 pub use config::{GpuBatchConfig, MAX_BATCH_PAGES, MAX_RING_SLOTS};
-pub use cuda_device::{cuda_devices, cuda_probe, measure_h2d_gbps};
-pub use device::{known_gpus_table, GpuBackend, GpuDeviceInfo, KnownGpu, KNOWN_GPUS};
-pub use engine::Timings;
+pub use device::{
+    cuda_devices, cuda_probe, known_gpus_table, measure_h2d_gbps, GpuBackend, GpuDeviceInfo,
+    KnownGpu, KNOWN_GPUS,
+};
 pub use error::GpuError;
 pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
@@ -58,7 +57,7 @@ pub use result::{BatchResult, BatchStats};
 /// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,
 /// without devices, or when the driver fails. Probed once per process ([`cuda_probe`] says why not).
 pub fn gpu_available() -> bool {
-    cuda_device::cuda_probe().is_ok()
+    cuda_probe().is_ok()
 }
 
 /// The examples of `docs/gpu.md`, compiled as doc tests.

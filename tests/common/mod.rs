@@ -45,8 +45,7 @@ pub fn webgpu_or_skip(test: &str, requirements: &warpforge::wgsl::Requirements) 
 /// [`webgpu_or_skip`] for the LZ4 kernels, the most demanding of the repository (64-bit integers,
 /// workgroup memory): every WebGPU test goes through one of the two.
 pub fn adapter_or_skip(test: &str) -> bool {
-    let requirements =
-        warpforge::codec::WebGpuCodec::requirements().expect("the LZ4 kernels emit WGSL");
+    let requirements = warpforge::auto::webgpu_requirements().expect("the LZ4 kernels emit WGSL");
     webgpu_or_skip(test, &requirements)
 }
 

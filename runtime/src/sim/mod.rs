@@ -56,6 +56,7 @@ mod decode;
 mod eval;
 mod finding;
 mod lanes;
+mod launcher;
 mod memory;
 mod race;
 mod stats;
@@ -67,11 +68,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use warpforge_ir::{Access, ParamKind, Verified};
+use warpforge_ir::{Access, Verified};
 
 pub use finding::{lane_list, Check, Finding, FindingKind, Severity};
+pub use launcher::SimLauncher;
 pub use stats::Counters;
 
+use crate::arguments::check_arguments;
 use crate::BufferArg;
 use block::{BlockOutcome, BlockRun};
 use memory::GlobalBuffer;
@@ -152,90 +155,6 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
-/// Checks the launch's arguments against the kernel's parameters.
-fn check_arguments(
-    kernel: &Verified<'_>,
-    blocks: u32,
-    buffers: &[BufferArg<'_>],
-    scalars: &[u64],
-) -> Result<(), SimError> {
-    let bad = |m: String| {
-        Err(SimError::Arguments(format!(
-            "kernel `{}`: {m}",
-            kernel.name
-        )))
-    };
-    let buffer_params: Vec<_> = kernel
-        .params
-        .iter()
-        .filter_map(|(_, p)| match p.kind {
-            ParamKind::Buffer { elem, access } => Some((p, elem, access)),
-            ParamKind::Scalar(_) => None,
-        })
-        .collect();
-    let scalar_params: Vec<_> = kernel
-        .params
-        .iter()
-        .filter_map(|(_, p)| match p.kind {
-            ParamKind::Scalar(t) => Some((p, t)),
-            ParamKind::Buffer { .. } => None,
-        })
-        .collect();
-    if buffers.len() != buffer_params.len() {
-        let names: Vec<String> = buffer_params
-            .iter()
-            .map(|(p, ..)| format!("`{}`", p.name))
-            .collect();
-        return bad(format!(
-            "expects {} buffers ({}), got {}",
-            buffer_params.len(),
-            names.join(", "),
-            buffers.len()
-        ));
-    }
-    for ((p, elem, access), arg) in buffer_params.iter().zip(buffers) {
-        if *access == Access::ReadWrite && arg.access() == Access::ReadOnly {
-            return bad(format!(
-                "buffer `{}` is `read_write`: pass BufferArg::ReadWrite",
-                p.name
-            ));
-        }
-        let size = elem.size_bytes().unwrap_or(4) as usize;
-        if arg.bytes().len() % size != 0 {
-            return bad(format!(
-                "buffer `{}` holds {elem} elements of {size} bytes, but has {} bytes",
-                p.name,
-                arg.bytes().len()
-            ));
-        }
-    }
-    if scalars.len() != scalar_params.len() {
-        let names: Vec<String> = scalar_params
-            .iter()
-            .map(|(p, _)| format!("`{}`", p.name))
-            .collect();
-        return bad(format!(
-            "expects {} scalars ({}), got {}",
-            scalar_params.len(),
-            names.join(", "),
-            scalars.len()
-        ));
-    }
-    for ((p, ty), &bits) in scalar_params.iter().zip(scalars) {
-        let width = ty.bits();
-        if width < 64 && bits >> width != 0 {
-            return bad(format!(
-                "scalar `{}` is {ty}, but its bits {bits:#x} do not fit in {width} bits",
-                p.name
-            ));
-        }
-    }
-    if blocks == 0 {
-        return bad("a launch needs at least one block, got 0".into());
-    }
-    Ok(())
-}
-
 /// Runs `kernel` over `blocks` blocks on the CPU. `buffers` are the buffer parameters in parameter
 /// order (a `read_write` buffer needs [`BufferArg::ReadWrite`]); `scalars` the scalar parameters' bits
 /// in parameter order (see `warpforge_ir::Literal::to_bits`). Every `ReadWrite` slice holds the
@@ -253,7 +172,8 @@ pub fn run(
     scalars: &[u64],
     options: &SimOptions,
 ) -> Result<SimReport, SimError> {
-    check_arguments(kernel, blocks, buffers, scalars)?;
+    let params = kernel.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
+    check_arguments(&kernel.name, params, blocks, buffers, scalars).map_err(SimError::Arguments)?;
     let start = Instant::now();
     let program = decode::decode(kernel, scalars);
     let globals: Vec<GlobalBuffer> = buffers

@@ -66,6 +66,9 @@ pub enum WebGpuError {
     DeviceLost(String),
     /// Reading results back failed: a staging buffer could not be mapped.
     Map(String),
+    /// The kernel has no WGSL form (`warpforge-wgsl` refused it, e.g. a warp collective under divergence
+    /// it cannot emulate).
+    Emit(String),
 }
 
 impl fmt::Display for WebGpuError {
@@ -96,6 +99,7 @@ impl fmt::Display for WebGpuError {
             }
             WebGpuError::DeviceLost(message) => write!(f, "WebGPU device lost: {message}"),
             WebGpuError::Map(message) => write!(f, "reading results back failed: {message}"),
+            WebGpuError::Emit(message) => write!(f, "cannot run on webgpu: {message}"),
         }
     }
 }

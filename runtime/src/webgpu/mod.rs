@@ -15,12 +15,12 @@
 //! (each buffer's binding and access, the parameter block's binding), compared in full, so two different
 //! kernels never share one; a build that fails is not cached. The cache lives as long as the device.
 //!
-//! **Timings.** [`LaunchTimings`] times upload and download on the host clock. Where the adapter offers
+//! **Timings.** [`WebGpuDevice::run`] returns [`Timings`](crate::Timings): upload and download on the host clock. Where the adapter offers
 //! `wgpu::Features::TIMESTAMP_QUERY` (the device is opened with it whenever it is offered), the kernel
 //! time is the GPU's own: timestamps written at the beginning and end of the compute pass, resolved and
 //! read back with the outputs, times the queue's timestamp period. Otherwise, or when a reading is
 //! unusable (end not after start, no period), it is the host clock around the synchronized dispatch.
-//! [`LaunchTimings::kernel_clock`] says which clock measured it.
+//! `Timings::kernel_clock` says which clock measured it.
 //!
 //! Every failure is a [`WebGpuError`]: device work runs inside wgpu error scopes, so a shader that does
 //! not compile is `Err(WebGpuError::Validation { .. })` with wgpu's message, never a log line followed by
@@ -37,6 +37,7 @@ mod arguments;
 mod cache;
 mod device;
 mod error;
+mod launcher;
 mod pipeline;
 mod requirements;
 mod run;
@@ -49,7 +50,6 @@ pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice};
 pub use error::{AdapterShortfall, WebGpuError};
-pub use run::LaunchTimings;
 pub use skip::{skip_webgpu_test, webgpu_or_skip, WEBGPU_HINT};
 
 /// Environment variable that makes a missing WebGPU adapter a test failure instead of a skip.

@@ -16,28 +16,7 @@ use super::scopes::ErrorScopes;
 use super::timestamps::Timestamps;
 use super::transfer::{check_maps, copy_out, gpu_size, request_maps, staging, upload};
 use super::{AdapterShortfall, WebGpuError};
-use crate::Clock;
-
-/// How long each phase of a launch took: upload (buffer creation and writes), kernel (the dispatch
-/// alone), download (copy to staging, map, copy out). Pipeline creation (a compile on a kernel's first
-/// launch on a device, a cache lookup afterwards) is in none of them.
-///
-/// Upload and download are always measured on the host clock, around synchronized submissions. The
-/// kernel time is the GPU's own, from timestamp queries at the beginning and end of the compute pass,
-/// where the device offers `wgpu::Features::TIMESTAMP_QUERY` and the reading is usable; otherwise it
-/// is the host clock around the synchronized dispatch (an upper bound). [`LaunchTimings::kernel_clock`]
-/// says which.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LaunchTimings {
-    /// Host-to-device, nanoseconds (host clock).
-    pub upload_ns: u64,
-    /// The dispatch, nanoseconds (on [`LaunchTimings::kernel_clock`]).
-    pub kernel_ns: u64,
-    /// Device-to-host, nanoseconds (host clock).
-    pub download_ns: u64,
-    /// The clock of `kernel_ns`: [`Clock::WebGpuTimestamps`] or [`Clock::HostClock`].
-    pub kernel_clock: Clock,
-}
+use crate::{Clock, Timings};
 
 impl WebGpuDevice {
     /// Runs `kernel` over `blocks` blocks (workgroups). `buffers` are the buffer parameters in binding
@@ -45,6 +24,13 @@ impl WebGpuDevice {
     /// little-endian elements); `scalars` are the scalar parameters' bits in `params.members` order (see
     /// `warpforge_ir::Literal::to_bits`). When it returns `Ok`, every `ReadWrite` slice holds the buffer's
     /// contents after the kernel.
+    ///
+    /// Upload (buffer creation and writes) and download (copy to staging, map, copy out) are timed on
+    /// the host clock around synchronized submissions; the kernel time is the GPU's own, from timestamp
+    /// queries at the beginning and end of the compute pass, where the device offers
+    /// `wgpu::Features::TIMESTAMP_QUERY` and the reading is usable, else the host clock around the
+    /// synchronized dispatch (an upper bound): [`Timings::kernel_clock`] says which. Pipeline creation
+    /// (a compile on a kernel's first launch on a device, a cache lookup afterwards) is in none of them.
     ///
     /// # Errors
     ///
@@ -59,7 +45,7 @@ impl WebGpuDevice {
         blocks: u32,
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
-    ) -> Result<LaunchTimings, WebGpuError> {
+    ) -> Result<Timings, WebGpuError> {
         check_layout(kernel)?;
         let (x, y, z) = check_arguments(kernel, blocks, buffers, scalars)?;
         self.check_fits(kernel, (x, y, z), buffers)?;
@@ -136,7 +122,7 @@ impl WebGpuDevice {
         (x, y, z): (u32, u32, u32),
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
-    ) -> Result<LaunchTimings, WebGpuError> {
+    ) -> Result<Timings, WebGpuError> {
         let (device, queue) = (&self.device, &self.queue);
 
         let upload_start = Instant::now();
@@ -262,11 +248,12 @@ impl WebGpuDevice {
             Some(ns) => (ns, Clock::WebGpuTimestamps),
             None => (host_kernel_ns, Clock::HostClock),
         };
-        Ok(LaunchTimings {
+        Ok(Timings {
             upload_ns,
             kernel_ns,
             download_ns,
             kernel_clock,
+            transfer_clock: Clock::HostClock,
         })
     }
 

@@ -1,85 +1,83 @@
-//! A kernel of warpforge's PTX loaded on a CUDA device: checked against the device's shared-memory
-//! limit, loaded with the JIT error log when the driver rejects it, opted in to its dynamic shared
-//! memory, and launched one warp per page.
+//! A kernel's PTX loaded on a CUDA device ([`CudaKernel`]): emitted for the device's SM, checked
+//! against the device's shared-memory limit, loaded with the JIT error log when the driver rejects it,
+//! opted in to its dynamic shared memory, and given launch configurations from its [`LaunchInfo`].
 
 use std::sync::Arc;
 
+use cudarc::driver::{sys, CudaContext, CudaFunction, LaunchConfig};
+use cudarc::nvrtc::Ptx;
+use warpforge_ir::Verified;
 use warpforge_ptx::{LaunchInfo, Sm};
 
-use super::cuda::err;
-use super::GpuError;
-use crate::kernels::WARPS_PER_BLOCK;
-use crate::runtime::cudarc::driver::{sys, CudaContext, CudaFunction, LaunchConfig};
-use crate::runtime::cudarc::nvrtc::Ptx;
+use super::error::driver_err;
+use super::{CudaDeviceInfo, CudaError};
 
-/// A kernel loaded from warpforge's PTX with its launch metadata.
-pub(crate) struct Loaded {
-    pub(crate) function: CudaFunction,
-    pub(crate) launch: LaunchInfo,
+/// A kernel loaded from warpforge's PTX, with its launch metadata.
+pub struct CudaKernel {
+    /// The loaded entry point.
+    pub function: CudaFunction,
+    /// Parameters, block size and shared memory, from the emitter.
+    pub launch: LaunchInfo,
+    /// The PTX target it was emitted for.
+    pub sm: Sm,
 }
 
-impl Loaded {
-    pub(crate) fn new(
+impl CudaKernel {
+    /// Emits `kernel` as PTX for `sm` and loads it on the device of `ctx` (described by `device`).
+    pub fn load(
         ctx: &Arc<CudaContext>,
-        kernel: &warpforge_ir::Kernel,
+        device: &CudaDeviceInfo,
+        kernel: &Verified<'_>,
         sm: Sm,
-    ) -> Result<Loaded, GpuError> {
-        let verified = warpforge_ir::verify(kernel)
-            .map_err(|e| GpuError::NotAvailable(format!("kernel: {e}")))?;
-        let ptx = warpforge_ptx::emit(&verified, sm)
-            .map_err(|e| GpuError::NotAvailable(format!("PTX: {e}")))?;
-        let optin = ctx
-            .attribute(
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            )
-            .map_err(err(
-                "cuDeviceGetAttribute(max shared memory per block, opt-in)",
-            ))?;
+    ) -> Result<CudaKernel, CudaError> {
+        let ptx = warpforge_ptx::emit(kernel, sm).map_err(|e| {
+            CudaError::Unsupported(format!("kernel `{}`: PTX for {sm}: {e}", kernel.name))
+        })?;
         // `shared_bytes` is the whole per-block need (static, or dynamic when that is non-zero).
         let needs = ptx.launch.shared_bytes;
-        if i64::from(needs) > i64::from(optin) {
-            return Err(GpuError::NotAvailable(format!(
-                "kernel `{}` needs {needs} bytes of shared memory per block; this device allows {optin} \
+        let allows = device.max_shared_per_block_optin;
+        if needs > allows {
+            return Err(CudaError::Unsupported(format!(
+                "kernel `{}` needs {needs} bytes of shared memory per block; {} allows {allows} \
                  (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)",
-                ptx.launch.entry
+                ptx.launch.entry, device.name
             )));
         }
         let module = match ctx.load_module(Ptx::from_src(ptx.text.clone())) {
             Ok(module) => module,
             Err(e) => {
-                let log = jit_error_log(ctx, &ptx.text).unwrap_or_default();
-                return Err(GpuError::NotAvailable(format!(
-                    "the driver rejected the PTX of `{}`: {}; JIT error log: {}",
-                    ptx.launch.entry,
-                    GpuError::cuda("cuModuleLoadData", e.0 as u32),
-                    if log.is_empty() { "(empty)" } else { &log }
-                )));
+                return Err(CudaError::Jit {
+                    entry: ptx.launch.entry.clone(),
+                    code: e.0 as u32,
+                    log: jit_error_log(ctx, &ptx.text).unwrap_or_default(),
+                })
             }
         };
         let function = module
             .load_function(&ptx.launch.entry)
-            .map_err(err("cuModuleGetFunction"))?;
+            .map_err(driver_err("cuModuleGetFunction"))?;
         if ptx.launch.dynamic_shared_bytes > 0 {
             function
                 .set_attribute(
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     ptx.launch.dynamic_shared_bytes as i32,
                 )
-                .map_err(err("cuFuncSetAttribute(max dynamic shared)"))?;
+                .map_err(driver_err("cuFuncSetAttribute(max dynamic shared)"))?;
         }
-        Ok(Loaded {
+        Ok(CudaKernel {
             function,
             launch: ptx.launch,
+            sm,
         })
     }
 
-    /// One warp per page.
-    pub(crate) fn config(&self, pages: usize) -> Result<LaunchConfig, GpuError> {
-        let blocks = pages.div_ceil(WARPS_PER_BLOCK as usize) as u64;
+    /// The launch configuration for `blocks` blocks: the kernel's own block size and dynamic shared
+    /// memory.
+    pub fn config(&self, blocks: u64) -> Result<LaunchConfig, CudaError> {
         let c = self
             .launch
             .config(blocks)
-            .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+            .map_err(|e| CudaError::Arguments(e.to_string()))?;
         Ok(LaunchConfig {
             grid_dim: c.grid,
             block_dim: c.block,

@@ -1,13 +1,47 @@
-//! What every GPU backend does around the LZ4 kernels: read the compress kernel's meta words as
-//! records; gather the LZ4 blocks of a batch for the decompress kernel (filling raw and same-filled
-//! pages directly), and turn its per-block status words into pages or a [`DecodeError`] that says
-//! which page and why.
+//! What every backend of the LZ4 warp kernels does around them, defined once: the buffers of a compress
+//! and of a decompress launch, the compress kernel's meta words read as records ([`meta`]), the LZ4
+//! blocks of a batch gathered for the decompress kernel (raw and same-filled pages filled directly),
+//! its per-block status words turned into pages or a [`DecodeError`] that says which page and why, and
+//! the kernels loaded on any runtime launcher ([`Lz4Kernels`]). The codecs and the GPU batch API build
+//! on this module; it depends on neither.
 
-use super::{fill_simple, DecodeError, Page};
+mod lz4_kernels;
+pub mod meta;
+pub mod reference;
+
+pub use lz4_kernels::Lz4Kernels;
+pub use meta::{record_from_meta, PageMeta};
+
 use crate::archive::Record;
 use crate::kernels::lz4::decode_status;
 use crate::runtime::BufferArg;
 use crate::PAGE_SIZE;
+
+/// A page in memory.
+pub type Page = [u8; PAGE_SIZE];
+
+/// A page that could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    /// Index of the page within the batch.
+    pub index: usize,
+    /// What was wrong.
+    pub detail: String,
+}
+
+/// Fills `out` from a non-LZ4 record; `false` for an LZ4 record.
+pub fn fill_simple(record: &Record, out: &mut Page) -> bool {
+    match record {
+        Record::Raw(page) => out.copy_from_slice(&page[..]),
+        Record::SameFilled(pattern) => {
+            for chunk in out.chunks_exact_mut(8) {
+                chunk.copy_from_slice(&pattern.to_le_bytes());
+            }
+        }
+        Record::Lz4(_) => return false,
+    }
+    true
+}
 
 fn word(bytes: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
@@ -73,25 +107,6 @@ pub fn decompress_through<T: Default>(
         scatter_decoded(&blocks, |k| word(&status, k), &decoded, out),
         extra,
     ))
-}
-
-/// The record that the compress kernel's 4 meta words of a page describe (kind, length, pattern low and
-/// high word); `block(len)` gives an LZ4 page's `len` bytes. `Err` names a kind or length the kernel
-/// never writes.
-pub fn record_from_meta(
-    meta: [u32; 4],
-    page: &Page,
-    block: impl FnOnce(usize) -> Vec<u8>,
-) -> Result<Record, String> {
-    let [kind, len, lo, hi] = meta;
-    match kind {
-        0 if (len as usize) < PAGE_SIZE => Ok(Record::Lz4(block(len as usize))),
-        1 => Ok(Record::Raw(Box::new(*page))),
-        2 => Ok(Record::SameFilled(u64::from(lo) | u64::from(hi) << 32)),
-        _ => Err(format!(
-            "the compress kernel reported kind {kind}, length {len}"
-        )),
-    }
 }
 
 /// The LZ4 blocks of a batch, as the decompress kernel takes them.

@@ -138,7 +138,7 @@ mod tests {
             assert!(!is_sticky(code), "{code}");
         }
     }
-    use crate::gpu::GpuError;
+    use crate::cuda::CudaError;
 
     #[test]
     fn codes_map_to_their_names() {
@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn names_agree_with_the_driver_bindings() {
-        use crate::runtime::cudarc::driver::sys::CUresult;
+        use cudarc::driver::sys::CUresult;
         let known = [
             CUresult::CUDA_ERROR_INVALID_VALUE,
             CUresult::CUDA_ERROR_NOT_INITIALIZED,
@@ -175,12 +175,12 @@ mod tests {
 
     #[test]
     fn errors_say_the_call_and_the_name() {
-        let e = GpuError::cuda("cuLaunchKernel(lz4_compress)", 716);
+        let e = CudaError::driver("cuLaunchKernel(lz4_compress)", 716);
         assert_eq!(
             e.to_string(),
             "CUDA cuLaunchKernel(lz4_compress) failed: CUDA_ERROR_MISALIGNED_ADDRESS (716)"
         );
-        assert!(GpuError::cuda("x", 4242)
+        assert!(CudaError::driver("x", 4242)
             .to_string()
             .contains("unknown CUresult (4242)"));
     }

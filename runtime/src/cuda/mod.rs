@@ -1,0 +1,68 @@
+//! The CUDA backend on cudarc (driver API, loaded at run time: nothing CUDA-specific is needed to build):
+//! warpforge's PTX loaded as a module and launched from its launch metadata.
+//!
+//! - [`cuda_devices`] describes every device from its attributes ([`CudaDeviceInfo`]: name, memory,
+//!   L2, compute capability, multiprocessors, opt-in shared memory); [`cuda_probe`] finds the first
+//!   supported one (SM 7.0+) once per process and says why there is none; [`measure_h2d_gbps`] times
+//!   pinned host-to-device copies with events.
+//! - [`CudaKernel::load`] emits a verified kernel as PTX for the device's SM, refuses it when its shared
+//!   memory exceeds what the device allows a block, loads it (a rejection is [`CudaError::Jit`] with the
+//!   driver's JIT error log), and opts it in to its dynamic shared memory above 48 KiB;
+//!   [`CudaKernel::config`] gives the launch configuration from the kernel's [`LaunchInfo`].
+//! - [`CudaDevice::run`] launches a kernel from host bytes to host bytes on the device's stream:
+//!   stream-ordered uploads, the launch, downloads of the read-write buffers, each stage between CUDA
+//!   events ([`Clock::CudaEvents`](crate::Clock::CudaEvents)).
+//! - Every driver failure is a [`CudaError`] naming the call and the `CUresult` by name
+//!   ([`cu_result_name`]); [`is_sticky`] says which leave the context unusable.
+//!
+//! Engines that pipeline many launches (the LZ4 batch API's DMA ring) build on the same pieces:
+//! [`CudaDevice::context`], [`CudaKernel`], [`driver_err`].
+//!
+//! Files: `device.rs` (discovery), `module.rs` (PTX load), `run.rs` (one launch), `error.rs`,
+//! `names.rs` (`CUresult` names).
+//!
+//! [`LaunchInfo`]: warpforge_ptx::LaunchInfo
+
+use std::io::Write;
+
+mod device;
+mod error;
+mod launcher;
+mod module;
+mod names;
+mod run;
+
+pub use device::{
+    cuda_devices, cuda_probe, device_info, driver_device_count, measure_h2d_gbps, open_context,
+    CudaDeviceInfo,
+};
+pub use error::{driver_err, CudaError};
+pub use module::CudaKernel;
+pub use names::{cu_result_name, is_sticky};
+pub use run::CudaDevice;
+
+/// Environment variable that makes a missing CUDA device a test failure instead of a skip (set it on a
+/// GPU machine).
+pub const REQUIRE_CUDA_VAR: &str = "WARPFORGE_REQUIRE_CUDA";
+
+/// The first supported CUDA device for a test, or `None` after printing a loud skip line naming `test`
+/// and why (past libtest's capture, on a line `scripts/test.sh` counts; a failure instead when
+/// `WARPFORGE_REQUIRE_CUDA=1`). Not part of the product API.
+#[doc(hidden)]
+pub fn cuda_or_skip(test: &str) -> Option<&'static CudaDeviceInfo> {
+    match cuda_probe() {
+        Ok(device) => Some(device),
+        Err(why) => {
+            assert!(
+                std::env::var(REQUIRE_CUDA_VAR).as_deref() != Ok("1"),
+                "{test}: {REQUIRE_CUDA_VAR}=1 but there is no usable CUDA device: {why}"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n*** SKIPPED {test}: no usable CUDA device ({why}); it runs on a machine with an \
+                 NVIDIA GPU of SM 7.0+ and its driver (scripts/gpu-check.sh) ***\n"
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The CPU reference of the page kernels on every core, and the helpers the CPU codecs share: the
+//! GPU batch API falls back to it, the `reference` codec is it.
+
+use super::{fill_simple, DecodeError, Page};
+use crate::archive::Record;
+use crate::kernels::lz4::{encode_page, lz4_decompress_block, PageEncoding};
+use crate::PAGE_SIZE;
+
+/// Compresses `pages` with the kernels' algorithm on every core: byte-identical to the kernels.
+pub fn compress(pages: &[Page]) -> Vec<Record> {
+    parallel_map(pages, |p| record_of(encode_page(p), p))
+}
+
+/// Decodes `records` into `out` (same length) on every core.
+pub fn decompress(records: &[Record], out: &mut [Page]) -> Result<(), DecodeError> {
+    decode_all(records, out, |block, page| {
+        lz4_decompress_block(block, page).map_err(|e| e.to_string())
+    })
+}
+
+/// The record of an encoding from the reference algorithm (the kernels' format).
+pub fn record_of(encoding: PageEncoding, page: &Page) -> Record {
+    match encoding {
+        PageEncoding::Lz4(block) => Record::Lz4(block),
+        PageEncoding::Raw => Record::Raw(Box::new(*page)),
+        PageEncoding::SameFilled(pattern) => Record::SameFilled(pattern),
+    }
+}
+
+/// Runs `f` over `items` split across the machine's cores, keeping order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a codec thread panicked"))
+            .collect()
+    })
+}
+
+/// Decodes LZ4 records with `decode` (which returns the decoded length), others directly, in parallel.
+/// A block that does not decode to exactly one page is an error.
+pub fn decode_all(
+    records: &[Record],
+    out: &mut [Page],
+    decode: impl Fn(&[u8], &mut Page) -> Result<usize, String> + Sync,
+) -> Result<(), DecodeError> {
+    let decode = |block: &[u8], page: &mut Page| match decode(block, page) {
+        Ok(n) if n == PAGE_SIZE => Ok(()),
+        Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
+        Err(e) => Err(e),
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = records.len().div_ceil(threads).max(1);
+    let results: Vec<Result<(), DecodeError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = records
+            .chunks(chunk)
+            .zip(out.chunks_mut(chunk))
+            .enumerate()
+            .map(|(c, (recs, pages))| {
+                let decode = &decode;
+                s.spawn(move || {
+                    for (i, (record, page)) in recs.iter().zip(pages.iter_mut()).enumerate() {
+                        if let Record::Lz4(block) = record {
+                            decode(block, page).map_err(|detail| DecodeError {
+                                index: c * chunk + i,
+                                detail,
+                            })?;
+                        } else {
+                            fill_simple(record, page);
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a codec thread panicked"))
+            .collect()
+    });
+    results.into_iter().collect()
+}
