@@ -24,7 +24,8 @@ CORPUS=${CORPUS:-../shared/corpus/dev.pages.xz}
 MODE=${1:-all}
 PAGE_BYTES=4096
 CARRY_LIMIT=$((64 << 20)) # what travels to the device machine: working tree + carried folders
-BINARIES=(warpforge gpu_batch test_gpu_batch test_reference_gpu_batch_doc)
+BINARIES=(warpforge gpu_batch test_gpu_batch test_reference_gpu_batch_doc test_cli_run_backends
+  test_differential)
 
 say() { echo "gpu-check: $*"; }
 err() { echo "gpu-check: $*" >&2; }
@@ -83,8 +84,9 @@ build() {
   cp "$target/release/warpforge" "$target/release/examples/gpu_batch" "$BIN/"
   local json exe t
   json=$(mktemp)
-  cargo test --release --test gpu_batch --test reference_gpu_batch_doc --no-run --message-format=json > "$json"
-  for t in gpu_batch reference_gpu_batch_doc; do
+  cargo test --release --test gpu_batch --test reference_gpu_batch_doc --test cli_run_backends \
+    --test differential --no-run --message-format=json > "$json"
+  for t in gpu_batch reference_gpu_batch_doc cli_run_backends differential; do
     exe=$(test_executable "$json" "$t")
     if [[ -z $exe || ! -x $exe ]]; then
       rm -f "$json"
@@ -152,8 +154,8 @@ run() {
   COMBINED=$RESULTS/gpu-check.log
   SUMMARY=$RESULTS/gpu-check-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi info tests doc-snippets batch batch-no-async cli-roundtrip
-    sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
+  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda batch batch-no-async
+    cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
   trap finish EXIT
@@ -171,6 +173,12 @@ run() {
   export WARPFORGE_BIN; WARPFORGE_BIN=$(abs "$BIN/warpforge")
   step tests "$BIN/test_gpu_batch" --test-threads=1
   step doc-snippets "$BIN/test_reference_gpu_batch_doc" --test-threads=1
+  # `warpforge run --backend cuda --check sim`: a user's .wfir kernel and every catalog kernel.
+  step run-cuda-vs-sim "$BIN/test_cli_run_backends" cuda --test-threads=1
+  # Random verified kernels: the emitted PTX on the GPU against the simulator, bit for bit.
+  export WARPFORGE_DIFF_CASES=${DIFF_CASES:-2000}
+  step differential-cuda "$BIN/test_differential" \
+    random_kernels_give_identical_buffers_on_sim_and_cuda --nocapture
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"

@@ -179,7 +179,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             None => (None, None),
         };
         Outcome {
-            backend: launcher.describe(),
+            backend: format!("{} ({})", args.backend, launcher.device_name()),
             report,
             time: launched.timings.to_string(),
             check,

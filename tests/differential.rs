@@ -1,6 +1,7 @@
-//! Differential testing of the WGSL emitter (and lavapipe) against the simulator: random verified
-//! kernels (`warpforge_ir::random`) with random inputs run on `sim` and on WebGPU, and every read-write
-//! buffer must come back bit-identical. A kernel whose result the IR leaves undefined is not compared:
+//! Differential testing of the emitters and backends against the simulator: random verified kernels
+//! (`warpforge_ir::random`) with random inputs run on `sim` and, through the runtime's launch API, on
+//! WebGPU (the WGSL emitter and lavapipe, in CI) and on CUDA (the PTX emitter and the driver, on a GPU
+//! machine; skipped loudly elsewhere), and every read-write buffer must come back bit-identical. A kernel whose result the IR leaves undefined is not compared:
 //! the simulator's sanitizer says which (out-of-bounds access, race, partial barrier, collective mask,
 //! an endless loop), and kernels the WGSL emitter refuses (a barrier or collective in divergent control
 //! flow) are counted apart, as are kernels whose f32 operations meet a NaN, an infinity or a negative
@@ -20,8 +21,8 @@ use std::collections::BTreeMap;
 use warpforge::ir::random::{finite_f32, random_defined_kernel, statement_forms};
 use warpforge::ir::{verify, Access, Kernel, ParamKind, ScalarType};
 use warpforge::runtime::sim::{self, SimOptions};
-use warpforge::runtime::webgpu::WebGpuDevice;
-use warpforge::runtime::BufferArg;
+use warpforge::runtime::webgpu::{WebGpuDevice, WebGpuError};
+use warpforge::runtime::{BufferArg, LaunchError, Launcher};
 use warpforge::wgsl::Requirements;
 
 /// A splitmix64 stream: the test's only source of randomness, so a seed reproduces a case.
@@ -195,22 +196,18 @@ enum Outcome {
     Skipped(String),
 }
 
-fn one_case(device: &WebGpuDevice, seed: u64) -> Outcome {
+fn one_case(device: &dyn Launcher, seed: u64) -> Outcome {
     let mut rng = Rng(seed);
     let choices = rng.bytes(512);
     let kernel = random_defined_kernel(&choices, BUFFER_ELEMENTS as u32);
     let verified = verify(&kernel).expect("generated kernels verify");
-    let wgsl = match warpforge::wgsl::emit(&verified) {
-        Ok(w) => w,
-        Err(e) => {
-            let why = e.to_string();
-            let kind = if why.contains("divergent") {
-                "WGSL refuses: sync in divergent flow"
-            } else {
-                panic!("seed {seed}: the WGSL emitter failed on a verified kernel: {why}\n{kernel}")
-            };
-            return Outcome::Skipped(kind.into());
+    let backend = device.backend();
+    let loaded = match device.load(&verified) {
+        Ok(loaded) => loaded,
+        Err(LaunchError::WebGpu(WebGpuError::Emit(why))) if why.contains("divergent") => {
+            return Outcome::Skipped("WGSL refuses: sync in divergent flow".into());
         }
+        Err(e) => panic!("seed {seed}: {backend} cannot load a verified kernel: {e}\n{kernel}"),
     };
     if chained_f32_arithmetic(&kernel) {
         return Outcome::Skipped("chained f32 arithmetic (Vulkan may reassociate)".into());
@@ -246,13 +243,13 @@ fn one_case(device: &WebGpuDevice, seed: u64) -> Outcome {
         return Outcome::Skipped(format!("undefined: {}", f.kind.name()));
     }
     let mut on_gpu = input.buffers.clone();
-    if let Err(e) = device.run(
-        &wgsl,
+    if let Err(e) = device.launch(
+        &loaded,
         input.blocks,
         &mut args(&kernel, &mut on_gpu),
         &input.scalars,
     ) {
-        panic!("seed {seed}: WebGPU failed where the simulator ran clean: {e}\n{kernel}");
+        panic!("seed {seed}: {backend} failed where the simulator ran clean: {e}\n{kernel}");
     }
     for (i, (s, g)) in on_sim.iter().zip(&on_gpu).enumerate() {
         if let Some(at) = (0..s.len()).find(|&b| s[b] != g[b]) {
@@ -264,8 +261,8 @@ fn one_case(device: &WebGpuDevice, seed: u64) -> Outcome {
                 .map_or("?".to_owned(), |(_, p)| p.name.clone());
             let word = at / 4 * 4;
             panic!(
-                "seed {seed}: sim and webgpu differ in buffer `{name}` at byte {at}: sim {:02x?}, \
-                 webgpu {:02x?} ({} blocks, scalars {:x?})\n{kernel}",
+                "seed {seed}: sim and {backend} differ in buffer `{name}` at byte {at}: sim {:02x?}, \
+                 {backend} {:02x?} ({} blocks, scalars {:x?})\n{kernel}",
                 &s[word..(word + 4).min(s.len())],
                 &g[word..(word + 4).min(g.len())],
                 input.blocks,
@@ -291,6 +288,22 @@ fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
         return;
     }
     let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
+    compare_with_sim(&device, &device.adapter().to_string());
+}
+
+/// The emitted PTX on a CUDA GPU against the simulator (runs on a GPU machine).
+#[test]
+fn random_kernels_give_identical_buffers_on_sim_and_cuda() {
+    let test = "random_kernels_give_identical_buffers_on_sim_and_cuda";
+    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
+        return;
+    };
+    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
+    compare_with_sim(&device, &info.label());
+}
+
+/// Runs the random kernels on `device` and on the simulator and compares them.
+fn compare_with_sim(device: &dyn Launcher, name: &str) {
     let cases: u64 = std::env::var("WARPFORGE_DIFF_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -303,7 +316,7 @@ fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
     let mut skipped: BTreeMap<String, u64> = BTreeMap::new();
     let mut forms: BTreeMap<&'static str, u64> = BTreeMap::new();
     for seed in first..first + cases {
-        match one_case(&device, seed) {
+        match one_case(device, seed) {
             Outcome::Compared(kernel_forms) => {
                 compared += 1;
                 for form in kernel_forms {
@@ -314,9 +327,9 @@ fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
         }
     }
     common::say(&format!(
-        "differential sim vs webgpu on {}: {cases} kernels (seeds {first}..{}), {compared} compared \
+        "differential sim vs {} on {name}: {cases} kernels (seeds {first}..{}), {compared} compared \
          bit for bit, skipped: {skipped:?}",
-        device.adapter(),
+        device.backend(),
         first + cases
     ));
     common::say(&format!(
