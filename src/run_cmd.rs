@@ -13,7 +13,7 @@ use warpforge::catalog;
 use warpforge::ir::{
     parse_kernel, verify, Access, Kernel, Literal, ParamKind, ScalarType, Verified,
 };
-use warpforge::runtime::sim::{SimLauncher, SimOptions, SimReport};
+use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
 mod report;
@@ -152,7 +152,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     if args.stats && !on_sim && args.check.is_none() {
         eprintln!("note: --stats: the counters are the simulator's; add --check sim to get them");
     }
-    let sim = SimLauncher::new(SimOptions {
+    let sim = Launcher::Sim(SimOptions {
         sanitize: !args.no_sanitize,
         stats: args.stats,
         ..SimOptions::default()
@@ -170,7 +170,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     } else {
         let launcher = open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?;
         let mut sim_buffers = args.check.map(|_| buffers.clone());
-        let launched = launch(launcher.as_ref(), &verified, args.grid, &mut buffers, &bits)?;
+        let launched = launch(&launcher, &verified, args.grid, &mut buffers, &bits)?;
         let (report, check) = match sim_buffers.as_mut() {
             Some(sim_buffers) => {
                 let report = launch(&sim, &verified, args.grid, sim_buffers, &bits)?.sim;
@@ -463,7 +463,7 @@ fn cannot_run(backend: Backend, e: LaunchError) -> Failure {
 
 /// Loads `kernel` on `launcher` and launches it; bad arguments are usage errors, anything else a fault.
 fn launch(
-    launcher: &dyn Launcher,
+    launcher: &Launcher,
     kernel: &Verified<'_>,
     grid: u32,
     buffers: &mut [Buffer],

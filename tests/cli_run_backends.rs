@@ -51,8 +51,8 @@ fn a_users_kernel_gives_identical_buffers_on_sim_and_webgpu() {
     let test = "a_users_kernel_gives_identical_buffers_on_sim_and_webgpu";
     let kernel = std::fs::read_to_string(saxpy_path()).expect("fixture");
     let kernel = warpforge::ir::parse_kernel(&kernel).expect("parses");
-    let wgsl = warpforge::wgsl::emit(&warpforge::ir::verify(&kernel).expect("verifies"))
-        .expect("emits");
+    let wgsl =
+        warpforge::wgsl::emit(&warpforge::ir::verify(&kernel).expect("verifies")).expect("emits");
     if !common::webgpu_or_skip(test, &wgsl.requirements) {
         return;
     }
@@ -114,7 +114,10 @@ fn every_catalog_kernel_through_run(backend: Backend) {
                 ParamKind::Buffer {
                     access: Access::ReadOnly,
                     ..
-                } => format!("@{}", write(&dir, &param.name, inputs.next().expect("input"))),
+                } => format!(
+                    "@{}",
+                    write(&dir, &param.name, inputs.next().expect("input"))
+                ),
                 ParamKind::Buffer { .. } => {
                     let (i, bytes) = outputs.next().expect("output");
                     let out = dir.join(format!("{}.out", param.name));

@@ -196,7 +196,7 @@ enum Outcome {
     Skipped(String),
 }
 
-fn one_case(device: &dyn Launcher, seed: u64) -> Outcome {
+fn one_case(device: &Launcher, seed: u64) -> Outcome {
     let mut rng = Rng(seed);
     let choices = rng.bytes(512);
     let kernel = random_defined_kernel(&choices, BUFFER_ELEMENTS as u32);
@@ -288,7 +288,8 @@ fn random_kernels_give_identical_buffers_on_sim_and_webgpu() {
         return;
     }
     let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
-    compare_with_sim(&device, &device.adapter().to_string());
+    let name = device.adapter().to_string();
+    compare_with_sim(&Launcher::WebGpu(device), &name);
 }
 
 /// The emitted PTX on a CUDA GPU against the simulator (runs on a GPU machine).
@@ -299,11 +300,11 @@ fn random_kernels_give_identical_buffers_on_sim_and_cuda() {
         return;
     };
     let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
-    compare_with_sim(&device, &info.label());
+    compare_with_sim(&Launcher::Cuda(device), &info.label());
 }
 
 /// Runs the random kernels on `device` and on the simulator and compares them.
-fn compare_with_sim(device: &dyn Launcher, name: &str) {
+fn compare_with_sim(device: &Launcher, name: &str) {
     let cases: u64 = std::env::var("WARPFORGE_DIFF_CASES")
         .ok()
         .and_then(|n| n.parse().ok())

@@ -1,6 +1,6 @@
-//! One launch API over every backend: [`Launcher`] (implemented by the simulator, a WebGPU device and a
-//! CUDA device), [`Loaded`] (a kernel prepared for one launcher), [`Launched`] (what a launch returns:
-//! the stage timings with their clocks, and the simulator's report on `sim`), [`LaunchError`].
+//! One launch API over every backend: [`Launcher`] (the simulator, a WebGPU device or a CUDA device),
+//! [`Loaded`] (a kernel prepared for one launcher), [`Launched`] (what a launch returns: the stage
+//! timings with their clocks, and the simulator's report on `sim`), [`LaunchError`].
 //!
 //! ```
 //! use warpforge_ir::{samples, verify};
@@ -22,13 +22,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use warpforge_ir::{Kernel, Verified};
+use warpforge_ir::{verify, Kernel, ParamKind, Verified};
 use warpforge_wgsl::{Requirements, Wgsl};
 
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
-use crate::sim::{SimError, SimLauncher, SimReport};
+use crate::sim::{SimError, SimOptions, SimReport};
 use crate::webgpu::{WebGpuDevice, WebGpuError};
-use crate::{BufferArg, Timings};
+use crate::{BufferArg, Clock, Timings};
 
 /// Where a kernel launches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,17 +156,17 @@ impl From<CudaError> for LaunchError {
 /// simulator, the WGSL for WebGPU, the loaded PTX module for CUDA).
 pub struct Loaded {
     kernel: Kernel,
-    pub(crate) form: Form,
+    form: Form,
 }
 
-pub(crate) enum Form {
+enum Form {
     Ir,
     Wgsl(Box<Wgsl>),
     Cuda(Box<CudaKernel>),
 }
 
 impl Loaded {
-    pub(crate) fn new(kernel: &Verified<'_>, form: Form) -> Loaded {
+    fn new(kernel: &Verified<'_>, form: Form) -> Loaded {
         Loaded {
             kernel: Kernel::clone(kernel),
             form,
@@ -203,7 +203,7 @@ impl Loaded {
         }
     }
 
-    pub(crate) fn wrong_launcher(&self, launched: Backend) -> LaunchError {
+    fn wrong_launcher(&self, launched: Backend) -> LaunchError {
         LaunchError::WrongLauncher {
             kernel: self.kernel.name.clone(),
             loaded: self.backend(),
@@ -223,33 +223,137 @@ pub struct Launched {
     pub sim: Option<SimReport>,
 }
 
-/// A backend that launches kernels: the simulator ([`SimLauncher`]), a [`WebGpuDevice`] or a
-/// [`CudaDevice`]. Load a kernel once, launch it any number of times.
-pub trait Launcher {
+impl From<Timings> for Launched {
+    fn from(timings: Timings) -> Launched {
+        Launched { timings, sim: None }
+    }
+}
+
+/// A backend that launches kernels. Load a kernel once ([`Launcher::load`]), launch it any number of
+/// times ([`Launcher::launch`]).
+pub enum Launcher {
+    /// The CPU simulator, with the options every launch runs with (sanitizer, counters, threads).
+    Sim(SimOptions),
+    /// A WebGPU device.
+    WebGpu(WebGpuDevice),
+    /// A CUDA device.
+    Cuda(CudaDevice),
+}
+
+impl Launcher {
     /// Which backend.
-    fn backend(&self) -> Backend;
-    /// The backend and device, e.g. `webgpu on llvmpipe (vulkan)`.
-    fn describe(&self) -> String;
-    /// The device's own name (the adapter's, the CUDA device's, `CPU simulator`).
-    fn device_name(&self) -> String;
-    /// Prepares `kernel` for this launcher (emits and compiles it where the backend needs that).
-    fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, LaunchError>;
-    /// Runs a loaded kernel over `blocks` blocks (see the module docs for the arguments).
-    fn launch(
+    pub fn backend(&self) -> Backend {
+        match self {
+            Launcher::Sim(_) => Backend::Sim,
+            Launcher::WebGpu(_) => Backend::WebGpu,
+            Launcher::Cuda(_) => Backend::Cuda,
+        }
+    }
+
+    /// The device's own name: the adapter's, the CUDA device's, or `CPU simulator`.
+    pub fn device_name(&self) -> String {
+        match self {
+            Launcher::Sim(_) => "CPU simulator".into(),
+            Launcher::WebGpu(device) => device.adapter().name.clone(),
+            Launcher::Cuda(device) => device.info().name.clone(),
+        }
+    }
+
+    /// The backend and device, e.g. `webgpu on llvmpipe (LLVM 15.0.6, 256 bits) (vulkan)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Launcher::Sim(options) => {
+                let sanitizer = if options.sanitize { "on" } else { "off" };
+                format!("sim (CPU simulator, sanitizer {sanitizer})")
+            }
+            Launcher::WebGpu(device) => format!("webgpu on {}", device.adapter().label()),
+            Launcher::Cuda(device) => format!("cuda on {}", device.info().label()),
+        }
+    }
+
+    /// The CUDA device, for engines that build on it directly.
+    pub fn cuda(&self) -> Option<&CudaDevice> {
+        match self {
+            Launcher::Cuda(device) => Some(device),
+            _ => None,
+        }
+    }
+
+    /// Prepares `kernel` for this launcher: nothing on the simulator, its WGSL for WebGPU, its PTX for
+    /// the device's SM loaded as a module on CUDA.
+    pub fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, LaunchError> {
+        let form = match self {
+            Launcher::Sim(_) => Form::Ir,
+            Launcher::WebGpu(_) => Form::Wgsl(Box::new(emit_wgsl(kernel)?)),
+            Launcher::Cuda(device) => Form::Cuda(Box::new(device.load(kernel)?)),
+        };
+        Ok(Loaded::new(kernel, form))
+    }
+
+    /// Runs a loaded kernel over `blocks` blocks (see the module docs for the arguments). On the
+    /// simulator the kernel time is the host clock around the whole launch and there is no transfer;
+    /// its report is in [`Launched::sim`].
+    pub fn launch(
         &self,
         kernel: &Loaded,
         blocks: u32,
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
-    ) -> Result<Launched, LaunchError>;
+    ) -> Result<Launched, LaunchError> {
+        match (self, &kernel.form) {
+            (Launcher::Sim(options), Form::Ir) => {
+                let verified = verify(kernel.kernel()).expect("verified when it was loaded");
+                let report = crate::sim::run(&verified, blocks, buffers, scalars, options)?;
+                let timings = Timings {
+                    kernel_ns: report.elapsed_ns,
+                    kernel_clock: Clock::HostClock,
+                    transfer_clock: Clock::HostClock,
+                    ..Timings::default()
+                };
+                Ok(Launched {
+                    timings,
+                    sim: Some(report),
+                })
+            }
+            (Launcher::WebGpu(device), Form::Wgsl(wgsl)) => {
+                let bits = block_order(kernel.kernel(), wgsl, scalars);
+                Ok(device.run(wgsl, blocks, buffers, &bits)?.into())
+            }
+            (Launcher::Cuda(device), Form::Cuda(loaded)) => {
+                Ok(device.run(loaded, blocks, buffers, scalars)?.into())
+            }
+            _ => Err(kernel.wrong_launcher(self.backend())),
+        }
+    }
+}
+
+/// The scalars (given in parameter order) in the order of the WGSL parameter block's members, matched
+/// by name; a scalar the WGSL does not use is not in the block. A wrong count is left for the launch's
+/// own check to name.
+fn block_order(kernel: &Kernel, wgsl: &Wgsl, scalars: &[u64]) -> Vec<u64> {
+    let names: Vec<&str> = (kernel.params.iter())
+        .filter(|(_, p)| matches!(p.kind, ParamKind::Scalar(_)))
+        .map(|(_, p)| p.name.as_str())
+        .collect();
+    if names.len() != scalars.len() {
+        return scalars.to_vec();
+    }
+    (wgsl.params.members.iter())
+        .map(|m| {
+            names
+                .iter()
+                .position(|n| *n == m.name)
+                .map_or(0, |i| scalars[i])
+        })
+        .collect()
 }
 
 /// Opens `backend` for `kernels`: the simulator with its default options, the first WebGPU adapter
 /// (hardware before software) that meets every kernel's requirements, or the first supported CUDA
 /// device.
-pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Box<dyn Launcher>, LaunchError> {
+pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Launcher, LaunchError> {
     Ok(match backend {
-        Backend::Sim => Box::new(SimLauncher::default()),
+        Backend::Sim => Launcher::Sim(SimOptions::default()),
         Backend::WebGpu => {
             let mut needs = Requirements {
                 workgroup_storage_bytes: 0,
@@ -260,14 +364,14 @@ pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Box<dyn Launc
             for kernel in kernels {
                 needs = joint(&needs, &emit_wgsl(kernel)?.requirements);
             }
-            Box::new(WebGpuDevice::new(&needs)?)
+            Launcher::WebGpu(WebGpuDevice::new(&needs)?)
         }
         Backend::Cuda => {
             let index = match crate::cuda::cuda_probe() {
                 Ok(device) => device.index,
                 Err(why) => return Err(CudaError::NotAvailable(why.clone()).into()),
             };
-            Box::new(CudaDevice::new(index)?)
+            Launcher::Cuda(CudaDevice::new(index)?)
         }
     })
 }

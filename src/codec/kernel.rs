@@ -5,7 +5,7 @@
 use super::{Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::kernel_io::Lz4Kernels;
-use crate::runtime::sim::{SimLauncher, SimOptions, SimReport};
+use crate::runtime::sim::{SimOptions, SimReport};
 use crate::runtime::webgpu::WebGpuDevice;
 use crate::runtime::{Launched, Launcher, Timings};
 use crate::wgsl::Requirements;
@@ -19,7 +19,7 @@ pub struct KernelCodec {
 
 impl KernelCodec {
     /// The kernels on `launcher`.
-    pub fn new(launcher: Box<dyn Launcher>) -> anyhow::Result<KernelCodec> {
+    pub fn new(launcher: Launcher) -> anyhow::Result<KernelCodec> {
         Ok(KernelCodec {
             kernels: Lz4Kernels::new(launcher)?,
             last: (None, None),
@@ -34,7 +34,7 @@ impl KernelCodec {
     /// The kernels on the simulator with `options` (e.g. `stats: true` for per-page counters: one block
     /// is one page).
     pub fn sim_with(options: SimOptions) -> KernelCodec {
-        KernelCodec::new(Box::new(SimLauncher::new(options)))
+        KernelCodec::new(Launcher::Sim(options))
             .expect("loading a kernel on the simulator cannot fail")
     }
 
@@ -42,7 +42,7 @@ impl KernelCodec {
     pub fn webgpu() -> anyhow::Result<KernelCodec> {
         let device = WebGpuDevice::new(&crate::auto::webgpu_requirements()?)
             .map_err(|e| anyhow::anyhow!("no WebGPU adapter can run the LZ4 kernels: {e}"))?;
-        KernelCodec::new(Box::new(device))
+        KernelCodec::new(Launcher::WebGpu(device))
     }
 
     /// What an adapter must offer to run the LZ4 kernels.

@@ -7,6 +7,7 @@ use super::cuda::CudaEngine;
 use super::engine::{Engine, LaunchEngine};
 use super::{BatchResult, BatchStats, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::kernel_io::{reference, Lz4Kernels, Page};
+use crate::runtime::Launcher;
 use crate::{CompressedPage, PAGE_SIZE};
 
 /// Compresses and decompresses batches of pages on a GPU.
@@ -61,11 +62,11 @@ impl GpuBatchCompressor {
                     .map_err(|e| GpuError::NotAvailable(format!("{e:#}")))?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                Box::new(LaunchEngine(Lz4Kernels::new(Box::new(device))?))
+                Box::new(LaunchEngine(Lz4Kernels::new(Launcher::WebGpu(device))?))
             }
             GpuBackend::Sim => {
-                let sim = crate::runtime::sim::SimLauncher::default();
-                Box::new(LaunchEngine(Lz4Kernels::new(Box::new(sim))?))
+                let sim = Launcher::Sim(Default::default());
+                Box::new(LaunchEngine(Lz4Kernels::new(sim)?))
             }
             GpuBackend::Cpu | GpuBackend::Reference => {
                 return Err(GpuError::Config(format!(

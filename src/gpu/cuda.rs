@@ -148,8 +148,8 @@ impl Stages for CudaStages<'_, '_> {
 
 /// The CUDA backend.
 pub struct CudaEngine {
-    /// The device (its own stream runs `decompress_chunk` through the runtime's launch API).
-    device: CudaDevice,
+    /// The CUDA device (its own stream runs `decompress_chunk` through the runtime's launch API).
+    launcher: Launcher,
     ctx: Arc<CudaContext>,
     compress: CudaKernel,
     compact: CudaKernel,
@@ -180,7 +180,8 @@ impl CudaEngine {
         let verified = |k| verify(k).expect("the repository's kernels verify");
         let compress = device.load(&verified(&compress))?;
         let compact = device.load(&verified(&compact))?;
-        let decompress = Launcher::load(&device, &verified(&decompress))?;
+        let launcher = Launcher::Cuda(device);
+        let decompress = launcher.load(&verified(&decompress))?;
         // Without async DMA the ring has one slot: allocate only that one.
         let depth = if async_dma { slots.max(1) } else { 1 };
         let slots = (0..depth)
@@ -188,7 +189,7 @@ impl CudaEngine {
             .collect::<Result<Vec<_>, _>>()?;
         ctx.synchronize().map_err(err("cuCtxSynchronize"))?;
         Ok(CudaEngine {
-            device,
+            launcher,
             ctx,
             compress,
             compact,
@@ -387,7 +388,7 @@ impl Engine for CudaEngine {
         let (result, _) = decompress_through(records, out, |buffers, n| {
             let blocks = blocks_for(n as usize, Backend::Cuda);
             Ok(self
-                .device
+                .launcher
                 .launch(&self.decompress, blocks, buffers, &[u64::from(n)])?)
         })
         .map_err(|e| match e.downcast::<crate::runtime::LaunchError>() {

@@ -11,14 +11,14 @@ use crate::runtime::{BufferArg, LaunchError, Launched, Launcher, Loaded};
 
 /// The page kernels loaded on one launcher.
 pub struct Lz4Kernels {
-    launcher: Box<dyn Launcher>,
+    launcher: Launcher,
     compress: Loaded,
     decompress: Loaded,
 }
 
 impl Lz4Kernels {
     /// Loads both kernels on `launcher` (emitting and compiling them where the backend needs it).
-    pub fn new(launcher: Box<dyn Launcher>) -> Result<Lz4Kernels, LaunchError> {
+    pub fn new(launcher: Launcher) -> Result<Lz4Kernels, LaunchError> {
         let backend = launcher.backend();
         let compress = Lz4WarpCompressKernel::new(0).ir_for(backend);
         let decompress = Lz4WarpDecompressKernel::new(0).ir_for(backend);
@@ -34,8 +34,8 @@ impl Lz4Kernels {
     }
 
     /// The launcher.
-    pub fn launcher(&self) -> &dyn Launcher {
-        self.launcher.as_ref()
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
     }
 
     /// One launch of `kernel` for `pages` pages; an error-level finding of the simulator fails it.

@@ -22,8 +22,8 @@ pub fn saxpy_path() -> String {
 /// `warpforge run` with `words` (split at spaces, so no paths there), then `more`.
 pub fn warpforge(words: &str, more: &[&str]) -> Output {
     // WARPFORGE_BIN: the binary when the tests run away from their build (scripts/gpu-check.sh).
-    let bin = std::env::var_os("WARPFORGE_BIN")
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_warpforge").into());
+    let bin =
+        std::env::var_os("WARPFORGE_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_warpforge").into());
     Command::new(bin)
         .arg("run")
         .args(words.split_whitespace())
@@ -121,4 +121,3 @@ impl Saxpy {
 pub fn strs(strings: &[String]) -> Vec<&str> {
     strings.iter().map(String::as_str).collect()
 }
-

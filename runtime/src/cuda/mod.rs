@@ -27,7 +27,6 @@ use std::io::Write;
 
 mod device;
 mod error;
-mod launcher;
 mod module;
 mod names;
 mod run;

@@ -56,7 +56,6 @@ mod decode;
 mod eval;
 mod finding;
 mod lanes;
-mod launcher;
 mod memory;
 mod race;
 mod stats;
@@ -71,7 +70,7 @@ use std::time::Instant;
 use warpforge_ir::{Access, Verified};
 
 pub use finding::{lane_list, Check, Finding, FindingKind, Severity};
-pub use launcher::SimLauncher;
+
 pub use stats::Counters;
 
 use crate::arguments::check_arguments;

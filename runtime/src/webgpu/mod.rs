@@ -37,7 +37,6 @@ mod arguments;
 mod cache;
 mod device;
 mod error;
-mod launcher;
 mod pipeline;
 mod requirements;
 mod run;
