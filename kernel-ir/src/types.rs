@@ -108,15 +108,7 @@ pub enum Access {
     ReadWrite,
 }
 
-impl Access {
-    /// The keyword used in the text form.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Access::ReadOnly => "read",
-            Access::ReadWrite => "read_write",
-        }
-    }
-}
+crate::expr::keyword_table!(Access { ReadOnly => "read", ReadWrite => "read_write" });
 
 /// A constant of a scalar type. Floats are kept as their bit pattern so that literals compare and hash
 /// exactly (NaN payloads and `-0.0` survive the text form).

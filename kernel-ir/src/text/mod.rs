@@ -3,6 +3,7 @@
 //! print → parse → print is the identity for every verified kernel; fixtures, snapshots and the CLI use
 //! this form.
 
+pub mod keywords;
 mod lexer;
 mod parse;
 mod parse_values;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::keywords as kw;
 use super::lexer::{tokenize, Spanned, Tok};
 use super::parse_values::parse_int;
 use super::ParseError;
@@ -108,6 +109,11 @@ impl Parser {
         }
     }
 
+    /// Whether the next token is the word `kw`.
+    pub(super) fn at_word(&self, kw: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if s == kw)
+    }
+
     pub(super) fn keyword_of<T>(
         &mut self,
         what: &str,
@@ -151,17 +157,17 @@ impl Parser {
     }
 
     fn kernel(&mut self) -> PResult<()> {
-        self.keyword("kernel")?;
+        self.keyword(kw::KERNEL)?;
         self.kernel.name = self.ident("a kernel name")?;
         self.expect_punct('{')?;
         while let Tok::Ident(word) = self.peek().clone() {
             match word.as_str() {
-                "block_size" => {
+                kw::BLOCK_SIZE => {
                     self.next();
                     self.kernel.block_size = self.number("a block size")?;
                 }
-                "param" => self.param()?,
-                "shared" => {
+                kw::PARAM => self.param()?,
+                kw::SHARED => {
                     self.next();
                     let name = self.ident("a shared array name")?;
                     self.expect_punct(':')?;
@@ -169,7 +175,7 @@ impl Parser {
                     self.expect_punct('[')?;
                     let len = self.number("an array length")?;
                     self.expect_punct(']')?;
-                    self.keyword("align")?;
+                    self.keyword(kw::ALIGN)?;
                     let align = self.number("an alignment")?;
                     let h = self.kernel.shared.append(SharedArray {
                         name: name.clone(),
@@ -179,7 +185,7 @@ impl Parser {
                     });
                     self.declare(name, Name::Shared(h))?;
                 }
-                "local" => {
+                kw::LOCAL => {
                     self.next();
                     let name = self.ident("a local name")?;
                     self.expect_punct(':')?;
@@ -208,14 +214,10 @@ impl Parser {
         self.next();
         let name = self.ident("a parameter name")?;
         self.expect_punct(':')?;
-        let kind = if *self.peek() == Tok::Ident("global".into()) {
+        let kind = if self.at_word(kw::GLOBAL) {
             self.next();
             let elem = self.scalar_type()?;
-            let access = self.keyword_of("access mode", |w| match w {
-                "read" => Some(Access::ReadOnly),
-                "read_write" => Some(Access::ReadWrite),
-                _ => None,
-            })?;
+            let access = self.keyword_of("access mode", Access::from_name)?;
             ParamKind::Buffer { elem, access }
         } else {
             ParamKind::Scalar(self.scalar_type()?)
@@ -266,10 +268,10 @@ impl Parser {
         }
         let word = self.ident("a statement")?;
         Ok(match word.as_str() {
-            "if" => {
+            kw::IF => {
                 let cond = self.value()?;
                 let then_block = self.braced_block()?;
-                let else_block = if *self.peek() == Tok::Ident("else".into()) {
+                let else_block = if self.at_word(kw::ELSE) {
                     self.next();
                     self.braced_block()?
                 } else {
@@ -281,14 +283,14 @@ impl Parser {
                     else_block,
                 }
             }
-            "loop" => Stmt::Loop {
+            kw::LOOP => Stmt::Loop {
                 body: self.braced_block()?,
             },
-            "break" => Stmt::Break,
-            "continue" => Stmt::Continue,
-            "return" => Stmt::Return,
-            "barrier" => Stmt::Barrier,
-            "set" => {
+            kw::BREAK => Stmt::Break,
+            kw::CONTINUE => Stmt::Continue,
+            kw::RETURN => Stmt::Return,
+            kw::BARRIER => Stmt::Barrier,
+            kw::SET => {
                 let name = self.ident("a local name")?;
                 let Some(Name::Local(local)) = self.names.get(&name).copied() else {
                     self.pos -= 1;
@@ -300,7 +302,7 @@ impl Parser {
                     value: self.value()?,
                 }
             }
-            "store" => {
+            kw::STORE => {
                 let width = self.vector_suffix()?;
                 let array = self.array_ref()?;
                 self.expect_punct('[')?;
@@ -327,7 +329,7 @@ impl Parser {
                     }
                 }
             }
-            "warp_sync" => Stmt::Warp(WarpOp::Sync { mask: self.mask()? }),
+            kw::WARP_SYNC => Stmt::Warp(WarpOp::Sync { mask: self.mask()? }),
             other => {
                 self.pos -= 1;
                 return self.err(format!("unknown statement `{other}`"));
@@ -341,8 +343,8 @@ impl Parser {
             return Ok(None);
         }
         match self.ident("`v2` or `v4`")?.as_str() {
-            "v2" => Ok(Some(2)),
-            "v4" => Ok(Some(4)),
+            kw::V2 => Ok(Some(2)),
+            kw::V4 => Ok(Some(4)),
             other => {
                 self.pos -= 1;
                 self.err(format!("expected `v2` or `v4`, found `{other}`"))
@@ -354,9 +356,9 @@ impl Parser {
         let space = self.ident("`global` or `shared`")?;
         let name = self.ident("an array name")?;
         match (space.as_str(), self.names.get(&name).copied()) {
-            ("global", Some(Name::Param(p))) => Ok(MemRef::Global(p)),
-            ("shared", Some(Name::Shared(s))) => Ok(MemRef::Shared(s)),
-            ("global" | "shared", _) => {
+            (kw::GLOBAL, Some(Name::Param(p))) => Ok(MemRef::Global(p)),
+            (kw::SHARED, Some(Name::Shared(s))) => Ok(MemRef::Shared(s)),
+            (kw::GLOBAL | kw::SHARED, _) => {
                 self.pos -= 1;
                 self.err(format!("`{name}` is not a {space} array"))
             }
@@ -368,7 +370,7 @@ impl Parser {
     }
 
     pub(super) fn mask(&mut self) -> PResult<Mask> {
-        self.keyword("mask")?;
+        self.keyword(kw::MASK)?;
         if let Tok::Value(_) = self.peek() {
             Ok(Mask::Dynamic(self.value()?))
         } else {

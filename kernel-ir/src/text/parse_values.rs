@@ -1,5 +1,6 @@
 //! The value-defining half of the parser: `%N: ty = …` statements, expressions and literals.
 
+use super::keywords as kw;
 use super::lexer::Tok;
 use super::parse::{Name, PResult, Parser};
 use super::ParseError;
@@ -17,7 +18,7 @@ impl Parser {
         }
         self.expect_punct('=')?;
         let op = self.ident("an operation")?;
-        if op == "load" {
+        if op == kw::LOAD {
             let width = self.vector_suffix()?;
             let array = self.array_ref()?;
             self.expect_punct('[')?;
@@ -43,7 +44,7 @@ impl Parser {
         }
         let (value, ty) = defs[0];
         let stmt = match op.as_str() {
-            "atomic" => {
+            kw::ATOMIC => {
                 let op = self.keyword_of("atomic operation", AtomicOp::from_name)?;
                 let array = self.array_ref()?;
                 self.expect_punct('[')?;
@@ -64,7 +65,7 @@ impl Parser {
                     compare,
                 }
             }
-            "shuffle" => {
+            kw::SHUFFLE => {
                 let mode = self.keyword_of("shuffle mode", ShuffleMode::from_name)?;
                 let src = self.value()?;
                 let lane = self.comma_value()?;
@@ -77,7 +78,7 @@ impl Parser {
                     mask,
                 })
             }
-            "ballot" => {
+            kw::BALLOT => {
                 let pred = self.value()?;
                 Stmt::Warp(WarpOp::Ballot {
                     value,
@@ -85,7 +86,7 @@ impl Parser {
                     mask: self.mask()?,
                 })
             }
-            "vote" => {
+            kw::VOTE => {
                 let mode = self.keyword_of("vote mode", VoteMode::from_name)?;
                 let pred = self.value()?;
                 Stmt::Warp(WarpOp::Vote {
@@ -95,7 +96,7 @@ impl Parser {
                     mask: self.mask()?,
                 })
             }
-            "match_any" => {
+            kw::MATCH_ANY => {
                 let src = self.value()?;
                 Stmt::Warp(WarpOp::MatchAny {
                     value,
@@ -137,8 +138,8 @@ impl Parser {
 
     fn expr(&mut self, op: &str, ty: ScalarType) -> PResult<Expr> {
         Ok(match op {
-            "const" => Expr::Literal(self.literal(ty)?),
-            "param" => {
+            kw::CONST => Expr::Literal(self.literal(ty)?),
+            kw::PARAM => {
                 let name = self.ident("a parameter name")?;
                 match self.names.get(&name) {
                     Some(Name::Param(p)) => Expr::Param(*p),
@@ -148,7 +149,7 @@ impl Parser {
                     }
                 }
             }
-            "local" => {
+            kw::LOCAL => {
                 let name = self.ident("a local name")?;
                 match self.names.get(&name) {
                     Some(Name::Local(l)) => Expr::Local(*l),
@@ -158,13 +159,13 @@ impl Parser {
                     }
                 }
             }
-            "special" => Expr::Special(self.keyword_of("special value", Special::from_name)?),
-            "cmp" => {
+            kw::SPECIAL => Expr::Special(self.keyword_of("special value", Special::from_name)?),
+            kw::CMP => {
                 let cmp = self.keyword_of("comparison", CmpOp::from_name)?;
                 let a = self.value()?;
                 Expr::Compare(cmp, a, self.comma_value()?)
             }
-            "select" => {
+            kw::SELECT => {
                 let cond = self.value()?;
                 let if_true = self.comma_value()?;
                 let if_false = self.comma_value()?;
@@ -174,7 +175,7 @@ impl Parser {
                     if_false,
                 }
             }
-            "mul_wide" => {
+            kw::MUL_WIDE => {
                 let a = self.value()?;
                 Expr::MulWide(a, self.comma_value()?)
             }
@@ -197,11 +198,11 @@ impl Parser {
     fn literal(&mut self, ty: ScalarType) -> PResult<Literal> {
         let bad = |p: &Self, text: &str| p.err(format!("`{text}` is not a valid {ty} constant"));
         match (ty, self.peek().clone()) {
-            (ScalarType::Bool, Tok::Ident(word)) if word == "true" || word == "false" => {
+            (ScalarType::Bool, Tok::Ident(word)) if word == kw::TRUE || word == kw::FALSE => {
                 self.next();
-                Ok(Literal::Bool(word == "true"))
+                Ok(Literal::Bool(word == kw::TRUE))
             }
-            (ScalarType::F32, Tok::Ident(word)) if word == "bits" => {
+            (ScalarType::F32, Tok::Ident(word)) if word == kw::BITS => {
                 self.next();
                 self.expect_punct('(')?;
                 let bits: u32 = self.number("f32 bits")?;
