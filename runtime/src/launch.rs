@@ -320,7 +320,7 @@ impl Launcher {
                 Ok(device.run(wgsl, blocks, buffers, &bits)?.into())
             }
             (Launcher::Cuda(device), Form::Cuda(loaded)) => {
-                Ok(device.run(loaded, blocks, buffers, scalars)?.into())
+                Ok(device.run(loaded, buffers, scalars, blocks)?.into())
             }
             _ => Err(kernel.wrong_launcher(self.backend())),
         }

@@ -43,7 +43,8 @@ impl CudaDevice {
         CudaKernel::load(&self.ctx, &self.info, kernel, self.info.sm())
     }
 
-    /// Runs `kernel` over `blocks` blocks. `buffers` are the buffer parameters in parameter order
+    /// Runs `kernel` with `buffers` and `scalars` over `blocks` blocks ([`crate::Launcher::launch`]
+    /// takes the same arguments for every backend). `buffers` are the buffer parameters in parameter order
     /// ([`BufferArg::ReadWrite`] for `read_write` ones), `scalars` the scalar parameters' bits in
     /// parameter order. When it returns `Ok`, every `ReadWrite` slice holds the buffer after the kernel.
     /// All three stages are timed with CUDA events on the device's stream; host buffers are pageable,
@@ -57,9 +58,9 @@ impl CudaDevice {
     pub fn run(
         &self,
         kernel: &CudaKernel,
-        blocks: u32,
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
+        blocks: u32,
     ) -> Result<Timings, CudaError> {
         let params = kernel
             .launch
