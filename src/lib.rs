@@ -26,6 +26,7 @@ pub mod bench_stats;
 pub mod catalog;
 pub mod codec;
 pub mod demo;
+pub mod emit_output;
 pub mod gpu;
 pub mod pipeline;
 
