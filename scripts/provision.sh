@@ -6,9 +6,12 @@
 #             PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin.
 #   lavapipe  Mesa's software Vulkan device (Debian packages mesa-vulkan-drivers, libvulkan1) through
 #             apt-get, only when running as root with apt-get available and no lavapipe installed.
+#   spirv-val SPIRV-Tools' validator (Debian package spirv-tools), the same way, for the SPIR-V target's
+#             tests. Skipped when WARPFORGE_SPIRV_VAL is set or spirv-val is on PATH.
 #
 # What it cannot provision it says here, with the command that would; the tests that need it then skip
-# loudly (or fail, where WARPFORGE_REQUIRE_PTXAS=1 / WARPFORGE_REQUIRE_WEBGPU=1 say they must run).
+# loudly (or fail, where WARPFORGE_REQUIRE_PTXAS=1 / WARPFORGE_REQUIRE_WEBGPU=1 /
+# WARPFORGE_REQUIRE_SPIRV_VAL=1 say they must run).
 # WARPFORGE_NO_PROVISION=1 skips all of it. WARPFORGE_PROVISION_STRICT=1 (CI) makes a failure fatal.
 
 WARPFORGE_PTXAS_WHEEL=nvidia-cuda-nvcc-cu12==12.8.93
@@ -68,8 +71,28 @@ provision_lavapipe() {
   fi
 }
 
+provision_spirv_val() {
+  if [ -n "${WARPFORGE_SPIRV_VAL:-}" ]; then
+    provision_say "spirv-val: WARPFORGE_SPIRV_VAL=$WARPFORGE_SPIRV_VAL"
+    return 0
+  fi
+  if command -v spirv-val >/dev/null 2>&1; then
+    provision_say "spirv-val: $(command -v spirv-val)"
+    return 0
+  fi
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    provision_fail "spirv-val: not found, and installing it needs root and apt-get; the spirv-val tests will" \
+      "skip. To run them: sudo apt-get install spirv-tools (or set WARPFORGE_SPIRV_VAL)"
+    return
+  fi
+  provision_say "spirv-val: installing SPIRV-Tools (apt-get install spirv-tools)"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spirv-tools >/dev/null; } >&2; then
+    provision_fail "spirv-val: apt-get could not install spirv-tools; the spirv-val tests will skip"
+  fi
+}
+
 if [ "${WARPFORGE_NO_PROVISION:-0}" = 1 ]; then
   provision_say "WARPFORGE_NO_PROVISION=1: nothing provisioned"
 else
-  provision_ptxas && provision_lavapipe
+  provision_ptxas && provision_lavapipe && provision_spirv_val
 fi

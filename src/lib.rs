@@ -27,6 +27,7 @@ pub mod bench_stats;
 pub mod catalog;
 pub mod codec;
 pub mod demo;
+pub mod emit_output;
 pub mod gpu;
 pub mod kernel_io;
 pub mod pipeline;

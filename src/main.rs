@@ -42,6 +42,9 @@ enum Command {
         /// With `--target ptx`: assemble with ptxas and print its resource report on stderr.
         #[arg(long)]
         report: bool,
+        /// Write to FILE instead of stdout (SPIR-V, being binary, is not written to a terminal).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Compress a file of 4 KiB pages into a page archive.
     Compress {
@@ -124,6 +127,12 @@ enum Target {
     Ptx,
     /// WGSL (WebGPU), validated by naga.
     Wgsl,
+    /// A SPIR-V 1.3 binary module (Vulkan), from the same naga module as the WGSL.
+    Spirv,
+    /// Metal Shading Language 2.3 source, from the same naga module as the WGSL.
+    Msl,
+    /// HLSL for shader model 6.0 (Direct3D 12), from the same naga module as the WGSL.
+    Hlsl,
 }
 
 /// `lint --format` values.
@@ -310,31 +319,40 @@ fn run(cli: Cli) -> Result<()> {
             target,
             sm,
             report,
+            output,
         } => {
-            let kernel = load_kernel(
-                kernel.as_deref(),
-                file.as_ref(),
-                matches!(target, Target::Wgsl),
-            )?;
+            let from_naga = matches!(
+                target,
+                Target::Wgsl | Target::Spirv | Target::Msl | Target::Hlsl
+            );
+            let kernel = load_kernel(kernel.as_deref(), file.as_ref(), from_naga)?;
             if report && !matches!(target, Target::Ptx) {
                 bail!("--report needs --target ptx");
             }
-            match target {
-                Target::Ir => print!("{kernel}"),
-                Target::Wgsl => print!("{}", warpforge::wgsl::emit(&verify(&kernel)?)?.source),
+            use warpforge::emit_output::shader_bytes;
+            use warpforge::wgsl::ShaderTarget;
+            let (bytes, binary) = match target {
+                Target::Ir => (kernel.to_string().into_bytes(), false),
+                Target::Wgsl => {
+                    let wgsl = warpforge::wgsl::emit(&verify(&kernel)?)?;
+                    (wgsl.source.into_bytes(), false)
+                }
+                Target::Spirv => shader_bytes(&kernel, ShaderTarget::SpirV)?,
+                Target::Msl => shader_bytes(&kernel, ShaderTarget::Msl)?,
+                Target::Hlsl => shader_bytes(&kernel, ShaderTarget::Hlsl)?,
                 Target::Ptx => {
                     let sm = Sm::from_number(sm).expect("validated by the argument parser");
                     let ptx = emit_ptx(&verify(&kernel)?, sm)?;
-                    print!("{}", ptx.text);
                     if report {
                         let ptxas = Ptxas::find().context(
                             "--report needs NVIDIA's ptxas: put it on PATH or name it in WARPFORGE_PTXAS",
                         )?;
                         eprintln!("{}", ptxas.assemble(&ptx.text, sm)?);
                     }
+                    (ptx.text.into_bytes(), false)
                 }
-            }
-            Ok(())
+            };
+            warpforge::emit_output::write(&bytes, binary, output.as_deref())
         }
         Command::Compress {
             backend,

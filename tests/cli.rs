@@ -260,3 +260,85 @@ fn bench_reports_every_cpu_codec_and_liblz4() {
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// `emit --target msl|hlsl|spirv` prints exactly what the library writes for the kernel's WebGPU form
+/// (the same naga module as the WGSL), and `-o FILE` writes the same bytes to the file.
+#[test]
+fn emit_spirv_msl_and_hlsl_print_the_library_emission() {
+    use warpforge::wgsl::{emit_target, ShaderTarget};
+    let entry = catalog::find("lz4-compress").expect("in the catalog");
+    let kernel = entry.webgpu_build();
+    let verified = warpforge::ir::verify(&kernel).expect("verifies");
+    let dir = std::env::temp_dir().join(format!("warpforge-cli-targets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (flag, target) in [
+        ("spirv", ShaderTarget::SpirV),
+        ("msl", ShaderTarget::Msl),
+        ("hlsl", ShaderTarget::Hlsl),
+    ] {
+        let expected = emit_target(&verified, target).expect("the library writes it");
+        let out = warpforge(&["emit", "--target", flag, "--kernel", entry.name]);
+        assert!(
+            out.status.success(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout == *expected.bytes(),
+            "{flag}: stdout is not the library's output"
+        );
+
+        let file = dir.join(format!("kernel.{}", target.extension()));
+        let path = file.to_str().expect("utf-8 path");
+        let out = warpforge(&["emit", "--target", flag, "--kernel", entry.name, "-o", path]);
+        assert!(
+            out.status.success(),
+            "{flag} -o: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{flag} -o also wrote to stdout");
+        let written = std::fs::read(&file).expect("the file was written");
+        assert!(
+            written == *expected.bytes(),
+            "{flag}: the file is not the library's output"
+        );
+    }
+    let spirv = std::fs::read(dir.join("kernel.spv")).expect("written");
+    assert_eq!(
+        spirv[..4],
+        0x0723_0203u32.to_le_bytes(),
+        "SPIR-V magic, little-endian"
+    );
+}
+
+/// A binary SPIR-V module is not written to a terminal: the command fails and says how to get it.
+#[cfg(target_os = "linux")]
+#[test]
+fn emit_spirv_refuses_to_write_to_a_terminal() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::process::Stdio;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty stores two new descriptors in the integers it is given; the name, termios and
+    // window-size pointers may be null (no name wanted, default settings).
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened by openpty and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let out = Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(["emit", "--target", "spirv", "--kernel", "vector-add"])
+        .stdout(Stdio::from(slave))
+        .output()
+        .expect("the warpforge binary runs");
+    drop(master);
+    assert!(!out.status.success(), "SPIR-V was written to a terminal");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("terminal") && err.contains("-o"), "{err}");
+}

@@ -59,3 +59,87 @@ pub fn skip(test: &str, why: &str) {
 pub fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
+
+/// Names the `spirv-val` to test with (otherwise `spirv-val` on PATH).
+pub const SPIRV_VAL_ENV: &str = "WARPFORGE_SPIRV_VAL";
+/// `=1` makes a missing `spirv-val` a test failure instead of a skip (CI sets it).
+pub const REQUIRE_SPIRV_VAL_ENV: &str = "WARPFORGE_REQUIRE_SPIRV_VAL";
+
+/// SPIRV-Tools' `spirv-val` (`WARPFORGE_SPIRV_VAL`, else on PATH), checked to run. Without one: a
+/// failure under `WARPFORGE_REQUIRE_SPIRV_VAL=1` (CI), otherwise a loud skip. Where it was found is
+/// printed once per test binary.
+pub fn spirv_val_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    static FOUND: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    let found = FOUND.get_or_init(|| {
+        let path = std::env::var_os(SPIRV_VAL_ENV)
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                let dirs = std::env::var_os("PATH")?;
+                std::env::split_paths(&dirs)
+                    .map(|dir| dir.join("spirv-val"))
+                    .find(|p| p.is_file())
+            })?;
+        let version = std::process::Command::new(&path)
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|out| out.status.success())?;
+        let version = String::from_utf8_lossy(&version.stdout);
+        eprintln!(
+            "using spirv-val at {} ({})",
+            path.display(),
+            version.lines().next().unwrap_or_default()
+        );
+        Some(path)
+    });
+    match found.clone() {
+        Some(path) => Some(path),
+        None if std::env::var(REQUIRE_SPIRV_VAL_ENV).is_ok_and(|v| v == "1") => panic!(
+            "{test}: {REQUIRE_SPIRV_VAL_ENV}=1 but no spirv-val runs (set {SPIRV_VAL_ENV} or put \
+             SPIRV-Tools' spirv-val on PATH)"
+        ),
+        None => {
+            skip(
+                test,
+                &format!(
+                    "no spirv-val found. Install SPIRV-Tools (apt-get install spirv-tools; \
+                     ./scripts/test.sh does it as root) or set {SPIRV_VAL_ENV} to run it"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Runs `spirv_val` on a SPIR-V module for Vulkan 1.1 (SPIR-V 1.3, what warpforge writes); `Err` with
+/// its diagnostics when it rejects the module.
+pub fn spirv_val(spirv_val: &std::path::Path, words: &[u32]) -> Result<(), String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(spirv_val)
+        .args(["--target-env", "vulkan1.1", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", spirv_val.display()))?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(&bytes)
+        .map_err(|e| format!("cannot feed spirv-val: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("spirv-val: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "spirv-val ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}

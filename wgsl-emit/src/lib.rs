@@ -1,5 +1,6 @@
 //! `warpforge-wgsl`: lowers verified warpforge IR to a `naga::Module`, validates it with naga and writes
-//! WGSL through naga's own WGSL back end.
+//! WGSL through naga's own WGSL back end — and, from the same validated module, SPIR-V, MSL and HLSL
+//! ([`targets`], [`emit_target`]).
 //!
 //! [`emit`] returns the WGSL text with its [`layout`] — the contract with the WebGPU runtime: bindings,
 //! the uniform parameter block, device requirements and the dispatch shape. A module naga rejects is an
@@ -49,11 +50,13 @@
 
 pub mod layout;
 mod lower;
+pub mod targets;
 mod validate;
 
 use std::fmt;
 
 pub use layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, Wgsl};
+pub use targets::{emit_target, Shader, ShaderCode, ShaderTarget, TargetError};
 pub use validate::check_text;
 use warpforge_ir::Verified;
 
@@ -135,12 +138,7 @@ pub fn naga_value_uniformity(kernel: &Verified<'_>) -> Result<Vec<Option<bool>>,
 
 /// Lowers a verified kernel to validated WGSL with its launch layout.
 pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
-    warpforge_analysis::check_block_uniform_sync(kernel).map_err(|detail| {
-        WgslError::DivergentSync {
-            kernel: kernel.name.clone(),
-            detail,
-        }
-    })?;
+    check_sync(kernel)?;
     let lower::Lowered {
         module, mut layout, ..
     } = lower::lower(kernel);
@@ -148,6 +146,17 @@ pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
         validate::validate_and_write(&kernel.name, &module, layout.requirements.shader_int64)?;
     layout.entry_point = written_entry_point(&layout.source).unwrap_or(layout.entry_point);
     Ok(layout)
+}
+
+/// warpforge's barrier rule (naga 30 does not enforce it): every barrier and warp collective reached by
+/// the whole workgroup.
+fn check_sync(kernel: &Verified<'_>) -> Result<(), WgslError> {
+    warpforge_analysis::check_block_uniform_sync(kernel).map_err(|detail| {
+        WgslError::DivergentSync {
+            kernel: kernel.name.clone(),
+            detail,
+        }
+    })
 }
 
 /// The entry point's name as naga's WGSL writer spelled it: its namer appends `_` to names that end in

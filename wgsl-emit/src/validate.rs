@@ -8,7 +8,7 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 use crate::WgslError;
 
-fn capabilities(int64: bool) -> Capabilities {
+pub(crate) fn capabilities(int64: bool) -> Capabilities {
     if int64 {
         Capabilities::SHADER_INT64
     } else {
@@ -16,15 +16,16 @@ fn capabilities(int64: bool) -> Capabilities {
     }
 }
 
-/// Validates `module`, writes it as WGSL and re-validates the text.
-pub(crate) fn validate_and_write(
+/// Validates `module` with the capabilities the kernel needs and nothing more; a rejection carries the
+/// WGSL written from the module with validation relaxed, so the error points at lines.
+pub(crate) fn validate(
     kernel: &str,
     module: &naga::Module,
     int64: bool,
-) -> Result<String, WgslError> {
+) -> Result<naga::valid::ModuleInfo, WgslError> {
     let strict = Validator::new(ValidationFlags::all(), capabilities(int64)).validate(module);
-    let info = match strict {
-        Ok(info) => info,
+    match strict {
+        Ok(info) => Ok(info),
         Err(error) => {
             // Write what we have with validation relaxed, so the error carries the generated source.
             let source = Validator::new(ValidationFlags::empty(), Capabilities::all())
@@ -41,13 +42,22 @@ pub(crate) fn validate_and_write(
                 .unwrap_or_default();
             let reparsed = check_text(&source, int64).err().unwrap_or_default();
             let message = format!("{}{}", error.emit_to_string(&source), reparsed);
-            return Err(WgslError::Validation {
+            Err(WgslError::Validation {
                 kernel: kernel.to_owned(),
                 message,
                 source,
-            });
+            })
         }
-    };
+    }
+}
+
+/// Validates `module`, writes it as WGSL and re-validates the text.
+pub(crate) fn validate_and_write(
+    kernel: &str,
+    module: &naga::Module,
+    int64: bool,
+) -> Result<String, WgslError> {
+    let info = validate(kernel, module, int64)?;
     let source =
         naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
             .map_err(|e| WgslError::Writer {

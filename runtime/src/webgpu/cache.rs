@@ -1,9 +1,9 @@
 //! The per-device pipeline cache: each kernel's shader module, bind group layout and compute pipeline
 //! are built once per [`WebGpuDevice`](super::WebGpuDevice) and reused by every later launch.
 //!
-//! Entries are keyed by everything [`pipeline::build`] reads from the [`Wgsl`]: the full WGSL source,
-//! the entry point and the binding layout (each buffer's binding and access, the parameter block's
-//! binding). The map is bucketed by a hash of those, but a hit compares the whole key, so two kernels
+//! Entries are keyed by everything [`pipeline::build`] reads from the [`Wgsl`] and the [`Code`]: the full
+//! WGSL source, the entry point, the SPIR-V words when the module is built from them, and the binding
+//! layout (each buffer's binding and access, the parameter block's binding). The map is bucketed by a hash of those, but a hit compares the whole key, so two kernels
 //! that differ anywhere can never share a pipeline. A build that fails is not cached: the next launch
 //! compiles again and reports the same error. The lock is never held while compiling.
 
@@ -16,16 +16,18 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use warpforge_ir::Access;
 use warpforge_wgsl::Wgsl;
 
-use super::pipeline::{self, Pipeline};
+use super::pipeline::{self, Code, Pipeline};
 use super::WebGpuError;
 
-/// What a pipeline is built from: every field of [`Wgsl`] that [`pipeline::build`] reads.
+/// What a pipeline is built from: every field of [`Wgsl`] and [`Code`] that [`pipeline::build`] reads.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct PipelineKey {
     /// The WGSL source text.
     source: String,
-    /// The compute entry point.
+    /// The compute entry point (the SPIR-V one for a module built from SPIR-V).
     entry_point: String,
+    /// The SPIR-V words, when the module is built from them instead of `source`.
+    spirv: Option<Vec<u32>>,
     /// Each storage buffer's binding and whether it is read-only, in binding order.
     buffers: Vec<(u32, bool)>,
     /// The parameter block's binding.
@@ -33,21 +35,34 @@ struct PipelineKey {
 }
 
 impl PipelineKey {
-    fn of(kernel: &Wgsl) -> PipelineKey {
+    fn of(kernel: &Wgsl, code: Code<'_>) -> PipelineKey {
+        let (entry_point, spirv) = shader(kernel, code);
         PipelineKey {
             source: kernel.source.clone(),
-            entry_point: kernel.entry_point.clone(),
+            entry_point: entry_point.to_owned(),
+            spirv: spirv.map(<[u32]>::to_vec),
             buffers: buffer_layout(kernel).collect(),
             params_binding: kernel.params.binding,
         }
     }
 
-    /// Whether this key is the one [`PipelineKey::of`] would make for `kernel` (without copying it).
-    fn matches(&self, kernel: &Wgsl) -> bool {
+    /// Whether this key is the one [`PipelineKey::of`] would make for `kernel` and `code` (without
+    /// copying them).
+    fn matches(&self, kernel: &Wgsl, code: Code<'_>) -> bool {
+        let (entry_point, spirv) = shader(kernel, code);
         self.source == kernel.source
-            && self.entry_point == kernel.entry_point
+            && self.entry_point == entry_point
+            && self.spirv.as_deref() == spirv
             && self.params_binding == kernel.params.binding
             && self.buffers.iter().copied().eq(buffer_layout(kernel))
+    }
+}
+
+/// The entry point and the SPIR-V words (if any) a pipeline for `kernel` built from `code` uses.
+fn shader<'a>(kernel: &'a Wgsl, code: Code<'a>) -> (&'a str, Option<&'a [u32]>) {
+    match code {
+        Code::Wgsl => (&kernel.entry_point, None),
+        Code::SpirV { words, entry_point } => (entry_point, Some(words)),
     }
 }
 
@@ -59,11 +74,14 @@ fn buffer_layout(kernel: &Wgsl) -> impl Iterator<Item = (u32, bool)> + '_ {
         .map(|buffer| (buffer.binding, buffer.access == Access::ReadOnly))
 }
 
-/// The bucket of `kernel`: a hash of the same fields, in the same order, as [`PipelineKey`] holds.
-fn bucket(kernel: &Wgsl) -> u64 {
+/// The bucket of `kernel` built from `code`: a hash of the same fields, in the same order, as
+/// [`PipelineKey`] holds.
+fn bucket(kernel: &Wgsl, code: Code<'_>) -> u64 {
     let mut hasher = DefaultHasher::new();
+    let (entry_point, spirv) = shader(kernel, code);
     kernel.source.hash(&mut hasher);
-    kernel.entry_point.hash(&mut hasher);
+    entry_point.hash(&mut hasher);
+    spirv.hash(&mut hasher);
     for entry in buffer_layout(kernel) {
         entry.hash(&mut hasher);
     }
@@ -81,26 +99,28 @@ pub(crate) struct PipelineCache {
 }
 
 impl PipelineCache {
-    /// The compiled `kernel`: from the cache, or built on `device` (and cached when the build succeeds).
+    /// The compiled `kernel` (its shader module built from `code`): from the cache, or built on `device`
+    /// (and cached when the build succeeds).
     pub(crate) fn get_or_build(
         &self,
         device: &wgpu::Device,
         kernel: &Wgsl,
+        code: Code<'_>,
     ) -> Result<Arc<Pipeline>, WebGpuError> {
-        let bucket = bucket(kernel);
-        if let Some(found) = self.find(bucket, kernel) {
+        let bucket = bucket(kernel, code);
+        if let Some(found) = self.find(bucket, kernel, code) {
             return Ok(found);
         }
         // Compile without the lock, so launches of other (cached) kernels never wait on a compile.
-        let built = Arc::new(pipeline::build(device, kernel)?);
+        let built = Arc::new(pipeline::build(device, kernel, code)?);
         let mut entries = self.lock();
         let slot = entries.entry(bucket).or_default();
         // Another thread may have built the same kernel meanwhile: keep the first, so every launch
         // shares one pipeline.
-        if let Some((_, existing)) = slot.iter().find(|(key, _)| key.matches(kernel)) {
+        if let Some((_, existing)) = slot.iter().find(|(key, _)| key.matches(kernel, code)) {
             return Ok(Arc::clone(existing));
         }
-        slot.push((PipelineKey::of(kernel), Arc::clone(&built)));
+        slot.push((PipelineKey::of(kernel, code), Arc::clone(&built)));
         Ok(built)
     }
 
@@ -114,11 +134,11 @@ impl PipelineCache {
         self.lock().clear();
     }
 
-    fn find(&self, bucket: u64, kernel: &Wgsl) -> Option<Arc<Pipeline>> {
+    fn find(&self, bucket: u64, kernel: &Wgsl, code: Code<'_>) -> Option<Arc<Pipeline>> {
         let entries = self.lock();
         let slot = entries.get(&bucket)?;
         slot.iter()
-            .find(|(key, _)| key.matches(kernel))
+            .find(|(key, _)| key.matches(kernel, code))
             .map(|(_, pipeline)| Arc::clone(pipeline))
     }
 
@@ -151,8 +171,8 @@ mod tests {
     #[test]
     fn keys_tell_apart_everything_the_pipeline_is_built_from() {
         let base = kernel();
-        let key = PipelineKey::of(&base);
-        assert!(key.matches(&base));
+        let key = PipelineKey::of(&base, Code::Wgsl);
+        assert!(key.matches(&base, Code::Wgsl));
 
         let mut source = kernel();
         source.source.push(' ');
@@ -174,16 +194,29 @@ mod tests {
             ("params binding", params),
             ("buffer count", extra),
         ] {
-            assert!(!key.matches(&other), "a different {what} matched");
-            assert_ne!(key, PipelineKey::of(&other), "{what}");
+            assert!(
+                !key.matches(&other, Code::Wgsl),
+                "a different {what} matched"
+            );
+            assert_ne!(key, PipelineKey::of(&other, Code::Wgsl), "{what}");
         }
 
         // What the pipeline does not depend on shares the entry.
         let mut elem = kernel();
         elem.buffers[0].elem = ScalarType::F32;
         elem.buffers[0].name = "renamed".to_owned();
-        assert!(key.matches(&elem));
-        assert_eq!(bucket(&base), bucket(&elem));
+        assert!(key.matches(&elem, Code::Wgsl));
+        assert_eq!(bucket(&base, Code::Wgsl), bucket(&elem, Code::Wgsl));
+
+        // A module built from SPIR-V is another pipeline, and so are other words or entry points.
+        let (words, other_words) = ([0x0723_0203, 1, 2], [0x0723_0203, 1, 3]);
+        let spirv = |words, entry_point| Code::SpirV { words, entry_point };
+        let from_spirv = PipelineKey::of(&base, spirv(&words, "main"));
+        assert!(from_spirv.matches(&base, spirv(&words, "main")));
+        assert!(!from_spirv.matches(&base, Code::Wgsl));
+        assert!(!key.matches(&base, spirv(&words, "main")));
+        assert!(!from_spirv.matches(&base, spirv(&other_words, "main")));
+        assert!(!from_spirv.matches(&base, spirv(&words, "other")));
     }
 
     #[test]

@@ -11,9 +11,9 @@
 //!
 //! **Pipeline cache.** Each [`WebGpuDevice`] builds a kernel's shader module, bind group layout and
 //! compute pipeline on the kernel's first launch and reuses them for every later launch on that device
-//! (from any thread). Entries are keyed by the full WGSL source, the entry point and the binding layout
-//! (each buffer's binding and access, the parameter block's binding), compared in full, so two different
-//! kernels never share one; a build that fails is not cached. The cache lives as long as the device.
+//! (from any thread). Entries are keyed by the full WGSL source, the entry point, the SPIR-V words of a
+//! launch from SPIR-V ([`WebGpuDevice::run_spirv`]) and the binding layout (each buffer's binding and
+//! access, the parameter block's binding), compared in full, so two different kernels never share one; a build that fails is not cached. The cache lives as long as the device.
 //!
 //! **Timings.** [`WebGpuDevice::run`] returns [`Timings`](crate::Timings): upload and download on the host clock. Where the adapter offers
 //! `wgpu::Features::TIMESTAMP_QUERY` (the device is opened with it whenever it is offered), the kernel
@@ -29,7 +29,8 @@
 //! Files: `adapters.rs` (discovery, preference order), `requirements.rs` (limits and features),
 //! `device.rs` (opening a device, loss and stray errors), `arguments.rs` (launch checks), `pipeline.rs`
 //! (shader and pipeline), `cache.rs` (the per-device pipeline cache), `transfer.rs` (upload and
-//! read-back), `timestamps.rs` (kernel time from timestamp queries), `run.rs` (one launch), `scopes.rs`
+//! read-back), `timestamps.rs` (kernel time from timestamp queries), `run.rs` (one launch), `spirv.rs`
+//! (a launch from the kernel's SPIR-V instead of its WGSL, [`WebGpuDevice::run_spirv`]), `scopes.rs`
 //! (error scopes), `error.rs`.
 
 mod adapters;
@@ -42,6 +43,7 @@ mod requirements;
 mod run;
 mod scopes;
 mod skip;
+mod spirv;
 mod timestamps;
 mod transfer;
 

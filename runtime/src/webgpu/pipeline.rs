@@ -1,5 +1,7 @@
 //! Shader module, bind group layout (from the [`Wgsl`] contract, not inferred from the shader) and compute
 //! pipeline for one kernel, each stage inside error scopes so a shader that does not compile is an `Err`.
+//! The shader module is built from the WGSL source, or from SPIR-V words of the same naga module
+//! ([`Code::SpirV`], handed to the driver as they are).
 
 use std::borrow::Cow;
 
@@ -17,15 +19,66 @@ pub(crate) struct Pipeline {
     pub(crate) pipeline: wgpu::ComputePipeline,
 }
 
-/// Compiles `kernel` on `device`.
-pub(crate) fn build(device: &wgpu::Device, kernel: &Wgsl) -> Result<Pipeline, WebGpuError> {
+/// What a kernel's shader module is built from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Code<'a> {
+    /// `Wgsl::source`, through wgpu's WGSL front end.
+    Wgsl,
+    /// A SPIR-V module of the same kernel (`warpforge_wgsl::emit_target`), passed through to the Vulkan
+    /// driver unchanged; the device must have `wgpu::Features::PASSTHROUGH_SHADERS`.
+    SpirV {
+        /// The module.
+        words: &'a [u32],
+        /// Its compute entry point's name.
+        entry_point: &'a str,
+    },
+}
+
+/// Compiles `kernel` on `device`, its shader module built from `code`.
+pub(crate) fn build(
+    device: &wgpu::Device,
+    kernel: &Wgsl,
+    code: Code<'_>,
+) -> Result<Pipeline, WebGpuError> {
     let label = Some(kernel.entry_point.as_str());
 
     let scopes = ErrorScopes::push(device);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label,
-        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(&kernel.source)),
-    });
+    let (module, entry_point) = match code {
+        Code::Wgsl => {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label,
+                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(&kernel.source)),
+            });
+            (module, kernel.entry_point.as_str())
+        }
+        Code::SpirV { words, entry_point } => {
+            warpforge_wgsl::targets::check_spirv_layout(words, entry_point, kernel).map_err(
+                |message| WebGpuError::Validation {
+                    stage: "SPIR-V check",
+                    message: format!("kernel `{}`: {message}", kernel.entry_point),
+                },
+            )?;
+            let entry_points = [wgpu::PassthroughShaderEntryPoint {
+                name: Cow::Borrowed(entry_point),
+                workgroup_size: (kernel.workgroup_size, 1, 1),
+            }];
+            let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
+                label,
+                entry_points: Cow::Borrowed(&entry_points),
+                spirv: Some(Cow::Borrowed(words)),
+                ..Default::default()
+            };
+            // SAFETY: wgpu hands the words to the driver without checking them, so they were checked
+            // just above (`check_spirv_layout`): naga's SPIR-V front end read them and naga validated
+            // the module, with 64-bit integers only when `Requirements::shader_int64` says so (and
+            // `run_code` checked that this device offers them); its one entry point is the compute
+            // one we name below with the layout's workgroup size, and its bindings are exactly those
+            // of the bind group layout built below from the same `Wgsl`. (`emit_target` writes such
+            // words; the tests also run `spirv-val` on them.)
+            let module = unsafe { device.create_shader_module_passthrough(descriptor) };
+            (module, entry_point)
+        }
+    };
     scopes.pop("shader module")?;
 
     let scopes = ErrorScopes::push(device);
@@ -57,7 +110,7 @@ pub(crate) fn build(device: &wgpu::Device, kernel: &Wgsl) -> Result<Pipeline, We
         label,
         layout: Some(&pipeline_layout),
         module: &module,
-        entry_point: Some(&kernel.entry_point),
+        entry_point: Some(entry_point),
         compilation_options: wgpu::PipelineCompilationOptions::default(),
         cache: None,
     });

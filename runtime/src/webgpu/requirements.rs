@@ -52,7 +52,9 @@ pub(crate) fn shortfalls(
 /// The features to create a device with: `SHADER_INT64` when the kernel needs it; `SUBGROUP` whenever
 /// the adapter offers it (warp collectives lower to subgroup operations; [`Requirements`] does not say
 /// yet whether a kernel uses them, and enabling the feature costs nothing); `TIMESTAMP_QUERY` whenever
-/// the adapter offers it (kernel times from the GPU's own clock, see `timestamps.rs`).
+/// the adapter offers it (kernel times from the GPU's own clock, see `timestamps.rs`);
+/// `PASSTHROUGH_SHADERS` whenever the adapter offers it (a kernel's SPIR-V runs unchanged, see
+/// `spirv.rs`; the feature only allows that API).
 pub(crate) fn device_features(
     adapter_features: wgpu::Features,
     req: &Requirements,
@@ -61,7 +63,10 @@ pub(crate) fn device_features(
     if req.shader_int64 {
         features |= wgpu::Features::SHADER_INT64;
     }
-    features | (adapter_features & (wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY))
+    let whenever_offered = wgpu::Features::SUBGROUP
+        | wgpu::Features::TIMESTAMP_QUERY
+        | wgpu::Features::PASSTHROUGH_SHADERS;
+    features | (adapter_features & whenever_offered)
 }
 
 #[cfg(test)]
@@ -108,6 +113,15 @@ mod tests {
         assert_eq!(
             device_features(offered, &req(0, true)),
             offered - wgpu::Features::SHADER_F16
+        );
+    }
+
+    #[test]
+    fn passthrough_shaders_are_requested_whenever_offered() {
+        let offered = wgpu::Features::PASSTHROUGH_SHADERS | wgpu::Features::SHADER_F16;
+        assert_eq!(
+            device_features(offered, &req(0, false)),
+            wgpu::Features::PASSTHROUGH_SHADERS
         );
     }
 

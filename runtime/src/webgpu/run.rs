@@ -11,6 +11,7 @@ use warpforge_wgsl::Wgsl;
 
 use super::arguments::{check_arguments, check_layout, element_size, BufferArg};
 use super::device::WebGpuDevice;
+use super::pipeline::Code;
 use super::requirements::shortfalls;
 use super::scopes::ErrorScopes;
 use super::timestamps::Timestamps;
@@ -46,11 +47,23 @@ impl WebGpuDevice {
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
     ) -> Result<Timings, WebGpuError> {
+        self.run_code(kernel, Code::Wgsl, blocks, buffers, scalars)
+    }
+
+    /// [`WebGpuDevice::run`] with the shader module built from `code`.
+    pub(crate) fn run_code(
+        &self,
+        kernel: &Wgsl,
+        code: Code<'_>,
+        blocks: u32,
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+    ) -> Result<Timings, WebGpuError> {
         check_layout(kernel)?;
         let (x, y, z) = check_arguments(kernel, blocks, buffers, scalars)?;
         self.check_fits(kernel, (x, y, z), buffers)?;
         self.check_health()?;
-        let outcome = self.launch(kernel, blocks, (x, y, z), buffers, scalars);
+        let outcome = self.launch(kernel, code, blocks, (x, y, z), buffers, scalars);
         if outcome.is_err() {
             // A failure may be the symptom of a lost device: let wgpu deliver the device-lost callback
             // (it runs from a poll), and report the loss rather than its symptom.
@@ -118,6 +131,7 @@ impl WebGpuDevice {
     fn launch(
         &self,
         kernel: &Wgsl,
+        code: Code<'_>,
         blocks: u32,
         (x, y, z): (u32, u32, u32),
         buffers: &mut [BufferArg<'_>],
@@ -154,7 +168,7 @@ impl WebGpuDevice {
         self.wait(queue.submit([]))?;
         let upload_ns = upload_start.elapsed().as_nanos() as u64;
 
-        let compiled = self.pipelines.get_or_build(device, kernel)?;
+        let compiled = self.pipelines.get_or_build(device, kernel, code)?;
 
         let scopes = ErrorScopes::push(device);
         let entries: Vec<wgpu::BindGroupEntry<'_>> = kernel
