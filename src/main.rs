@@ -145,7 +145,8 @@ enum LintFormat {
 }
 
 /// Lints the named kernels and files; returns whether any finding is an error.
-fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<bool> {
+/// Lints; the exit status: 0 clean, 1 an error-level finding, 2 a file that is not PTX or is cut short.
+fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<u8> {
     use warpforge::analysis::{
         has_errors, lint_kernel, lint_ptx, render_json, render_text, Diagnostic,
     };
@@ -162,11 +163,20 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
         let kernel = catalog::find(name).map_err(anyhow::Error::msg)?.build();
         all.push((format!("kernel {name}"), lint_kernel(&verify(&kernel)?)));
     }
+    let mut bad_input = false;
     for file in files {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         let diags = if file.extension().is_some_and(|e| e == "ptx") {
-            lint_ptx(&text)
+            match lint_ptx(&text) {
+                Ok(diags) => diags,
+                Err(e) => {
+                    // Not PTX, or cut short: said with the line, the other files still linted, exit 2.
+                    eprintln!("error: {}:{}: {}", file.display(), e.line, e.message);
+                    bad_input = true;
+                    continue;
+                }
+            }
         } else {
             let kernel = parse_kernel(&text)
                 .with_context(|| format!("{}: not a valid .wfir kernel", file.display()))?;
@@ -210,7 +220,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<boo
             println!("[{}]", parts.join(",\n "));
         }
     }
-    Ok(errors)
+    Ok(if bad_input { 2 } else { u8::from(errors) })
 }
 
 /// `--backend`: a [`Backend`], or `None` for `auto`.
@@ -430,10 +440,10 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(());
             }
-            if lint(&kernels, &files, format)? {
-                std::process::exit(1);
+            match lint(&kernels, &files, format)? {
+                0 => Ok(()),
+                code => std::process::exit(i32::from(code)),
             }
-            Ok(())
         }
         Command::Run(args) => std::process::exit(run_cmd::run(args)),
         Command::Info => {

@@ -342,3 +342,42 @@ fn emit_spirv_refuses_to_write_to_a_terminal() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("terminal") && err.contains("-o"), "{err}");
 }
+
+/// `warpforge lint` on a file that is not PTX, and on one cut short: an error naming the file and the
+/// line, exit status 2 (not a clean exit 0), and the other files are still linted.
+#[test]
+fn lint_refuses_text_that_is_not_ptx_with_exit_2_naming_the_line() {
+    let dir = std::env::temp_dir().join(format!("warpforge-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let not_ptx = dir.join("notes.ptx");
+    std::fs::write(&not_ptx, "these are my notes\n").expect("write");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/analysis/tests/fixtures/divergent_barrier.ptx"
+    );
+    let text = std::fs::read_to_string(fixture).expect("fixture");
+    let cut = dir.join("cut.ptx");
+    std::fs::write(&cut, &text[..text.find("DONE:").expect("label")]).expect("write");
+    let paths = [
+        not_ptx.to_str().expect("utf-8"),
+        cut.to_str().expect("utf-8"),
+        fixture,
+    ];
+    let out = warpforge(&[&["lint"][..], &paths[..]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stderr}{stdout}");
+    assert!(
+        stderr.contains(&format!("error: {}:1: not PTX", not_ptx.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("error: {}:", cut.display())) && stderr.contains("cut short"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("B001"),
+        "the good file is still linted: {stdout}"
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -22,7 +22,7 @@ fn every_kernel_of_the_repository_lints_clean_as_ir_and_as_ptx() {
             );
             for sm in Sm::ALL {
                 let ptx = emit(&verified, sm).expect("emits").text;
-                let diags = lint_ptx(&ptx);
+                let diags = lint_ptx(&ptx).expect("emitted PTX is PTX");
                 assert!(
                     !has_errors(&diags),
                     "{} ({sm} PTX):\n{}",

@@ -39,7 +39,7 @@ fn lint(c: &mut Criterion) {
     let ptx = big_ptx();
     let lines = ptx.lines().count();
     c.bench_function(&format!("lint PTX ({lines} lines)"), |b| {
-        b.iter(|| lint_ptx(std::hint::black_box(&ptx)))
+        b.iter(|| lint_ptx(std::hint::black_box(&ptx)).expect("PTX"))
     });
 }
 

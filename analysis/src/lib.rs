@@ -23,6 +23,6 @@ pub mod ptx_front;
 pub mod rules;
 pub mod uniformity;
 
-pub use lint::{has_errors, lint_kernel, lint_ptx, render_json, render_text};
+pub use lint::{has_errors, lint_kernel, lint_ptx, render_json, render_text, PtxError};
 pub use rules::{Diagnostic, Severity, RULES};
 pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

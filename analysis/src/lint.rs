@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use warpforge_ir::Verified;
 
+pub use crate::ptx_front::PtxError;
 use crate::rules::{check, Diagnostic, Severity};
 
 /// Lints a verified kernel.
@@ -11,12 +12,13 @@ pub fn lint_kernel(kernel: &Verified<'_>) -> Vec<Diagnostic> {
     check(&crate::ir_front::program_of(kernel))
 }
 
-/// Lints every `.entry` of a PTX module.
-pub fn lint_ptx(source: &str) -> Vec<Diagnostic> {
-    crate::ptx_front::programs_of(source)
+/// Lints every `.entry` of a PTX module; `Err` (naming the line) when the text is not PTX or is cut
+/// short.
+pub fn lint_ptx(source: &str) -> Result<Vec<Diagnostic>, PtxError> {
+    Ok(crate::ptx_front::programs_of(source)?
         .iter()
         .flat_map(check)
-        .collect()
+        .collect())
 }
 
 /// Whether any finding is an error.

@@ -46,7 +46,7 @@ const EXPECTED: &[(&str, &[(&str, Severity)])] = &[
 fn lint_file(path: &Path) -> Vec<Diagnostic> {
     let text = std::fs::read_to_string(path).expect("fixture readable");
     if path.extension().is_some_and(|e| e == "ptx") {
-        lint_ptx(&text)
+        lint_ptx(&text).expect("the fixtures are PTX")
     } else {
         let kernel = parse_kernel(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         lint_kernel(&verify(&kernel).unwrap_or_else(|e| panic!("{}: {e}", path.display())))

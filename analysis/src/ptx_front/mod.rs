@@ -27,7 +27,19 @@ struct Stmt {
     col: usize,
 }
 
-/// Splits PTX into statements at `;`, `{` and `}`, dropping comments.
+/// Directives that take no `;`: each is a statement up to the end of its line.
+const LINE_DIRECTIVES: [&str; 5] = [".loc", ".file", ".version", ".target", ".address_size"];
+
+/// Whether `directive` (followed by white space) starts at `chars[i]`.
+fn directive_at(chars: &[char], i: usize, directive: &str) -> bool {
+    let n = directive.len();
+    chars.len() > i + n
+        && chars[i..i + n].iter().copied().eq(directive.chars())
+        && chars[i + n].is_whitespace()
+}
+
+/// Splits PTX into statements at `;`, `{` and `}` (and line directives at the end of their line),
+/// dropping comments.
 fn statements(src: &str) -> Vec<Stmt> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -68,6 +80,17 @@ fn statements(src: &str) -> Vec<Stmt> {
         }
         if cur.trim().is_empty() && !c.is_whitespace() {
             start = (line, col);
+            // Directives without a `;` end at the end of their line (`.loc` lines are in every
+            // `-lineinfo` and Triton module; glued to the next statement, they used to hide it).
+            if c == '.' && LINE_DIRECTIVES.iter().any(|d| directive_at(&chars, i, d)) {
+                while i < chars.len() && chars[i] != '\n' {
+                    cur.push(chars[i]);
+                    i += 1;
+                    col += 1;
+                }
+                flush(&mut cur, &mut out, start);
+                continue;
+            }
         }
         match c {
             ';' => flush(&mut cur, &mut out, start),
@@ -331,9 +354,67 @@ fn shared_decl(text: &str) -> Option<SharedDecl> {
     })
 }
 
-/// Parses every `.entry` of a PTX module.
-pub fn programs_of(src: &str) -> Vec<Program> {
+/// Why a text cannot be linted as PTX: it is not PTX, or it is cut short. Names the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxError {
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for PtxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for PtxError {}
+
+/// Checks that `stmts` look like a whole PTX module: a `.version` directive before anything else, and
+/// every statement ended.
+fn check_module(src: &str, stmts: &[Stmt]) -> Result<(), PtxError> {
+    let Some(first) = stmts.first() else {
+        return Err(PtxError {
+            line: 1,
+            message: "not PTX: the file is empty (a PTX module starts with `.version`)".into(),
+        });
+    };
+    if !first.text.starts_with(".version") {
+        return Err(PtxError {
+            line: first.line,
+            message: format!(
+                "not PTX: a PTX module starts with a `.version` directive, this starts with `{}`",
+                first
+                    .text
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+            ),
+        });
+    }
+    let last = stmts.last().expect("not empty");
+    let ended = src.trim_end().ends_with([';', '}', ':'])
+        || LINE_DIRECTIVES.iter().any(|d| last.text.starts_with(d));
+    if !ended {
+        return Err(PtxError {
+            line: last.line,
+            message: format!(
+                "the file is cut short: the statement at line {} has no `;`",
+                last.line
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Parses every `.entry` of a PTX module; `Err` when the text is not PTX or is cut short.
+pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
     let stmts = statements(src);
+    check_module(src, &stmts)?;
     let mut module_shared = Vec::new();
     let mut programs = Vec::new();
     let mut i = 0;
@@ -387,6 +468,7 @@ pub fn programs_of(src: &str) -> Vec<Program> {
                 i += 1;
             }
             let mut depth = 0;
+            let header_line = stmts[i.min(stmts.len() - 1)].line;
             while i < stmts.len() {
                 let s = &stmts[i];
                 let loc = Location::Ptx {
@@ -423,11 +505,20 @@ pub fn programs_of(src: &str) -> Vec<Program> {
                 }
                 i += 1;
             }
+            if i >= stmts.len() {
+                return Err(PtxError {
+                    line: stmts.last().map_or(1, |s| s.line),
+                    message: format!(
+                        "the file is cut short: the body of `.entry {}` (line {header_line}) has no closing `}}`",
+                        e.name
+                    ),
+                });
+            }
             programs.push(e.finish());
         }
         i += 1;
     }
-    programs
+    Ok(programs)
 }
 
 impl Entry {
