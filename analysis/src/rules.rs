@@ -6,7 +6,7 @@
 //! | B001 | divergent-barrier | error | a block barrier some threads of the block may not reach |
 //! | W001 | divergent-collective | error | a full-mask warp collective some lanes of the warp may not reach |
 //! | W002 | mask-mismatch | error / warning | a constant mask that cannot match the lanes that reach the collective |
-//! | F081 | shared-to-global | warning | a value loaded from shared memory flows into a global store |
+//! | F081 | shared-to-global | note (or the severity of an A001/S001 on its source load) | a value loaded from shared memory flows into a global store |
 //! | A001 | misaligned-access | error / warning | a multi-byte access whose address is (or may not be) aligned to its width |
 //! | S001 | shared-bounds | error / warning | a shared access outside (or not provably inside) its array |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
@@ -72,7 +72,7 @@ pub const RULES: &[RuleDoc] = &[
     RuleDoc { id: "B001", name: "divergent-barrier", explanation: "A block barrier (bar.sync, workgroupBarrier) must be reached by every thread of the block. If a branch on a thread-dependent value, a loop whose trip count differs between threads, or an early return taken by some threads lets part of the block skip it, the block deadlocks or the barrier misbehaves (undefined on CUDA, a validation error for WGSL's own uniformity rules)." },
     RuleDoc { id: "W001", name: "divergent-collective", explanation: "A warp collective (shfl/vote/match/bar.warp.sync) with the full mask 0xffffffff requires all 32 lanes to execute it together. Reached under control flow that depends on the lane (or after some lanes returned), it reads from lanes that are not there: undefined results or a hang. Use a mask of the lanes that really arrive (e.g. from a ballot before the branch) or move the collective out of the branch." },
     RuleDoc { id: "W002", name: "mask-mismatch", explanation: "Every lane that executes a collective must be in its mask, and every lane in the mask must execute it. A partial constant mask on a collective that all lanes reach is an error; a partial mask under divergent control cannot be checked statically and is reported as a warning." },
-    RuleDoc { id: "F081", name: "shared-to-global", explanation: "A value loaded from shared memory flows (through moves, casts and arithmetic, across blocks) into a global store. The pattern itself is legal and common. It is reported because an earlier project blamed crashes on it (\"F081\"): the error it saw, code 716, is CUDA_ERROR_MISALIGNED_ADDRESS, and the evidence points at the real causes, which A001 (misaligned access) and S001 (shared bounds) check. When those rules fire on the shared loads feeding this store, the note says so; when they do not, this finding is informational." },
+    RuleDoc { id: "F081", name: "shared-to-global", explanation: "A value loaded from shared memory flows (through moves, casts and arithmetic, across blocks) into a global store. The pattern itself is legal and common. It is reported because an earlier project blamed crashes on it (\"F081\"): the error it saw, code 716, is CUDA_ERROR_MISALIGNED_ADDRESS, and the evidence points at the real causes, which A001 (misaligned access) and S001 (shared bounds) check. On its own it is a note; when those rules fire on the shared loads feeding this store, it says so and carries their severity (error or warning)." },
     RuleDoc { id: "A001", name: "misaligned-access", explanation: "A multi-byte load or store must be aligned to its width (ld.v4.u32 to 16 bytes, a u32 to 4). An address that is provably not a multiple of the width is an error (CUDA_ERROR_MISALIGNED_ADDRESS, code 716); one whose alignment cannot be proven is a warning. Buffer pointers are assumed 256-byte aligned, as cudaMalloc and WebGPU bindings guarantee." },
     RuleDoc { id: "S001", name: "shared-bounds", explanation: "A shared-memory access must stay inside its array. An access whose smallest possible offset is already past the end is an error; one whose largest offset cannot be proven inside is a warning (common for loop counters, which the analysis widens to 'unknown')." },
     RuleDoc { id: "N001", name: "unmodelled", explanation: "The PTX front end met an instruction it does not model. Its results are treated as divergent and unknown, so other rules stay sound but may warn more." },
@@ -141,7 +141,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
                     let causes = vec![format!(
                         "the stored value comes from the shared load at {source}"
                     )];
-                    c.emit("F081", "shared-to-global", Severity::Warning, inst, "a value loaded from shared memory is stored to global memory (legal; see A001/S001 for the real causes of error 716)".into(), causes);
+                    c.emit("F081", "shared-to-global", Severity::Note, inst, "a value loaded from shared memory is stored to global memory (legal; see A001/S001 for the real causes of error 716)".into(), causes);
                 }
             }
         }
@@ -235,6 +235,11 @@ fn link_f081(out: &mut [Diagnostic]) {
                 .collect::<Vec<_>>()
                 .join(" and ")
         };
+        // Alone, the pattern is legal and common: a note. With a finding on its source load, it is as
+        // serious as that finding.
+        if let Some(worst) = related.iter().map(|r| r.2).max() {
+            d.severity = d.severity.max(worst);
+        }
         if related.is_empty() {
             d.causes.push("no alignment (A001) or bounds (S001) finding on that load: this pattern alone is legal".into());
         } else if related.iter().any(|r| r.2 == Severity::Error) {

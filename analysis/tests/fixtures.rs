@@ -16,21 +16,25 @@ const EXPECTED: &[(&str, &[(&str, Severity)])] = &[
     ("mask_mismatch.wfir", &[("W002", Severity::Error)]),
     (
         "misaligned_wide_load.wfir",
-        &[("A001", Severity::Error), ("F081", Severity::Warning)],
+        &[("A001", Severity::Error), ("F081", Severity::Error)],
     ),
     (
         "shared_out_of_bounds.wfir",
         &[
             ("S001", Severity::Error),
             ("S001", Severity::Warning),
-            ("F081", Severity::Warning),
+            ("F081", Severity::Error),
         ],
     ),
-    ("clean_reduction.wfir", &[("F081", Severity::Warning)]),
+    ("clean_reduction.wfir", &[("F081", Severity::Note)]),
     ("divergent_barrier.ptx", &[("B001", Severity::Error)]),
     (
         "f081_pattern.ptx",
-        &[("F081", Severity::Warning), ("A001", Severity::Error)],
+        &[
+            ("F081", Severity::Note),
+            ("F081", Severity::Error),
+            ("A001", Severity::Error),
+        ],
     ),
     (
         "shared_oob_and_unknown.ptx",
@@ -40,7 +44,7 @@ const EXPECTED: &[(&str, &[(&str, Severity)])] = &[
             ("N001", Severity::Note),
         ],
     ),
-    ("clean_emitted.ptx", &[("F081", Severity::Warning)]),
+    ("clean_emitted.ptx", &[("F081", Severity::Note)]),
 ];
 
 fn lint_file(path: &Path) -> Vec<Diagnostic> {
