@@ -142,9 +142,10 @@ enum LintFormat {
     Text,
     /// One JSON array of findings.
     Json,
+    /// SARIF 2.1.0, for code-scanning tools (GitHub code scanning, SARIF viewers).
+    Sarif,
 }
 
-/// Lints the named kernels and files; returns whether any finding is an error.
 /// Lints; the exit status: 0 clean, 1 an error-level finding, 2 a file that is not PTX or is cut short.
 fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<u8> {
     use warpforge::analysis::{
@@ -219,6 +220,10 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<u8>
                 .collect();
             println!("[{}]", parts.join(",\n "));
         }
+        LintFormat::Sarif => print!(
+            "{}",
+            warpforge::analysis::render_sarif(&all, env!("CARGO_PKG_VERSION"))
+        ),
     }
     Ok(if bad_input { 2 } else { u8::from(errors) })
 }

@@ -381,3 +381,25 @@ fn lint_refuses_text_that_is_not_ptx_with_exit_2_naming_the_line() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// `warpforge lint --format sarif`: one SARIF 2.1.0 log for every source, the exit status unchanged.
+#[test]
+fn lint_writes_sarif() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/analysis/tests/fixtures/divergent_barrier.ptx"
+    );
+    let out = warpforge(&[
+        "lint",
+        "--format",
+        "sarif",
+        "--kernel",
+        "warp-reduce",
+        fixture,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "B001 is an error");
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(log.starts_with("{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\""), "{log}");
+    assert!(log.contains("\"ruleId\": \"B001\""), "{log}");
+    assert!(log.contains("\"startLine\": 13"), "{log}");
+}

@@ -7,7 +7,7 @@
 //! - [`control`]: post-dominators and control dependence; [`divergence`]: block- and warp-scope
 //!   divergence with cause chains; [`facts`]: value ranges, alignment and shared-array bases.
 //! - [`rules`] and [`lint`]: the hazard rules (B001, W001, W002, F081, A001, S001, N001), their text and
-//!   JSON rendering ([`lint_kernel`], [`lint_ptx`]).
+//!   JSON rendering ([`lint_kernel`], [`lint_ptx`]); [`sarif`]: SARIF 2.1.0 for code-scanning tools.
 //! - [`uniformity`]: the block-uniformity check the WGSL back end and `Kernel::analyze_barrier_safety`
 //!   rely on.
 
@@ -21,8 +21,10 @@ pub mod lint;
 pub mod program;
 pub mod ptx_front;
 pub mod rules;
+pub mod sarif;
 pub mod uniformity;
 
 pub use lint::{has_errors, lint_kernel, lint_ptx, render_json, render_text, PtxError};
 pub use rules::{Diagnostic, Severity, RULES};
+pub use sarif::render_sarif;
 pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

@@ -42,7 +42,8 @@ pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
     out
 }
 
-fn json_string(s: &str) -> String {
+/// `s` as a JSON string literal.
+pub(crate) fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
