@@ -59,3 +59,23 @@ fn a_module_cut_short_is_an_error_naming_the_line() {
     assert_eq!(e.line, 11, "{e}");
     assert!(e.message.contains("cut short"), "{e}");
 }
+
+/// `@%p ret` / `@%p exit` on a thread-dependent predicate is a divergent early exit: a barrier after
+/// it is B001. On a block-uniform predicate (`%ctaid.x`) it is not.
+#[test]
+fn a_predicated_return_is_a_divergent_exit() {
+    let ptx = |exit: &str, special: &str| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n    \
+             .reg .pred %p<2>;\n    .reg .b32 %r<4>;\n    mov.u32 %r1, {special};\n    \
+             setp.lt.u32 %p1, %r1, 5;\n    @%p1 {exit};\n    bar.sync 0;\n    ret;\n}}\n"
+        )
+    };
+    for exit in ["ret", "exit"] {
+        assert_eq!(rules(&ptx(exit, "%tid.x")), vec!["B001"], "@%p1 {exit}");
+        assert!(
+            rules(&ptx(exit, "%ctaid.x")).is_empty(),
+            "@%p1 {exit} on %ctaid.x"
+        );
+    }
+}

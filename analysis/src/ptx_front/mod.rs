@@ -543,8 +543,16 @@ impl Entry {
             if let Some(t) = target {
                 if let Some(&to) = self.labels.get(t) {
                     cfg.add_edge(nodes[k], nodes[to], ());
+                } else if t == "#exit" {
+                    // `@%p ret` / `@%p exit`: the taken side is an exit block of its own, so the
+                    // threads that leave are a divergent early exit like `if (p) return;`.
+                    let exit = cfg.add_node(Block {
+                        insts: Vec::new(),
+                        term: Terminator::Return,
+                    });
+                    cfg.add_edge(nodes[k], exit, ());
                 }
-                // `@%p ret` and jumps to unknown labels: the branch leaves the kernel (no edge).
+                // Jumps to unknown labels leave the kernel (no edge).
             }
             if *falls && k < last {
                 cfg.add_edge(nodes[k], nodes[k + 1], ());
