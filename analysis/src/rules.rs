@@ -286,7 +286,22 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
         }
         Op::Collective { mask, .. } => {
             let cause = divergence_cause(&c.warp, block, inst.guard, c.p);
-            match (mask, cause) {
+            // A mask in a register (nvcc always writes `mov.b32 %r, -1; shfl.sync … %r`) is checked
+            // like a constant when its value is known: one constant over the whole kernel.
+            let mask = match *mask {
+                MaskInfo::Var(v) => {
+                    let f = c.facts[v];
+                    if f.base.is_none() && f.lo == f.hi && f.lo >> 32 == 0 {
+                        MaskInfo::Const(f.lo as u32)
+                    } else if f.base.is_none() && f.lo == f.hi && f.lo == u64::MAX {
+                        MaskInfo::Const(u32::MAX)
+                    } else {
+                        MaskInfo::Var(v)
+                    }
+                }
+                constant => constant,
+            };
+            match (&mask, cause) {
                 (MaskInfo::Const(u32::MAX), Some(cause)) => {
                     c.emit(
                         "W001",

@@ -79,3 +79,24 @@ fn a_predicated_return_is_a_divergent_exit() {
         );
     }
 }
+
+/// nvcc never writes a collective's mask as an immediate: `mov.b32 %r5, -1; shfl.sync … %r5`. The
+/// register's known value is checked like a constant, so `if (i >= n) return; __shfl_down_sync(…)`
+/// is W001; a mask register whose value is not known stays unchecked.
+#[test]
+fn a_mask_held_in_a_register_is_checked() {
+    let ptx = |mask_def: &str| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n    \
+             .reg .pred %p<2>;\n    .reg .b32 %r<8>;\n    ld.param.u32 %r2, [n];\n    mov.u32 %r1, %tid.x;\n    \
+             setp.ge.u32 %p1, %r1, %r2;\n    @%p1 bra DONE;\n    {mask_def}\n    \
+             shfl.sync.down.b32 %r3, %r1, 1, 31, %r5;\nDONE:\n    ret;\n}}\n"
+        )
+    };
+    assert_eq!(rules(&ptx("mov.b32 %r5, -1;")), vec!["W001"]);
+    assert_eq!(rules(&ptx("mov.b32 %r5, 0xffffffff;")), vec!["W001"]);
+    // A partial constant mask under divergence cannot be checked: a warning, not W001.
+    assert_eq!(rules(&ptx("mov.b32 %r5, 0xffff;")), vec!["W002"]);
+    // A mask computed at run time (a parameter) is not known: nothing to say.
+    assert!(rules(&ptx("ld.param.u32 %r5, [n];")).is_empty());
+}
