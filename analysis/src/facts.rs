@@ -16,8 +16,10 @@ pub struct Fact {
     pub lo: u64,
     /// Largest possible value.
     pub hi: u64,
-    /// A power of two the value is a multiple of.
+    /// A power of two: the value is congruent to `rem` modulo `align` (the known low bits).
     pub align: u64,
+    /// The value's residue modulo `align` (`rem < align`).
+    pub rem: u64,
 }
 
 /// Nothing known.
@@ -26,7 +28,11 @@ pub const TOP: Fact = Fact {
     lo: 0,
     hi: u64::MAX,
     align: 1,
+    rem: 0,
 };
+
+/// The largest modulus a congruence keeps (all of a constant's low 63 bits).
+const MOST: u64 = 1 << 63;
 
 fn low_bit(v: u64) -> u64 {
     if v == 0 {
@@ -41,11 +47,49 @@ fn constant(v: u64) -> Fact {
         base: None,
         lo: v,
         hi: v,
-        align: low_bit(v),
+        align: MOST,
+        rem: v % MOST,
+    }
+}
+
+/// `x ≡ r (mod m)` for every value of two congruences: the largest power-of-two modulus both agree on.
+fn meet_congruence((m1, r1): (u64, u64), (m2, r2): (u64, u64)) -> (u64, u64) {
+    let m = m1.min(m2);
+    let (a, b) = (r1 % m, r2 % m);
+    if a == b {
+        (m, a)
+    } else {
+        let m = 1u64 << (a ^ b).trailing_zeros();
+        (m, a % m)
+    }
+}
+
+/// A fact with a congruence whose residue is 0 (a multiple of `align`).
+fn multiple(base: Option<usize>, lo: u64, hi: u64, align: u64) -> Fact {
+    Fact {
+        base,
+        lo,
+        hi,
+        align: align.clamp(1, MOST),
+        rem: 0,
     }
 }
 
 impl Fact {
+    /// The largest power of two every possible value is a multiple of.
+    pub fn multiple_of(&self) -> u64 {
+        if self.rem == 0 {
+            self.align
+        } else {
+            low_bit(self.rem).min(self.align)
+        }
+    }
+
+    /// The congruence of `self + k` (`k` a constant byte offset).
+    pub fn plus(&self, k: u64) -> (u64, u64) {
+        (self.align, self.rem.wrapping_add(k % MOST) % self.align)
+    }
+
     /// The value when it is a single constant.
     pub fn as_const(&self) -> Option<u64> {
         (self.lo == self.hi && self.base.is_none()).then_some(self.lo)
@@ -55,11 +99,13 @@ impl Fact {
         if self.base != o.base {
             return TOP;
         }
+        let (align, rem) = meet_congruence((self.align, self.rem), (o.align, o.rem));
         Fact {
             base: self.base,
             lo: self.lo.min(o.lo),
             hi: self.hi.max(o.hi),
-            align: self.align.min(o.align),
+            align,
+            rem,
         }
     }
 }
@@ -77,18 +123,15 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                 return top;
             }
             let base = a.base.or(b.base);
+            let align = a.align.min(b.align);
+            let rem = (a.rem % align + b.rem % align) % align;
             match (a.lo.checked_add(b.lo), a.hi.checked_add(b.hi)) {
-                (Some(lo), Some(hi)) => Fact {
+                (Some(lo), hi) => Fact {
                     base,
                     lo,
-                    hi,
-                    align: a.align.min(b.align),
-                },
-                (Some(lo), None) => Fact {
-                    base,
-                    lo,
-                    hi: u64::MAX,
-                    align: a.align.min(b.align),
+                    hi: hi.unwrap_or(u64::MAX),
+                    align,
+                    rem,
                 },
                 _ => top,
             }
@@ -98,16 +141,17 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                 base: a.base,
                 lo: a.lo - c,
                 hi: a.hi - c,
-                align: a.align.min(low_bit(c)),
+                align: a.align,
+                rem: (a.rem + a.align - c % a.align) % a.align,
             },
             _ => top,
         },
-        Arith::Mul if a.base.is_none() && b.base.is_none() => Fact {
-            base: None,
-            lo: a.lo.saturating_mul(b.lo),
-            hi: a.hi.saturating_mul(b.hi),
-            align: a.align.saturating_mul(b.align).min(1 << 63),
-        },
+        Arith::Mul if a.base.is_none() && b.base.is_none() => multiple(
+            None,
+            a.lo.saturating_mul(b.lo),
+            a.hi.saturating_mul(b.hi),
+            a.multiple_of().saturating_mul(b.multiple_of()),
+        ),
         Arith::Shl if k.is_some_and(|s| s < 64) && a.base.is_none() => {
             let s = k.unwrap_or(0) as u32;
             let hi = if a.hi.leading_zeros() >= s {
@@ -115,65 +159,50 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
             } else {
                 u64::MAX
             };
-            Fact {
-                base: None,
-                lo: a.lo.checked_shl(s).unwrap_or(0).min(hi),
+            multiple(
+                None,
+                a.lo.checked_shl(s).unwrap_or(0).min(hi),
                 hi,
-                align: a.align.saturating_mul(1 << s).min(1 << 63),
-            }
+                a.multiple_of().saturating_mul(1 << s),
+            )
         }
         Arith::Shr if k.is_some_and(|s| s < 64) && a.base.is_none() => {
             let s = k.unwrap_or(0) as u32;
-            Fact {
-                base: None,
-                lo: a.lo >> s,
-                hi: a.hi >> s,
-                align: (a.align >> s).max(1),
-            }
+            multiple(None, a.lo >> s, a.hi >> s, a.multiple_of() >> s)
         }
         Arith::And => match k {
-            Some(m) if a.base.is_none() => Fact {
-                base: None,
-                lo: 0,
-                hi: a.hi.min(m),
-                align: a.align.max(low_bit(m)),
-            },
+            Some(m) if a.base.is_none() => {
+                multiple(None, 0, a.hi.min(m), a.multiple_of().max(low_bit(m)))
+            }
             _ => top,
         },
-        Arith::Min if a.base.is_none() && b.base.is_none() => Fact {
-            base: None,
-            lo: a.lo.min(b.lo),
-            hi: a.hi.min(b.hi),
-            align: a.align.min(b.align),
-        },
-        Arith::Max if a.base.is_none() && b.base.is_none() => Fact {
-            base: None,
-            lo: a.lo.max(b.lo),
-            hi: a.hi.max(b.hi),
-            align: a.align.min(b.align),
-        },
+        Arith::Min | Arith::Max if a.base.is_none() && b.base.is_none() => {
+            let (align, rem) = meet_congruence((a.align, a.rem), (b.align, b.rem));
+            let (lo, hi) = if op == Arith::Min {
+                (a.lo.min(b.lo), a.hi.min(b.hi))
+            } else {
+                (a.lo.max(b.lo), a.hi.max(b.hi))
+            };
+            Fact {
+                base: None,
+                lo,
+                hi,
+                align,
+                rem,
+            }
+        }
         Arith::Rem => match k {
             Some(m) if m > 0 && a.base.is_none() => {
                 if a.hi < m {
                     a
                 } else {
-                    Fact {
-                        base: None,
-                        lo: 0,
-                        hi: m - 1,
-                        align: 1,
-                    }
+                    multiple(None, 0, m - 1, 1)
                 }
             }
             _ => top,
         },
         Arith::Div => match k {
-            Some(m) if m > 0 && a.base.is_none() => Fact {
-                base: None,
-                lo: a.lo / m,
-                hi: a.hi / m,
-                align: 1,
-            },
+            Some(m) if m > 0 && a.base.is_none() => multiple(None, a.lo / m, a.hi / m, 1),
             _ => top,
         },
         _ => top,
@@ -195,31 +224,15 @@ pub fn facts(p: &Program) -> Vec<Fact> {
                     Op::Param => Some(Fact { align: 256, ..TOP }),
                     Op::SharedAddr(a) => {
                         let align = p.shared.get(*a).map_or(1, |s| u64::from(s.align.max(1)));
-                        Some(Fact {
-                            base: Some(*a),
-                            lo: 0,
-                            hi: 0,
-                            align,
-                        })
+                        Some(multiple(Some(*a), 0, 0, align))
                     }
-                    Op::Special(crate::program::Special::Thread) => Some(Fact {
-                        base: None,
-                        lo: 0,
-                        hi: block - 1,
-                        align: 1,
-                    }),
-                    Op::Special(crate::program::Special::Lane) => Some(Fact {
-                        base: None,
-                        lo: 0,
-                        hi: 31,
-                        align: 1,
-                    }),
-                    Op::Special(crate::program::Special::Warp) => Some(Fact {
-                        base: None,
-                        lo: 0,
-                        hi: block.div_ceil(32) - 1,
-                        align: 1,
-                    }),
+                    Op::Special(crate::program::Special::Thread) => {
+                        Some(multiple(None, 0, block - 1, 1))
+                    }
+                    Op::Special(crate::program::Special::Lane) => Some(multiple(None, 0, 31, 1)),
+                    Op::Special(crate::program::Special::Warp) => {
+                        Some(multiple(None, 0, block.div_ceil(32) - 1, 1))
+                    }
                     Op::Arith(op) => match (
                         inst.uses.first().map(|&u| get(u)),
                         inst.uses.get(1).map(|&u| get(u)),

@@ -356,15 +356,19 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
     let named_align = named
         .and_then(|a| c.p.shared.get(a))
         .map_or(256, |s| u64::from(s.align));
-    let (array, lo, hi, align) = if let Some(i) = addr.index_var {
+    // (shared array, byte offset range, and the offset's congruence: ≡ rem (mod modulus), the modulus
+    // at most the base's alignment).
+    let (array, lo, hi, modulus, rem) = if let Some(i) = addr.index_var {
         let f = c.facts[i];
         let e = u64::from(addr.elem_bytes);
-        let (array, base_align) = (named, named_align);
+        let modulus = named_align.min(f.align.saturating_mul(e));
+        let rem = f.rem.wrapping_mul(e) % modulus;
         (
-            array,
+            named,
             f.lo.saturating_mul(e),
             f.hi.saturating_mul(e),
-            base_align.min(f.align.saturating_mul(e)),
+            modulus,
+            rem,
         )
     } else if let Some(v) = addr.byte_var {
         let f = c.facts[v];
@@ -372,40 +376,38 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
         let base_align = f
             .base
             .and_then(|a| c.p.shared.get(a))
-            .map_or(f.align, |s| u64::from(s.align).min(f.align));
-        let align = if off == 0 {
-            base_align
-        } else {
-            base_align.min(1 << off.trailing_zeros())
-        };
+            .map_or(256, |s| u64::from(s.align));
+        let (m, r) = f.plus(off);
+        let modulus = base_align.min(m);
         (
             f.base,
             f.lo.saturating_add(off),
             f.hi.saturating_add(off),
-            align,
+            modulus,
+            r % modulus,
         )
     } else {
         let off = addr.offset.max(0) as u64;
-        let (array, base_align) = (named, named_align);
-        (
-            array,
-            off,
-            off,
-            if off == 0 {
-                base_align
-            } else {
-                base_align.min(1 << off.trailing_zeros())
-            },
-        )
+        (named, off, off, named_align, off % named_align)
     };
-    if width > 1 && align < width {
-        let exact = lo == hi;
+    if width > 1 {
         let base_ok = array
             .and_then(|a| c.p.shared.get(a))
             .is_none_or(|s| u64::from(s.align) >= width);
-        if exact && base_ok && lo % width != 0 {
-            c.emit("A001", "misaligned-access", Severity::Error, inst, format!("{width}-byte access at byte offset {lo}, not a multiple of {width} (error 716, CUDA_ERROR_MISALIGNED_ADDRESS)"), Vec::new());
-        } else if !exact || !base_ok {
+        let known = modulus >= width && base_ok;
+        if known && rem % width != 0 {
+            let at = if lo == hi {
+                format!("byte offset {lo}")
+            } else {
+                format!("a byte offset ≡ {rem} (mod {modulus}) for every thread")
+            };
+            c.emit("A001", "misaligned-access", Severity::Error, inst, format!("{width}-byte access at {at}, not a multiple of {width} (error 716, CUDA_ERROR_MISALIGNED_ADDRESS)"), Vec::new());
+        } else if !known {
+            let align = if rem == 0 {
+                modulus
+            } else {
+                1 << rem.trailing_zeros().min(63)
+            };
             c.emit("A001", "misaligned-access", Severity::Warning, inst, format!("cannot prove this {width}-byte access is {width}-byte aligned (known alignment: {align})"), Vec::new());
         }
     }

@@ -100,3 +100,47 @@ fn a_mask_held_in_a_register_is_checked() {
     // A mask computed at run time (a parameter) is not known: nothing to say.
     assert!(rules(&ptx("ld.param.u32 %r5, [n];")).is_empty());
 }
+
+/// Offsets are known modulo a power of two (their low bits), so an access misaligned for every thread
+/// is an error even when the threads' offsets differ: `s + 4*tid + 2` as a 4-byte load, and a 16-byte
+/// `ld.shared.v4` at `s + 16*tid + 8`. The aligned versions say nothing.
+#[test]
+fn an_access_misaligned_for_every_thread_is_an_error() {
+    let ptx = |scale: u32, offset: u32, load: &str| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n    \
+             .reg .b32 %r<8>;\n    .reg .f32 %f<8>;\n    .shared .align 16 .b8 s[8192];\n    \
+             mov.u32 %r1, %tid.x;\n    mul.lo.u32 %r2, %r1, {scale};\n    mov.u32 %r3, s;\n    \
+             add.u32 %r4, %r3, %r2;\n    {load} [%r4+{offset}];\n    ret;\n}}\n"
+        )
+    };
+    let scalar = "ld.shared.u32 %r5,";
+    let vector = "ld.shared.v4.f32 {%f1, %f2, %f3, %f4},";
+    let errors = |source: &str| -> Vec<String> {
+        lint_ptx(source)
+            .expect("PTX")
+            .iter()
+            .filter(|d| d.rule == "A001")
+            .map(|d| format!("{} {}", d.severity, d.message))
+            .collect()
+    };
+    let misaligned = errors(&ptx(4, 2, scalar));
+    assert_eq!(misaligned.len(), 1, "{misaligned:?}");
+    assert!(
+        misaligned[0].starts_with("error") && misaligned[0].contains("≡ 2 (mod 4)"),
+        "{misaligned:?}"
+    );
+    let misaligned = errors(&ptx(16, 8, vector));
+    assert!(
+        misaligned.len() == 1 && misaligned[0].contains("≡ 8 (mod 16)"),
+        "{misaligned:?}"
+    );
+    assert!(errors(&ptx(4, 4, scalar)).is_empty());
+    assert!(errors(&ptx(16, 16, vector)).is_empty());
+    // Only 2-aligned for 4-byte loads: not provably misaligned for every thread, not provably aligned.
+    let unknown = errors(&ptx(2, 0, scalar));
+    assert!(
+        unknown.len() == 1 && unknown[0].starts_with("warning"),
+        "{unknown:?}"
+    );
+}
