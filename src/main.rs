@@ -110,6 +110,10 @@ enum Command {
         /// Print every rule's explanation and exit.
         #[arg(long)]
         explain: bool,
+        /// Do not assume that a PTX entry without `.reqntid` runs blocks whose x-dimension is a
+        /// multiple of 32 (the assumption makes `%tid.x / 32` and `%tid.x < 32·k` warp-uniform).
+        #[arg(long)]
+        no_assume_warp_aligned_blocks: bool,
     },
     /// Run one kernel on the simulator or WebGPU and print the sanitizer's findings.
     Run(run_cmd::RunArgs),
@@ -147,9 +151,9 @@ enum LintFormat {
 }
 
 /// Lints; the exit status: 0 clean, 1 an error-level finding, 2 a file that is not PTX or is cut short.
-fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<u8> {
+fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat, assume: bool) -> Result<u8> {
     use warpforge::analysis::{
-        has_errors, lint_kernel, lint_ptx, render_json, render_text, Diagnostic,
+        has_errors, lint_kernel, lint_ptx_with, render_json, render_text, Diagnostic,
     };
     let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
     let names: Vec<String> = if kernels.is_empty() && files.is_empty() {
@@ -169,7 +173,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat) -> Result<u8>
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         let diags = if file.extension().is_some_and(|e| e == "ptx") {
-            match lint_ptx(&text) {
+            match lint_ptx_with(&text, assume) {
                 Ok(diags) => diags,
                 Err(e) => {
                     // Not PTX, or cut short: said with the line, the other files still linted, exit 2.
@@ -438,6 +442,7 @@ fn run(cli: Cli) -> Result<()> {
             files,
             format,
             explain,
+            no_assume_warp_aligned_blocks,
         } => {
             if explain {
                 for rule in warpforge::analysis::RULES {
@@ -445,7 +450,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(());
             }
-            match lint(&kernels, &files, format)? {
+            match lint(&kernels, &files, format, !no_assume_warp_aligned_blocks)? {
                 0 => Ok(()),
                 code => std::process::exit(i32::from(code)),
             }

@@ -83,20 +83,40 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
             }
         }
     }
+    // With a warp-aligned block x-dimension (known or assumed), a warp's lanes hold `%tid.x` = 32·w …
+    // 32·w + 31: `tid >> k` (k ≥ 5), `tid / 32j`, `tid & m` (m's low 5 bits clear) and comparisons of
+    // `tid` with a constant that split only at multiples of 32 (`tid < 32j`, `tid > 32j − 1`, …) agree
+    // in every lane of a warp.
+    let aligned = p.warp_aligned_x.holds();
     let warp_part = |op: &Op, uses: &[Var]| -> bool {
-        if scope != Scope::Warp {
+        use crate::program::{Arith, Cmp};
+        if scope != Scope::Warp || !aligned {
             return false;
         }
-        let (Some(&x), Some(&k)) = (uses.first(), uses.get(1)) else {
+        let (Some(&x), Some(&y)) = (uses.first(), uses.get(1)) else {
             return false;
         };
-        let (exact, k) = (
-            tid_exact.get(x).copied().unwrap_or(false),
-            const_of.get(k).copied().flatten(),
-        );
-        match (op, k) {
-            (Op::Arith(crate::program::Arith::Shr), Some(k)) => exact && k >= 5,
-            (Op::Arith(crate::program::Arith::And), Some(m)) => exact && m & 31 == 0,
+        let exact = |v: Var| tid_exact.get(v).copied().unwrap_or(false);
+        let konst = |v: Var| const_of.get(v).copied().flatten();
+        // `tid < c` splits the warps cleanly when c is a multiple of 32; `tid <= c` when c + 1 is.
+        let splits = |cmp: Cmp, c: u64| match cmp {
+            Cmp::Lt | Cmp::Ge => c % 32 == 0,
+            Cmp::Le | Cmp::Gt => c.wrapping_add(1) % 32 == 0,
+        };
+        let mirrored = |cmp: Cmp| match cmp {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+        };
+        match (op, konst(y)) {
+            (Op::Arith(Arith::Shr), Some(k)) => exact(x) && k >= 5,
+            (Op::Arith(Arith::Div), Some(k)) => exact(x) && k > 0 && k % 32 == 0,
+            (Op::Arith(Arith::And), Some(m)) => exact(x) && m & 31 == 0,
+            (Op::Arith(Arith::Cmp(cmp)), Some(c)) if exact(x) => splits(*cmp, c),
+            (Op::Arith(Arith::Cmp(cmp)), None) if exact(y) => {
+                konst(x).is_some_and(|c| splits(mirrored(*cmp), c))
+            }
             _ => false,
         }
     };

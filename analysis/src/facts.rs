@@ -201,6 +201,7 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
             }
             _ => top,
         },
+        Arith::Cmp(_) => multiple(None, 0, 1, 1),
         Arith::Div => match k {
             Some(m) if m > 0 && a.base.is_none() => multiple(None, a.lo / m, a.hi / m, 1),
             _ => top,

@@ -10,7 +10,7 @@ use warpforge_ir::{
 
 use crate::program::{
     Address, Arith, Block, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl, Space,
-    Special, Terminator, Var,
+    Special, Terminator, Var, WarpAlignment,
 };
 
 /// Lowers a verified kernel.
@@ -41,6 +41,7 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
     Program {
         name: k.name.clone(),
         block_size: Some(k.block_size),
+        warp_aligned_x: WarpAlignment::Known(k.block_size % 32 == 0),
         var_names: names,
         cfg: b.cfg,
         entry,

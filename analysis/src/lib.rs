@@ -24,7 +24,9 @@ pub mod rules;
 pub mod sarif;
 pub mod uniformity;
 
-pub use lint::{has_errors, lint_kernel, lint_ptx, render_json, render_text, PtxError};
+pub use lint::{
+    has_errors, lint_kernel, lint_ptx, lint_ptx_with, render_json, render_text, PtxError,
+};
 pub use rules::{Diagnostic, Severity, RULES};
 pub use sarif::render_sarif;
 pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

@@ -13,12 +13,21 @@ pub fn lint_kernel(kernel: &Verified<'_>) -> Vec<Diagnostic> {
 }
 
 /// Lints every `.entry` of a PTX module; `Err` (naming the line) when the text is not PTX or is cut
-/// short.
+/// short. An entry without `.reqntid` is assumed to have a block x-dimension that is a multiple of 32
+/// (see [`lint_ptx_with`]).
 pub fn lint_ptx(source: &str) -> Result<Vec<Diagnostic>, PtxError> {
-    Ok(crate::ptx_front::programs_of(source)?
-        .iter()
-        .flat_map(check)
-        .collect())
+    lint_ptx_with(source, true)
+}
+
+/// [`lint_ptx`], saying whether entries without `.reqntid` may be assumed to have a block x-dimension
+/// that is a multiple of 32 (then `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform).
+pub fn lint_ptx_with(source: &str, assume_warp_aligned: bool) -> Result<Vec<Diagnostic>, PtxError> {
+    Ok(
+        crate::ptx_front::programs_of_with(source, assume_warp_aligned)?
+            .iter()
+            .flat_map(check)
+            .collect(),
+    )
 }
 
 /// Whether any finding is an error.

@@ -76,8 +76,42 @@ pub enum Arith {
     Rem,
     /// Unsigned quotient.
     Div,
-    /// Anything else (comparisons, conversions, floats…).
+    /// An ordered comparison of its two operands (`a < b`, …): 0 or 1.
+    Cmp(Cmp),
+    /// Anything else (other comparisons, conversions, floats…).
     Other,
+}
+
+/// What is known of the block's x-dimension being a multiple of 32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpAlignment {
+    /// Known: the kernel says its block size (`.reqntid`, or the IR's block size).
+    Known(bool),
+    /// Not said by the kernel: assumed a multiple of 32 (nearly every launch; turned off by
+    /// `warpforge lint --no-assume-warp-aligned-blocks`), and said in the findings' explanation.
+    Assumed,
+    /// Not said by the kernel, and not assumed.
+    Unknown,
+}
+
+impl WarpAlignment {
+    /// Whether warp-granular reasoning on `%tid.x` may be used.
+    pub fn holds(self) -> bool {
+        matches!(self, WarpAlignment::Known(true) | WarpAlignment::Assumed)
+    }
+}
+
+/// An ordered comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `a < b`.
+    Lt,
+    /// `a <= b`.
+    Le,
+    /// `a > b`.
+    Gt,
+    /// `a >= b`.
+    Ge,
 }
 
 /// A memory space.
@@ -242,6 +276,10 @@ pub struct Program {
     pub name: String,
     /// Threads per block when known (IR always; PTX when `.reqntid`/`.maxntid` says).
     pub block_size: Option<u32>,
+    /// Whether the x-dimension of the block is a multiple of 32, known (`.reqntid`, the IR's rule) or
+    /// assumed ([`WarpAlignment`]): then a warp's lanes have consecutive `%tid.x` from a multiple of 32
+    /// and equal `%tid.y`/`%tid.z`, so `%tid.x / 32` and `%tid.x < 32·k` agree within each warp.
+    pub warp_aligned_x: WarpAlignment,
     /// Variable names, for messages.
     pub var_names: Vec<String>,
     /// The control-flow graph.

@@ -144,3 +144,48 @@ fn an_access_misaligned_for_every_thread_is_an_error() {
         "{unknown:?}"
     );
 }
+
+/// CUB's raking pattern: only warp 0 (`%tid.x > 31` skips it) runs a warp sync. With a block
+/// x-dimension that is a multiple of 32 (`.reqntid`, or assumed without it), the branch splits whole
+/// warps: no W001. Turning the assumption off, or a `.reqntid` of 48, makes it W001 again; so does a
+/// split inside a warp (`tid < 16`). `%tid.x / 32` compared with anything is warp-uniform too.
+#[test]
+fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
+    use warpforge_analysis::lint_ptx_with;
+    let ptx = |reqntid: &str, compute: &str| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out){reqntid}\n{{\n    \
+             .reg .pred %p<2>;\n    .reg .b32 %r<8>;\n    mov.u32 %r1, %tid.x;\n    {compute}\n    \
+             @%p1 bra DONE;\n    bar.warp.sync -1;\nDONE:\n    ret;\n}}\n"
+        )
+    };
+    let w001 = |source: &str, assume: bool| {
+        lint_ptx_with(source, assume)
+            .expect("PTX")
+            .iter()
+            .filter(|d| d.rule == "W001")
+            .count()
+    };
+    let raking = "setp.gt.u32 %p1, %r1, 31;";
+    assert_eq!(w001(&ptx("", raking), true), 0, "assumed warp-aligned");
+    assert_eq!(w001(&ptx("", raking), false), 1, "assumption off");
+    assert_eq!(w001(&ptx(" .reqntid 128", raking), false), 0, "known: 128");
+    assert_eq!(w001(&ptx(" .reqntid 48", raking), true), 1, "known: 48");
+    for uniform in [
+        "setp.lt.u32 %p1, %r1, 64;",
+        "setp.ge.u32 %p1, %r1, 32;",
+        "setp.le.u32 %p1, %r1, 95;",
+        "setp.gt.u32 %p1, 64, %r1;",
+        "div.u32 %r2, %r1, 32;\n    setp.eq.u32 %p1, %r2, 1;",
+    ] {
+        assert_eq!(w001(&ptx("", uniform), true), 0, "{uniform}");
+    }
+    for divergent in [
+        "setp.lt.u32 %p1, %r1, 16;",
+        "setp.le.u32 %p1, %r1, 32;",
+        "setp.eq.u32 %p1, %r1, 0;",
+        "div.u32 %r2, %r1, 16;\n    setp.eq.u32 %p1, %r2, 1;",
+    ] {
+        assert_eq!(w001(&ptx("", divergent), true), 1, "{divergent}");
+    }
+}

@@ -225,6 +225,16 @@ impl Entry {
             "max" => Some(Arith::Max),
             "rem" => Some(Arith::Rem),
             "div" => Some(Arith::Div),
+            // An ordered integer comparison into one predicate (`setp.lt.u32 %p, a, b`).
+            "setp" if ops.len() == 3 && parts.get(2).is_some_and(|t| !t.starts_with('f')) => {
+                match parts.get(1).copied() {
+                    Some("lt" | "lo") => Some(Arith::Cmp(Cmp::Lt)),
+                    Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le)),
+                    Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt)),
+                    Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge)),
+                    _ => Some(Arith::Other),
+                }
+            }
             "mad" if parts.get(1) == Some(&"lo") => {
                 // d = a * b + c, as two steps the range analysis understands.
                 let (a, b, c) = (

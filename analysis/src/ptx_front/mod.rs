@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::program::{
-    Address, Arith, Block, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl, Space,
-    Special, Terminator, Var,
+    Address, Arith, Block, Cmp, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl,
+    Space, Special, Terminator, Var, WarpAlignment,
 };
 
 mod instructions;
@@ -411,8 +411,15 @@ fn check_module(src: &str, stmts: &[Stmt]) -> Result<(), PtxError> {
     Ok(())
 }
 
-/// Parses every `.entry` of a PTX module; `Err` when the text is not PTX or is cut short.
+/// Parses every `.entry` of a PTX module; `Err` when the text is not PTX or is cut short. An entry
+/// without `.reqntid` is assumed to have a block x-dimension that is a multiple of 32
+/// ([`programs_of_with`] turns that off).
 pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
+    programs_of_with(src, true)
+}
+
+/// [`programs_of`], saying whether to assume warp-aligned block x-dimensions where `.reqntid` is absent.
+pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
     let stmts = statements(src);
     check_module(src, &stmts)?;
     let mut module_shared = Vec::new();
@@ -514,7 +521,7 @@ pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
                     ),
                 });
             }
-            programs.push(e.finish());
+            programs.push(e.finish(assume_warp_aligned));
         }
         i += 1;
     }
@@ -522,7 +529,7 @@ pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
 }
 
 impl Entry {
-    fn finish(mut self) -> Program {
+    fn finish(mut self, assume_warp_aligned: bool) -> Program {
         if self.blocks.is_empty() {
             self.blocks
                 .push((Vec::new(), Terminator::Return, None, false));
@@ -568,6 +575,11 @@ impl Entry {
         Program {
             name: self.name,
             block_size: self.block_size,
+            warp_aligned_x: match self.block_size {
+                Some(x) => WarpAlignment::Known(x % 32 == 0),
+                None if assume_warp_aligned => WarpAlignment::Assumed,
+                None => WarpAlignment::Unknown,
+            },
             var_names: self.names,
             cfg,
             entry: nodes[0],
