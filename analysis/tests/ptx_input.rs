@@ -189,3 +189,39 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         assert_eq!(w001(&ptx("", divergent), true), 1, "{divergent}");
     }
 }
+
+/// What recent nvcc writes is modelled, not N001: `mad.wide`, `activemask`, `redux.sync`, `cp.async`
+/// and its group fences, `mbarrier`, `nanosleep`, `bmsk`, `::` sub-qualifiers; the warp-synchronous
+/// matrix instructions need their whole warp, so one under a lane-dependent branch is W001.
+#[test]
+fn recent_instructions_are_modelled() {
+    let body = "mov.u32 %r1, %tid.x;\n    mad.wide.u32 %rd1, %r1, 4, %rd2;\n    \
+                activemask.b32 %r2;\n    redux.sync.add.u32 %r3, %r1, %r2;\n    \
+                mov.u32 %r4, s;\n    cp.async.ca.shared.global [%r4], [%rd1], 4;\n    \
+                cp.async.commit_group;\n    cp.async.wait_group 0;\n    \
+                mbarrier.init.shared::cta.b64 [%r4], 32;\n    nanosleep.u32 100;\n    \
+                bmsk.clamp.b32 %r5, %r1, 3;\n    ld.shared::cta.u32 %r6, [%r4];\n    \
+                st.global.u32 [%rd1], %r6;";
+    let ptx = |extra: &str| {
+        format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n    \
+             .reg .pred %p<2>;\n    .reg .b32 %r<16>;\n    .reg .b64 %rd<4>;\n    .reg .f32 %f<8>;\n    \
+             .shared .align 16 .b8 s[512];\n    {body}\n{extra}    ret;\n}}\n"
+        )
+    };
+    let found = lint_ptx(&ptx("")).expect("PTX");
+    let unmodelled: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "N001")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(unmodelled.is_empty(), "{unmodelled:?}");
+    assert!(
+        !found.iter().any(|d| d.rule == "W001" || d.rule == "B001"),
+        "{found:?}"
+    );
+    let mma = "    setp.lt.u32 %p1, %r1, 16;\n    @%p1 bra DONE;\n    \
+               mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r7, %r8}, {%r9}, {%f5, %f6, %f7, %f8};\nDONE:\n";
+    let found = lint_ptx(&ptx(mma)).expect("PTX");
+    assert!(found.iter().any(|d| d.rule == "W001"), "{found:?}");
+}

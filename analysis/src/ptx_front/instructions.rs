@@ -13,7 +13,11 @@ impl Entry {
             None => (None, text),
         };
         let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let parts: Vec<&str> = opcode.split('.').collect();
+        // `::` sub-qualifiers (`.shared::cta`, `.L1::evict_last`) refine a qualifier: keep its head.
+        let parts: Vec<&str> = opcode
+            .split('.')
+            .map(|p| p.split("::").next().unwrap_or(p))
+            .collect();
         let ops = operands(args);
         let base = parts[0];
         let defs_of = |e: &mut Self, s: &str| -> Vec<Var> {
@@ -55,13 +59,14 @@ impl Entry {
                 );
             }
             "bar" | "barrier" => self.push(&loc, Op::Barrier, vec![], vec![], guard),
-            "shfl" | "vote" | "match" => {
+            "shfl" | "vote" | "match" | "redux" => {
                 let kind = match (base, parts.get(2).copied().unwrap_or("")) {
                     ("shfl", mode) => Collective::Shuffle {
                         index_mode: mode == "idx",
                     },
                     ("vote", "ballot") => Collective::Ballot,
-                    ("vote", _) => Collective::Vote,
+                    // A reduction over the mask's lanes: one result for the warp, like a vote.
+                    ("vote" | "redux", _) => Collective::Vote,
                     _ => Collective::Match,
                 };
                 let defs = ops.first().map(|d| defs_of(self, d)).unwrap_or_default();
@@ -76,6 +81,7 @@ impl Entry {
                 self.push(&loc, Op::Collective { kind, mask }, defs, uses, guard);
             }
             "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, &ops, loc, guard),
+            _ if self.warp_level(base, &parts, &ops, &loc, guard) => {}
             _ => self.value_instruction(base, &parts, &ops, loc, guard),
         }
     }
@@ -235,7 +241,7 @@ impl Entry {
                     _ => Some(Arith::Other),
                 }
             }
-            "mad" if parts.get(1) == Some(&"lo") => {
+            "mad" if matches!(parts.get(1), Some(&"lo" | &"wide")) => {
                 // d = a * b + c, as two steps the range analysis understands.
                 let (a, b, c) = (
                     self.value(&ops[1], &loc),
@@ -250,7 +256,8 @@ impl Entry {
             "setp" | "selp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul"
             | "shr" | "xor" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf"
             | "sad" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin"
-            | "cos" | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" => Some(Arith::Other),
+            | "cos" | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" | "bmsk" | "szext"
+            | "tanh" => Some(Arith::Other),
             _ => None,
         };
         let uses: Vec<Var> = ops.iter().skip(1).map(|o| self.value(o, &loc)).collect();

@@ -5,7 +5,10 @@
 //! `.extern` too); labels; guards `@%p` / `@!%p`; `ld`/`st` (all spaces, vectors), `cvta`, `mov`
 //! (special registers, shared symbols), integer arithmetic (`add sub mul mad shl shr and or min max
 //! rem div`), `setp`/`selp` and other value instructions, `bra`, `ret`/`exit`, `bar.sync`/`barrier`,
-//! `bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.any.sync`, `atom`/`red`. Anything else is kept
+//! `bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.any.sync`, `redux.sync`, `atom`/`red`, `mad.wide`,
+//! `activemask`, `cp.async`, `mbarrier`, `nanosleep`, `ldmatrix`/`stmatrix`/`wmma`/`mma`/`wgmma` (as
+//! warp-synchronous), `::` sub-qualifiers; `.loc`/`.file` lines. Text that is not PTX (no leading
+//! `.version`) or a module cut short is an error naming the line. Anything else is kept
 //! with its operands, treated conservatively (its results are divergent and unknown) and reported as
 //! an N001 note — never rejected.
 
@@ -19,6 +22,7 @@ use crate::program::{
 };
 
 mod instructions;
+mod warp_level;
 
 /// A statement of the source: its text (without `;`) and where it starts.
 struct Stmt {
