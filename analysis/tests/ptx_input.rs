@@ -225,3 +225,49 @@ fn recent_instructions_are_modelled() {
     let found = lint_ptx(&ptx(mma)).expect("PTX");
     assert!(found.iter().any(|d| d.rule == "W001"), "{found:?}");
 }
+
+/// A `__syncthreads()` inside a device function is B001 when the function is called under a
+/// thread-dependent branch (through another function too), and nothing when every thread calls it; a
+/// full-mask shuffle inside one is W001 under a lane-dependent branch; a call to a function without a
+/// body in the module stays N001; a call's return value is divergent.
+#[test]
+fn calls_count_as_what_the_function_reaches() {
+    let module = |call_site: &str| {
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\n\
+             .func sync_all()\n{{\n    bar.sync 0;\n    ret;\n}}\n\n\
+             .func (.param .b32 func_retval0) wrapped(.param .b32 x)\n{{\n    .reg .b32 %r<4>;\n    \
+             call.uni sync_all, ();\n    ld.param.b32 %r1, [x];\n    st.param.b32 [func_retval0], %r1;\n    ret;\n}}\n\n\
+             .func shuffle_down()\n{{\n    .reg .b32 %r<4>;\n    shfl.sync.down.b32 %r2, %r1, 1, 31, -1;\n    ret;\n}}\n\n\
+             .visible .entry k(.param .u64 out)\n{{\n    .reg .pred %p<2>;\n    .reg .b32 %r<8>;\n    \
+             mov.u32 %r1, %tid.x;\n    setp.lt.u32 %p1, %r1, 5;\n    {call_site}\n    ret;\n}}\n"
+        )
+    };
+    let under_branch = |call: &str| module(&format!("@%p1 bra DONE;\n    {call}\nDONE:"));
+    assert_eq!(rules(&under_branch("call.uni sync_all, ();")), vec!["B001"]);
+    let nested = "{\n    .param .b32 param0;\n    .param .b32 retval0;\n    st.param.b32 [param0], %r1;\n    \
+                  call.uni (retval0), wrapped, (param0);\n    ld.param.b32 %r2, [retval0];\n    }";
+    assert_eq!(
+        rules(&under_branch(nested)),
+        vec!["B001"],
+        "through `wrapped`"
+    );
+    assert!(
+        rules(&module("call.uni sync_all, ();")).is_empty(),
+        "every thread calls it"
+    );
+    assert_eq!(
+        rules(&under_branch("call.uni shuffle_down, ();")),
+        vec!["W001"]
+    );
+    assert_eq!(rules(&module("call.uni external_fn, ();")), vec!["N001"]);
+    // The return value is per thread: a barrier under a branch on it is B001.
+    let on_result = format!(
+        "{nested}\n    setp.eq.u32 %p1, %r2, 0;\n    @%p1 bra DONE;\n    bar.sync 0;\nDONE:"
+    );
+    assert!(
+        rules(&module(&on_result)).contains(&"B001"),
+        "{:?}",
+        rules(&module(&on_result))
+    );
+}

@@ -105,7 +105,8 @@ impl Entry {
         let space = match space_name {
             "shared" => Space::Shared(None),
             "global" => Space::Global,
-            "param" => {
+            // A call's return value is the callee's, per thread: not a uniform kernel parameter.
+            "param" if !ops.get(1).is_some_and(|a| a.contains("retval")) => {
                 let defs = ops.first().map(|d| vec![self.var(d)]).unwrap_or_default();
                 self.push(&loc, Op::Param, defs, vec![], guard);
                 return;

@@ -21,6 +21,7 @@ use crate::program::{
     Space, Special, Terminator, Var, WarpAlignment,
 };
 
+mod calls;
 mod instructions;
 mod warp_level;
 
@@ -187,6 +188,8 @@ struct Entry {
     blocks: Vec<(Vec<Inst>, Terminator, Option<String>, bool)>,
     labels: HashMap<String, usize>,
     unknown: Vec<(Location, String)>,
+    /// What each device function of the module reaches (`call` counts as it).
+    funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
 }
 
 impl Entry {
@@ -426,6 +429,7 @@ pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
 pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
     let stmts = statements(src);
     check_module(src, &stmts)?;
+    let funcs = std::rc::Rc::new(calls::summaries(&stmts));
     let mut module_shared = Vec::new();
     let mut programs = Vec::new();
     let mut i = 0;
@@ -463,6 +467,7 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                 blocks: Vec::new(),
                 labels: HashMap::new(),
                 unknown: Vec::new(),
+                funcs: funcs.clone(),
             };
             i += 1;
             // Directives between the parameter list and the body.

@@ -3,7 +3,8 @@
 //! (no effect on the facts), `cp.async` copies (a shared-memory store of the copied bytes), `mbarrier`
 //! operations (atomics on a shared word), and the warp-synchronous matrix instructions (`ldmatrix`,
 //! `stmatrix`, `wmma`, `mma`, `wgmma`), which need their whole warp converged like a full-mask
-//! collective.
+//! collective. A `call` to a device function of the module counts as the barrier or full-mask
+//! collective the function reaches (`calls.rs`).
 
 use super::*;
 
@@ -38,6 +39,23 @@ impl Entry {
                 self.push(loc, op, defs, vec![], guard);
             }
             "nanosleep" => {}
+            "call" => {
+                let args = ops.join(", ");
+                let Some(summary) = calls::callee(&args).and_then(|c| self.funcs.get(&c).cloned())
+                else {
+                    return false; // an unknown or external function: N001
+                };
+                if summary.barrier {
+                    self.push(loc, Op::Barrier, vec![], vec![], guard);
+                }
+                if summary.warp_sync {
+                    let op = Op::Collective {
+                        kind: Collective::Sync,
+                        mask: MaskInfo::Const(u32::MAX),
+                    };
+                    self.push(loc, op, vec![], vec![], guard);
+                }
+            }
             "cp" if parts.get(1) == Some(&"async") => {
                 if let (Some(dst), Some(_src)) = (ops.first(), ops.get(1)) {
                     if dst.starts_with('[') {
