@@ -159,6 +159,10 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
                 let source: Option<String> = match &inst.op {
                     Op::Const(_) | Op::Param | Op::SharedAddr(_) => None,
                     Op::Special(Special::Thread) => Some("it depends on the thread index".into()),
+                    Op::Special(Special::ThreadYz) if scope == Scope::Warp && aligned => None,
+                    Op::Special(Special::ThreadYz) => {
+                        Some("it depends on the thread index (y or z)".into())
+                    }
                     Op::Special(Special::Lane) => Some("it depends on the lane id".into()),
                     Op::Special(Special::Warp) if !one_warp => {
                         Some("it depends on the warp index".into())

@@ -20,6 +20,9 @@ pub struct Fact {
     pub align: u64,
     /// The value's residue modulo `align` (`rem < align`).
     pub rem: u64,
+    /// Whether some thread's value is exactly `hi` (thread-index ranges are exact when the kernel says
+    /// its block size; constants are; adding or scaling by a constant keeps it).
+    pub hi_exact: bool,
 }
 
 /// Nothing known.
@@ -29,6 +32,7 @@ pub const TOP: Fact = Fact {
     hi: u64::MAX,
     align: 1,
     rem: 0,
+    hi_exact: false,
 };
 
 /// The largest modulus a congruence keeps (all of a constant's low 63 bits).
@@ -49,6 +53,7 @@ fn constant(v: u64) -> Fact {
         hi: v,
         align: MOST,
         rem: v % MOST,
+        hi_exact: true,
     }
 }
 
@@ -72,6 +77,7 @@ fn multiple(base: Option<usize>, lo: u64, hi: u64, align: u64) -> Fact {
         hi,
         align: align.clamp(1, MOST),
         rem: 0,
+        hi_exact: false,
     }
 }
 
@@ -99,6 +105,9 @@ impl Fact {
         if self.base != o.base {
             return TOP;
         }
+        if self == o {
+            return self;
+        }
         let (align, rem) = meet_congruence((self.align, self.rem), (o.align, o.rem));
         Fact {
             base: self.base,
@@ -106,6 +115,7 @@ impl Fact {
             hi: self.hi.max(o.hi),
             align,
             rem,
+            hi_exact: false,
         }
     }
 }
@@ -132,6 +142,9 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                     hi: hi.unwrap_or(u64::MAX),
                     align,
                     rem,
+                    hi_exact: hi.is_some()
+                        && ((a.hi_exact && b.as_const().is_some())
+                            || (b.hi_exact && a.as_const().is_some())),
                 },
                 _ => top,
             }
@@ -143,15 +156,20 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                 hi: a.hi - c,
                 align: a.align,
                 rem: (a.rem + a.align - c % a.align) % a.align,
+                hi_exact: a.hi_exact,
             },
             _ => top,
         },
-        Arith::Mul if a.base.is_none() && b.base.is_none() => multiple(
-            None,
-            a.lo.saturating_mul(b.lo),
-            a.hi.saturating_mul(b.hi),
-            a.multiple_of().saturating_mul(b.multiple_of()),
-        ),
+        Arith::Mul if a.base.is_none() && b.base.is_none() => Fact {
+            hi_exact: a.hi.checked_mul(b.hi).is_some()
+                && ((a.hi_exact && k.is_some()) || (b.hi_exact && a.as_const().is_some())),
+            ..multiple(
+                None,
+                a.lo.saturating_mul(b.lo),
+                a.hi.saturating_mul(b.hi),
+                a.multiple_of().saturating_mul(b.multiple_of()),
+            )
+        },
         Arith::Shl if k.is_some_and(|s| s < 64) && a.base.is_none() => {
             let s = k.unwrap_or(0) as u32;
             let hi = if a.hi.leading_zeros() >= s {
@@ -159,12 +177,15 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
             } else {
                 u64::MAX
             };
-            multiple(
-                None,
-                a.lo.checked_shl(s).unwrap_or(0).min(hi),
-                hi,
-                a.multiple_of().saturating_mul(1 << s),
-            )
+            Fact {
+                hi_exact: a.hi_exact && hi != u64::MAX,
+                ..multiple(
+                    None,
+                    a.lo.checked_shl(s).unwrap_or(0).min(hi),
+                    hi,
+                    a.multiple_of().saturating_mul(1 << s),
+                )
+            }
         }
         Arith::Shr if k.is_some_and(|s| s < 64) && a.base.is_none() => {
             let s = k.unwrap_or(0) as u32;
@@ -189,6 +210,7 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                 hi,
                 align,
                 rem,
+                hi_exact: false,
             }
         }
         Arith::Rem => match k {
@@ -227,7 +249,11 @@ pub fn facts(p: &Program) -> Vec<Fact> {
                         let align = p.shared.get(*a).map_or(1, |s| u64::from(s.align.max(1)));
                         Some(multiple(Some(*a), 0, 0, align))
                     }
-                    Op::Special(crate::program::Special::Thread) => {
+                    Op::Special(crate::program::Special::Thread) => Some(Fact {
+                        hi_exact: p.block_size.is_some(),
+                        ..multiple(None, 0, block - 1, 1)
+                    }),
+                    Op::Special(crate::program::Special::ThreadYz) => {
                         Some(multiple(None, 0, block - 1, 1))
                     }
                     Op::Special(crate::program::Special::Lane) => Some(multiple(None, 0, 31, 1)),

@@ -39,8 +39,11 @@ pub type Var = usize;
 /// Hardware indices the front ends recognise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
-    /// Thread index in the block.
+    /// Thread index in the block (`%tid.x`; the IR's blocks are one-dimensional).
     Thread,
+    /// `%tid.y`, `%tid.z`: divergent in the block; the same in every lane of a warp when the block's
+    /// x-dimension is a multiple of 32.
+    ThreadYz,
     /// Lane in the warp.
     Lane,
     /// Warp in the block.

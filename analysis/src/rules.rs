@@ -358,7 +358,7 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
         .map_or(256, |s| u64::from(s.align));
     // (shared array, byte offset range, and the offset's congruence: ≡ rem (mod modulus), the modulus
     // at most the base's alignment).
-    let (array, lo, hi, modulus, rem) = if let Some(i) = addr.index_var {
+    let (array, lo, hi, modulus, rem, hi_exact) = if let Some(i) = addr.index_var {
         let f = c.facts[i];
         let e = u64::from(addr.elem_bytes);
         let modulus = named_align.min(f.align.saturating_mul(e));
@@ -369,6 +369,7 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
             f.hi.saturating_mul(e),
             modulus,
             rem,
+            f.hi_exact && f.hi.checked_mul(e).is_some(),
         )
     } else if let Some(v) = addr.byte_var {
         let f = c.facts[v];
@@ -385,10 +386,11 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
             f.hi.saturating_add(off),
             modulus,
             r % modulus,
+            f.hi_exact && f.hi.checked_add(off).is_some(),
         )
     } else {
         let off = addr.offset.max(0) as u64;
-        (named, off, off, named_align, off % named_align)
+        (named, off, off, named_align, off % named_align, true)
     };
     if width > 1 {
         let base_ok = array
@@ -424,6 +426,18 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
                 Severity::Error,
                 inst,
                 format!("access at byte {lo} of `{name}` ({size} bytes) is past its end"),
+                Vec::new(),
+            );
+        } else if hi_exact && hi.saturating_add(width) > size {
+            // The largest offset is one some thread really uses (an exact thread-index range).
+            c.emit(
+                "S001",
+                "shared-bounds",
+                Severity::Error,
+                inst,
+                format!(
+                    "the threads with the largest index access byte {hi} of `{name}` ({size} bytes), past its end"
+                ),
                 Vec::new(),
             );
         } else if hi.saturating_add(width) > size {

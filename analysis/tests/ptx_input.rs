@@ -271,3 +271,35 @@ fn calls_count_as_what_the_function_reaches() {
         rules(&module(&on_result))
     );
 }
+
+/// With `.reqntid`, the thread-index range is exact: `s[tid + 1]` in an array of one element per
+/// thread is out of bounds for the last thread, an S001 error. Without `.reqntid` the block size is
+/// not known: a warning. `s[tid]` is in bounds.
+#[test]
+fn an_index_out_of_bounds_for_some_thread_is_an_error() {
+    let ptx = |reqntid: &str, offset: u32| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out){reqntid}\n{{\n    \
+             .reg .b32 %r<8>;\n    .shared .align 4 .b8 s[512];\n    mov.u32 %r1, %tid.x;\n    \
+             shl.b32 %r2, %r1, 2;\n    mov.u32 %r3, s;\n    add.u32 %r4, %r3, %r2;\n    \
+             ld.shared.u32 %r5, [%r4+{offset}];\n    ret;\n}}\n"
+        )
+    };
+    let s001 = |source: &str| -> Vec<String> {
+        lint_ptx(source)
+            .expect("PTX")
+            .iter()
+            .filter(|d| d.rule == "S001")
+            .map(|d| format!("{} {}", d.severity, d.message))
+            .collect()
+    };
+    let past = s001(&ptx(" .reqntid 128", 4));
+    assert!(past.len() == 1 && past[0].starts_with("error"), "{past:?}");
+    assert!(past[0].contains("byte 512"), "{past:?}");
+    let unknown = s001(&ptx("", 4));
+    assert!(
+        unknown.len() == 1 && unknown[0].starts_with("warning"),
+        "{unknown:?}"
+    );
+    assert!(s001(&ptx(" .reqntid 128", 0)).is_empty());
+}

@@ -310,7 +310,9 @@ fn mask_uses(mask: MaskInfo) -> Vec<Var> {
 fn special_of(s: &str) -> Option<Special> {
     let s = s.trim();
     if s.starts_with("%tid") || s.starts_with("%lanemask") {
-        Some(if s.starts_with("%tid") {
+        Some(if s == "%tid.y" || s == "%tid.z" {
+            Special::ThreadYz
+        } else if s.starts_with("%tid") {
             Special::Thread
         } else {
             Special::Lane
