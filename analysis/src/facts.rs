@@ -142,9 +142,9 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                     hi: hi.unwrap_or(u64::MAX),
                     align,
                     rem,
+                    // One side varies, the other is a single offset (a constant or an array base).
                     hi_exact: hi.is_some()
-                        && ((a.hi_exact && b.as_const().is_some())
-                            || (b.hi_exact && a.as_const().is_some())),
+                        && ((a.hi_exact && b.lo == b.hi) || (b.hi_exact && a.lo == a.hi)),
                 },
                 _ => top,
             }
