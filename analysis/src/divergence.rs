@@ -61,28 +61,8 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
         }
     }
     let deps = control_dependence(p);
-    // Single-definition constants and exact copies of the thread index: at warp scope, `tid >> k`
-    // (k >= 5) and `tid & m` (m's low 5 bits clear) are the same in every lane of a warp.
-    let mut const_of: Vec<Option<u64>> = vec![None; nvars];
-    let mut tid_exact = vec![false; nvars];
-    for b in p.cfg.node_weights() {
-        for i in &b.insts {
-            if let [def] = i.defs[..] {
-                if def < nvars && defs_count[def] == 1 {
-                    match (&i.op, i.uses.first()) {
-                        (Op::Const(c), _) => const_of[def] = Some(*c),
-                        (Op::Special(Special::Thread), _) => tid_exact[def] = true,
-                        (Op::Arith(crate::program::Arith::Mov), Some(&u))
-                            if u < nvars && tid_exact[u] =>
-                        {
-                            tid_exact[def] = true
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
+    // Single-definition constants, and values that are `%tid.x` plus a warp-invariant multiple of 32.
+    let (tid_exact, const_of) = crate::warp_affine::warp_affine(p, &defs_count);
     // With a warp-aligned block x-dimension (known or assumed), a warp's lanes hold `%tid.x` = 32·w …
     // 32·w + 31: `tid >> k` (k ≥ 5), `tid / 32j`, `tid & m` (m's low 5 bits clear) and comparisons of
     // `tid` with a constant that split only at multiples of 32 (`tid < 32j`, `tid > 32j − 1`, …) agree

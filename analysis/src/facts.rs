@@ -123,7 +123,11 @@ impl Fact {
 fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
     let top = TOP;
     let Some(b) = b else {
-        return if op == Arith::Mov { a } else { top };
+        return match op {
+            Arith::Mov => a,
+            Arith::Sext32 if a.base.is_none() && a.hi < 1 << 31 => a,
+            _ => top,
+        };
     };
     let k = b.as_const();
     match op {
@@ -131,6 +135,10 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
         Arith::Add => {
             if a.base.is_some() && b.base.is_some() {
                 return top;
+            }
+            // Adding a negative constant (`add.s32 %r, %r, -32`) is a subtraction that may wrap.
+            if let Some(neg) = k.filter(|&c| c >= 1 << 63).map(u64::wrapping_neg) {
+                return arith(Arith::Sub, a, Some(constant(neg)));
             }
             let base = a.base.or(b.base);
             let align = a.align.min(b.align);
@@ -250,7 +258,7 @@ pub fn facts(p: &Program) -> Vec<Fact> {
                         Some(multiple(Some(*a), 0, 0, align))
                     }
                     Op::Special(crate::program::Special::Thread) => Some(Fact {
-                        hi_exact: p.block_size.is_some(),
+                        hi_exact: p.thread_range_exact,
                         ..multiple(None, 0, block - 1, 1)
                     }),
                     Op::Special(crate::program::Special::ThreadYz) => {

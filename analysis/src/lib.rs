@@ -23,6 +23,7 @@ pub mod ptx_front;
 pub mod rules;
 pub mod sarif;
 pub mod uniformity;
+mod warp_affine;
 
 pub use lint::{
     has_errors, lint_kernel, lint_ptx, lint_ptx_with, render_json, render_text, PtxError,

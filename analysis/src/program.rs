@@ -81,6 +81,8 @@ pub enum Arith {
     Div,
     /// An ordered comparison of its two operands (`a < b`, …): 0 or 1.
     Cmp(Cmp),
+    /// Sign extension of a 32-bit value (`cvt.s64.s32`): the value itself when it is below 2³¹.
+    Sext32,
     /// Anything else (other comparisons, conversions, floats…).
     Other,
 }
@@ -283,6 +285,9 @@ pub struct Program {
     /// assumed ([`WarpAlignment`]): then a warp's lanes have consecutive `%tid.x` from a multiple of 32
     /// and equal `%tid.y`/`%tid.z`, so `%tid.x / 32` and `%tid.x < 32·k` agree within each warp.
     pub warp_aligned_x: WarpAlignment,
+    /// Whether `%tid.x` takes every value below `block_size` in some block (`.reqntid`; the IR;
+    /// `.maxntid` of a kernel that never reads `%tid.y`/`%tid.z`, i.e. one launched one-dimensionally).
+    pub thread_range_exact: bool,
     /// Variable names, for messages.
     pub var_names: Vec<String>,
     /// The control-flow graph.

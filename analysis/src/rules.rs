@@ -122,10 +122,10 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
         for inst in &p.cfg[node].insts {
             sync_rules(&mut c, node.index(), inst);
             if let Op::Load { addr, width, .. } | Op::Store { addr, width, .. } = &inst.op {
-                access_rules(&mut c, inst, addr, *width);
+                access_rules(&mut c, node.index(), inst, addr, *width);
             }
             if let Op::Atomic { addr } = &inst.op {
-                access_rules(&mut c, inst, addr, 4);
+                access_rules(&mut c, node.index(), inst, addr, 4);
             }
             if let Op::Store {
                 addr:
@@ -344,7 +344,7 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
     }
 }
 
-fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
+fn access_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst, addr: &Address, width: u32) {
     let width = u64::from(width);
     // The address as (shared array, byte offset range, alignment).
     // The shared array the address space names, and its declared alignment (256: the most any
@@ -428,8 +428,13 @@ fn access_rules(c: &mut Ctx<'_>, inst: &Inst, addr: &Address, width: u32) {
                 format!("access at byte {lo} of `{name}` ({size} bytes) is past its end"),
                 Vec::new(),
             );
-        } else if hi_exact && hi.saturating_add(width) > size {
-            // The largest offset is one some thread really uses (an exact thread-index range).
+        } else if hi_exact
+            && c.block.blocks[block].is_none()
+            && inst.guard.is_none()
+            && hi.saturating_add(width) > size
+        {
+            // Every thread reaches it (no divergent branch or guard in between), and the largest offset
+            // is one some thread really uses (an exact thread-index range).
             c.emit(
                 "S001",
                 "shared-bounds",

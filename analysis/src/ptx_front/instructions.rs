@@ -220,6 +220,13 @@ impl Entry {
             {
                 Some(Arith::Mov)
             }
+            "cvt"
+                if parts.len() >= 3
+                    && parts[parts.len() - 1] == "s32"
+                    && type_bytes(parts[parts.len() - 2]) == 8 =>
+            {
+                Some(Arith::Sext32)
+            }
             "add" => Some(Arith::Add),
             "sub" => Some(Arith::Sub),
             "mul" if parts.get(1) != Some(&"hi") => Some(Arith::Mul),

@@ -115,7 +115,12 @@ fn statements(src: &str) -> Vec<Stmt> {
                     cur.push(c);
                 }
             }
-            ':' if !cur.contains(' ') && !cur.trim().is_empty() && !cur.contains('[') => {
+            ':' if !cur.trim().contains(char::is_whitespace)
+                && !cur.trim().is_empty()
+                && !cur.contains('[')
+                && chars.get(i + 1) != Some(&':')
+                && !cur.ends_with(':') =>
+            {
                 cur.push(':');
                 flush(&mut cur, &mut out, start);
             }
@@ -180,6 +185,8 @@ fn type_bytes(ty: &str) -> u32 {
 struct Entry {
     name: String,
     block_size: Option<u32>,
+    /// Whether `block_size` is `.reqntid`'s (exact) rather than `.maxntid`'s (the most).
+    block_size_required: bool,
     vars: HashMap<String, Var>,
     names: Vec<String>,
     shared: Vec<SharedDecl>,
@@ -192,7 +199,26 @@ struct Entry {
     funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
 }
 
+/// The x-dimension a launch directive (`.reqntid 128, 1, 1`) gives, if `text` has it.
+fn launch_dim(text: &str, directive: &str) -> Option<u32> {
+    text.split(directive)
+        .nth(1)
+        .and_then(|r| r.trim().split([',', ' ', '\n']).next())
+        .and_then(|n| n.trim().parse().ok())
+}
+
 impl Entry {
+    /// `.reqntid` gives the block's x-dimension; `.maxntid` its largest (used for index ranges: an
+    /// access out of bounds in the largest block the kernel allows is an error).
+    fn launch_directives(&mut self, text: &str) {
+        if let Some(n) = launch_dim(text, ".reqntid") {
+            self.block_size = Some(n);
+            self.block_size_required = true;
+        } else if let (Some(n), false) = (launch_dim(text, ".maxntid"), self.block_size_required) {
+            self.block_size = Some(n);
+        }
+    }
+
     fn var(&mut self, name: &str) -> Var {
         if let Some(&v) = self.vars.get(name) {
             return v;
@@ -450,14 +476,10 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                 .next()
                 .unwrap_or("entry")
                 .to_owned();
-            let block_size = header
-                .split(".reqntid")
-                .nth(1)
-                .and_then(|r| r.trim().split([',', ' ']).next())
-                .and_then(|n| n.trim().parse().ok());
             let mut e = Entry {
                 name,
-                block_size,
+                block_size: None,
+                block_size_required: false,
                 vars: HashMap::new(),
                 names: Vec::new(),
                 shared: module_shared.iter().map(|(_, d)| d.clone()).collect(),
@@ -471,18 +493,11 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                 unknown: Vec::new(),
                 funcs: funcs.clone(),
             };
+            e.launch_directives(header);
             i += 1;
             // Directives between the parameter list and the body.
             while i < stmts.len() && stmts[i].text != "{" {
-                if let Some(n) = stmts[i]
-                    .text
-                    .split(".reqntid")
-                    .nth(1)
-                    .and_then(|r| r.trim().split([',', ' ']).next())
-                    .and_then(|n| n.trim().parse().ok())
-                {
-                    e.block_size = Some(n);
-                }
+                e.launch_directives(&stmts[i].text);
                 i += 1;
             }
             let mut depth = 0;
@@ -586,10 +601,17 @@ impl Entry {
         Program {
             name: self.name,
             block_size: self.block_size,
+            thread_range_exact: self.block_size.is_some()
+                && (self.block_size_required
+                    || !self
+                        .blocks
+                        .iter()
+                        .flat_map(|b| &b.0)
+                        .any(|i| matches!(i.op, Op::Special(Special::ThreadYz)))),
             warp_aligned_x: match self.block_size {
-                Some(x) => WarpAlignment::Known(x % 32 == 0),
-                None if assume_warp_aligned => WarpAlignment::Assumed,
-                None => WarpAlignment::Unknown,
+                Some(x) if self.block_size_required => WarpAlignment::Known(x % 32 == 0),
+                _ if assume_warp_aligned => WarpAlignment::Assumed,
+                _ => WarpAlignment::Unknown,
             },
             var_names: self.names,
             cfg,

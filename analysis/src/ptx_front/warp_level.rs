@@ -38,7 +38,8 @@ impl Entry {
                 };
                 self.push(loc, op, defs, vec![], guard);
             }
-            "nanosleep" => {}
+            // Sleeps and memory fences order or delay; nothing for the facts.
+            "nanosleep" | "fence" | "membar" => {}
             "call" => {
                 let args = ops.join(", ");
                 let Some(summary) = calls::callee(&args).and_then(|c| self.funcs.get(&c).cloned())

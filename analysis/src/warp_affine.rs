@@ -1,0 +1,104 @@
+//! Which values are `%tid.x` plus a warp-invariant multiple of 32 ("warp-affine"): with a block
+//! x-dimension that is a multiple of 32, the lanes of a warp hold 32 consecutive such values starting
+//! at a multiple of 32, so `v >> 5`, `v / 32k`, `v & ~31` and `v < 32k` agree within each warp. This
+//! covers the thread's linear rank in a 3-D block (`(tid.z·ntid.y + tid.y)·ntid.x + tid.x`) and its
+//! global index (`ctaid.x·ntid.x + tid.x`). Only single-definition variables take part.
+
+use crate::program::{Arith, Op, Program, Special, Var};
+
+/// What the pre-pass knows of a single-definition variable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Kind {
+    /// The same in every lane of a warp (built from constants, parameters, block-level specials,
+    /// `%tid.y`/`%tid.z`, the warp index).
+    invariant: bool,
+    /// Warp-invariant and a multiple of 32.
+    multiple_of_32: bool,
+    /// `%tid.x` plus a warp-invariant multiple of 32.
+    affine: bool,
+}
+
+/// Per variable: whether it is warp-affine; and each single-definition constant. Everything is false
+/// unless the block's x-dimension is (known or assumed) a multiple of 32.
+pub(crate) fn warp_affine(p: &Program, defs_count: &[usize]) -> (Vec<bool>, Vec<Option<u64>>) {
+    let n = p.var_names.len();
+    let mut kinds = vec![Kind::default(); n];
+    let mut konst: Vec<Option<u64>> = vec![None; n];
+    let aligned = p.warp_aligned_x.holds();
+    for _ in 0..8 {
+        let mut changed = false;
+        for b in p.cfg.node_weights() {
+            for i in &b.insts {
+                let [def] = i.defs[..] else { continue };
+                if def >= n || defs_count[def] != 1 || i.guard.is_some() {
+                    continue;
+                }
+                let k =
+                    |u: Option<&Var>| u.and_then(|&u| kinds.get(u).copied()).unwrap_or_default();
+                let (a, b) = (k(i.uses.first()), k(i.uses.get(1)));
+                let c = |u: Option<&Var>| u.and_then(|&u| konst.get(u).copied().flatten());
+                let new = match &i.op {
+                    Op::Const(v) => {
+                        konst[def] = Some(*v);
+                        Kind {
+                            invariant: true,
+                            multiple_of_32: v % 32 == 0,
+                            affine: false,
+                        }
+                    }
+                    Op::Param => Kind {
+                        invariant: true,
+                        ..Kind::default()
+                    },
+                    // `%tid.x` (the PTX front end gives `%tid.y`/`%tid.z` their own special).
+                    Op::Special(Special::Thread) => Kind {
+                        affine: aligned,
+                        ..Kind::default()
+                    },
+                    Op::Special(Special::ThreadYz | Special::Warp) => Kind {
+                        invariant: aligned,
+                        ..Kind::default()
+                    },
+                    Op::Special(Special::Uniform) => Kind {
+                        invariant: true,
+                        multiple_of_32: aligned && p.var_name(def) == "%ntid.x",
+                        affine: false,
+                    },
+                    Op::Arith(Arith::Mov) => a,
+                    Op::Arith(Arith::Add) => Kind {
+                        invariant: a.invariant && b.invariant,
+                        multiple_of_32: a.multiple_of_32 && b.multiple_of_32,
+                        affine: (a.affine && b.multiple_of_32) || (b.affine && a.multiple_of_32),
+                    },
+                    Op::Arith(Arith::Mul) => Kind {
+                        invariant: a.invariant && b.invariant,
+                        multiple_of_32: (a.multiple_of_32 && b.invariant)
+                            || (b.multiple_of_32 && a.invariant),
+                        affine: false,
+                    },
+                    Op::Arith(Arith::Shl) => Kind {
+                        invariant: a.invariant && b.invariant,
+                        multiple_of_32: a.invariant && c(i.uses.get(1)).is_some_and(|s| s >= 5),
+                        affine: false,
+                    },
+                    Op::Arith(_) => Kind {
+                        invariant: i
+                            .uses
+                            .iter()
+                            .all(|&u| kinds.get(u).is_some_and(|k| k.invariant)),
+                        ..Kind::default()
+                    },
+                    _ => Kind::default(),
+                };
+                if kinds[def] != new {
+                    kinds[def] = new;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (kinds.iter().map(|k| k.affine).collect(), konst)
+}

@@ -1,0 +1,135 @@
+//! The linter on real compiler output (`tests/corpus/`: nvcc 13, NVRTC 12.9 and Triton 3.9 PTX of
+//! ordinary kernels, planted-bug variants with the rule each must fire, and two files that are not
+//! valid PTX; see its README). Prints the scoreboard — false errors on clean files, planted bugs
+//! missed, warnings per clean file by rule, N001 by instruction — and holds each number to at most
+//! what it was when last improved (a ratchet: lower the constants as the linter gets better; the
+//! goals are 0 false errors, 0 missed bugs, at most 2 warnings per clean file).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use warpforge_analysis::{lint_ptx, Severity};
+
+/// The ratchet: the numbers as of the last improvement (see the module docs). The 8 missed bugs are
+/// the corpus's R001 (shared-memory race) files: that rule does not exist yet.
+const MAX_FALSE_ERRORS: usize = 0;
+const MAX_MISSED_BUGS: usize = 8;
+const MAX_WARNINGS_PER_CLEAN_FILE_X10: usize = 130;
+
+struct Line {
+    file: String,
+    expect: String,
+    kernel: String,
+}
+
+fn manifest(dir: &Path) -> Vec<Line> {
+    let text = std::fs::read_to_string(dir.join("manifest.tsv")).expect("the corpus manifest");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            assert!(
+                cols.len() >= 3,
+                "manifest line with fewer than 3 columns: {l}"
+            );
+            Line {
+                file: cols[0].to_owned(),
+                expect: cols[1].to_owned(),
+                kernel: cols[2].to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_linter_on_real_compiler_output() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let lines = manifest(&dir);
+    assert!(lines.len() >= 100, "the corpus has {} files", lines.len());
+    let (mut false_errors, mut missed, mut refused_wrongly) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut clean_files, mut clean_warnings) = (0usize, 0usize);
+    let mut warnings_by_rule: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut unmodelled: BTreeMap<String, usize> = BTreeMap::new();
+    for line in &lines {
+        let text = std::fs::read_to_string(dir.join(&line.file)).expect("a corpus file");
+        let result = lint_ptx(&text);
+        if line.expect == "error" {
+            if result.is_ok() {
+                refused_wrongly.push(format!("{}: accepted, must be refused", line.file));
+            }
+            continue;
+        }
+        let diags = match result {
+            Ok(diags) => diags,
+            Err(e) => {
+                refused_wrongly.push(format!("{}: refused: {e}", line.file));
+                continue;
+            }
+        };
+        for d in diags.iter().filter(|d| d.rule == "N001") {
+            let name = d.message.split('`').nth(1).unwrap_or("?").to_owned();
+            *unmodelled.entry(name).or_default() += 1;
+        }
+        if line.expect == "clean" {
+            clean_files += 1;
+            for d in &diags {
+                match d.severity {
+                    Severity::Error => false_errors.push(format!(
+                        "{}: {}[{}] kernel `{}`, {}: {}",
+                        line.file, d.severity, d.rule, d.kernel, d.location, d.message
+                    )),
+                    Severity::Warning => {
+                        clean_warnings += 1;
+                        *warnings_by_rule.entry(d.rule).or_default() += 1;
+                    }
+                    Severity::Note => {}
+                }
+            }
+        } else {
+            for rule in line.expect.split(',') {
+                let fired = diags.iter().any(|d| {
+                    d.rule == rule
+                        && d.severity == Severity::Error
+                        && (line.kernel == "-" || d.kernel == line.kernel)
+                });
+                if !fired {
+                    missed.push(format!("{}: {rule} in `{}`", line.file, line.kernel));
+                }
+            }
+        }
+    }
+    let per_file_x10 = (clean_warnings * 10).div_ceil(clean_files.max(1));
+    let mut out = std::io::stderr();
+    let _ = writeln!(
+        out,
+        "\nlint corpus: {} files; clean {clean_files}: {} false errors, {clean_warnings} warnings \
+         ({:.1} per file) {warnings_by_rule:?}; planted bugs missed: {}; invalid-input verdicts \
+         wrong: {}; N001 by instruction: {unmodelled:?}",
+        lines.len(),
+        false_errors.len(),
+        per_file_x10 as f64 / 10.0,
+        missed.len(),
+        refused_wrongly.len()
+    );
+    for l in false_errors.iter().chain(&missed).chain(&refused_wrongly) {
+        let _ = writeln!(out, "  {l}");
+    }
+    assert!(refused_wrongly.is_empty(), "{refused_wrongly:#?}");
+    assert!(
+        false_errors.len() <= MAX_FALSE_ERRORS,
+        "{} false errors on clean files (ratchet {MAX_FALSE_ERRORS})",
+        false_errors.len()
+    );
+    assert!(
+        missed.len() <= MAX_MISSED_BUGS,
+        "{} planted bugs missed (ratchet {MAX_MISSED_BUGS})",
+        missed.len()
+    );
+    assert!(
+        per_file_x10 <= MAX_WARNINGS_PER_CLEAN_FILE_X10,
+        "{:.1} warnings per clean file (ratchet {:.1})",
+        per_file_x10 as f64 / 10.0,
+        MAX_WARNINGS_PER_CLEAN_FILE_X10 as f64 / 10.0
+    );
+}
