@@ -20,15 +20,6 @@ impl Entry {
             .collect();
         let ops = operands(args);
         let base = parts[0];
-        let defs_of = |e: &mut Self, s: &str| -> Vec<Var> {
-            s.trim_start_matches('{')
-                .trim_end_matches('}')
-                .split([',', '|'])
-                .map(str::trim)
-                .filter(|r| r.starts_with('%'))
-                .map(|r| e.var(r))
-                .collect()
-        };
         match base {
             "bra" => {
                 let target = ops.first().cloned();
@@ -69,7 +60,7 @@ impl Entry {
                     ("vote" | "redux", _) => Collective::Vote,
                     _ => Collective::Match,
                 };
-                let defs = ops.first().map(|d| defs_of(self, d)).unwrap_or_default();
+                let defs = ops.first().map(|d| self.registers(d)).unwrap_or_default();
                 let mask = self.mask(ops.last().map(String::as_str).unwrap_or("-1"));
                 let mut uses: Vec<Var> = ops
                     .iter()
@@ -84,6 +75,17 @@ impl Entry {
             _ if self.warp_level(base, &parts, &ops, &loc, guard) => {}
             _ => self.value_instruction(base, &parts, &ops, loc, guard),
         }
+    }
+
+    /// The registers of an operand: `%r1`, `{%r1, %r2}`, `%r1|%p1` (literals and `_` left out).
+    pub(super) fn registers(&mut self, s: &str) -> Vec<Var> {
+        s.trim_start_matches('{')
+            .trim_end_matches('}')
+            .split([',', '|'])
+            .map(str::trim)
+            .filter(|r| r.starts_with('%'))
+            .map(|r| self.var(r))
+            .collect()
     }
 
     fn mask(&mut self, s: &str) -> MaskInfo {
@@ -121,18 +123,7 @@ impl Entry {
         let read_only = parts.contains(&"nc") || base == "ldu" || space_name == "const";
         match base {
             "ld" | "ldu" => {
-                let defs: Vec<Var> = ops
-                    .first()
-                    .map(|d| {
-                        d.trim_start_matches('{')
-                            .trim_end_matches('}')
-                            .split(',')
-                            .map(str::trim)
-                            .filter(|r| r.starts_with('%'))
-                            .map(|r| self.var(r))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let defs: Vec<Var> = ops.first().map(|d| self.registers(d)).unwrap_or_default();
                 let (addr, uses) =
                     self.address(ops.get(1).map(String::as_str).unwrap_or("[]"), space, &loc);
                 self.push(

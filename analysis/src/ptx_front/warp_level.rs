@@ -18,19 +18,10 @@ impl Entry {
         loc: &Location,
         guard: Option<Var>,
     ) -> bool {
-        let defs_of = |e: &mut Self, s: &str| -> Vec<Var> {
-            s.trim_start_matches('{')
-                .trim_end_matches('}')
-                .split(',')
-                .map(str::trim)
-                .filter(|r| r.starts_with('%'))
-                .map(|r| e.var(r))
-                .collect()
-        };
         match base {
             "activemask" => {
                 // The mask of the lanes executing it: the same in every such lane, unknown in value.
-                let defs = ops.first().map(|d| defs_of(self, d)).unwrap_or_default();
+                let defs = ops.first().map(|d| self.registers(d)).unwrap_or_default();
                 let mask = MaskInfo::Var(self.temp_named("activemask"));
                 let op = Op::Collective {
                     kind: Collective::Ballot,
@@ -83,7 +74,7 @@ impl Entry {
             "mbarrier" => {
                 let addr_at = ops.iter().position(|o| o.starts_with('['));
                 let defs = match addr_at {
-                    Some(k) if k > 0 => defs_of(self, &ops[0]),
+                    Some(k) if k > 0 => self.registers(&ops[0]),
                     _ => Vec::new(),
                 };
                 if let Some(k) = addr_at {
@@ -95,7 +86,7 @@ impl Entry {
                 // Warp-synchronous (`.sync.aligned`): every lane of the warp must execute it.
                 let defs = match base {
                     "stmatrix" => Vec::new(),
-                    _ => ops.first().map(|d| defs_of(self, d)).unwrap_or_default(),
+                    _ => ops.first().map(|d| self.registers(d)).unwrap_or_default(),
                 };
                 let uses: Vec<Var> = ops
                     .iter()
