@@ -80,7 +80,8 @@ fn arith_of_binary(op: BinaryOp) -> Arith {
         BinaryOp::Max => Arith::Max,
         BinaryOp::Rem => Arith::Rem,
         BinaryOp::Div => Arith::Div,
-        BinaryOp::MulHi | BinaryOp::Xor => Arith::Other,
+        BinaryOp::Xor => Arith::Xor,
+        BinaryOp::MulHi => Arith::Other,
     }
 }
 

@@ -20,6 +20,7 @@ pub mod ir_front;
 pub mod lint;
 pub mod program;
 pub mod ptx_front;
+mod race;
 pub mod rules;
 pub mod sarif;
 pub mod uniformity;

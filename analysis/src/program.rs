@@ -81,6 +81,8 @@ pub enum Arith {
     Div,
     /// An ordered comparison of its two operands (`a < b`, …): 0 or 1.
     Cmp(Cmp),
+    /// Bitwise exclusive or.
+    Xor,
     /// Sign extension of a 32-bit value (`cvt.s64.s32`): the value itself when it is below 2³¹.
     Sext32,
     /// Anything else (other comparisons, conversions, floats…).

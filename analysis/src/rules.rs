@@ -9,6 +9,7 @@
 //! | F081 | shared-to-global | note (or the severity of an A001/S001 on its source load) | a value loaded from shared memory flows into a global store |
 //! | A001 | misaligned-access | error / warning | a multi-byte access whose address is (or may not be) aligned to its width |
 //! | S001 | shared-bounds | error / warning | a shared access outside (or not provably inside) its array |
+//! | R001 | shared-race | error | two warps touch one shared byte, one writing, with no barrier between |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
 use std::fmt;
@@ -75,6 +76,7 @@ pub const RULES: &[RuleDoc] = &[
     RuleDoc { id: "F081", name: "shared-to-global", explanation: "A value loaded from shared memory flows (through moves, casts and arithmetic, across blocks) into a global store. The pattern itself is legal and common. It is reported because an earlier project blamed crashes on it (\"F081\"): the error it saw, code 716, is CUDA_ERROR_MISALIGNED_ADDRESS, and the evidence points at the real causes, which A001 (misaligned access) and S001 (shared bounds) check. On its own it is a note; when those rules fire on the shared loads feeding this store, it says so and carries their severity (error or warning)." },
     RuleDoc { id: "A001", name: "misaligned-access", explanation: "A multi-byte load or store must be aligned to its width (ld.v4.u32 to 16 bytes, a u32 to 4). An address that is provably not a multiple of the width is an error (CUDA_ERROR_MISALIGNED_ADDRESS, code 716); one whose alignment cannot be proven is a warning. Buffer pointers are assumed 256-byte aligned, as cudaMalloc and WebGPU bindings guarantee." },
     RuleDoc { id: "S001", name: "shared-bounds", explanation: "A shared-memory access must stay inside its array. An access whose smallest possible offset is already past the end is an error; one whose largest offset cannot be proven inside is a warning (common for loop counters, which the analysis widens to 'unknown')." },
+    RuleDoc { id: "R001", name: "shared-race", explanation: "Two accesses to one shared array, at least one a store, that can run with no barrier between them, where a thread of one warp touches a byte a thread of another warp touches. Warps run in no defined order: without a `bar.sync`/`__syncthreads()` between them the value read depends on scheduling (a tree reduction without its loop barrier, reading `s[tid ^ 32]` right after writing `s[tid]`). Reported as an error when proved from addresses that are exact functions of `%tid.x` for a known block size; accesses the analysis cannot follow are not reported." },
     RuleDoc { id: "N001", name: "unmodelled", explanation: "The PTX front end met an instruction it does not model. Its results are treated as divergent and unknown, so other rules stay sound but may warn more." },
 ];
 
@@ -158,6 +160,17 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
             ),
             causes: Vec::new(),
         });
+    }
+    let divergent: Vec<bool> = c.block.blocks.iter().map(Option::is_some).collect();
+    for (inst, message) in crate::race::races(p, &divergent) {
+        c.emit(
+            "R001",
+            "shared-race",
+            Severity::Error,
+            inst,
+            message,
+            Vec::new(),
+        );
     }
     link_f081(&mut c.out);
     c.out

@@ -12,9 +12,10 @@ use std::path::Path;
 use warpforge_analysis::{lint_ptx, Severity};
 
 /// The ratchet: the numbers as of the last improvement (see the module docs; false errors are held at
-/// their goal, 0). The 8 missed bugs are the corpus's R001 (shared-memory race) files: that rule
-/// does not exist yet.
-const MAX_MISSED_BUGS: usize = 8;
+/// their goal, 0). The 4 missed bugs are the builds of `bug_r001_reduce_no_barrier`: a tree reduction
+/// without its loop barrier races across iterations through a loop-carried stride, which R001 does
+/// not follow yet.
+const MAX_MISSED_BUGS: usize = 4;
 const MAX_WARNINGS_PER_CLEAN_FILE_X10: usize = 130;
 
 struct Line {

@@ -303,3 +303,37 @@ fn an_index_out_of_bounds_for_some_thread_is_an_error() {
     );
     assert!(s001(&ptx(" .reqntid 128", 0)).is_empty());
 }
+
+/// R001: `s[tid]` written, then `s[tid ^ 32]` read with no barrier between — thread t reads what a
+/// thread of the next warp wrote. A barrier in between, or `tid ^ 16` (the same warp), is not R001;
+/// without a known block size nothing is claimed.
+#[test]
+fn a_shared_race_between_warps_is_an_error() {
+    let ptx = |launch: &str, between: &str, xor: u32| {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(.param .u64 out){launch}\n{{\n    \
+             .reg .b32 %r<12>;\n    .shared .align 4 .b8 s[1024];\n    mov.u32 %r1, %tid.x;\n    \
+             shl.b32 %r6, %r1, 2;\n    mov.u32 %r7, s;\n    add.s32 %r8, %r7, %r6;\n    \
+             st.shared.u32 [%r8], %r1;\n    {between}\n    xor.b32 %r9, %r6, {};\n    \
+             add.s32 %r10, %r7, %r9;\n    ld.shared.u32 %r11, [%r10];\n    ret;\n}}\n",
+            4 * xor
+        )
+    };
+    let r001 = |source: &str| -> Vec<String> {
+        lint_ptx(source)
+            .expect("PTX")
+            .iter()
+            .filter(|d| d.rule == "R001")
+            .map(|d| format!("{} {}", d.severity, d.message))
+            .collect()
+    };
+    let race = r001(&ptx(" .reqntid 256", "", 32));
+    assert_eq!(race.len(), 1, "{race:?}");
+    assert!(
+        race[0].starts_with("error") && race[0].contains("a race between warps"),
+        "{race:?}"
+    );
+    assert!(r001(&ptx(" .reqntid 256", "bar.sync 0;", 32)).is_empty());
+    assert!(r001(&ptx(" .reqntid 256", "", 16)).is_empty(), "same warp");
+    assert!(r001(&ptx("", "", 32)).is_empty(), "block size unknown");
+}

@@ -218,6 +218,7 @@ impl Entry {
             {
                 Some(Arith::Sext32)
             }
+            "xor" => Some(Arith::Xor),
             "add" => Some(Arith::Add),
             "sub" => Some(Arith::Sub),
             "mul" if parts.get(1) != Some(&"hi") => Some(Arith::Mul),
@@ -253,10 +254,11 @@ impl Entry {
                 return;
             }
             "setp" | "selp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul"
-            | "shr" | "xor" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf"
-            | "sad" | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin"
-            | "cos" | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" | "bmsk" | "szext"
-            | "tanh" => Some(Arith::Other),
+            | "shr" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf" | "sad"
+            | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos"
+            | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" | "bmsk" | "szext" | "tanh" => {
+                Some(Arith::Other)
+            }
             _ => None,
         };
         let uses: Vec<Var> = ops.iter().skip(1).map(|o| self.value(o, &loc)).collect();
