@@ -302,16 +302,11 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
             // A mask in a register (nvcc always writes `mov.b32 %r, -1; shfl.sync … %r`) is checked
             // like a constant when its value is known: one constant over the whole kernel.
             let mask = match *mask {
-                MaskInfo::Var(v) => {
-                    let f = c.facts[v];
-                    if f.base.is_none() && f.lo == f.hi && f.lo >> 32 == 0 {
-                        MaskInfo::Const(f.lo as u32)
-                    } else if f.base.is_none() && f.lo == f.hi && f.lo == u64::MAX {
-                        MaskInfo::Const(u32::MAX)
-                    } else {
-                        MaskInfo::Var(v)
-                    }
-                }
+                // A 32-bit constant, or -1 written as a 64-bit immediate.
+                MaskInfo::Var(v) => match c.facts[v].as_const() {
+                    Some(m) if m >> 32 == 0 || m == u64::MAX => MaskInfo::Const(m as u32),
+                    _ => MaskInfo::Var(v),
+                },
                 constant => constant,
             };
             match (&mask, cause) {

@@ -8,7 +8,6 @@ use crate::kernel_io::Lz4Kernels;
 use crate::runtime::sim::{SimOptions, SimReport};
 use crate::runtime::webgpu::WebGpuDevice;
 use crate::runtime::{Launched, Launcher, Timings};
-use crate::wgsl::Requirements;
 
 /// The LZ4 kernels on a launcher, with what the last launches reported.
 pub struct KernelCodec {
@@ -43,11 +42,6 @@ impl KernelCodec {
         let device = WebGpuDevice::new(&crate::auto::webgpu_requirements()?)
             .map_err(|e| anyhow::anyhow!("no WebGPU adapter can run the LZ4 kernels: {e}"))?;
         KernelCodec::new(Launcher::WebGpu(device))
-    }
-
-    /// What an adapter must offer to run the LZ4 kernels.
-    pub fn webgpu_requirements() -> anyhow::Result<Requirements> {
-        crate::auto::webgpu_requirements()
     }
 
     /// The kernels and their launcher.

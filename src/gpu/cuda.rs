@@ -391,10 +391,7 @@ impl Engine for CudaEngine {
                 .launcher
                 .launch(&self.decompress, blocks, buffers, &[u64::from(n)])?)
         })
-        .map_err(|e| match e.downcast::<crate::runtime::LaunchError>() {
-            Ok(launch) => GpuError::from(launch),
-            Err(other) => GpuError::NotAvailable(format!("{other:#}")),
-        })?;
+        .map_err(|e| GpuError::from_launch(Backend::Cuda, e))?;
         Ok(result)
     }
 }

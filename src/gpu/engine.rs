@@ -27,18 +27,9 @@ pub trait Engine {
 /// The page kernels on a runtime launcher, one launch per chunk, chunks one after another.
 pub struct LaunchEngine(pub Lz4Kernels);
 
-/// A launch failure as the batch API reports it.
+/// A launch failure of `kernels` as the batch API reports it.
 fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
-    match e.downcast::<crate::runtime::LaunchError>() {
-        Ok(launch) => launch.into(),
-        Err(other) => {
-            let why = format!("{other:#}");
-            match kernels.launcher().backend() {
-                crate::runtime::Backend::WebGpu => GpuError::WebGpu(why),
-                _ => GpuError::Sim(why),
-            }
-        }
-    }
+    GpuError::from_launch(kernels.launcher().backend(), e)
 }
 
 impl Engine for LaunchEngine {

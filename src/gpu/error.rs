@@ -78,6 +78,24 @@ impl From<CudaError> for GpuError {
     }
 }
 
+impl GpuError {
+    /// A failed launch on `backend` as the batch API reports it: the runtime's own error when there is
+    /// one, else the message under the backend's variant.
+    pub(crate) fn from_launch(backend: crate::runtime::Backend, e: anyhow::Error) -> GpuError {
+        match e.downcast::<LaunchError>() {
+            Ok(launch) => launch.into(),
+            Err(other) => {
+                let why = format!("{other:#}");
+                match backend {
+                    crate::runtime::Backend::WebGpu => GpuError::WebGpu(why),
+                    crate::runtime::Backend::Sim => GpuError::Sim(why),
+                    crate::runtime::Backend::Cuda => GpuError::NotAvailable(why),
+                }
+            }
+        }
+    }
+}
+
 impl From<LaunchError> for GpuError {
     fn from(e: LaunchError) -> GpuError {
         match e {
