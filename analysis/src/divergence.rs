@@ -93,8 +93,8 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
             (Op::Arith(Arith::Shr), Some(k)) => exact(x) && k >= 5,
             (Op::Arith(Arith::Div), Some(k)) => exact(x) && k > 0 && k % 32 == 0,
             (Op::Arith(Arith::And), Some(m)) => exact(x) && m & 31 == 0,
-            (Op::Arith(Arith::Cmp(cmp)), Some(c)) if exact(x) => splits(*cmp, c),
-            (Op::Arith(Arith::Cmp(cmp)), None) if exact(y) => {
+            (Op::Arith(Arith::Cmp(cmp, _)), Some(c)) if exact(x) => splits(*cmp, c),
+            (Op::Arith(Arith::Cmp(cmp, _)), None) if exact(y) => {
                 konst(x).is_some_and(|c| splits(mirrored(*cmp), c))
             }
             _ => false,

@@ -120,7 +120,8 @@ impl Fact {
     }
 }
 
-fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
+/// The fact of `op` applied to operands with facts `a` (and `b`).
+pub(crate) fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
     let top = TOP;
     let Some(b) = b else {
         return match op {
@@ -231,7 +232,29 @@ fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
             }
             _ => top,
         },
-        Arith::Cmp(_) => multiple(None, 0, 1, 1),
+        Arith::Cmp(..) => multiple(None, 0, 1, 1),
+        Arith::Or | Arith::Xor if a.base.is_none() && b.base.is_none() => {
+            // Bitwise on the low bits: the residues combine the same way; the value stays below the
+            // next power of two of the larger operand (an `or` also stays at or above either operand).
+            let m = a.align.min(b.align);
+            let (ra, rb) = (a.rem % m, b.rem % m);
+            let rem = if op == Arith::Or { ra | rb } else { ra ^ rb };
+            let top_bit = u64::MAX >> a.hi.max(b.hi).leading_zeros();
+            let (lo, hi) = if op == Arith::Or {
+                (a.lo.max(b.lo), top_bit.min(a.hi.saturating_add(b.hi)))
+            } else {
+                (0, top_bit)
+            };
+            Fact {
+                base: None,
+                lo,
+                hi,
+                align: m,
+                rem: rem % m,
+                hi_exact: false,
+            }
+        }
+        Arith::Select => a.join(b),
         Arith::Div => match k {
             Some(m) if m > 0 && a.base.is_none() => multiple(None, a.lo / m, a.hi / m, 1),
             _ => top,

@@ -4,13 +4,13 @@
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use warpforge_ir::{
-    path_text, Access, BinaryOp, CastKind, Expr, Kernel, Mask, MemRef, ParamKind, ShuffleMode,
-    Special as IrSpecial, Stmt, UnaryOp, Verified, WarpOp,
+    path_text, Access, BinaryOp, CastKind, CmpOp, Expr, Kernel, Mask, MemRef, ParamKind,
+    ShuffleMode, Special as IrSpecial, Stmt, UnaryOp, Verified, WarpOp,
 };
 
 use crate::program::{
-    Address, Arith, Block, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl, Space,
-    Special, Terminator, Var, WarpAlignment,
+    Address, Arith, Block, Cmp, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl,
+    Space, Special, Terminator, Var, WarpAlignment,
 };
 
 /// Lowers a verified kernel.
@@ -24,6 +24,7 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         cur: NodeIndex::new(0),
         loops: Vec::new(),
         path: vec!["body".into()],
+        taken: Vec::new(),
     };
     b.cur = b.cfg.add_node(empty_block());
     let entry = b.cur;
@@ -44,6 +45,11 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         warp_aligned_x: WarpAlignment::Known(k.block_size % 32 == 0),
         thread_range_exact: true,
         var_names: names,
+        taken: {
+            let mut taken = b.taken;
+            taken.resize(b.cfg.node_count(), None);
+            taken
+        },
         cfg: b.cfg,
         entry,
         shared,
@@ -65,6 +71,8 @@ struct Builder<'k> {
     /// (continue target, break target) of open loops.
     loops: Vec<(NodeIndex, NodeIndex)>,
     path: Vec<String>,
+    /// [`Program::taken`].
+    taken: Vec<Option<(NodeIndex, bool)>>,
 }
 
 fn arith_of_binary(op: BinaryOp) -> Arith {
@@ -177,12 +185,32 @@ impl Builder<'_> {
                     Expr::Local(l) => (Op::Arith(Arith::Mov), vec![self.local_var(l)]),
                     Expr::Binary(op, _, _) => (Op::Arith(arith_of_binary(op)), uses),
                     Expr::MulWide(_, _) => (Op::Arith(Arith::Mul), uses),
+                    Expr::Compare(cmp, a, _)
+                        if self.k.value_type(a).is_some_and(|t| t.is_integer())
+                            && !matches!(cmp, CmpOp::Eq | CmpOp::Ne) =>
+                    {
+                        let signed = self.k.value_type(a).is_some_and(|t| t.is_signed());
+                        let cmp = match cmp {
+                            CmpOp::Lt => Cmp::Lt,
+                            CmpOp::Le => Cmp::Le,
+                            CmpOp::Gt => Cmp::Gt,
+                            _ => Cmp::Ge,
+                        };
+                        (Op::Arith(Arith::Cmp(cmp, signed)), uses)
+                    }
+                    Expr::Select {
+                        cond,
+                        if_true,
+                        if_false,
+                    } => (
+                        Op::Arith(Arith::Select),
+                        vec![if_true.index(), if_false.index(), cond.index()],
+                    ),
                     Expr::Cast(CastKind::ZeroExtend, _, _) => (Op::Arith(Arith::Mov), uses),
                     Expr::Unary(UnaryOp::Not | UnaryOp::Neg, _)
                     | Expr::Unary(..)
                     | Expr::Cast(..)
-                    | Expr::Compare(..)
-                    | Expr::Select { .. } => (Op::Arith(Arith::Other), uses),
+                    | Expr::Compare(..) => (Op::Arith(Arith::Other), uses),
                 };
                 self.push(op, vec![value.index()], uses);
             }
@@ -289,6 +317,10 @@ impl Builder<'_> {
                 let join = self.cfg.add_node(empty_block());
                 let then_entry = self.cfg.add_node(empty_block());
                 self.cfg.add_edge(head, then_entry, ());
+                if self.taken.len() <= head.index() {
+                    self.taken.resize(head.index() + 1, None);
+                }
+                self.taken[head.index()] = Some((then_entry, true));
                 self.cur = then_entry;
                 self.nested("then", then_block);
                 self.cfg.add_edge(self.cur, join, ());

@@ -21,6 +21,7 @@ pub mod lint;
 pub mod program;
 pub mod ptx_front;
 mod race;
+mod refine;
 pub mod rules;
 pub mod sarif;
 pub mod uniformity;

@@ -79,12 +79,14 @@ pub enum Arith {
     Rem,
     /// Unsigned quotient.
     Div,
-    /// An ordered comparison of its two operands (`a < b`, …): 0 or 1.
-    Cmp(Cmp),
+    /// An ordered comparison of its two operands (`a < b`, …): 0 or 1; `true` when signed.
+    Cmp(Cmp, bool),
     /// Bitwise exclusive or.
     Xor,
     /// Sign extension of a 32-bit value (`cvt.s64.s32`): the value itself when it is below 2³¹.
     Sext32,
+    /// One of its first two operands, chosen by the third (`selp`).
+    Select,
     /// Anything else (other comparisons, conversions, floats…).
     Other,
 }
@@ -296,6 +298,9 @@ pub struct Program {
     pub cfg: DiGraph<Block, ()>,
     /// The entry block.
     pub entry: NodeIndex,
+    /// Per block ending in a [`Terminator::Branch`] with two different successors: the successor it
+    /// reaches when the condition is the given value (the other successor gets the opposite).
+    pub taken: Vec<Option<(NodeIndex, bool)>>,
     /// Shared arrays.
     pub shared: Vec<SharedDecl>,
     /// What the front end could not model (reported as notes).

@@ -17,6 +17,7 @@ use std::fmt;
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, Location, MaskInfo, Op, Program, Space, Var};
+use crate::refine::Refiner;
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -120,14 +121,17 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
         out: Vec::new(),
     };
     let tainted = shared_taint(p);
+    let facts = c.facts.clone();
+    let refined = Refiner::new(p, &facts);
     for node in p.cfg.node_indices() {
-        for inst in &p.cfg[node].insts {
+        for (i, inst) in p.cfg[node].insts.iter().enumerate() {
             sync_rules(&mut c, node.index(), inst);
+            let fact = |v: usize| refined.fact(v, node, i);
             if let Op::Load { addr, width, .. } | Op::Store { addr, width, .. } = &inst.op {
-                access_rules(&mut c, node.index(), inst, addr, *width);
+                access_rules(&mut c, node.index(), inst, addr, *width, fact);
             }
             if let Op::Atomic { addr } = &inst.op {
-                access_rules(&mut c, node.index(), inst, addr, 4);
+                access_rules(&mut c, node.index(), inst, addr, 4, fact);
             }
             if let Op::Store {
                 addr:
@@ -352,7 +356,15 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
     }
 }
 
-fn access_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst, addr: &Address, width: u32) {
+/// A001 and S001 on one access; `fact` gives a variable's fact at the access.
+fn access_rules(
+    c: &mut Ctx<'_>,
+    block: usize,
+    inst: &Inst,
+    addr: &Address,
+    width: u32,
+    fact: impl Fn(usize) -> Fact,
+) {
     let width = u64::from(width);
     // The address as (shared array, byte offset range, alignment).
     // The shared array the address space names, and its declared alignment (256: the most any
@@ -367,7 +379,7 @@ fn access_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst, addr: &Address, widt
     // (shared array, byte offset range, and the offset's congruence: ≡ rem (mod modulus), the modulus
     // at most the base's alignment).
     let (array, lo, hi, modulus, rem, hi_exact) = if let Some(i) = addr.index_var {
-        let f = c.facts[i];
+        let f = fact(i);
         let e = u64::from(addr.elem_bytes);
         let modulus = named_align.min(f.align.saturating_mul(e));
         let rem = f.rem.wrapping_mul(e) % modulus;
@@ -380,7 +392,7 @@ fn access_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst, addr: &Address, widt
             f.hi_exact && f.hi.checked_mul(e).is_some(),
         )
     } else if let Some(v) = addr.byte_var {
-        let f = c.facts[v];
+        let f = fact(v);
         let off = addr.offset.max(0) as u64;
         let base_align = f
             .base

@@ -5,9 +5,11 @@ use super::*;
 
 impl Entry {
     pub(super) fn instruction(&mut self, text: &str, loc: Location) {
+        let mut negated = false;
         let (guard, rest) = match text.strip_prefix('@') {
             Some(r) => {
                 let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+                negated = g.starts_with('!');
                 (Some(self.var(g.trim_start_matches('!'))), rest.trim())
             }
             None => (None, text),
@@ -21,20 +23,11 @@ impl Entry {
         let ops = operands(args);
         let base = parts[0];
         match base {
-            "bra" => {
-                let target = ops.first().cloned();
-                match guard {
-                    Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
-                    None => self.end_block(Terminator::Jump, target, false),
-                }
+            "bra" | "ret" | "exit" if guard.is_some() && negated => {
+                self.negated.insert(self.blocks.len() - 1);
+                self.control(base, guard, ops.first().cloned(), loc);
             }
-            "ret" | "exit" => {
-                if let Some(cond) = guard {
-                    self.end_block(Terminator::Branch { cond, loc }, Some("#exit".into()), true);
-                } else {
-                    self.end_block(Terminator::Return, None, false);
-                }
-            }
+            "bra" | "ret" | "exit" => self.control(base, guard, ops.first().cloned(), loc),
             "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
                 let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
                 let uses = mask_uses(mask);
@@ -183,6 +176,21 @@ impl Entry {
         }
     }
 
+    /// `bra` (a jump, or a branch when guarded) and `ret`/`exit` (a return, or a divergent early exit
+    /// when guarded).
+    fn control(&mut self, base: &str, guard: Option<Var>, target: Option<String>, loc: Location) {
+        let target = if base == "bra" {
+            target
+        } else {
+            Some("#exit".into())
+        };
+        match guard {
+            Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
+            None if base == "bra" => self.end_block(Terminator::Jump, target, false),
+            None => self.end_block(Terminator::Return, None, false),
+        }
+    }
+
     fn value_instruction(
         &mut self,
         base: &str,
@@ -233,13 +241,27 @@ impl Entry {
             "div" => Some(Arith::Div),
             // An ordered integer comparison into one predicate (`setp.lt.u32 %p, a, b`).
             "setp" if ops.len() == 3 && parts.get(2).is_some_and(|t| !t.starts_with('f')) => {
+                let signed = parts.get(2).is_some_and(|t| t.starts_with('s'));
                 match parts.get(1).copied() {
-                    Some("lt" | "lo") => Some(Arith::Cmp(Cmp::Lt)),
-                    Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le)),
-                    Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt)),
-                    Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge)),
+                    Some("lt" | "lo") => Some(Arith::Cmp(Cmp::Lt, signed)),
+                    Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le, signed)),
+                    Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt, signed)),
+                    Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge, signed)),
                     _ => Some(Arith::Other),
                 }
+            }
+            // `selp d, a, b, p`: one of `a`, `b` (the facts join them).
+            "selp" => Some(Arith::Select),
+            // `bfe.u32 d, a, pos, len` with constant `pos`/`len` is `(a >> pos) & (2^len - 1)`.
+            "bfe" if bfe_fields(parts, ops).is_some() => {
+                let len = bfe_fields(parts, ops).map_or(1, |f| f.1);
+                let a = self.value(&ops[1], &loc);
+                let shift = self.value(&ops[2], &loc);
+                let mask = self.value(&((1u64 << len) - 1).to_string(), &loc);
+                let t = self.temp();
+                self.push(&loc, Op::Arith(Arith::Shr), vec![t], vec![a, shift], guard);
+                self.push(&loc, Op::Arith(Arith::And), defs, vec![t, mask], guard);
+                return;
             }
             "mad" if matches!(parts.get(1), Some(&"lo" | &"wide")) => {
                 // d = a * b + c, as two steps the range analysis understands.
@@ -253,8 +275,8 @@ impl Entry {
                 self.push(&loc, Op::Arith(Arith::Add), defs, vec![t, c], guard);
                 return;
             }
-            "setp" | "selp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul"
-            | "shr" | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf" | "sad"
+            "setp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul" | "shr"
+            | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf" | "sad"
             | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos"
             | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" | "bmsk" | "szext" | "tanh" => {
                 Some(Arith::Other)
@@ -270,4 +292,13 @@ impl Entry {
             }
         }
     }
+}
+
+/// `bfe.u* d, a, pos, len` with constant `pos < 64` and `1 <= len < 64`: `(pos, len)`.
+fn bfe_fields(parts: &[&str], ops: &[String]) -> Option<(u64, u64)> {
+    if !parts.get(1).is_some_and(|t| t.starts_with('u')) || ops.len() != 4 {
+        return None;
+    }
+    let (pos, len) = (parse_imm(ops[2].trim())?, parse_imm(ops[3].trim())?);
+    (pos < 64 && (1..64).contains(&len)).then_some((pos, len))
 }

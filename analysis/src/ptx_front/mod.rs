@@ -65,6 +65,8 @@ struct Entry {
     unknown: Vec<(Location, String)>,
     /// What each device function of the module reaches (`call` counts as it).
     funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
+    /// Blocks whose closing branch is guarded by a negated predicate (`@!%p bra`).
+    negated: std::collections::HashSet<usize>,
 }
 
 /// The x-dimension a launch directive (`.reqntid 128, 1, 1`) gives, if `text` has it.
@@ -360,6 +362,7 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                 labels: HashMap::new(),
                 unknown: Vec::new(),
                 funcs: funcs.clone(),
+                negated: Default::default(),
             };
             e.launch_directives(header);
             i += 1;
@@ -440,9 +443,14 @@ impl Entry {
             })
             .collect();
         let last = nodes.len() - 1;
+        let mut taken = Vec::new();
         for (k, (_, term, target, falls)) in self.blocks.iter().enumerate() {
+            let guarded = matches!(term, Terminator::Branch { .. });
             if let Some(t) = target {
                 if let Some(&to) = self.labels.get(t) {
+                    if guarded && *falls && k < last && to != k + 1 {
+                        taken.push((nodes[k], nodes[to], !self.negated.contains(&k)));
+                    }
                     cfg.add_edge(nodes[k], nodes[to], ());
                 } else if t == "#exit" {
                     // `@%p ret` / `@%p exit`: the taken side is an exit block of its own, so the
@@ -451,6 +459,9 @@ impl Entry {
                         insts: Vec::new(),
                         term: Terminator::Return,
                     });
+                    if guarded {
+                        taken.push((nodes[k], exit, !self.negated.contains(&k)));
+                    }
                     cfg.add_edge(nodes[k], exit, ());
                 }
                 // Jumps to unknown labels leave the kernel (no edge).
@@ -466,6 +477,7 @@ impl Entry {
                 };
             }
         }
+        let taken = taken_table(&cfg, &taken);
         Program {
             name: self.name,
             block_size: self.block_size,
@@ -484,8 +496,22 @@ impl Entry {
             var_names: self.names,
             cfg,
             entry: nodes[0],
+            taken,
             shared: self.shared,
             unknown: self.unknown,
         }
     }
+}
+
+/// Per block, the successor its branch reaches when the condition has a given value (only where the
+/// two successors differ).
+fn taken_table(
+    cfg: &petgraph::graph::DiGraph<Block, ()>,
+    taken: &[(NodeIndex, NodeIndex, bool)],
+) -> Vec<Option<(NodeIndex, bool)>> {
+    let mut table = vec![None; cfg.node_count()];
+    for &(from, to, when) in taken {
+        table[from.index()] = Some((to, when));
+    }
+    table
 }

@@ -1,0 +1,352 @@
+//! Flow-sensitive refinement of the value facts at one program point.
+//!
+//! [`crate::facts`] gives one fact per variable, valid everywhere. Two things sharpen it where an
+//! access happens:
+//! - **Branch conditions.** On the edge `A → S` of a branch on `p = x < y` (or `≤`, `>`, `≥`) — when
+//!   `S` has no other predecessor — `x` and `y` are bounded in every block `S` dominates. The bound
+//!   also reaches back through the single-definition moves, constant additions and shifts that made
+//!   `x` (`x = t + 256; t < ...`). A variable with several definitions (a loop counter) keeps the bound
+//!   only inside `S`, up to its first redefinition.
+//! - **Re-evaluation.** A variable with one definition that dominates the point is recomputed from its
+//!   operands' refined facts: `%r3 = s + 4·tid` computed before `if (tid < 128)` is bounded inside it.
+//!   Only single-definition operands are refined (a loop counter's value at the point may not be the
+//!   one the definition read).
+
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::NodeIndex;
+use petgraph::Direction;
+
+use crate::facts::{arith, Fact};
+use crate::program::{Arith, Cmp, Op, Program, Terminator, Var};
+
+/// How many definitions deep re-evaluation goes.
+const DEPTH: u32 = 12;
+
+/// A bound `lo ≤ v ≤ hi` on a variable's value.
+#[derive(Clone, Copy, Debug)]
+struct Bound {
+    var: Var,
+    lo: u64,
+    hi: u64,
+}
+
+/// Refined facts for one program.
+pub struct Refiner<'p> {
+    p: &'p Program,
+    facts: &'p [Fact],
+    /// Each variable's only definition, `(block, instruction)`, when it has exactly one and it is not
+    /// guarded.
+    single: Vec<Option<(NodeIndex, usize)>>,
+    /// Bounds on single-definition variables the edge into each block establishes (they hold in every
+    /// block it dominates).
+    own: Vec<Vec<Bound>>,
+    /// Per block, the nearest block dominating it (itself included) with bounds of its own.
+    chain_start: Vec<Option<NodeIndex>>,
+    /// Per block with bounds of its own, the nearest strict dominator with bounds of its own.
+    chain_next: Vec<Option<NodeIndex>>,
+    /// Bounds on variables with several definitions established on entry to each block, valid until
+    /// the block redefines them.
+    local: Vec<Vec<Bound>>,
+    /// Pre- and post-order numbers in the dominator tree (`a` dominates `b` iff `a`'s interval
+    /// contains `b`'s).
+    order: Vec<(usize, usize)>,
+}
+
+impl<'p> Refiner<'p> {
+    /// Builds the branch bounds of `p` over its flow-insensitive `facts`.
+    pub fn new(p: &'p Program, facts: &'p [Fact]) -> Self {
+        let n = p.cfg.node_count();
+        let mut defs = vec![0u32; facts.len()];
+        let mut single = vec![None; facts.len()];
+        for b in p.cfg.node_indices() {
+            for (i, inst) in p.cfg[b].insts.iter().enumerate() {
+                for &d in &inst.defs {
+                    if let Some(c) = defs.get_mut(d) {
+                        *c += if inst.guard.is_some() { 2 } else { 1 };
+                        single[d] = Some((b, i));
+                    }
+                }
+            }
+        }
+        for (s, &c) in single.iter_mut().zip(&defs) {
+            if c != 1 {
+                *s = None;
+            }
+        }
+        let dom = simple_fast(&p.cfg, p.entry);
+        let mut r = Refiner {
+            p,
+            facts,
+            single,
+            own: vec![Vec::new(); n],
+            chain_start: vec![None; n],
+            chain_next: vec![None; n],
+            local: vec![Vec::new(); n],
+            order: vec![(usize::MAX, 0); n],
+        };
+        // Number the dominator tree (pre- and post-order), keeping the pre-order.
+        let mut children = vec![Vec::new(); n];
+        for b in p.cfg.node_indices() {
+            if let Some(d) = dom.immediate_dominator(b) {
+                children[d.index()].push(b);
+            }
+        }
+        let mut preorder = Vec::with_capacity(n);
+        let mut counter = 0;
+        let mut stack = vec![(p.entry, false)];
+        while let Some((b, done)) = stack.pop() {
+            if done {
+                r.order[b.index()].1 = counter;
+                counter += 1;
+                continue;
+            }
+            r.order[b.index()].0 = counter;
+            counter += 1;
+            preorder.push(b);
+            stack.push((b, true));
+            stack.extend(children[b.index()].iter().map(|&c| (c, false)));
+        }
+        // The bounds of each edge that is the only way into its target (ignoring unreachable blocks,
+        // such as the empty block after a `break`).
+        for &s in &preorder {
+            let mut preds = p
+                .cfg
+                .neighbors_directed(s, Direction::Incoming)
+                .filter(|&a| r.order[a.index()].0 != usize::MAX);
+            let (Some(a), None) = (preds.next(), preds.next()) else {
+                continue;
+            };
+            for b in r.edge_bounds(a, s) {
+                if r.single.get(b.var).is_some_and(Option::is_some) {
+                    r.own[s.index()].push(b);
+                } else {
+                    r.local[s.index()].push(b);
+                }
+            }
+        }
+        // Chain the blocks with bounds up the dominator tree (the pre-order visits a block's
+        // dominators first).
+        for &b in &preorder {
+            let above = dom
+                .immediate_dominator(b)
+                .filter(|&d| d != b)
+                .and_then(|d| r.chain_start[d.index()]);
+            if r.own[b.index()].is_empty() {
+                r.chain_start[b.index()] = above;
+            } else {
+                r.chain_start[b.index()] = Some(b);
+                r.chain_next[b.index()] = above;
+            }
+        }
+        r
+    }
+
+    /// The fact of `v` just before instruction `idx` of block `at`.
+    pub fn fact(&self, v: Var, at: NodeIndex, idx: usize) -> Fact {
+        self.eval(v, at, idx, DEPTH)
+    }
+
+    fn dominates(&self, a: NodeIndex, b: NodeIndex) -> bool {
+        let (x, y) = (self.order[a.index()], self.order[b.index()]);
+        x.0 != usize::MAX && y.0 != usize::MAX && x.0 <= y.0 && y.1 <= x.1
+    }
+
+    fn eval(&self, v: Var, at: NodeIndex, idx: usize, depth: u32) -> Fact {
+        let Some(&base) = self.facts.get(v) else {
+            return crate::facts::TOP;
+        };
+        let mut f = base;
+        let mut link = self.chain_start[at.index()];
+        while let Some(c) = link {
+            for b in self.own[c.index()].iter().filter(|b| b.var == v) {
+                f = clamp(f, b.lo, b.hi);
+            }
+            link = self.chain_next[c.index()];
+        }
+        let redefined = self.p.cfg[at].insts[..idx.min(self.p.cfg[at].insts.len())]
+            .iter()
+            .any(|i| i.defs.contains(&v));
+        if !redefined {
+            for b in self.local[at.index()].iter().filter(|b| b.var == v) {
+                f = clamp(f, b.lo, b.hi);
+            }
+        }
+        let Some((db, di)) = self.single.get(v).copied().flatten() else {
+            return f;
+        };
+        let visible = if db == at {
+            di < idx
+        } else {
+            self.dominates(db, at)
+        };
+        if depth == 0 || !visible {
+            return f;
+        }
+        let inst = &self.p.cfg[db].insts[di];
+        let Op::Arith(op) = inst.op else {
+            return f;
+        };
+        let operand = |u: Var| {
+            if self.single.get(u).is_some_and(Option::is_some) {
+                self.eval(u, at, idx, depth - 1)
+            } else {
+                self.facts.get(u).copied().unwrap_or(crate::facts::TOP)
+            }
+        };
+        let Some(&a) = inst.uses.first() else {
+            return f;
+        };
+        let again = arith(op, operand(a), inst.uses.get(1).map(|&b| operand(b)));
+        meet(f, again)
+    }
+
+    /// The bounds the edge `a → s` establishes (empty unless `a` branches on an ordered comparison).
+    fn edge_bounds(&self, a: NodeIndex, s: NodeIndex) -> Vec<Bound> {
+        let Terminator::Branch { cond, .. } = self.p.cfg[a].term else {
+            return Vec::new();
+        };
+        let Some((taken, when)) = self.p.taken.get(a.index()).copied().flatten() else {
+            return Vec::new();
+        };
+        let holds = if s == taken { when } else { !when };
+        let Some((db, di)) = self.single.get(cond).copied().flatten() else {
+            return Vec::new();
+        };
+        let inst = &self.p.cfg[db].insts[di];
+        let (Op::Arith(Arith::Cmp(cmp, signed)), [x, y], [_]) =
+            (&inst.op, inst.uses.as_slice(), inst.defs.as_slice())
+        else {
+            return Vec::new();
+        };
+        // An operand with several definitions must still hold the compared value at the branch:
+        // compared in the branching block itself and not redefined after.
+        let holds_value = |v: Var| {
+            self.single.get(v).is_some_and(Option::is_some)
+                || (db == a
+                    && !self.p.cfg[a].insts[di + 1..]
+                        .iter()
+                        .any(|i| i.defs.contains(&v)))
+        };
+        if !holds_value(*x) || !holds_value(*y) {
+            return Vec::new();
+        }
+        let (fx, fy) = (self.facts[*x], self.facts[*y]);
+        if fx.base.is_some() || fy.base.is_some() {
+            return Vec::new();
+        }
+        // A signed comparison orders values as unsigned ones only when both are non-negative.
+        if *signed && (fx.hi >= 1 << 31 || fy.hi >= 1 << 31) {
+            return Vec::new();
+        }
+        // Normalise to `x < y` or `x <= y` (swapping the operands for > and >=).
+        let cmp = if holds { *cmp } else { negate(*cmp) };
+        let (lo_side, hi_side, strict, fl, fh) = match cmp {
+            Cmp::Lt => (*x, *y, true, fx, fy),
+            Cmp::Le => (*x, *y, false, fx, fy),
+            Cmp::Gt => (*y, *x, true, fy, fx),
+            Cmp::Ge => (*y, *x, false, fy, fx),
+        };
+        let gap = u64::from(strict);
+        let mut out = Vec::new();
+        if let Some(hi) = fh.hi.checked_sub(gap) {
+            out.push(Bound {
+                var: lo_side,
+                lo: 0,
+                hi,
+            });
+        }
+        if let Some(lo) = fl.lo.checked_add(gap) {
+            out.push(Bound {
+                var: hi_side,
+                lo,
+                hi: u64::MAX,
+            });
+        }
+        let mut k = 0;
+        while k < out.len() && out.len() < 16 {
+            if let Some(b) = self.through_definition(out[k]) {
+                out.push(b);
+            }
+            k += 1;
+        }
+        out
+    }
+
+    /// A bound on `b.var` carried back to the single operand its definition moves, offsets or shifts.
+    fn through_definition(&self, b: Bound) -> Option<Bound> {
+        let (db, di) = self.single.get(b.var).copied().flatten()?;
+        let inst = &self.p.cfg[db].insts[di];
+        let Op::Arith(op) = inst.op else {
+            return None;
+        };
+        let konst = |u: Option<&Var>| u.and_then(|&u| self.facts.get(u)).and_then(Fact::as_const);
+        let (&t, k) = (inst.uses.first()?, konst(inst.uses.get(1)));
+        // Only a single-definition operand still has the value the definition read.
+        self.single.get(t).copied().flatten()?;
+        let (lo, hi) = match (op, k) {
+            (Arith::Mov, _) if inst.uses.len() == 1 => (b.lo, b.hi),
+            // t + k ≤ hi ⇒ t ≤ hi - k (no wrap: t + k is itself bounded below 2^64 only when the
+            // sum does not overflow, which the fact of t says).
+            (Arith::Add, Some(k)) if k < 1 << 63 && self.facts[t].hi.checked_add(k).is_some() => {
+                (b.lo.saturating_sub(k), b.hi.checked_sub(k)?)
+            }
+            (Arith::Shl, Some(s)) if s < 64 && self.facts[t].hi.leading_zeros() >= s as u32 => {
+                (b.lo.div_ceil(1 << s), b.hi >> s)
+            }
+            _ => return None,
+        };
+        Some(Bound { var: t, lo, hi })
+    }
+}
+
+fn negate(c: Cmp) -> Cmp {
+    match c {
+        Cmp::Lt => Cmp::Ge,
+        Cmp::Le => Cmp::Gt,
+        Cmp::Gt => Cmp::Le,
+        Cmp::Ge => Cmp::Lt,
+    }
+}
+
+/// `f` restricted to `[lo, hi]` (unchanged for addresses, or when the bound contradicts it: then the
+/// point is unreachable under it and nothing is gained).
+fn clamp(f: Fact, lo: u64, hi: u64) -> Fact {
+    let (nlo, nhi) = (f.lo.max(lo), f.hi.min(hi));
+    if f.base.is_some() || nlo > nhi {
+        return f;
+    }
+    Fact {
+        lo: nlo,
+        hi: nhi,
+        hi_exact: f.hi_exact && nhi == f.hi,
+        ..f
+    }
+}
+
+/// What both facts (each true of the same value) say.
+fn meet(f: Fact, g: Fact) -> Fact {
+    if f.base != g.base {
+        return if f.base.is_none() && g.base.is_some() {
+            g
+        } else {
+            f
+        };
+    }
+    let (lo, hi) = (f.lo.max(g.lo), f.hi.min(g.hi));
+    if lo > hi {
+        return f;
+    }
+    let (align, rem) = if g.align > f.align && g.rem % f.align == f.rem {
+        (g.align, g.rem)
+    } else {
+        (f.align, f.rem)
+    };
+    Fact {
+        base: f.base,
+        lo,
+        hi,
+        align,
+        rem,
+        hi_exact: (hi == f.hi && f.hi_exact) || (hi == g.hi && g.hi_exact),
+    }
+}
