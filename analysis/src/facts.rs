@@ -46,7 +46,7 @@ fn low_bit(v: u64) -> u64 {
     }
 }
 
-fn constant(v: u64) -> Fact {
+pub(crate) fn constant(v: u64) -> Fact {
     Fact {
         base: None,
         lo: v,
@@ -96,12 +96,34 @@ impl Fact {
         (self.align, self.rem.wrapping_add(k % MOST) % self.align)
     }
 
+    /// The range narrowed to the values its congruence allows (`lo` up and `hi` down to the nearest
+    /// `≡ rem (mod align)`): an `xor` of a multiple of 4 below 512 is at most 508, not 511.
+    pub(crate) fn tightened(self) -> Fact {
+        if self.base.is_some() || self.align <= 1 || self.hi == u64::MAX {
+            return self;
+        }
+        let down = (self.hi.wrapping_sub(self.rem)) % self.align;
+        let up = (self.align - (self.lo.wrapping_sub(self.rem)) % self.align) % self.align;
+        let (Some(hi), Some(lo)) = (self.hi.checked_sub(down), self.lo.checked_add(up)) else {
+            return self;
+        };
+        if lo > hi {
+            return self;
+        }
+        Fact {
+            lo,
+            hi,
+            hi_exact: self.hi_exact && down == 0,
+            ..self
+        }
+    }
+
     /// The value when it is a single constant.
     pub fn as_const(&self) -> Option<u64> {
         (self.lo == self.hi && self.base.is_none()).then_some(self.lo)
     }
 
-    fn join(self, o: Fact) -> Fact {
+    pub(crate) fn join(self, o: Fact) -> Fact {
         if self.base != o.base {
             return TOP;
         }
@@ -253,6 +275,7 @@ pub(crate) fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
                 rem: rem % m,
                 hi_exact: false,
             }
+            .tightened()
         }
         Arith::Select => a.join(b),
         Arith::Div => match k {

@@ -22,6 +22,12 @@ use crate::program::{Arith, Cmp, Op, Program, Terminator, Var};
 /// How many definitions deep re-evaluation goes.
 const DEPTH: u32 = 12;
 
+/// The most (multi-definition variables × blocks) the entry-state fixpoint is computed for.
+const FLOW_LIMIT: usize = 1 << 20;
+
+/// Rounds of the entry-state fixpoint before giving up on it.
+const ROUNDS: usize = 8;
+
 /// A bound `lo ≤ v ≤ hi` on a variable's value.
 #[derive(Clone, Copy, Debug)]
 struct Bound {
@@ -47,6 +53,11 @@ pub struct Refiner<'p> {
     /// Bounds on variables with several definitions established on entry to each block, valid until
     /// the block redefines them.
     local: Vec<Vec<Bound>>,
+    /// Each variable with several definitions (or a guarded one): its index in `flow_in`'s rows.
+    multi: Vec<Option<usize>>,
+    /// Per block, the facts of the multi-definition variables on entry (joined over the incoming
+    /// edges, each refined by its branch condition; empty when not computed).
+    flow_in: Vec<Vec<Fact>>,
     /// Pre- and post-order numbers in the dominator tree (`a` dominates `b` iff `a`'s interval
     /// contains `b`'s).
     order: Vec<(usize, usize)>,
@@ -68,9 +79,15 @@ impl<'p> Refiner<'p> {
                 }
             }
         }
-        for (s, &c) in single.iter_mut().zip(&defs) {
+        let mut multi = vec![None; facts.len()];
+        let mut count = 0;
+        for ((s, m), &c) in single.iter_mut().zip(multi.iter_mut()).zip(&defs) {
             if c != 1 {
                 *s = None;
+            }
+            if c > 1 {
+                *m = Some(count);
+                count += 1;
             }
         }
         let dom = simple_fast(&p.cfg, p.entry);
@@ -83,6 +100,8 @@ impl<'p> Refiner<'p> {
             chain_next: vec![None; n],
             local: vec![Vec::new(); n],
             order: vec![(usize::MAX, 0); n],
+            multi,
+            flow_in: vec![Vec::new(); n],
         };
         // Number the dominator tree (pre- and post-order), keeping the pre-order.
         let mut children = vec![Vec::new(); n];
@@ -138,6 +157,7 @@ impl<'p> Refiner<'p> {
                 r.chain_next[b.index()] = above;
             }
         }
+        r.flow(&preorder, count);
         r
     }
 
@@ -171,6 +191,21 @@ impl<'p> Refiner<'p> {
                 f = clamp(f, b.lo, b.hi);
             }
         }
+        if let Some(m) = self.multi.get(v).copied().flatten() {
+            // The value the block's last definition before `idx` gave, or the value on entry.
+            let insts = &self.p.cfg[at].insts;
+            let last = insts[..idx.min(insts.len())]
+                .iter()
+                .rposition(|i| i.defs.contains(&v));
+            return match last {
+                Some(j) if depth > 0 => meet(f, self.def_value(v, at, j, depth - 1)),
+                Some(_) => f,
+                None => match self.flow_in[at.index()].get(m) {
+                    Some(&g) => meet(f, g),
+                    None => f,
+                },
+            };
+        }
         let Some((db, di)) = self.single.get(v).copied().flatten() else {
             return f;
         };
@@ -186,11 +221,13 @@ impl<'p> Refiner<'p> {
         let Op::Arith(op) = inst.op else {
             return f;
         };
+        // A single-definition operand has the same value here as at the definition; any other is
+        // taken at the definition.
         let operand = |u: Var| {
             if self.single.get(u).is_some_and(Option::is_some) {
                 self.eval(u, at, idx, depth - 1)
             } else {
-                self.facts.get(u).copied().unwrap_or(crate::facts::TOP)
+                self.eval(u, db, di, depth - 1)
             }
         };
         let Some(&a) = inst.uses.first() else {
@@ -198,6 +235,120 @@ impl<'p> Refiner<'p> {
         };
         let again = arith(op, operand(a), inst.uses.get(1).map(|&b| operand(b)));
         meet(f, again)
+    }
+
+    /// The value `v` has right after instruction `j` of block `at` (one of its definitions).
+    fn def_value(&self, v: Var, at: NodeIndex, j: usize, depth: u32) -> Fact {
+        let inst = &self.p.cfg[at].insts[j];
+        let value = match (&inst.op, inst.uses.first(), inst.defs.as_slice()) {
+            (Op::Arith(op), Some(&a), [_]) => arith(
+                *op,
+                self.eval(a, at, j, depth),
+                inst.uses.get(1).map(|&b| self.eval(b, at, j, depth)),
+            ),
+            (Op::Const(c), _, [_]) => arith(Arith::Mov, crate::facts::constant(*c), None),
+            _ => self.facts.get(v).copied().unwrap_or(crate::facts::TOP),
+        };
+        if inst.guard.is_some() {
+            // Where the guard fails, the old value stays.
+            value.join(self.eval(v, at, j, depth))
+        } else {
+            value
+        }
+    }
+
+    /// The entry facts of the multi-definition variables: a forward fixpoint over the blocks, each
+    /// edge refined by its branch condition, a bound still growing after three rounds widened. Left
+    /// empty (the flow-insensitive facts stand) when the program is too large or it does not settle.
+    fn flow(&mut self, preorder: &[NodeIndex], count: usize) {
+        if count == 0 || count.saturating_mul(preorder.len()) > FLOW_LIMIT {
+            return;
+        }
+        let n = self.p.cfg.node_count();
+        let mut order: Vec<NodeIndex> = petgraph::algo::toposort(&self.p.cfg, None)
+            .unwrap_or_else(|_| {
+                let mut dfs = petgraph::visit::DfsPostOrder::new(&self.p.cfg, self.p.entry);
+                let mut post = Vec::new();
+                while let Some(b) = dfs.next(&self.p.cfg) {
+                    post.push(b);
+                }
+                post.reverse();
+                post
+            });
+        order.retain(|b| self.order[b.index()].0 != usize::MAX);
+        let vars: Vec<Var> = (0..self.multi.len())
+            .filter(|&v| self.multi[v].is_some())
+            .collect();
+        // `flow_in` holds the states so far (empty: not reached yet); eval reads it.
+        self.flow_in[self.p.entry.index()] = vec![crate::facts::TOP; count];
+        for round in 0..ROUNDS {
+            let mut changed = false;
+            for &b in &order {
+                if b == self.p.entry {
+                    continue;
+                }
+                let mut joined: Option<Vec<Fact>> = None;
+                for a in self.p.cfg.neighbors_directed(b, Direction::Incoming) {
+                    let Some(out) = self.out_state(a, b, &vars) else {
+                        continue;
+                    };
+                    joined = Some(match joined {
+                        None => out,
+                        Some(j) => j.iter().zip(&out).map(|(x, y)| x.join(*y)).collect(),
+                    });
+                }
+                let Some(mut new) = joined else { continue };
+                let old = &self.flow_in[b.index()];
+                if !old.is_empty() {
+                    if round >= 3 {
+                        for (x, o) in new.iter_mut().zip(old) {
+                            if x.hi > o.hi {
+                                x.hi = u64::MAX;
+                                x.hi_exact = false;
+                            }
+                            if x.lo < o.lo {
+                                x.lo = 0;
+                            }
+                        }
+                    }
+                    if *old == new {
+                        continue;
+                    }
+                }
+                self.flow_in[b.index()] = new;
+                changed = true;
+            }
+            if !changed {
+                return;
+            }
+        }
+        self.flow_in = vec![Vec::new(); n];
+    }
+
+    /// The multi-definition variables' facts leaving `a` along the edge to `b`, from the entry states
+    /// so far (`None` while `a` has none).
+    fn out_state(&self, a: NodeIndex, b: NodeIndex, vars: &[Var]) -> Option<Vec<Fact>> {
+        let entry = &self.flow_in[a.index()];
+        if entry.is_empty() {
+            return None;
+        }
+        let insts = &self.p.cfg[a].insts;
+        let bounds = self.edge_bounds(a, b);
+        Some(
+            vars.iter()
+                .zip(entry)
+                .map(|(&v, &in_fact)| {
+                    let mut f = match insts.iter().rposition(|i| i.defs.contains(&v)) {
+                        Some(j) => self.def_value(v, a, j, DEPTH),
+                        None => in_fact,
+                    };
+                    for bd in bounds.iter().filter(|bd| bd.var == v) {
+                        f = clamp(f, bd.lo, bd.hi);
+                    }
+                    f
+                })
+                .collect(),
+        )
     }
 
     /// The bounds the edge `a → s` establishes (empty unless `a` branches on an ordered comparison).
@@ -321,6 +472,7 @@ fn clamp(f: Fact, lo: u64, hi: u64) -> Fact {
         hi_exact: f.hi_exact && nhi == f.hi,
         ..f
     }
+    .tightened()
 }
 
 /// What both facts (each true of the same value) say.
