@@ -16,6 +16,7 @@
 pub mod control;
 pub mod divergence;
 pub mod facts;
+mod grouping;
 pub mod ir_front;
 pub mod lint;
 pub mod program;

@@ -47,6 +47,15 @@ pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
         for cause in &d.causes {
             let _ = writeln!(out, "    because {cause}");
         }
+        if !d.also.is_empty() {
+            let places: Vec<String> = d.also.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "    the same at {} more place(s): {}",
+                d.also.len(),
+                places.join("; ")
+            );
+        }
     }
     out
 }
@@ -74,22 +83,31 @@ pub fn render_json(file: &str, diags: &[Diagnostic]) -> String {
     let items: Vec<String> = diags
         .iter()
         .map(|d| {
-            let location = match &d.location {
-                crate::program::Location::Ir(path) => format!("{{\"statement\": {}}}", json_string(path)),
-                crate::program::Location::Ptx { line, col } => format!("{{\"line\": {line}, \"column\": {col}}}"),
-            };
+            let location = json_location(&d.location);
             let causes: Vec<String> = d.causes.iter().map(|c| json_string(c)).collect();
+            let also: Vec<String> = d.also.iter().map(json_location).collect();
             format!(
-                "{{\"file\": {}, \"rule\": {}, \"name\": {}, \"severity\": {}, \"kernel\": {}, \"location\": {location}, \"message\": {}, \"causes\": [{}]}}",
+                "{{\"file\": {}, \"rule\": {}, \"name\": {}, \"severity\": {}, \"kernel\": {}, \"location\": {location}, \"message\": {}, \"causes\": [{}], \"also\": [{}]}}",
                 json_string(file),
                 json_string(d.rule),
                 json_string(d.name),
                 json_string(&d.severity.to_string()),
                 json_string(&d.kernel),
                 json_string(&d.message),
-                causes.join(", ")
+                causes.join(", "),
+                also.join(", ")
             )
         })
         .collect();
     format!("[{}]\n", items.join(",\n "))
+}
+
+/// A location as a JSON object: `{"line": L, "column": C}` or `{"statement": "body[3]"}`.
+fn json_location(l: &crate::program::Location) -> String {
+    match l {
+        crate::program::Location::Ir(path) => format!("{{\"statement\": {}}}", json_string(path)),
+        crate::program::Location::Ptx { line, col } => {
+            format!("{{\"line\": {line}, \"column\": {col}}}")
+        }
+    }
 }

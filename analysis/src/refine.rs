@@ -265,8 +265,8 @@ impl<'p> Refiner<'p> {
             return;
         }
         let n = self.p.cfg.node_count();
-        let mut order: Vec<NodeIndex> = petgraph::algo::toposort(&self.p.cfg, None)
-            .unwrap_or_else(|_| {
+        let mut order: Vec<NodeIndex> =
+            petgraph::algo::toposort(&self.p.cfg, None).unwrap_or_else(|_| {
                 let mut dfs = petgraph::visit::DfsPostOrder::new(&self.p.cfg, self.p.entry);
                 let mut post = Vec::new();
                 while let Some(b) = dfs.next(&self.p.cfg) {

@@ -57,6 +57,9 @@ pub struct Diagnostic {
     pub message: String,
     /// Why, outermost first ("divergent because …").
     pub causes: Vec<String>,
+    /// Other places with the same finding, reported once here: the "cannot prove" warnings (A001,
+    /// S001) of one kernel, rule and array are one finding (see `grouping`). Empty for the rest.
+    pub also: Vec<Location>,
 }
 
 /// A rule's id, name and one-paragraph explanation.
@@ -107,6 +110,7 @@ impl Ctx<'_> {
             location: inst.loc.clone(),
             message,
             causes,
+            also: Vec::new(),
         });
     }
 }
@@ -163,6 +167,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
                 "`{what}` is not modelled; its results are treated as divergent and unknown"
             ),
             causes: Vec::new(),
+            also: Vec::new(),
         });
     }
     let divergent: Vec<bool> = c.block.blocks.iter().map(Option::is_some).collect();
@@ -179,7 +184,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
     link_f081(&mut c.out);
     c.out
         .sort_by(|a, b| a.location.cmp(&b.location).then(a.rule.cmp(b.rule)));
-    c.out
+    crate::grouping::group_unproven(c.out)
 }
 
 /// For each variable, the location of a shared load its value derives from.

@@ -40,6 +40,32 @@ pub fn render_sarif(sources: &[(String, Vec<Diagnostic>)], tool_version: &str) -
                 text.push_str("; because ");
                 text.push_str(cause);
             }
+            if !d.also.is_empty() {
+                let places: Vec<String> = d.also.iter().map(ToString::to_string).collect();
+                text.push_str(&format!(
+                    "; the same at {} more place(s): {}",
+                    d.also.len(),
+                    places.join("; ")
+                ));
+            }
+            // The grouped places, as related locations where they are lines of the file.
+            let related: Vec<String> = d
+                .also
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| match l {
+                    Location::Ptx { line, col } if is_file => Some(format!(
+                        "{{\"id\": {i}, \"physicalLocation\": {{\"artifactLocation\": {{\"uri\": {}}}, \"region\": {{\"startLine\": {line}, \"startColumn\": {col}}}}}}}",
+                        json_string(&uri(source))
+                    )),
+                    _ => None,
+                })
+                .collect();
+            let related = if related.is_empty() {
+                String::new()
+            } else {
+                format!(", \"relatedLocations\": [{}]", related.join(", "))
+            };
             let (region, statement) = match &d.location {
                 Location::Ptx { line, col } => (
                     format!(", \"region\": {{\"startLine\": {line}, \"startColumn\": {col}}}"),
@@ -60,7 +86,7 @@ pub fn render_sarif(sources: &[(String, Vec<Diagnostic>)], tool_version: &str) -
                 None => d.kernel.clone(),
             };
             results.push(format!(
-                "{{\"ruleId\": {}{}, \"level\": \"{}\", \"message\": {{\"text\": {}}}, \"locations\": [{{{physical}\"logicalLocations\": [{{\"name\": {}, \"fullyQualifiedName\": {}, \"kind\": \"function\"}}]}}]}}",
+                "{{\"ruleId\": {}{}, \"level\": \"{}\", \"message\": {{\"text\": {}}}, \"locations\": [{{{physical}\"logicalLocations\": [{{\"name\": {}, \"fullyQualifiedName\": {}, \"kind\": \"function\"}}]}}]{related}}}",
                 json_string(d.rule),
                 rule_index.map_or(String::new(), |i| format!(", \"ruleIndex\": {i}")),
                 level(d.severity),
