@@ -1,4 +1,5 @@
-//! Lint time: the LZ4 compress kernel from IR, and a PTX file of over 10,000 lines.
+//! Lint time: the LZ4 compress kernel from IR, a PTX file of over 10,000 lines and a 1 MiB PTX file
+//! (the budget: under 50 ms and under 100 ms).
 //! Run: `cargo bench -p warpforge-analysis --bench lint`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -7,8 +8,9 @@ use warpforge_ir::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ir::verify;
 use warpforge_ptx::{emit, Sm};
 
-/// One module with enough renamed copies of the LZ4 kernels' entries to pass 10,000 lines.
-pub fn big_ptx() -> String {
+/// One module with enough renamed copies of the LZ4 kernels' entries to pass `min_lines` lines and
+/// `min_bytes` bytes.
+pub fn big_ptx(min_lines: usize, min_bytes: usize) -> String {
     let compress = lz4_compress_kernel(4);
     let decompress = lz4_decompress_kernel(4);
     let texts = [
@@ -21,7 +23,7 @@ pub fn big_ptx() -> String {
     ];
     let mut module = String::from(".version 7.8\n.target sm_90\n.address_size 64\n");
     let mut copy = 0;
-    while module.lines().count() < 10_000 {
+    while module.lines().count() < min_lines || module.len() < min_bytes {
         for text in &texts {
             let body = &text[text.find(".visible").expect("an entry")..];
             module += &body.replacen("_pages(", &format!("_pages_{copy}("), 1);
@@ -36,11 +38,12 @@ fn lint(c: &mut Criterion) {
     c.bench_function("lint lz4-compress (IR)", |b| {
         b.iter(|| lint_kernel(&verify(std::hint::black_box(&kernel)).expect("verifies")))
     });
-    let ptx = big_ptx();
-    let lines = ptx.lines().count();
-    c.bench_function(&format!("lint PTX ({lines} lines)"), |b| {
-        b.iter(|| lint_ptx(std::hint::black_box(&ptx)).expect("PTX"))
-    });
+    for ptx in [big_ptx(10_000, 0), big_ptx(0, 1 << 20)] {
+        let (lines, bytes) = (ptx.lines().count(), ptx.len());
+        c.bench_function(&format!("lint PTX ({lines} lines, {bytes} bytes)"), |b| {
+            b.iter(|| lint_ptx(std::hint::black_box(&ptx)).expect("PTX"))
+        });
+    }
 }
 
 criterion_group!(benches, lint);

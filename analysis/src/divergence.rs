@@ -19,7 +19,7 @@
 //! %p1, which depends on %tid.x".
 
 use crate::control::control_dependence;
-use crate::program::{Collective, Op, Program, Special, Terminator, Var};
+use crate::program::{Collective, Location, Op, Program, Special, Terminator, Var};
 
 /// Which threads must agree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,24 +30,132 @@ pub enum Scope {
     Warp,
 }
 
-/// The result: a cause for every divergent variable and block (`None`: uniform).
+/// Why a variable is divergent: where it is defined, and the reason there. Reasons point at the
+/// variable or block that made it divergent, so a cause is words only when a finding prints it.
 #[derive(Clone, Debug)]
-pub struct Divergence {
-    /// Per variable.
-    pub vars: Vec<Option<String>>,
-    /// Per block (by node index).
-    pub blocks: Vec<Option<String>>,
+struct VarCause {
+    at: Location,
+    why: VarWhy,
 }
 
-impl Divergence {
+#[derive(Clone, Debug)]
+enum VarWhy {
+    /// A divergent source (`%tid.x`, a load other threads may write, …), with the place it names.
+    Source(&'static str, Option<Location>),
+    /// An instruction the front end does not model.
+    Unmodelled(String),
+    /// A divergent operand.
+    Operand(Var),
+    /// A divergent guard.
+    Guard(Var),
+    /// An index shuffle from a divergent lane.
+    ShuffleLane(Var),
+    /// Written, among other definitions, in a divergent block.
+    Joined(usize),
+}
+
+/// Why a block runs with only part of the threads.
+#[derive(Clone, Copy, Debug)]
+enum BlockWhy {
+    /// The branch ending block `a` has a divergent condition.
+    Branch(usize),
+    /// Block `a`, whose branch it depends on, is itself divergent.
+    Inherit(usize),
+}
+
+/// The result: which variables and blocks are divergent, and why.
+#[derive(Clone, Debug)]
+pub struct Divergence<'p> {
+    p: &'p Program,
+    vars: Vec<Option<VarCause>>,
+    blocks: Vec<Option<BlockWhy>>,
+}
+
+/// The most links of a cause chain printed (the rest is elided).
+const CHAIN: usize = 64;
+
+impl Divergence<'_> {
+    /// Whether `v` is divergent.
+    pub fn var_divergent(&self, v: Var) -> bool {
+        self.vars.get(v).is_some_and(Option::is_some)
+    }
+
+    /// Whether block `b` (node index) may run with only part of the threads.
+    pub fn block_divergent(&self, b: usize) -> bool {
+        self.blocks.get(b).is_some_and(Option::is_some)
+    }
+
     /// Why `v` is divergent, if it is.
-    pub fn var(&self, v: Var) -> Option<&str> {
-        self.vars.get(v).and_then(|c| c.as_deref())
+    pub fn var(&self, v: Var) -> Option<String> {
+        self.var_chain(v, CHAIN)
+    }
+
+    /// Why block `b` is divergent, if it is.
+    pub fn block(&self, b: usize) -> Option<String> {
+        self.block_chain(b, CHAIN)
+    }
+
+    fn var_chain(&self, v: Var, left: usize) -> Option<String> {
+        let c = self.vars.get(v)?.as_ref()?;
+        let more = |f: &dyn Fn(usize) -> Option<String>| {
+            if left == 0 {
+                "…".to_owned()
+            } else {
+                f(left - 1).unwrap_or_default()
+            }
+        };
+        let reason = match &c.why {
+            VarWhy::Source(text, None) => (*text).to_owned(),
+            VarWhy::Source(text, Some(at)) => format!("{text} ({at})"),
+            VarWhy::Unmodelled(name) => format!("`{name}` at {} is not modelled", c.at),
+            VarWhy::Operand(u) => format!(
+                "{} is divergent: {}",
+                self.p.var_name(*u),
+                more(&|l| self.var_chain(*u, l))
+            ),
+            VarWhy::Guard(g) => format!(
+                "its guard {} is divergent ({})",
+                self.p.var_name(*g),
+                more(&|l| self.var_chain(*g, l))
+            ),
+            VarWhy::ShuffleLane(u) => format!(
+                "a shuffle from a divergent lane ({})",
+                more(&|l| self.var_chain(*u, l))
+            ),
+            VarWhy::Joined(b) => format!(
+                "it is written under divergent control ({})",
+                more(&|l| self.block_chain(*b, l))
+            ),
+        };
+        Some(format!("{} at {}: {reason}", self.p.var_name(v), c.at))
+    }
+
+    fn block_chain(&self, b: usize, left: usize) -> Option<String> {
+        match (*self.blocks.get(b)?)? {
+            BlockWhy::Branch(a) => {
+                let Terminator::Branch { cond, loc } =
+                    &self.p.cfg[petgraph::graph::NodeIndex::new(a)].term
+                else {
+                    return None;
+                };
+                let c = if left == 0 {
+                    "…".to_owned()
+                } else {
+                    self.var_chain(*cond, left - 1).unwrap_or_default()
+                };
+                Some(format!(
+                    "the branch at {loc} on {} is divergent ({c})",
+                    self.p.var_name(*cond)
+                ))
+            }
+            BlockWhy::Inherit(a) if left > 0 => self.block_chain(a, left - 1),
+            BlockWhy::Inherit(_) => Some("…".to_owned()),
+        }
     }
 }
 
 /// Computes divergence at `scope`.
-pub fn divergence(p: &Program, scope: Scope) -> Divergence {
+pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
     let nvars = p.var_names.len();
     let one_warp = scope == Scope::Warp || p.single_warp();
     let mut defs_count = vec![0usize; nvars];
@@ -101,6 +209,7 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
         }
     };
     let mut d = Divergence {
+        p,
         vars: vec![None; nvars],
         blocks: vec![None; p.cfg.node_count()],
     };
@@ -110,16 +219,15 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
             // Control divergence of this block.
             if d.blocks[node.index()].is_none() {
                 for &a in &deps[node.index()] {
-                    let Terminator::Branch { cond, loc } = &p.cfg[a].term else {
+                    let Terminator::Branch { cond, .. } = &p.cfg[a].term else {
                         continue;
                     };
-                    let why = match (d.var(*cond), &d.blocks[a.index()]) {
-                        (Some(c), _) => Some(format!(
-                            "the branch at {loc} on {} is divergent ({c})",
-                            p.var_name(*cond)
-                        )),
-                        (None, Some(c)) => Some(c.clone()),
-                        _ => None,
+                    let why = if d.var_divergent(*cond) {
+                        Some(BlockWhy::Branch(a.index()))
+                    } else if d.block_divergent(a.index()) {
+                        Some(BlockWhy::Inherit(a.index()))
+                    } else {
+                        None
                     };
                     if why.is_some() {
                         d.blocks[node.index()] = why;
@@ -128,24 +236,34 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
                     }
                 }
             }
-            let block_cause = d.blocks[node.index()].clone();
+            let block_divergent = d.block_divergent(node.index());
             for inst in &p.cfg[node].insts {
+                // Nothing to learn from an instruction whose definitions are all divergent already.
+                if inst
+                    .defs
+                    .iter()
+                    .all(|&def| def >= nvars || d.vars[def].is_some())
+                {
+                    continue;
+                }
                 let operand_cause = || {
-                    inst.uses.iter().find_map(|&u| {
-                        d.var(u)
-                            .map(|c| format!("{} is divergent: {c}", p.var_name(u)))
-                    })
+                    inst.uses
+                        .iter()
+                        .find(|&&u| d.var_divergent(u))
+                        .map(|&u| VarWhy::Operand(u))
                 };
-                let source: Option<String> = match &inst.op {
+                let source = |text: &'static str| Some(VarWhy::Source(text, None));
+                let at = |text: &'static str| Some(VarWhy::Source(text, Some(inst.loc.clone())));
+                let source: Option<VarWhy> = match &inst.op {
                     Op::Const(_) | Op::Param | Op::SharedAddr(_) => None,
-                    Op::Special(Special::Thread) => Some("it depends on the thread index".into()),
+                    Op::Special(Special::Thread) => source("it depends on the thread index"),
                     Op::Special(Special::ThreadYz) if scope == Scope::Warp && aligned => None,
                     Op::Special(Special::ThreadYz) => {
-                        Some("it depends on the thread index (y or z)".into())
+                        source("it depends on the thread index (y or z)")
                     }
-                    Op::Special(Special::Lane) => Some("it depends on the lane id".into()),
+                    Op::Special(Special::Lane) => source("it depends on the lane id"),
                     Op::Special(Special::Warp) if !one_warp => {
-                        Some("it depends on the warp index".into())
+                        source("it depends on the warp index")
                     }
                     Op::Special(_) => None,
                     Op::Arith(_) if warp_part(&inst.op, &inst.uses) => None,
@@ -153,48 +271,46 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence {
                     Op::Load {
                         read_only: true, ..
                     } => operand_cause(),
-                    Op::Load { .. } => Some(format!(
-                        "it is loaded from memory other threads may write ({})",
-                        inst.loc
-                    )),
-                    Op::Atomic { .. } => Some(format!("it is an atomic's result ({})", inst.loc)),
+                    Op::Load { .. } => at("it is loaded from memory other threads may write"),
+                    Op::Atomic { .. } => at("it is an atomic's result"),
                     Op::Collective {
                         kind: Collective::Shuffle { index_mode: true },
                         ..
                     } if one_warp => inst
                         .uses
                         .get(1)
-                        .and_then(|&lane| d.var(lane))
-                        .map(|c| format!("a shuffle from a divergent lane ({c})")),
+                        .filter(|&&lane| d.var_divergent(lane))
+                        .map(|&lane| VarWhy::ShuffleLane(lane)),
                     Op::Collective {
                         kind: Collective::Shuffle { .. } | Collective::Match,
                         ..
-                    } => Some(format!("a per-lane collective result ({})", inst.loc)),
+                    } => at("a per-lane collective result"),
                     Op::Collective {
                         kind: Collective::Ballot | Collective::Vote,
                         ..
                     } if one_warp => None,
                     Op::Collective { .. } => {
-                        Some("ballot and vote results are uniform per warp, not per block".into())
+                        source("ballot and vote results are uniform per warp, not per block")
                     }
                     Op::Barrier | Op::Store { .. } => None,
-                    Op::Unknown(name) => Some(format!("`{name}` at {} is not modelled", inst.loc)),
+                    Op::Unknown(name) => Some(VarWhy::Unmodelled(name.clone())),
                 };
-                let guard = inst.guard.and_then(|g| {
-                    d.var(g)
-                        .map(|c| format!("its guard {} is divergent ({c})", p.var_name(g)))
-                });
+                let guard = inst
+                    .guard
+                    .filter(|&g| d.var_divergent(g))
+                    .map(VarWhy::Guard);
                 for &def in &inst.defs {
                     if def >= nvars || d.vars[def].is_some() {
                         continue;
                     }
-                    let joined = (defs_count[def] > 1)
-                        .then(|| block_cause.clone())
-                        .flatten()
-                        .map(|c| format!("it is written under divergent control ({c})"));
+                    let joined = (defs_count[def] > 1 && block_divergent)
+                        .then_some(VarWhy::Joined(node.index()));
                     let cause = source.clone().or_else(|| guard.clone()).or(joined);
-                    if let Some(c) = cause {
-                        d.vars[def] = Some(format!("{} at {}: {c}", p.var_name(def), inst.loc));
+                    if let Some(why) = cause {
+                        d.vars[def] = Some(VarCause {
+                            at: inst.loc.clone(),
+                            why,
+                        });
                         changed = true;
                     }
                 }

@@ -22,12 +22,32 @@ pub fn lint_ptx(source: &str) -> Result<Vec<Diagnostic>, PtxError> {
 /// [`lint_ptx`], saying whether entries without `.reqntid` may be assumed to have a block x-dimension
 /// that is a multiple of 32 (then `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform).
 pub fn lint_ptx_with(source: &str, assume_warp_aligned: bool) -> Result<Vec<Diagnostic>, PtxError> {
-    Ok(
-        crate::ptx_front::programs_of_with(source, assume_warp_aligned)?
-            .iter()
-            .flat_map(check)
-            .collect(),
-    )
+    let programs = crate::ptx_front::programs_of_with(source, assume_warp_aligned)?;
+    Ok(check_all(&programs))
+}
+
+/// The findings of every program, in program order; a module with many entries is checked on every
+/// core (each entry is analysed on its own).
+fn check_all(programs: &[crate::program::Program]) -> Vec<Diagnostic> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let threads = cores.min(programs.len() / 4).max(1);
+    if threads == 1 {
+        return programs.iter().flat_map(check).collect();
+    }
+    let chunk = programs.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = programs
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().flat_map(check).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(found) => found,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
 }
 
 /// Whether any finding is an error.

@@ -20,7 +20,7 @@ use crate::facts::{arith, Fact};
 use crate::program::{Arith, Cmp, Op, Program, Terminator, Var};
 
 /// How many definitions deep re-evaluation goes.
-const DEPTH: u32 = 12;
+const DEPTH: u32 = 6;
 
 /// The most (multi-definition variables × blocks) the entry-state fixpoint is computed for.
 const FLOW_LIMIT: usize = 1 << 20;
@@ -61,6 +61,9 @@ pub struct Refiner<'p> {
     /// Pre- and post-order numbers in the dominator tree (`a` dominates `b` iff `a`'s interval
     /// contains `b`'s).
     order: Vec<(usize, usize)>,
+    /// Per block, `(instruction, variable)` for each definition of a multi-definition variable, in
+    /// order.
+    multi_defs: Vec<Vec<(usize, Var)>>,
 }
 
 impl<'p> Refiner<'p> {
@@ -102,7 +105,17 @@ impl<'p> Refiner<'p> {
             order: vec![(usize::MAX, 0); n],
             multi,
             flow_in: vec![Vec::new(); n],
+            multi_defs: vec![Vec::new(); n],
         };
+        for b in p.cfg.node_indices() {
+            for (i, inst) in p.cfg[b].insts.iter().enumerate() {
+                for &d in &inst.defs {
+                    if r.multi.get(d).is_some_and(Option::is_some) {
+                        r.multi_defs[b.index()].push((i, d));
+                    }
+                }
+            }
+        }
         // Number the dominator tree (pre- and post-order), keeping the pre-order.
         let mut children = vec![Vec::new(); n];
         for b in p.cfg.node_indices() {
@@ -172,39 +185,44 @@ impl<'p> Refiner<'p> {
     }
 
     fn eval(&self, v: Var, at: NodeIndex, idx: usize, depth: u32) -> Fact {
-        let Some(&base) = self.facts.get(v) else {
+        let Some(&f) = self.facts.get(v) else {
             return crate::facts::TOP;
         };
-        let mut f = base;
+        let Some(m) = self.multi.get(v).copied().flatten() else {
+            return self.eval_single(v, f, at, idx, depth);
+        };
+        // The block's last definition before `idx`, if any.
+        let last = self.multi_defs[at.index()]
+            .iter()
+            .rev()
+            .find(|&&(j, d)| d == v && j < idx)
+            .map(|&(j, _)| j);
+        match last {
+            // The value that definition gave.
+            Some(j) if depth > 0 => meet(f, self.def_value(v, at, j, depth - 1)),
+            Some(_) => f,
+            // The value on entry, and what the edge into the block says of it.
+            None => {
+                let mut f = match self.flow_in[at.index()].get(m) {
+                    Some(&g) => meet(f, g),
+                    None => f,
+                };
+                for b in self.local[at.index()].iter().filter(|b| b.var == v) {
+                    f = clamp(f, b.lo, b.hi);
+                }
+                f
+            }
+        }
+    }
+
+    /// [`Self::eval`] for a variable with at most one definition: `f` re-evaluated from it.
+    fn eval_single(&self, v: Var, mut f: Fact, at: NodeIndex, idx: usize, depth: u32) -> Fact {
         let mut link = self.chain_start[at.index()];
         while let Some(c) = link {
             for b in self.own[c.index()].iter().filter(|b| b.var == v) {
                 f = clamp(f, b.lo, b.hi);
             }
             link = self.chain_next[c.index()];
-        }
-        let redefined = self.p.cfg[at].insts[..idx.min(self.p.cfg[at].insts.len())]
-            .iter()
-            .any(|i| i.defs.contains(&v));
-        if !redefined {
-            for b in self.local[at.index()].iter().filter(|b| b.var == v) {
-                f = clamp(f, b.lo, b.hi);
-            }
-        }
-        if let Some(m) = self.multi.get(v).copied().flatten() {
-            // The value the block's last definition before `idx` gave, or the value on entry.
-            let insts = &self.p.cfg[at].insts;
-            let last = insts[..idx.min(insts.len())]
-                .iter()
-                .rposition(|i| i.defs.contains(&v));
-            return match last {
-                Some(j) if depth > 0 => meet(f, self.def_value(v, at, j, depth - 1)),
-                Some(_) => f,
-                None => match self.flow_in[at.index()].get(m) {
-                    Some(&g) => meet(f, g),
-                    None => f,
-                },
-            };
         }
         let Some((db, di)) = self.single.get(v).copied().flatten() else {
             return f;
@@ -332,13 +350,17 @@ impl<'p> Refiner<'p> {
         if entry.is_empty() {
             return None;
         }
-        let insts = &self.p.cfg[a].insts;
         let bounds = self.edge_bounds(a, b);
         Some(
             vars.iter()
                 .zip(entry)
                 .map(|(&v, &in_fact)| {
-                    let mut f = match insts.iter().rposition(|i| i.defs.contains(&v)) {
+                    let last = self.multi_defs[a.index()]
+                        .iter()
+                        .rev()
+                        .find(|&&(_, d)| d == v)
+                        .map(|&(j, _)| j);
+                    let mut f = match last {
                         Some(j) => self.def_value(v, a, j, DEPTH),
                         None => in_fact,
                     };

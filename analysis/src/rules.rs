@@ -86,8 +86,8 @@ pub const RULES: &[RuleDoc] = &[
 
 struct Ctx<'p> {
     p: &'p Program,
-    block: Divergence,
-    warp: Divergence,
+    block: Divergence<'p>,
+    warp: Divergence<'p>,
     facts: Vec<Fact>,
     out: Vec<Diagnostic>,
 }
@@ -170,7 +170,9 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
             also: Vec::new(),
         });
     }
-    let divergent: Vec<bool> = c.block.blocks.iter().map(Option::is_some).collect();
+    let divergent: Vec<bool> = (0..p.cfg.node_count())
+        .map(|b| c.block.block_divergent(b))
+        .collect();
     for (inst, message) in crate::race::races(p, &divergent) {
         c.emit(
             "R001",
@@ -284,7 +286,7 @@ fn divergence_cause(
     guard: Option<Var>,
     p: &Program,
 ) -> Option<String> {
-    d.blocks[block].clone().or_else(|| {
+    d.block(block).or_else(|| {
         guard.and_then(|g| {
             d.var(g)
                 .map(|c| format!("its guard {} is divergent ({c})", p.var_name(g)))
@@ -454,7 +456,7 @@ fn access_rules(
                 Vec::new(),
             );
         } else if hi_exact
-            && c.block.blocks[block].is_none()
+            && !c.block.block_divergent(block)
             && inst.guard.is_none()
             && hi.saturating_add(width) > size
         {

@@ -59,7 +59,7 @@ pub fn check_block_uniform_sync(kernel: &Verified<'_>) -> Result<(), DivergentSy
     let d = divergence(&p, Scope::Block);
     let mut found: Vec<DivergentSync> = Vec::new();
     for node in p.cfg.node_indices() {
-        let Some(cause) = &d.blocks[node.index()] else {
+        let Some(cause) = d.block(node.index()) else {
             continue;
         };
         for inst in &p.cfg[node].insts {

@@ -99,15 +99,17 @@ impl Entry {
         v
     }
 
+    /// A fresh variable no register name reaches (shown as `#tN`).
     fn temp(&mut self) -> Var {
-        let name = format!("#t{}", self.names.len());
-        self.var(&name)
+        let v = self.names.len();
+        self.names.push(format!("#t{v}"));
+        v
     }
 
     /// A fresh variable shown in messages as `display` (the operand it stands for).
     fn temp_named(&mut self, display: &str) -> Var {
-        let v = self.temp();
-        self.names[v] = display.to_owned();
+        let v = self.names.len();
+        self.names.push(display.to_owned());
         v
     }
 
