@@ -118,6 +118,27 @@ impl Fact {
         }
     }
 
+    /// The fact of a result kept in `bits` bits (0: unknown width): a value past `2^bits` wraps, so
+    /// only the low bits stay known.
+    pub(crate) fn wrapped(self, bits: u8) -> Fact {
+        if bits == 0 || bits >= 64 || self.base.is_some() || self.hi < 1 << bits {
+            return self;
+        }
+        if let Some(c) = self.as_const() {
+            // A constant keeps its low bits exactly (`-1` in a 32-bit register is 0xffffffff).
+            return constant(c & ((1 << bits) - 1));
+        }
+        let m = self.align.min(1 << bits);
+        Fact {
+            base: None,
+            lo: 0,
+            hi: (1 << bits) - 1,
+            align: m,
+            rem: self.rem % m,
+            hi_exact: false,
+        }
+    }
+
     /// The value when it is a single constant.
     pub fn as_const(&self) -> Option<u64> {
         (self.lo == self.hi && self.base.is_none()).then_some(self.lo)
@@ -325,7 +346,11 @@ pub fn facts(p: &Program) -> Vec<Fact> {
                     },
                     _ => Some(TOP),
                 };
-                let Some(new) = new else { continue };
+                let Some(mut new) = new else { continue };
+                // A result kept in fewer than 64 bits (a `u16` load, a 32-bit product) wraps there.
+                if let [d] = inst.defs.as_slice() {
+                    new = new.wrapped(p.var_bits.get(*d).copied().unwrap_or(0));
+                }
                 for &d in &inst.defs {
                     let Some(slot) = facts.get_mut(d) else {
                         continue;

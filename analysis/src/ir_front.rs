@@ -45,6 +45,12 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         warp_aligned_x: WarpAlignment::Known(k.block_size % 32 == 0),
         thread_range_exact: true,
         var_names: names,
+        var_bits: k
+            .values
+            .iter()
+            .map(|(_, v)| v.ty.bits() as u8)
+            .chain(k.locals.iter().map(|(_, l)| l.ty.bits() as u8))
+            .collect(),
         taken: {
             let mut taken = b.taken;
             taken.resize(b.cfg.node_count(), None);

@@ -294,6 +294,8 @@ pub struct Program {
     pub thread_range_exact: bool,
     /// Variable names, for messages.
     pub var_names: Vec<String>,
+    /// Each variable's width in bits when known (0: unknown): arithmetic on it wraps at 2^bits.
+    pub var_bits: Vec<u8>,
     /// The control-flow graph.
     pub cfg: DiGraph<Block, ()>,
     /// The entry block.

@@ -179,6 +179,11 @@ impl<'p> Refiner<'p> {
         self.eval(v, at, idx, DEPTH)
     }
 
+    /// `v`'s width in bits (0: unknown).
+    fn bits(&self, v: Var) -> u8 {
+        self.p.var_bits.get(v).copied().unwrap_or(0)
+    }
+
     fn dominates(&self, a: NodeIndex, b: NodeIndex) -> bool {
         let (x, y) = (self.order[a.index()], self.order[b.index()]);
         x.0 != usize::MAX && y.0 != usize::MAX && x.0 <= y.0 && y.1 <= x.1
@@ -251,7 +256,8 @@ impl<'p> Refiner<'p> {
         let Some(&a) = inst.uses.first() else {
             return f;
         };
-        let again = arith(op, operand(a), inst.uses.get(1).map(|&b| operand(b)));
+        let again =
+            arith(op, operand(a), inst.uses.get(1).map(|&b| operand(b))).wrapped(self.bits(v));
         meet(f, again)
     }
 
@@ -263,7 +269,8 @@ impl<'p> Refiner<'p> {
                 *op,
                 self.eval(a, at, j, depth),
                 inst.uses.get(1).map(|&b| self.eval(b, at, j, depth)),
-            ),
+            )
+            .wrapped(self.bits(v)),
             (Op::Const(c), _, [_]) => arith(Arith::Mov, crate::facts::constant(*c), None),
             _ => self.facts.get(v).copied().unwrap_or(crate::facts::TOP),
         };

@@ -67,6 +67,10 @@ struct Entry {
     funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
     /// Blocks whose closing branch is guarded by a negated predicate (`@!%p bra`).
     negated: std::collections::HashSet<usize>,
+    /// Register width in bits by name prefix (`.reg .b32 %r<31>` → `%r`: 32).
+    reg_bits: HashMap<String, u8>,
+    /// Each variable's width (0: unknown), [`Program::var_bits`].
+    bits: Vec<u8>,
 }
 
 /// The x-dimension a launch directive (`.reqntid 128, 1, 1`) gives, if `text` has it.
@@ -89,6 +93,29 @@ impl Entry {
         }
     }
 
+    /// `.reg .b32 %r<31>` or `.reg .u64 %a, %b`: the width of registers with those name prefixes
+    /// (integer and bit types only; predicates and floats stay unknown).
+    fn reg_decl(&mut self, text: &str) {
+        let mut words = text.split_whitespace().skip(1);
+        let Some(ty) = words.next().map(|t| t.trim_start_matches('.')) else {
+            return;
+        };
+        let bits: u8 = match ty {
+            "b8" | "u8" | "s8" => 8,
+            "b16" | "u16" | "s16" => 16,
+            "b32" | "u32" | "s32" => 32,
+            _ => return,
+        };
+        for name in words.flat_map(|w| w.split(',')).filter(|w| w.starts_with('%')) {
+            let prefix = name
+                .split('<')
+                .next()
+                .unwrap_or(name)
+                .trim_end_matches(|c: char| c.is_ascii_digit());
+            self.reg_bits.insert(prefix.to_owned(), bits);
+        }
+    }
+
     fn var(&mut self, name: &str) -> Var {
         if let Some(&v) = self.vars.get(name) {
             return v;
@@ -96,6 +123,9 @@ impl Entry {
         let v = self.names.len();
         self.names.push(name.to_owned());
         self.vars.insert(name.to_owned(), v);
+        let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        self.bits
+            .push(self.reg_bits.get(prefix).copied().unwrap_or(0));
         v
     }
 
@@ -103,6 +133,7 @@ impl Entry {
     fn temp(&mut self) -> Var {
         let v = self.names.len();
         self.names.push(format!("#t{v}"));
+        self.bits.push(0);
         v
     }
 
@@ -110,6 +141,7 @@ impl Entry {
     fn temp_named(&mut self, display: &str) -> Var {
         let v = self.names.len();
         self.names.push(display.to_owned());
+        self.bits.push(0);
         v
     }
 
@@ -365,6 +397,8 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                 unknown: Vec::new(),
                 funcs: funcs.clone(),
                 negated: Default::default(),
+                reg_bits: HashMap::new(),
+                bits: Vec::new(),
             };
             e.launch_directives(header);
             i += 1;
@@ -406,6 +440,7 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                             e.shared.push(d);
                         }
                     }
+                    t if t.starts_with(".reg") => e.reg_decl(t),
                     t if t.starts_with('.') => {}
                     t => e.instruction(t, loc),
                 }
@@ -496,6 +531,7 @@ impl Entry {
                 _ => WarpAlignment::Unknown,
             },
             var_names: self.names,
+            var_bits: self.bits,
             cfg,
             entry: nodes[0],
             taken,
