@@ -463,14 +463,19 @@ impl<'p> Refiner<'p> {
         let (&t, k) = (inst.uses.first()?, konst(inst.uses.get(1)));
         // Only a single-definition operand still has the value the definition read.
         self.single.get(t).copied().flatten()?;
+        // The result must not have wrapped (or been truncated) in `b.var`'s width: then `x = t + k`,
+        // `x = t << s` and `x = t` hold as plain numbers and invert.
+        let th = self.facts[t].hi;
+        let fits = |v: u64| {
+            let bits = self.bits(b.var);
+            bits == 0 || bits >= 64 || v < 1 << bits
+        };
         let (lo, hi) = match (op, k) {
-            (Arith::Mov, _) if inst.uses.len() == 1 => (b.lo, b.hi),
-            // t + k ≤ hi ⇒ t ≤ hi - k (no wrap: t + k is itself bounded below 2^64 only when the
-            // sum does not overflow, which the fact of t says).
-            (Arith::Add, Some(k)) if k < 1 << 63 && self.facts[t].hi.checked_add(k).is_some() => {
+            (Arith::Mov, _) if inst.uses.len() == 1 && fits(th) => (b.lo, b.hi),
+            (Arith::Add, Some(k)) if k < 1 << 63 && th.checked_add(k).is_some_and(fits) => {
                 (b.lo.saturating_sub(k), b.hi.checked_sub(k)?)
             }
-            (Arith::Shl, Some(s)) if s < 64 && self.facts[t].hi.leading_zeros() >= s as u32 => {
+            (Arith::Shl, Some(s)) if s < 64 && th.leading_zeros() >= s as u32 && fits(th << s) => {
                 (b.lo.div_ceil(1 << s), b.hi >> s)
             }
             _ => return None,

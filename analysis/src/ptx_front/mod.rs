@@ -106,7 +106,10 @@ impl Entry {
             "b32" | "u32" | "s32" => 32,
             _ => return,
         };
-        for name in words.flat_map(|w| w.split(',')).filter(|w| w.starts_with('%')) {
+        for name in words
+            .flat_map(|w| w.split(','))
+            .filter(|w| w.starts_with('%'))
+        {
             let prefix = name
                 .split('<')
                 .next()
