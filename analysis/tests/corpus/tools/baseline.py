@@ -61,7 +61,7 @@ def main() -> int:
     table = []
     totals = collections.Counter()
     n001 = collections.Counter()
-    clean_warnings, clean_files = 0, 0
+    clean_warnings, clean_files, clean_accesses = 0, 0, 0
     clean_by_rule = collections.Counter()
     false_errors, missed, weak, bad_errors = [], [], [], []
     builds = collections.defaultdict(collections.Counter)
@@ -93,6 +93,9 @@ def main() -> int:
         if expect == "clean":
             clean_files += 1
             clean_warnings += sum(warnings.values())
+            # A grouped "cannot prove" warning lists its other accesses in "also".
+            clean_accesses += sum(1 + len(d.get("also", [])) for d in diags
+                                  if d["severity"] == "warning")
             clean_by_rule.update(warnings)
             bstat["clean"] += 1
             bstat["clean_warnings"] += sum(warnings.values())
@@ -161,6 +164,8 @@ def main() -> int:
         + (": " + ", ".join(f"{f.removeprefix('ptx/')} ({r})" for f, r in weak) if weak else "") + "\n")
     out(f"- invalid files not rejected: {len(bad_errors)} of {len(rows) - clean_files - n_bug}"
         + (": " + ", ".join(f"{f.removeprefix('ptx/')} (exit {rc})" for f, rc in bad_errors) if bad_errors else "") + "\n")
+    out(f"- warned accesses per clean file (a grouped warning counts each access it lists): "
+        f"{clean_accesses / max(clean_files, 1):.1f}\n")
     out(f"- warnings per clean file: {clean_warnings / max(clean_files, 1):.1f} on average "
         f"({clean_warnings} in {clean_files} files: "
         + ", ".join(f"{r} {c}" for r, c in clean_by_rule.most_common()) + ")\n\n")
