@@ -3,14 +3,25 @@
 
 use super::*;
 
+/// `!%p` of `@!%p …`.
+fn predicate_name(text: &str) -> String {
+    text.trim_start_matches('@')
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 impl Entry {
     pub(super) fn instruction(&mut self, text: &str, loc: Location) {
-        let (guard, rest) = match text.strip_prefix('@') {
+        // `@%p` / `@!%p`: the predicate register, and whether it is negated.
+        let (predicate, negated, rest) = match text.strip_prefix('@') {
             Some(r) => {
                 let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
-                (Some(self.var(g.trim_start_matches('!'))), rest.trim())
+                let register = g.trim_start_matches('!');
+                (Some(self.var(register)), g.starts_with('!'), rest.trim())
             }
-            None => (None, text),
+            None => (None, false, text),
         };
         let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         // `::` sub-qualifiers (`.shared::cta`, `.L1::evict_last`) refine a qualifier: keep its head.
@@ -20,21 +31,36 @@ impl Entry {
             .collect();
         let ops = operands(args);
         let base = parts[0];
-        match base {
-            "bra" => {
-                let target = ops.first().cloned();
-                match guard {
-                    Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
-                    None => self.end_block(Terminator::Jump, target, false),
-                }
+        match (base, predicate) {
+            ("bra", None) => {
+                self.end_block(Terminator::Jump, ops.first().cloned(), false);
+                return;
             }
-            "ret" | "exit" => {
-                if let Some(cond) = guard {
-                    self.end_block(Terminator::Branch { cond, loc }, Some("#exit".into()), true);
+            ("ret" | "exit", None) => {
+                self.end_block(Terminator::Return, None, false);
+                return;
+            }
+            // A branch on `@!%p` branches on %p with its successors the other way round.
+            ("bra" | "ret" | "exit", Some(cond)) => {
+                let target = if base == "bra" {
+                    ops.first().cloned()
                 } else {
-                    self.end_block(Terminator::Return, None, false);
+                    Some("#exit".into())
+                };
+                if negated {
+                    self.negated_branches
+                        .insert(self.blocks.len().saturating_sub(1));
                 }
+                self.end_block(Terminator::Branch { cond, loc }, target, true);
+                return;
             }
+            _ => {}
+        }
+        let guard = match predicate {
+            Some(p) if negated => Some(self.negation(p, &predicate_name(text), &loc)),
+            guard => guard,
+        };
+        match base {
             "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
                 let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
                 let uses = mask_uses(mask);
@@ -75,6 +101,20 @@ impl Entry {
             _ if self.warp_level(base, &parts, &ops, &loc, guard) => {}
             _ => self.value_instruction(base, &parts, &ops, loc, guard),
         }
+    }
+
+    /// The guard of an instruction under `@!%p`: a temporary `!%p` = (`%p` == 0).
+    fn negation(&mut self, p: Var, name: &str, loc: &Location) -> Var {
+        let zero = self.value("0", loc);
+        let negated = self.temp_named(name);
+        self.push(
+            loc,
+            Op::Arith(Arith::Cmp(Cmp::Eq)),
+            vec![negated],
+            vec![p, zero],
+            None,
+        );
+        negated
     }
 
     /// The registers of an operand: `%r1`, `{%r1, %r2}`, `%r1|%p1` (literals and `_` left out).
@@ -238,6 +278,8 @@ impl Entry {
                     Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le)),
                     Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt)),
                     Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge)),
+                    Some("eq") => Some(Arith::Cmp(Cmp::Eq)),
+                    Some("ne") => Some(Arith::Cmp(Cmp::Ne)),
                     _ => Some(Arith::Other),
                 }
             }

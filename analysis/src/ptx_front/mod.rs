@@ -62,6 +62,8 @@ struct Entry {
     /// (label or None, instructions, terminator, branch target label, falls through)
     blocks: Vec<(Vec<Inst>, Terminator, Option<String>, bool)>,
     labels: HashMap<String, usize>,
+    /// Blocks ending in a branch on `@!%p`: taken when %p is false.
+    negated_branches: std::collections::HashSet<usize>,
     unknown: Vec<(Location, String)>,
     /// What each device function of the module reaches (`call` counts as it).
     funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
@@ -358,6 +360,7 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                     .collect(),
                 blocks: Vec::new(),
                 labels: HashMap::new(),
+                negated_branches: Default::default(),
                 unknown: Vec::new(),
                 funcs: funcs.clone(),
             };
@@ -441,9 +444,10 @@ impl Entry {
             .collect();
         let last = nodes.len() - 1;
         for (k, (_, term, target, falls)) in self.blocks.iter().enumerate() {
+            let mut successors = Vec::new();
             if let Some(t) = target {
                 if let Some(&to) = self.labels.get(t) {
-                    cfg.add_edge(nodes[k], nodes[to], ());
+                    successors.push(nodes[to]);
                 } else if t == "#exit" {
                     // `@%p ret` / `@%p exit`: the taken side is an exit block of its own, so the
                     // threads that leave are a divergent early exit like `if (p) return;`.
@@ -451,12 +455,20 @@ impl Entry {
                         insts: Vec::new(),
                         term: Terminator::Return,
                     });
-                    cfg.add_edge(nodes[k], exit, ());
+                    successors.push(exit);
                 }
                 // Jumps to unknown labels leave the kernel (no edge).
             }
             if *falls && k < last {
-                cfg.add_edge(nodes[k], nodes[k + 1], ());
+                successors.push(nodes[k + 1]);
+            }
+            // A branch's first edge is the side taken when its condition holds: for `@!%p bra`,
+            // the fall-through.
+            if self.negated_branches.contains(&k) {
+                successors.reverse();
+            }
+            for to in successors {
+                cfg.add_edge(nodes[k], to, ());
             }
             if *falls && k == last && !matches!(term, Terminator::Return) {
                 cfg[nodes[k]].term = if matches!(term, Terminator::Branch { .. }) {
