@@ -7,15 +7,17 @@
 //! walk from each successor of a branching block up the post-dominator tree until `A`'s immediate
 //! post-dominator.
 
-use petgraph::algo::dominators::simple_fast;
+use petgraph::algo::dominators::{simple_fast, Dominators};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, EdgeRef, Reversed};
 use petgraph::Direction;
 
 use crate::program::{Program, Terminator};
 
-/// For each block, the branching blocks it is control dependent on.
-pub fn control_dependence(p: &Program) -> Vec<Vec<NodeIndex>> {
+/// The post-dominator tree of `p`'s CFG under a virtual exit (the graph's last node, index
+/// `p.cfg.node_count()`), which every returning block, every block without successors and every block
+/// that cannot reach a return (an infinite loop) flows into.
+fn post_dominators(p: &Program) -> (Dominators<NodeIndex>, NodeIndex) {
     let n = p.cfg.node_count();
     // The CFG's shape plus a virtual exit.
     let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, p.cfg.edge_count() + n);
@@ -48,7 +50,23 @@ pub fn control_dependence(p: &Program) -> Vec<Vec<NodeIndex>> {
             g.add_edge(node, exit, ());
         }
     }
-    let pdom = simple_fast(Reversed(&g), exit);
+    (simple_fast(Reversed(&g), exit), exit)
+}
+
+/// For each block, its immediate post-dominator: the first block every path from it to a return goes
+/// through (`None` when that is the kernel's exit itself).
+pub fn immediate_post_dominators(p: &Program) -> Vec<Option<NodeIndex>> {
+    let (pdom, exit) = post_dominators(p);
+    p.cfg
+        .node_indices()
+        .map(|b| pdom.immediate_dominator(b).filter(|&d| d != exit))
+        .collect()
+}
+
+/// For each block, the branching blocks it is control dependent on.
+pub fn control_dependence(p: &Program) -> Vec<Vec<NodeIndex>> {
+    let n = p.cfg.node_count();
+    let (pdom, exit) = post_dominators(p);
     let mut deps = vec![Vec::new(); n];
     for a in p.cfg.node_indices() {
         if !matches!(p.cfg[a].term, Terminator::Branch { .. }) {

@@ -187,15 +187,18 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
         let exact = |v: Var| tid_exact.get(v).copied().unwrap_or(false);
         let konst = |v: Var| const_of.get(v).copied().flatten();
         // `tid < c` splits the warps cleanly when c is a multiple of 32; `tid <= c` when c + 1 is.
+        // `tid == c` and `tid != c` single out one lane: never a clean split.
         let splits = |cmp: Cmp, c: u64| match cmp {
             Cmp::Lt | Cmp::Ge => c % 32 == 0,
             Cmp::Le | Cmp::Gt => c.wrapping_add(1) % 32 == 0,
+            Cmp::Eq | Cmp::Ne => false,
         };
         let mirrored = |cmp: Cmp| match cmp {
             Cmp::Lt => Cmp::Gt,
             Cmp::Le => Cmp::Ge,
             Cmp::Gt => Cmp::Lt,
             Cmp::Ge => Cmp::Le,
+            Cmp::Eq | Cmp::Ne => cmp,
         };
         match (op, konst(y)) {
             (Op::Arith(Arith::Shr), Some(k)) => exact(x) && k >= 5,

@@ -192,15 +192,16 @@ impl Builder<'_> {
                     Expr::Binary(op, _, _) => (Op::Arith(arith_of_binary(op)), uses),
                     Expr::MulWide(_, _) => (Op::Arith(Arith::Mul), uses),
                     Expr::Compare(cmp, a, _)
-                        if self.k.value_type(a).is_some_and(|t| t.is_integer())
-                            && !matches!(cmp, CmpOp::Eq | CmpOp::Ne) =>
+                        if self.k.value_type(a).is_some_and(|t| t.is_integer()) =>
                     {
                         let signed = self.k.value_type(a).is_some_and(|t| t.is_signed());
                         let cmp = match cmp {
                             CmpOp::Lt => Cmp::Lt,
                             CmpOp::Le => Cmp::Le,
                             CmpOp::Gt => Cmp::Gt,
-                            _ => Cmp::Ge,
+                            CmpOp::Ge => Cmp::Ge,
+                            CmpOp::Eq => Cmp::Eq,
+                            CmpOp::Ne => Cmp::Ne,
                         };
                         (Op::Arith(Arith::Cmp(cmp, signed)), uses)
                     }

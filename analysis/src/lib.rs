@@ -6,8 +6,9 @@
 //!   built from verified IR or from PTX text from anywhere.
 //! - [`control`]: post-dominators and control dependence; [`divergence`]: block- and warp-scope
 //!   divergence with cause chains; [`facts`]: value ranges, alignment and shared-array bases.
-//! - [`rules`] and [`lint`]: the hazard rules (B001, W001, W002, F081, A001, S001, N001), their text and
-//!   JSON rendering ([`lint_kernel`], [`lint_ptx`]); [`sarif`]: SARIF 2.1.0 for code-scanning tools.
+//! - [`rules`] and [`lint`]: the hazard rules (B001, W001, W002, F081, A001, S001, R001, N001), their
+//!   text and JSON rendering ([`lint_kernel`], [`lint_ptx`]); [`sarif`]: SARIF 2.1.0 for code-scanning
+//!   tools. R001 (shared-memory races between warps) simulates every thread of a block (`race/`).
 //! - [`uniformity`]: the block-uniformity check the WGSL back end and `Kernel::analyze_barrier_safety`
 //!   rely on.
 

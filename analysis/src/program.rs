@@ -79,7 +79,7 @@ pub enum Arith {
     Rem,
     /// Unsigned quotient.
     Div,
-    /// An ordered comparison of its two operands (`a < b`, …): 0 or 1; `true` when signed.
+    /// An integer comparison of its two operands (`a < b`, `a == b`, …): 0 or 1; `true` when signed.
     Cmp(Cmp, bool),
     /// Bitwise exclusive or.
     Xor,
@@ -110,7 +110,7 @@ impl WarpAlignment {
     }
 }
 
-/// An ordered comparison.
+/// An integer comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
     /// `a < b`.
@@ -121,6 +121,10 @@ pub enum Cmp {
     Gt,
     /// `a >= b`.
     Ge,
+    /// `a == b`.
+    Eq,
+    /// `a != b`.
+    Ne,
 }
 
 /// A memory space.
@@ -247,7 +251,8 @@ pub struct Inst {
 pub enum Terminator {
     /// Falls or jumps to its single successor.
     Jump,
-    /// Branches on `cond` (two successors).
+    /// Branches on `cond` (two successors; the edge added first is the side taken when `cond` is
+    /// nonzero).
     Branch {
         /// The condition variable.
         cond: Var,

@@ -418,16 +418,31 @@ impl<'p> Refiner<'p> {
         if *signed && (fx.hi >= 1 << 31 || fy.hi >= 1 << 31) {
             return Vec::new();
         }
-        // Normalise to `x < y` or `x <= y` (swapping the operands for > and >=).
+        // Normalise to `x < y` or `x <= y` (swapping the operands for > and >=); `x == y` bounds each
+        // side by the other's range, `x != y` bounds nothing.
         let cmp = if holds { *cmp } else { negate(*cmp) };
+        let mut out = Vec::new();
         let (lo_side, hi_side, strict, fl, fh) = match cmp {
             Cmp::Lt => (*x, *y, true, fx, fy),
             Cmp::Le => (*x, *y, false, fx, fy),
             Cmp::Gt => (*y, *x, true, fy, fx),
             Cmp::Ge => (*y, *x, false, fy, fx),
+            Cmp::Eq => {
+                out.push(Bound {
+                    var: *x,
+                    lo: fy.lo,
+                    hi: fy.hi,
+                });
+                out.push(Bound {
+                    var: *y,
+                    lo: fx.lo,
+                    hi: fx.hi,
+                });
+                return self.carried_back(out);
+            }
+            Cmp::Ne => return Vec::new(),
         };
         let gap = u64::from(strict);
-        let mut out = Vec::new();
         if let Some(hi) = fh.hi.checked_sub(gap) {
             out.push(Bound {
                 var: lo_side,
@@ -442,6 +457,11 @@ impl<'p> Refiner<'p> {
                 hi: u64::MAX,
             });
         }
+        self.carried_back(out)
+    }
+
+    /// `out` plus the bounds it implies on the operands of their variables' definitions.
+    fn carried_back(&self, mut out: Vec<Bound>) -> Vec<Bound> {
         let mut k = 0;
         while k < out.len() && out.len() < 16 {
             if let Some(b) = self.through_definition(out[k]) {
@@ -490,6 +510,8 @@ fn negate(c: Cmp) -> Cmp {
         Cmp::Le => Cmp::Gt,
         Cmp::Gt => Cmp::Le,
         Cmp::Ge => Cmp::Lt,
+        Cmp::Eq => Cmp::Ne,
+        Cmp::Ne => Cmp::Eq,
     }
 }
 

@@ -9,7 +9,7 @@
 //! | F081 | shared-to-global | note (or the severity of an A001/S001 on its source load) | a value loaded from shared memory flows into a global store |
 //! | A001 | misaligned-access | error / warning | a multi-byte access whose address is (or may not be) aligned to its width |
 //! | S001 | shared-bounds | error / warning | a shared access outside (or not provably inside) its array |
-//! | R001 | shared-race | error | two warps touch one shared byte, one writing, with no barrier between |
+//! | R001 | shared-race | error / warning | two warps touch one shared byte, one writing, with no barrier between (or may: warning) |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
 use std::fmt;
@@ -80,7 +80,7 @@ pub const RULES: &[RuleDoc] = &[
     RuleDoc { id: "F081", name: "shared-to-global", explanation: "A value loaded from shared memory flows (through moves, casts and arithmetic, across blocks) into a global store. The pattern itself is legal and common. It is reported because an earlier project blamed crashes on it (\"F081\"): the error it saw, code 716, is CUDA_ERROR_MISALIGNED_ADDRESS, and the evidence points at the real causes, which A001 (misaligned access) and S001 (shared bounds) check. On its own it is a note; when those rules fire on the shared loads feeding this store, it says so and carries their severity (error or warning)." },
     RuleDoc { id: "A001", name: "misaligned-access", explanation: "A multi-byte load or store must be aligned to its width (ld.v4.u32 to 16 bytes, a u32 to 4). An address that is provably not a multiple of the width is an error (CUDA_ERROR_MISALIGNED_ADDRESS, code 716); one whose alignment cannot be proven is a warning. Buffer pointers are assumed 256-byte aligned, as cudaMalloc and WebGPU bindings guarantee." },
     RuleDoc { id: "S001", name: "shared-bounds", explanation: "A shared-memory access must stay inside its array. An access whose smallest possible offset is already past the end is an error; one whose largest offset cannot be proven inside is a warning (common for loop counters, which the analysis widens to 'unknown')." },
-    RuleDoc { id: "R001", name: "shared-race", explanation: "Two accesses to one shared array, at least one a store, that can run with no barrier between them, where a thread of one warp touches a byte a thread of another warp touches. Warps run in no defined order: without a `bar.sync`/`__syncthreads()` between them the value read depends on scheduling (a tree reduction without its loop barrier, reading `s[tid ^ 32]` right after writing `s[tid]`). Reported as an error when proved from addresses that are exact functions of `%tid.x` for a known block size; accesses the analysis cannot follow are not reported." },
+    RuleDoc { id: "R001", name: "shared-race", explanation: "Two accesses to one shared array, at least one a store, that can run with no barrier between them, where a thread of one warp touches a byte a thread of another warp touches. Warps run in no defined order: without a `bar.sync`/`__syncthreads()` between them the value read depends on scheduling (a tree reduction without its loop barrier, reading `s[tid ^ 32]` right after writing `s[tid]`). Every thread of a block is simulated with its `%tid.x` and the block's `%ntid.x` known, loops iteration by iteration (a loop-carried stride such as `s >>= 1` and a guard such as `tid < s` are followed exactly): a race it proves is an error naming the two accesses, their loop iterations, an example pair of threads and the block sizes it holds for (the declared one, or the x-dimensions checked up to `.maxntid` or 1024 when none is declared). Where the bytes may coincide but the analysis cannot tell — an address or a guard that comes from data — it is a warning saying what could not be followed. Accesses by lanes of one warp (warp-synchronous code), one store instruction run by many threads at one address (a broadcast), and accesses inside branches on data are not reported." },
     RuleDoc { id: "N001", name: "unmodelled", explanation: "The PTX front end met an instruction it does not model. Its results are treated as divergent and unknown, so other rules stay sound but may warn more." },
 ];
 
@@ -170,16 +170,13 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
             also: Vec::new(),
         });
     }
-    let divergent: Vec<bool> = (0..p.cfg.node_count())
-        .map(|b| c.block.block_divergent(b))
-        .collect();
-    for (inst, message) in crate::race::races(p, &divergent) {
+    for race in crate::race::races(p) {
         c.emit(
             "R001",
             "shared-race",
-            Severity::Error,
-            inst,
-            message,
+            race.severity,
+            race.inst,
+            race.message,
             Vec::new(),
         );
     }

@@ -306,7 +306,8 @@ fn an_index_out_of_bounds_for_some_thread_is_an_error() {
 
 /// R001: `s[tid]` written, then `s[tid ^ 32]` read with no barrier between — thread t reads what a
 /// thread of the next warp wrote. A barrier in between, or `tid ^ 16` (the same warp), is not R001;
-/// without a known block size nothing is claimed.
+/// without a declared block size the claim names the sizes it was checked for (`tests/race.rs` has
+/// the loop-carried case and the possible races).
 #[test]
 fn a_shared_race_between_warps_is_an_error() {
     let ptx = |launch: &str, between: &str, xor: u32| {
@@ -335,5 +336,12 @@ fn a_shared_race_between_warps_is_an_error() {
     );
     assert!(r001(&ptx(" .reqntid 256", "bar.sync 0;", 32)).is_empty());
     assert!(r001(&ptx(" .reqntid 256", "", 16)).is_empty(), "same warp");
-    assert!(r001(&ptx("", "", 32)).is_empty(), "block size unknown");
+    let undeclared = r001(&ptx("", "", 32));
+    assert!(
+        undeclared.len() == 1
+            && undeclared[0].starts_with("error")
+            && undeclared[0].contains("for every block x-dimension checked from 64 to 1024")
+            && undeclared[0].contains("the kernel does not declare its block size"),
+        "{undeclared:?}"
+    );
 }

@@ -3,16 +3,25 @@
 
 use super::*;
 
+/// `!%p` of `@!%p …`.
+fn predicate_name(text: &str) -> String {
+    text.trim_start_matches('@')
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 impl Entry {
     pub(super) fn instruction(&mut self, text: &str, loc: Location) {
-        let mut negated = false;
-        let (guard, rest) = match text.strip_prefix('@') {
+        // `@%p` / `@!%p`: the predicate register, and whether it is negated.
+        let (predicate, negated, rest) = match text.strip_prefix('@') {
             Some(r) => {
                 let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
-                negated = g.starts_with('!');
-                (Some(self.var(g.trim_start_matches('!'))), rest.trim())
+                let register = g.trim_start_matches('!');
+                (Some(self.var(register)), g.starts_with('!'), rest.trim())
             }
-            None => (None, text),
+            None => (None, false, text),
         };
         let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         // `::` sub-qualifiers (`.shared::cta`, `.L1::evict_last`) refine a qualifier: keep its head.
@@ -22,12 +31,36 @@ impl Entry {
             .collect();
         let ops = operands(args);
         let base = parts[0];
-        match base {
-            "bra" | "ret" | "exit" if guard.is_some() && negated => {
-                self.negated.insert(self.blocks.len() - 1);
-                self.control(base, guard, ops.first().cloned(), loc);
+        match (base, predicate) {
+            ("bra", None) => {
+                self.end_block(Terminator::Jump, ops.first().cloned(), false);
+                return;
             }
-            "bra" | "ret" | "exit" => self.control(base, guard, ops.first().cloned(), loc),
+            ("ret" | "exit", None) => {
+                self.end_block(Terminator::Return, None, false);
+                return;
+            }
+            // A branch on `@!%p` branches on %p with its successors the other way round.
+            ("bra" | "ret" | "exit", Some(cond)) => {
+                let target = if base == "bra" {
+                    ops.first().cloned()
+                } else {
+                    Some("#exit".into())
+                };
+                if negated {
+                    self.negated_branches
+                        .insert(self.blocks.len().saturating_sub(1));
+                }
+                self.end_block(Terminator::Branch { cond, loc }, target, true);
+                return;
+            }
+            _ => {}
+        }
+        let guard = match predicate {
+            Some(p) if negated => Some(self.negation(p, &predicate_name(text), &loc)),
+            guard => guard,
+        };
+        match base {
             "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
                 let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
                 let uses = mask_uses(mask);
@@ -68,6 +101,20 @@ impl Entry {
             _ if self.warp_level(base, &parts, &ops, &loc, guard) => {}
             _ => self.value_instruction(base, &parts, &ops, loc, guard),
         }
+    }
+
+    /// The guard of an instruction under `@!%p`: a temporary `!%p` = (`%p` == 0).
+    fn negation(&mut self, p: Var, name: &str, loc: &Location) -> Var {
+        let zero = self.value("0", loc);
+        let negated = self.temp_named(name);
+        self.push(
+            loc,
+            Op::Arith(Arith::Cmp(Cmp::Eq, false)),
+            vec![negated],
+            vec![p, zero],
+            None,
+        );
+        negated
     }
 
     /// The registers of an operand: `%r1`, `{%r1, %r2}`, `%r1|%p1` (literals and `_` left out).
@@ -176,21 +223,6 @@ impl Entry {
         }
     }
 
-    /// `bra` (a jump, or a branch when guarded) and `ret`/`exit` (a return, or a divergent early exit
-    /// when guarded).
-    fn control(&mut self, base: &str, guard: Option<Var>, target: Option<String>, loc: Location) {
-        let target = if base == "bra" {
-            target
-        } else {
-            Some("#exit".into())
-        };
-        match guard {
-            Some(cond) => self.end_block(Terminator::Branch { cond, loc }, target, true),
-            None if base == "bra" => self.end_block(Terminator::Jump, target, false),
-            None => self.end_block(Terminator::Return, None, false),
-        }
-    }
-
     fn value_instruction(
         &mut self,
         base: &str,
@@ -247,6 +279,8 @@ impl Entry {
                     Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le, signed)),
                     Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt, signed)),
                     Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge, signed)),
+                    Some("eq") => Some(Arith::Cmp(Cmp::Eq, signed)),
+                    Some("ne") => Some(Arith::Cmp(Cmp::Ne, signed)),
                     _ => Some(Arith::Other),
                 }
             }

@@ -62,11 +62,11 @@ struct Entry {
     /// (label or None, instructions, terminator, branch target label, falls through)
     blocks: Vec<(Vec<Inst>, Terminator, Option<String>, bool)>,
     labels: HashMap<String, usize>,
+    /// Blocks ending in a branch on `@!%p`: taken when %p is false.
+    negated_branches: std::collections::HashSet<usize>,
     unknown: Vec<(Location, String)>,
     /// What each device function of the module reaches (`call` counts as it).
     funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
-    /// Blocks whose closing branch is guarded by a negated predicate (`@!%p bra`).
-    negated: std::collections::HashSet<usize>,
     /// Register width in bits by name prefix (`.reg .b32 %r<31>` → `%r`: 32).
     reg_bits: HashMap<String, u8>,
     /// Each variable's width (0: unknown), [`Program::var_bits`].
@@ -397,9 +397,9 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
                     .collect(),
                 blocks: Vec::new(),
                 labels: HashMap::new(),
+                negated_branches: Default::default(),
                 unknown: Vec::new(),
                 funcs: funcs.clone(),
-                negated: Default::default(),
                 reg_bits: HashMap::new(),
                 bits: Vec::new(),
             };
@@ -486,12 +486,10 @@ impl Entry {
         let mut taken = Vec::new();
         for (k, (_, term, target, falls)) in self.blocks.iter().enumerate() {
             let guarded = matches!(term, Terminator::Branch { .. });
+            let mut successors = Vec::new();
             if let Some(t) = target {
                 if let Some(&to) = self.labels.get(t) {
-                    if guarded && *falls && k < last && to != k + 1 {
-                        taken.push((nodes[k], nodes[to], !self.negated.contains(&k)));
-                    }
-                    cfg.add_edge(nodes[k], nodes[to], ());
+                    successors.push(nodes[to]);
                 } else if t == "#exit" {
                     // `@%p ret` / `@%p exit`: the taken side is an exit block of its own, so the
                     // threads that leave are a divergent early exit like `if (p) return;`.
@@ -499,15 +497,23 @@ impl Entry {
                         insts: Vec::new(),
                         term: Terminator::Return,
                     });
-                    if guarded {
-                        taken.push((nodes[k], exit, !self.negated.contains(&k)));
-                    }
-                    cfg.add_edge(nodes[k], exit, ());
+                    successors.push(exit);
                 }
                 // Jumps to unknown labels leave the kernel (no edge).
             }
             if *falls && k < last {
-                cfg.add_edge(nodes[k], nodes[k + 1], ());
+                successors.push(nodes[k + 1]);
+            }
+            // A branch's first edge is the side taken when its condition holds: for `@!%p bra`,
+            // the fall-through.
+            if self.negated_branches.contains(&k) {
+                successors.reverse();
+            }
+            if guarded && successors.len() == 2 && successors[0] != successors[1] {
+                taken.push((nodes[k], successors[0], true));
+            }
+            for to in successors {
+                cfg.add_edge(nodes[k], to, ());
             }
             if *falls && k == last && !matches!(term, Terminator::Return) {
                 cfg[nodes[k]].term = if matches!(term, Terminator::Branch { .. }) {
