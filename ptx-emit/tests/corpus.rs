@@ -2,45 +2,11 @@
 //! NVRTC 12.9 and Triton 3.9 for sm_70–sm_90). Every file the manifest calls PTX parses, prints,
 //! and parses back to an equal AST; the files it marks `error` are refused at the line it names.
 
-use std::path::{Path, PathBuf};
+#[path = "support/corpus.rs"]
+mod support;
 
+use support::{corpus_files, expected_errors};
 use warpforge_ptx::parse::{parse, Module};
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/tests/corpus")
-}
-
-/// The manifest's `error` rows: file name → the line the error must name.
-fn expected_errors() -> Vec<(String, u32)> {
-    let manifest = std::fs::read_to_string(corpus_dir().join("manifest.tsv")).expect("manifest");
-    manifest
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split('\t').collect();
-            if cols.get(1) != Some(&"error") {
-                return None;
-            }
-            let file = cols[0].strip_prefix("ptx/")?.to_string();
-            let line = cols.get(3)?.strip_prefix("line ")?.parse().ok()?;
-            Some((file, line))
-        })
-        .collect()
-}
-
-fn corpus_files() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(corpus_dir().join("ptx"))
-        .expect("corpus directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
-        .map(|p| {
-            let name = p.file_name().expect("name").to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).expect("readable"))
-        })
-        .collect();
-    files.sort();
-    files
-}
 
 fn reparsed(module: &Module, name: &str) -> Module {
     let printed = module.to_string();

@@ -7,7 +7,9 @@
 //! in order and typed operands; nothing checks that `add.u32` has three operands. Every node carries
 //! its 1-based line and column ([`Pos`]). Errors ([`ParseError`]) say where, what was expected and
 //! what was found; no input makes the parser panic, and nesting is bounded so none exhausts the
-//! stack.
+//! stack. Comments that stand on lines of their own between module items or between statements are
+//! kept ([`ModuleItem::Comment`], [`Statement::Comment`], [`Module::preamble`]); trailing comments
+//! and comments inside a construct are dropped.
 //!
 //! - `lexer`: tokens; `cursor`: looking ahead and reporting; `error`: [`Pos`], [`ParseError`].
 //! - `module`: the header and module-scope items; `functions`: `.entry`/`.func`; `directives`:
