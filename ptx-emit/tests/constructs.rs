@@ -384,3 +384,89 @@ fn nvrtc_initializers() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Not in the corpus: nvcc's indirect calls (`.callprototype`) and `brx.idx` tables, as nvcc prints
+/// them.
+#[test]
+fn indirect_calls_and_branch_tables() {
+    let text = r#".version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry indirect(
+	.param .u64 indirect_param_0
+)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<3>;
+
+	ld.param.u64 	%rd2, [indirect_param_0];
+	{ // callseq 0, 0
+	.param .b32 param0;
+	st.param.b32 	[param0], %r1;
+	.param .b32 retval0;
+	prototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+	call (retval0), 
+	%rd2, 
+	(
+	param0
+	)
+	, prototype_0;
+	ld.param.b32 	%r2, [retval0];
+	} // callseq 0
+	ts: .branchtargets $L__BB0_1, $L__BB0_2;
+	brx.idx 	%r2, ts;
+$L__BB0_1:
+	ret;
+$L__BB0_2:
+	ret;
+}
+"#;
+    let m = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let k = m.function("indirect").expect("entry");
+    let call = first(k, "call");
+    match kinds(call).as_slice() {
+        [OperandKind::CallArgs(ret), OperandKind::Register(target), OperandKind::CallArgs(args), OperandKind::Label(proto)] =>
+        {
+            assert_eq!((ret.len(), args.len()), (1, 1));
+            assert_eq!(target.name, "%rd2");
+            assert_eq!(proto, "prototype_0");
+        }
+        other => panic!("{other:?}"),
+    }
+    let body = k.body.as_ref().expect("body");
+    let scope = body
+        .statements
+        .iter()
+        .find_map(|s| match s {
+            Statement::Block(b) => Some(b),
+            _ => None,
+        })
+        .expect("call scope");
+    let proto = scope
+        .statements
+        .iter()
+        .find_map(|s| match s {
+            Statement::CallPrototype(p) => Some(p),
+            _ => None,
+        })
+        .expect(".callprototype");
+    assert_eq!((proto.returns.len(), proto.params.len()), (1, 1));
+    assert_eq!(proto.params[0].ty, DataType::B32);
+    let table = body
+        .statements
+        .iter()
+        .find_map(|s| match s {
+            Statement::BranchTargets(t) => Some(t),
+            _ => None,
+        })
+        .expect(".branchtargets");
+    assert_eq!(table.labels, ["$L__BB0_1", "$L__BB0_2"]);
+    assert!(matches!(&first(k, "brx.idx").operands[1].kind, OperandKind::Label(l) if l == "ts"));
+
+    let mut again = parse(&m.to_string()).unwrap_or_else(|e| panic!("reprinted: {e}"));
+    let mut original = m;
+    original.erase_positions();
+    again.erase_positions();
+    assert_eq!(original, again);
+}

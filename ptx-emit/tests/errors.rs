@@ -144,7 +144,7 @@ struct Mutation {
     byte: u8,
 }
 
-const INSERTS: [&str; 14] = [
+const INSERTS: &[&str] = &[
     "{", "}", "[", "]", "(", ")", ";", ",", "\"", "/*", "%", ".", "@!", "\n",
 ];
 
@@ -236,7 +236,7 @@ fn mutated_corpus_files_never_panic_and_errors_stay_inside_the_file() {
     }
 }
 
-const SOUP: [&str; 28] = [
+const SOUP: &[&str] = &[
     "{",
     "}",
     "[",
@@ -265,6 +265,9 @@ const SOUP: [&str; 28] = [
     "ld.global.v2.u32",
     "$L__BB0_1",
     ".loc 1 2 3",
+    ".callprototype",
+    ".param .b32 _",
+    ".branchtargets",
 ];
 
 #[test]

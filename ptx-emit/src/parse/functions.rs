@@ -288,7 +288,8 @@ fn numbers(c: &mut Cursor, directive: &str) -> Result<Vec<u32>, ParseError> {
     }
 }
 
-fn param_list(c: &mut Cursor, context: &str) -> Result<Vec<Param>, ParseError> {
+/// Reads `(param, …)`.
+pub(crate) fn param_list(c: &mut Cursor, context: &str) -> Result<Vec<Param>, ParseError> {
     c.expect_punct('(', "")?;
     let mut params = Vec::new();
     if c.eat_punct(')') {

@@ -1,10 +1,11 @@
 //! Function bodies: blocks of statements (declarations, labels, instructions, nested `{ … }` scopes
-//! such as call sequences and inline asm, `.loc`, `.pragma`, and comments that stand on their own
-//! lines), and the instruction grammar: guard, opcode, modifiers, operands.
+//! such as call sequences and inline asm, `.loc`, `.pragma`, `.callprototype`, `.branchtargets`, and
+//! comments that stand on their own lines), and the instruction grammar: guard, opcode, modifiers, operands.
 
 use super::cursor::{Cursor, MAX_NESTING};
 use super::directives::{loc, pragma, var_decl, Loc, Pragma, VarDecl};
 use super::error::{ParseError, Pos};
+use super::functions::{param_list, Param};
 use super::keywords::StateSpace;
 use super::lexer::Tok;
 use super::operands::{operand, register, Operand, Register};
@@ -35,6 +36,31 @@ pub enum Statement {
     Pragma(Pragma),
     /// A comment on a line of its own.
     Comment(Comment),
+    /// `.callprototype (…) _ (…);`: the signature of an indirect call (after its label).
+    CallPrototype(CallPrototype),
+    /// `.branchtargets L1, L2, …;`: the table of a `brx.idx` (after its label).
+    BranchTargets(BranchTargets),
+}
+
+/// `.callprototype (.param .b32 _) _ (.param .b64 _);`: the signature `call` names for an indirect
+/// call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallPrototype {
+    /// Where `.callprototype` is.
+    pub pos: Pos,
+    /// Return parameters.
+    pub returns: Vec<Param>,
+    /// Parameters.
+    pub params: Vec<Param>,
+}
+
+/// `.branchtargets L1, L2;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchTargets {
+    /// Where `.branchtargets` is.
+    pub pos: Pos,
+    /// The labels, in order.
+    pub labels: Vec<String>,
 }
 
 /// A label definition `name:`.
@@ -170,6 +196,8 @@ fn statement(c: &mut Cursor, depth: u32) -> Result<Statement, ParseError> {
         Tok::Dot(name) => match name.as_str() {
             "loc" => Ok(Statement::Loc(loc(c)?)),
             "pragma" => Ok(Statement::Pragma(pragma(c)?)),
+            "callprototype" => Ok(Statement::CallPrototype(call_prototype(c)?)),
+            "branchtargets" => Ok(Statement::BranchTargets(branch_targets(c)?)),
             _ if StateSpace::from_name(name).is_some() => {
                 Ok(Statement::Decl(var_decl(c, pos, Vec::new())?))
             }
@@ -183,6 +211,42 @@ fn statement(c: &mut Cursor, depth: u32) -> Result<Statement, ParseError> {
         }
         Tok::Ident(_) | Tok::Punct('@') => Ok(Statement::Instruction(instruction(c)?)),
         _ => Err(c.error("an instruction, a label, a declaration or `}`")),
+    }
+}
+
+fn call_prototype(c: &mut Cursor) -> Result<CallPrototype, ParseError> {
+    let pos = c.bump().pos;
+    let returns = if c.is_punct('(') {
+        param_list(c, "to close the return parameter list")?
+    } else {
+        Vec::new()
+    };
+    match &c.peek().tok {
+        Tok::Ident(name) if name == "_" => {
+            c.bump();
+        }
+        _ => return Err(c.error("`_` (the prototype's name) after `.callprototype`")),
+    }
+    let params = param_list(c, "to close the parameter list")?;
+    c.expect_punct(';', "after the call prototype")?;
+    Ok(CallPrototype {
+        pos,
+        returns,
+        params,
+    })
+}
+
+fn branch_targets(c: &mut Cursor) -> Result<BranchTargets, ParseError> {
+    let pos = c.bump().pos;
+    let mut labels = Vec::new();
+    loop {
+        labels.push(c.expect_ident("a label in `.branchtargets`")?.0);
+        if c.eat_punct(';') {
+            return Ok(BranchTargets { pos, labels });
+        }
+        if !c.eat_punct(',') {
+            return Err(c.error("`,` or `;` in `.branchtargets`"));
+        }
     }
 }
 

@@ -55,7 +55,10 @@ pub use error::{ParseError, Pos};
 pub use functions::{
     Function, FunctionDirective, FunctionDirectiveKind, FunctionKind, Param, PtrAttributes,
 };
-pub use instructions::{Block, Comment, Guard, Instruction, Instructions, Label, Statement};
+pub use instructions::{
+    Block, BranchTargets, CallPrototype, Comment, Guard, Instruction, Instructions, Label,
+    Statement,
+};
 pub use keywords::{DataType, Linkage, StateSpace};
 pub use module::{
     AddressSize, DataDirective, DataValue, Module, ModuleItem, Section, SectionItem, Target,

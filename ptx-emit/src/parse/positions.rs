@@ -94,6 +94,13 @@ fn erase_block(block: &mut Block) {
             Statement::Loc(l) => l.pos = zero,
             Statement::Pragma(p) => p.pos = zero,
             Statement::Comment(c) => c.pos = zero,
+            Statement::CallPrototype(p) => {
+                p.pos = zero;
+                for param in p.returns.iter_mut().chain(&mut p.params) {
+                    param.pos = zero;
+                }
+            }
+            Statement::BranchTargets(t) => t.pos = zero,
         }
     }
 }

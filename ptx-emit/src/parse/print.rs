@@ -242,6 +242,20 @@ fn write_block(f: &mut Formatter<'_>, block: &Block, depth: usize) -> fmt::Resul
             Statement::Loc(l) => writeln!(f, "{inner}{l}")?,
             Statement::Pragma(p) => writeln!(f, "{inner}{p}")?,
             Statement::Comment(c) => writeln!(f, "{inner}//{}", c.text)?,
+            Statement::CallPrototype(p) => {
+                write!(f, "{inner}.callprototype ")?;
+                if !p.returns.is_empty() {
+                    f.write_str("(")?;
+                    comma_list(f, &p.returns)?;
+                    f.write_str(") ")?;
+                }
+                f.write_str("_ (")?;
+                comma_list(f, &p.params)?;
+                writeln!(f, ");")?;
+            }
+            Statement::BranchTargets(t) => {
+                writeln!(f, "{inner}.branchtargets {};", t.labels.join(", "))?
+            }
         }
     }
     writeln!(f, "{outer}}}")
