@@ -7,6 +7,8 @@
 //!
 //! - [`ast`]: the small PTX AST and its `Display`; [`regs`]: register classes and allocation;
 //!   `lower/`: the lowering (statements and control flow, expressions, memory, warp collectives).
+//! - [`parse`]: the PTX front end, PTX text → a typed AST with positions, for any PTX (nvcc's,
+//!   Triton's, this crate's); [`emit_ast`] gives the [`ast`] a kernel's text is printed from.
 //! - [`ptxas`]: finding NVIDIA's `ptxas`, assembling, and parsing its `-v` resource report.
 //!
 //! ```
@@ -24,6 +26,7 @@
 pub mod ast;
 pub mod launch;
 mod lower;
+pub mod parse;
 pub mod ptxas;
 pub mod regs;
 
@@ -143,8 +146,8 @@ impl fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
-/// Lowers a verified kernel to PTX for `target`.
-pub fn emit(kernel: &Verified<'_>, target: Sm) -> Result<Ptx, EmitError> {
+/// Lowers a verified kernel to the PTX AST that [`emit`] prints (its `Display` is the PTX text).
+pub fn emit_ast(kernel: &Verified<'_>, target: Sm) -> Result<ast::Module, EmitError> {
     let shared = kernel.shared_bytes().unwrap_or(u64::MAX);
     if shared > target.max_shared_bytes() {
         return Err(EmitError::SharedTooLarge {
@@ -153,7 +156,12 @@ pub fn emit(kernel: &Verified<'_>, target: Sm) -> Result<Ptx, EmitError> {
             target,
         });
     }
-    let module = lower::lower(kernel, target);
+    Ok(lower::lower(kernel, target))
+}
+
+/// Lowers a verified kernel to PTX for `target`.
+pub fn emit(kernel: &Verified<'_>, target: Sm) -> Result<Ptx, EmitError> {
+    let module = emit_ast(kernel, target)?;
     Ok(Ptx {
         text: module.to_string(),
         target,
