@@ -22,23 +22,31 @@ pub fn lint_ptx(source: &str) -> Result<Vec<Diagnostic>, PtxError> {
 /// [`lint_ptx`], saying whether entries without `.reqntid` may be assumed to have a block x-dimension
 /// that is a multiple of 32 (then `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform).
 pub fn lint_ptx_with(source: &str, assume_warp_aligned: bool) -> Result<Vec<Diagnostic>, PtxError> {
-    let programs = crate::ptx_front::programs_of_with(source, assume_warp_aligned)?;
-    Ok(check_all(&programs))
+    let lowering = crate::ptx_front::Lowering::of(source)?;
+    Ok(check_all(lowering.entries(), |k| {
+        check(&lowering.lower(k, assume_warp_aligned))
+    }))
 }
 
-/// The findings of every program, in program order; a module with many entries is checked on every
-/// core (each entry is analysed on its own).
-fn check_all(programs: &[crate::program::Program]) -> Vec<Diagnostic> {
+/// The findings of entries `0..n` (`one` lowers and checks an entry), in entry order; a module with
+/// many entries is checked on every core (each entry is analysed on its own).
+fn check_all(n: usize, one: impl Fn(usize) -> Vec<Diagnostic> + Sync) -> Vec<Diagnostic> {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let threads = cores.min(programs.len() / 4).max(1);
+    let threads = cores.min(n / 4).max(1);
     if threads == 1 {
-        return programs.iter().flat_map(check).collect();
+        return (0..n).flat_map(&one).collect();
     }
-    let chunk = programs.len().div_ceil(threads);
+    let chunk = n.div_ceil(threads);
+    let one = &one;
     std::thread::scope(|s| {
-        let handles: Vec<_> = programs
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().flat_map(check).collect::<Vec<_>>()))
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (t * chunk..((t + 1) * chunk).min(n))
+                        .flat_map(one)
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
         handles
             .into_iter()

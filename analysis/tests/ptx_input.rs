@@ -50,7 +50,7 @@ fn a_module_cut_short_is_an_error_naming_the_line() {
     let cut = &DIVERGENT_BARRIER[..DIVERGENT_BARRIER.find("DONE:").expect("label")];
     let e = lint_ptx(cut).expect_err("cut short");
     assert!(
-        e.message.contains("`.entry divergent_barrier`") && e.message.contains("closing"),
+        e.message.contains("`.entry divergent_barrier`") && e.message.contains("cut short"),
         "{e}"
     );
     // Cut in the middle of a statement.

@@ -83,20 +83,21 @@ pub(super) fn summaries(stmts: &[Stmt]) -> HashMap<String, FuncSummary> {
                     }
                 }
                 _ => {
-                    let rest = t.strip_prefix('@').map_or(t, |r| {
-                        r.split_once(char::is_whitespace).map_or("", |(_, x)| x)
-                    });
-                    let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                    let base = opcode.split('.').next().unwrap_or_default();
-                    let warp = opcode.contains(".warp");
+                    let Some(p) = &stmts[i].inst else {
+                        i += 1;
+                        continue;
+                    };
+                    let base = p.parts.first().map_or("", String::as_str);
+                    let warp = p.parts.iter().any(|m| m == "warp");
+                    let last = p.ops.last().map_or("", String::as_str);
                     match base {
-                        "bar" | "barrier" if warp => summary.warp_sync |= is_full(args),
-                        "bar" | "barrier" => summary.barrier = true,
-                        "shfl" | "vote" | "match" | "redux" => {
-                            summary.warp_sync |= is_full(args.rsplit(',').next().unwrap_or(""))
+                        "bar" | "barrier" if warp => {
+                            summary.warp_sync |= is_full(p.ops.first().map_or("-1", String::as_str))
                         }
+                        "bar" | "barrier" => summary.barrier = true,
+                        "shfl" | "vote" | "match" | "redux" => summary.warp_sync |= is_full(last),
                         "call" => {
-                            if let Some(c) = callee(args) {
+                            if let Some(c) = callee(&p.ops.join(", ")) {
                                 summary.callees.insert(c);
                             }
                         }

@@ -3,33 +3,18 @@
 
 use super::*;
 
-/// `!%p` of `@!%p …`.
-fn predicate_name(text: &str) -> String {
-    text.trim_start_matches('@')
-        .split_whitespace()
-        .next()
-        .unwrap_or_default()
-        .to_owned()
-}
-
 impl Entry {
-    pub(super) fn instruction(&mut self, text: &str, loc: Location) {
+    pub(super) fn instruction(&mut self, parsed: &Parsed, loc: Location) {
         // `@%p` / `@!%p`: the predicate register, and whether it is negated.
-        let (predicate, negated, rest) = match text.strip_prefix('@') {
-            Some(r) => {
-                let (g, rest) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
-                let register = g.trim_start_matches('!');
-                (Some(self.var(register)), g.starts_with('!'), rest.trim())
-            }
-            None => (None, false, text),
+        let (predicate, negated) = match &parsed.guard {
+            Some((register, negated)) => (Some(self.var(register)), *negated),
+            None => (None, false),
         };
-        let (opcode, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        // `::` sub-qualifiers (`.shared::cta`, `.L1::evict_last`) refine a qualifier: keep its head.
-        let parts: Vec<&str> = opcode
-            .split('.')
-            .map(|p| p.split("::").next().unwrap_or(p))
-            .collect();
-        let ops = operands(args);
+        let parts: Vec<&str> = parsed.parts.iter().map(String::as_str).collect();
+        let ops = &parsed.ops;
+        if parts.is_empty() {
+            return;
+        }
         let base = parts[0];
         match (base, predicate) {
             ("bra", None) => {
@@ -57,7 +42,10 @@ impl Entry {
             _ => {}
         }
         let guard = match predicate {
-            Some(p) if negated => Some(self.negation(p, &predicate_name(text), &loc)),
+            Some(p) if negated => {
+                let name = format!("!{}", parsed.guard.as_ref().map_or("", |g| g.0.as_str()));
+                Some(self.negation(p, &name, &loc))
+            }
             guard => guard,
         };
         match base {

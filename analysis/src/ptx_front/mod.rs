@@ -1,5 +1,6 @@
 //! PTX text → [`Program`]s (one per `.entry`), so PTX from anywhere (nvcc, other generators, warpforge)
-//! can be linted.
+//! can be linted. The text is read by the shared PTX parser (`warpforge_ptx::parse`, which the
+//! simulator uses too); `ast` turns its tree into the statements lowered here.
 //!
 //! Understood: `.entry` with parameters and `.reqntid`; `.reg`, `.shared` (module or function scope,
 //! `.extern` too); labels; guards `@%p` / `@!%p`; `ld`/`st` (all spaces, vectors), `cvta`, `mov`
@@ -15,18 +16,20 @@
 use std::collections::HashMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
+use warpforge_ptx::parse::ModuleItem;
 
 use crate::program::{
     Address, Arith, Block, Cmp, Collective, Inst, Location, MaskInfo, Op, Program, SharedDecl,
     Space, Special, Terminator, Var, WarpAlignment,
 };
 
+mod ast;
 mod calls;
 mod instructions;
 mod text;
 mod warp_level;
 
-use text::{operands, statements, Stmt, LINE_DIRECTIVES};
+use text::{Parsed, Stmt};
 
 fn parse_imm(s: &str) -> Option<u64> {
     let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
@@ -66,7 +69,7 @@ struct Entry {
     negated_branches: std::collections::HashSet<usize>,
     unknown: Vec<(Location, String)>,
     /// What each device function of the module reaches (`call` counts as it).
-    funcs: std::rc::Rc<HashMap<String, calls::FuncSummary>>,
+    funcs: std::sync::Arc<HashMap<String, calls::FuncSummary>>,
     /// Register width in bits by name prefix (`.reg .b32 %r<31>` → `%r`: 32).
     reg_bits: HashMap<String, u8>,
     /// Each variable's width (0: unknown), [`Program::var_bits`].
@@ -315,38 +318,41 @@ impl std::error::Error for PtxError {}
 
 /// Checks that `stmts` look like a whole PTX module: a `.version` directive before anything else, and
 /// every statement ended.
-fn check_module(src: &str, stmts: &[Stmt]) -> Result<(), PtxError> {
-    let Some(first) = stmts.first() else {
+/// Refuses text that does not start (after comments) with `.version`: not a PTX module at all.
+fn check_module(src: &str) -> Result<(), PtxError> {
+    let mut rest = src;
+    let mut line = 1;
+    loop {
+        let trimmed = rest.trim_start();
+        line += rest[..rest.len() - trimmed.len()].matches('\n').count();
+        rest = trimmed;
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.find('\n').map_or("", |k| &after[k..]);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            let k = after.find("*/").map_or(after.len(), |k| k + 2);
+            line += after[..k.min(after.len())].matches('\n').count();
+            rest = &after[k.min(after.len())..];
+        } else {
+            break;
+        }
+    }
+    if rest.is_empty() {
         return Err(PtxError {
             line: 1,
             message: "not PTX: the file is empty (a PTX module starts with `.version`)".into(),
         });
-    };
-    if !first.text.starts_with(".version") {
+    }
+    if !rest.starts_with(".version") {
         return Err(PtxError {
-            line: first.line,
+            line,
             message: format!(
                 "not PTX: a PTX module starts with a `.version` directive, this starts with `{}`",
-                first
-                    .text
-                    .lines()
+                rest.lines()
                     .next()
                     .unwrap_or_default()
                     .chars()
                     .take(40)
                     .collect::<String>()
-            ),
-        });
-    }
-    let last = stmts.last().expect("not empty");
-    let ended = src.trim_end().ends_with([';', '}', ':'])
-        || LINE_DIRECTIVES.iter().any(|d| last.text.starts_with(d));
-    if !ended {
-        return Err(PtxError {
-            line: last.line,
-            message: format!(
-                "the file is cut short: the statement at line {} has no `;`",
-                last.line
             ),
         });
     }
@@ -362,107 +368,142 @@ pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
 
 /// [`programs_of`], saying whether to assume warp-aligned block x-dimensions where `.reqntid` is absent.
 pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
-    let stmts = statements(src);
-    check_module(src, &stmts)?;
-    let funcs = std::rc::Rc::new(calls::summaries(&stmts));
-    let mut module_shared = Vec::new();
-    let mut programs = Vec::new();
-    let mut i = 0;
-    while i < stmts.len() {
-        let t = &stmts[i].text;
-        if t.contains(".shared") && (t.starts_with(".shared") || t.starts_with(".extern")) {
-            if let Some(d) = shared_decl(t) {
-                module_shared.push((d.name.clone(), d));
-            }
-        }
-        if let Some(pos) = t.find(".entry") {
-            let header = &t[pos + 6..];
-            let name = header
-                .trim()
-                .split(['(', ' '])
-                .next()
-                .unwrap_or("entry")
-                .to_owned();
-            let mut e = Entry {
-                name,
-                block_size: None,
-                block_size_required: false,
-                vars: HashMap::new(),
-                names: Vec::new(),
-                shared: module_shared.iter().map(|(_, d)| d.clone()).collect(),
-                shared_index: module_shared
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (n, _))| (n.clone(), k))
-                    .collect(),
-                blocks: Vec::new(),
-                labels: HashMap::new(),
-                negated_branches: Default::default(),
-                unknown: Vec::new(),
-                funcs: funcs.clone(),
-                reg_bits: HashMap::new(),
-                bits: Vec::new(),
-            };
-            e.launch_directives(header);
-            i += 1;
-            // Directives between the parameter list and the body.
-            while i < stmts.len() && stmts[i].text != "{" {
-                e.launch_directives(&stmts[i].text);
-                i += 1;
-            }
-            let mut depth = 0;
-            let header_line = stmts[i.min(stmts.len() - 1)].line;
-            while i < stmts.len() {
-                let s = &stmts[i];
-                let loc = Location::Ptx {
-                    line: s.line,
-                    col: s.col,
-                };
-                match s.text.as_str() {
-                    "{" => depth += 1,
-                    "}" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
+    let lowering = Lowering::of(src)?;
+    Ok((0..lowering.entries())
+        .map(|k| lowering.lower(k, assume_warp_aligned))
+        .collect())
+}
+
+/// A parsed module ready to lower entry by entry (independently: the linter lowers and checks its
+/// entries on every core).
+pub(crate) struct Lowering {
+    /// Per entry: the module-scope shared arrays declared before it, and its statements.
+    entries: Vec<(Vec<SharedDecl>, Vec<Stmt>)>,
+    /// What each device function reaches.
+    funcs: std::sync::Arc<HashMap<String, calls::FuncSummary>>,
+}
+
+impl Lowering {
+    /// Parses `src`; `Err` when it is not PTX or is cut short.
+    pub(crate) fn of(src: &str) -> Result<Lowering, PtxError> {
+        check_module(src)?;
+        let module = warpforge_ptx::parse::parse(src).map_err(|e| ast::error_of(src, &e))?;
+        let mut funcs = Vec::new();
+        let mut entries = Vec::new();
+        let mut shared = Vec::new();
+        for item in &module.items {
+            match item {
+                ModuleItem::Variable(d) => {
+                    if let Some(decl) = shared_decl(d.to_string().trim_end_matches(';')) {
+                        if d.space == warpforge_ptx::parse::StateSpace::Shared {
+                            shared.push(decl);
                         }
                     }
-                    t if t.ends_with(':') => {
-                        let label = t.trim_end_matches(':').to_owned();
-                        if e.blocks.last().is_some_and(|b| !b.0.is_empty()) {
-                            e.end_block(Terminator::Jump, None, true);
-                        }
-                        if e.blocks.is_empty() {
-                            e.blocks.push((Vec::new(), Terminator::Jump, None, true));
-                        }
-                        let at = e.blocks.len() - 1;
-                        e.labels.insert(label, at);
-                    }
-                    t if t.starts_with(".shared") => {
-                        if let Some(d) = shared_decl(t) {
-                            e.shared_index.insert(d.name.clone(), e.shared.len());
-                            e.shared.push(d);
-                        }
-                    }
-                    t if t.starts_with(".reg") => e.reg_decl(t),
-                    t if t.starts_with('.') => {}
-                    t => e.instruction(t, loc),
                 }
-                i += 1;
+                ModuleItem::Function(f) if f.body.is_some() => {
+                    let stmts = ast::function_statements(f);
+                    if f.is_entry() {
+                        entries.push((shared.clone(), stmts));
+                    } else {
+                        funcs.extend(stmts);
+                    }
+                }
+                _ => {}
             }
-            if i >= stmts.len() {
-                return Err(PtxError {
-                    line: stmts.last().map_or(1, |s| s.line),
-                    message: format!(
-                        "the file is cut short: the body of `.entry {}` (line {header_line}) has no closing `}}`",
-                        e.name
-                    ),
-                });
-            }
-            programs.push(e.finish(assume_warp_aligned));
         }
-        i += 1;
+        Ok(Lowering {
+            entries,
+            funcs: std::sync::Arc::new(calls::summaries(&funcs)),
+        })
     }
-    Ok(programs)
+
+    /// How many entries the module has.
+    pub(crate) fn entries(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Entry `k` as a program.
+    pub(crate) fn lower(&self, k: usize, assume_warp_aligned: bool) -> Program {
+        let (module_shared, stmts) = &self.entries[k];
+        let header = stmts.first().map_or("", |s| s.text.as_str());
+        let name = header
+            .split_once(".entry")
+            .map_or("", |(_, rest)| rest)
+            .trim()
+            .split(['(', ' '])
+            .next()
+            .unwrap_or("entry")
+            .to_owned();
+        let mut e = Entry {
+            name,
+            block_size: None,
+            block_size_required: false,
+            vars: HashMap::new(),
+            names: Vec::new(),
+            shared: module_shared.clone(),
+            shared_index: module_shared
+                .iter()
+                .enumerate()
+                .map(|(k, d)| (d.name.clone(), k))
+                .collect(),
+            blocks: Vec::new(),
+            labels: HashMap::new(),
+            negated_branches: Default::default(),
+            unknown: Vec::new(),
+            funcs: self.funcs.clone(),
+            reg_bits: HashMap::new(),
+            bits: Vec::new(),
+        };
+        let mut i = 1;
+        // Directives between the parameter list and the body.
+        while i < stmts.len() && stmts[i].text != "{" {
+            e.launch_directives(&stmts[i].text);
+            i += 1;
+        }
+        let mut depth = 0;
+        while i < stmts.len() {
+            let s = &stmts[i];
+            let loc = Location::Ptx {
+                line: s.line,
+                col: s.col,
+            };
+            match s.text.as_str() {
+                "{" => depth += 1,
+                "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                t if t.ends_with(':') => {
+                    let label = t.trim_end_matches(':').to_owned();
+                    if e.blocks.last().is_some_and(|b| !b.0.is_empty()) {
+                        e.end_block(Terminator::Jump, None, true);
+                    }
+                    if e.blocks.is_empty() {
+                        e.blocks.push((Vec::new(), Terminator::Jump, None, true));
+                    }
+                    let at = e.blocks.len() - 1;
+                    e.labels.insert(label, at);
+                }
+                t if t.starts_with(".shared") => {
+                    if let Some(d) = shared_decl(t) {
+                        e.shared_index.insert(d.name.clone(), e.shared.len());
+                        e.shared.push(d);
+                    }
+                }
+                _ if s.inst.is_some() => {
+                    if let Some(p) = &s.inst {
+                        e.instruction(p, loc);
+                    }
+                }
+                t if t.starts_with(".reg") => e.reg_decl(t),
+                _ => {}
+            }
+            i += 1;
+        }
+        e.finish(assume_warp_aligned)
+    }
 }
 
 impl Entry {
