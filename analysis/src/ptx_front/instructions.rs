@@ -85,9 +85,9 @@ impl Entry {
                 uses.extend(mask_uses(mask));
                 self.push(&loc, Op::Collective { kind, mask }, defs, uses, guard);
             }
-            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, &ops, loc, guard),
-            _ if self.warp_level(base, &parts, &ops, &loc, guard) => {}
-            _ => self.value_instruction(base, &parts, &ops, loc, guard),
+            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, ops, loc, guard),
+            _ if self.warp_level(base, &parts, ops, &loc, guard) => {}
+            _ => self.value_instruction(base, &parts, ops, loc, guard),
         }
     }
 
