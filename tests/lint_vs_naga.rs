@@ -155,13 +155,14 @@ fn barrier_guards_agree_with_naga_or_differ_for_documented_reasons() {
         let kernel = random_kernel(&choices);
         let verified = verify(&kernel).expect("random kernels verify");
         let naga = warpforge::wgsl::naga_value_uniformity(&verified).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let ours = divergence(&program_of(&verified), Scope::Block);
+        let program = program_of(&verified);
+        let ours = divergence(&program, Scope::Block);
         let mut defs = HashMap::new();
         definitions(&kernel.body, &mut defs);
         let mut conds = Vec::new();
         guards(&kernel.body, &mut conds);
         for cond in conds {
-            let ours_uniform = ours.var(cond.index()).is_none();
+            let ours_uniform = !ours.var_divergent(cond.index());
             let naga_uniform = naga[cond.index()].unwrap_or(true);
             let mut s = Sources::default();
             sources(&kernel, &defs, cond, &mut vec![false; kernel.values.len()], &mut s);

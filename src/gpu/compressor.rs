@@ -3,8 +3,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::cuda::CudaEngine;
+use super::driver_cuda::CudaDriver;
+use super::driver_sim::LaunchDriver;
 use super::engine::{Engine, LaunchEngine};
+use super::ring_engine::RingEngine;
 use super::{BatchResult, BatchStats, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::kernel_io::{reference, Lz4Kernels, Page};
 use crate::runtime::Launcher;
@@ -51,8 +53,8 @@ impl GpuBatchCompressor {
     ) -> Result<GpuBatchCompressor, GpuError> {
         config.validate()?;
         let engine: Box<dyn Engine> = match backend {
-            GpuBackend::Cuda => Box::new(CudaEngine::new(
-                config.device_index,
+            GpuBackend::Cuda => Box::new(RingEngine::new(
+                CudaDriver::new(config.device_index)?,
                 config.batch_size,
                 config.ring_buffer_slots,
                 config.async_dma,
@@ -75,6 +77,24 @@ impl GpuBatchCompressor {
             }
         };
         Ok(GpuBatchCompressor::with_engine(config, engine))
+    }
+
+    /// A compressor running the CUDA engine's host pipeline — the async-DMA ring, meta-first
+    /// compaction, decompression, the same code that talks to the CUDA driver — with `launcher` (a
+    /// CPU simulator) standing in for the driver: the CUDA host logic exercised without a GPU. Times
+    /// are on the host clock.
+    pub fn cuda_pipeline_on(
+        config: GpuBatchConfig,
+        launcher: Launcher,
+    ) -> Result<GpuBatchCompressor, GpuError> {
+        config.validate()?;
+        let engine = RingEngine::new(
+            LaunchDriver::new(launcher),
+            config.batch_size,
+            config.ring_buffer_slots,
+            config.async_dma,
+        )?;
+        Ok(GpuBatchCompressor::with_engine(config, Box::new(engine)))
     }
 
     /// A compressor on any engine (the fault-injection tests use a fake one).

@@ -32,13 +32,16 @@
 
 mod compressor;
 mod config;
-mod cuda;
 mod device;
+mod driver;
+mod driver_cuda;
+mod driver_sim;
 mod engine;
 mod error;
 mod policy;
 mod result;
 pub mod ring;
+mod ring_engine;
 
 pub use crate::runtime::Timings;
 pub use compressor::GpuBatchCompressor;
