@@ -89,6 +89,9 @@ pub trait Driver {
     fn synchronize(&self, event: &Self::Event) -> Result<(), GpuError>;
     /// Nanoseconds between two completed events.
     fn elapsed_ns(&self, from: &Self::Event, to: &Self::Event) -> Result<u64, GpuError>;
+    /// Waits for all queued work on the device (after allocating: zeroing queued on one stream must
+    /// not land after another stream's first copy).
+    fn settle(&self) -> Result<(), GpuError>;
     /// An error the driver recorded for queued work, if any.
     fn check(&self) -> Result<(), GpuError>;
     /// Waits for `stream` to drain, ignoring errors (after a failure).

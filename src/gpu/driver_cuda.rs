@@ -171,6 +171,10 @@ impl Driver for CudaDriver {
         Ok((f64::from(ms) * 1e6) as u64)
     }
 
+    fn settle(&self) -> Result<(), GpuError> {
+        self.ctx.synchronize().map_err(err("cuCtxSynchronize"))
+    }
+
     fn check(&self) -> Result<(), GpuError> {
         // cudarc records some failures (in its automatic cross-stream waits) instead of returning them.
         self.ctx.check_err().map_err(err("a queued CUDA operation"))

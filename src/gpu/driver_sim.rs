@@ -138,6 +138,10 @@ impl Driver for LaunchDriver {
         Ok(to.get().saturating_sub(from.get()))
     }
 
+    fn settle(&self) -> Result<(), GpuError> {
+        Ok(())
+    }
+
     fn check(&self) -> Result<(), GpuError> {
         Ok(())
     }

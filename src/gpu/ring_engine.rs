@@ -145,6 +145,7 @@ impl<D: Driver> RingEngine<D> {
         let slots = (0..depth)
             .map(|_| Slot::new(&driver, batch))
             .collect::<Result<Vec<_>, _>>()?;
+        driver.settle()?;
         Ok(RingEngine {
             driver,
             compress,
