@@ -28,6 +28,7 @@ pub mod rules;
 pub mod sarif;
 pub mod uniformity;
 mod warp_affine;
+mod webs;
 
 pub use lint::{
     has_errors, lint_kernel, lint_ptx, lint_ptx_with, render_json, render_text, PtxError,

@@ -345,3 +345,31 @@ fn a_shared_race_between_warps_is_an_error() {
         "{undeclared:?}"
     );
 }
+
+/// A module around one entry's body (`%r9` = `%tid.x`).
+fn entry(body: &str) -> String {
+    format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n\t.reg .pred %p<4>;\n\
+         \t.reg .b32 %r<10>;\n\tmov.u32 %r9, %tid.x;\n{body}\nDONE:\n\tret;\n}}\n"
+    )
+}
+
+#[test]
+fn a_reused_register_is_divergent_only_where_its_divergent_value_reaches() {
+    // %r1 holds %tid.x, then (reused) a constant: the branch on the constant is uniform, so the
+    // barrier after it is reached by the whole block.
+    let reused = entry(
+        "\tmov.u32 %r1, %r9;\n\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 bra SKIP;\n\tadd.u32 %r2, %r1, 1;\n\
+         SKIP:\n\tmov.u32 %r1, 7;\n\tsetp.eq.u32 %p2, %r1, 7;\n\t@%p2 bra DONE;\n\tbar.sync 0;",
+    );
+    assert_eq!(rules(&reused), Vec::<&str>::new());
+    // Without the reuse, the branch is on %tid.x: B001.
+    let divergent = reused.replace("\tmov.u32 %r1, 7;\n", "");
+    assert_eq!(rules(&divergent), vec!["B001"]);
+    // A loop-carried register stays one value: its divergent update reaches the branch after the loop.
+    let carried = entry(
+        "\tmov.u32 %r1, 0;\nLOOP:\n\tadd.u32 %r1, %r1, %r9;\n\tsetp.lt.u32 %p1, %r1, 100;\n\
+         \t@%p1 bra LOOP;\n\tsetp.eq.u32 %p2, %r1, 5;\n\t@%p2 bra DONE;\n\tbar.sync 0;",
+    );
+    assert_eq!(rules(&carried), vec!["B001"]);
+}

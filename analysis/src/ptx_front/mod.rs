@@ -377,8 +377,9 @@ pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Prog
 /// A parsed module ready to lower entry by entry (independently: the linter lowers and checks its
 /// entries on every core).
 pub(crate) struct Lowering {
-    /// Per entry: the module-scope shared arrays declared before it, and its statements.
-    entries: Vec<(Vec<SharedDecl>, Vec<Stmt>)>,
+    module: warpforge_ptx::parse::Module,
+    /// Per entry: the module-scope shared arrays declared before it, and its item in the module.
+    entries: Vec<(Vec<SharedDecl>, usize)>,
     /// What each device function reaches.
     funcs: std::sync::Arc<HashMap<String, calls::FuncSummary>>,
 }
@@ -391,7 +392,7 @@ impl Lowering {
         let mut funcs = Vec::new();
         let mut entries = Vec::new();
         let mut shared = Vec::new();
-        for item in &module.items {
+        for (at, item) in module.items.iter().enumerate() {
             match item {
                 ModuleItem::Variable(d) => {
                     if let Some(decl) = shared_decl(d.to_string().trim_end_matches(';')) {
@@ -401,17 +402,17 @@ impl Lowering {
                     }
                 }
                 ModuleItem::Function(f) if f.body.is_some() => {
-                    let stmts = ast::function_statements(f);
                     if f.is_entry() {
-                        entries.push((shared.clone(), stmts));
+                        entries.push((shared.clone(), at));
                     } else {
-                        funcs.extend(stmts);
+                        funcs.extend(ast::function_statements(f));
                     }
                 }
                 _ => {}
             }
         }
         Ok(Lowering {
+            module,
             entries,
             funcs: std::sync::Arc::new(calls::summaries(&funcs)),
         })
@@ -424,7 +425,11 @@ impl Lowering {
 
     /// Entry `k` as a program.
     pub(crate) fn lower(&self, k: usize, assume_warp_aligned: bool) -> Program {
-        let (module_shared, stmts) = &self.entries[k];
+        let (module_shared, at) = &self.entries[k];
+        let stmts = match &self.module.items[*at] {
+            ModuleItem::Function(f) => ast::function_statements(f),
+            _ => Vec::new(),
+        };
         let header = stmts.first().map_or("", |s| s.text.as_str());
         let name = header
             .split_once(".entry")
@@ -565,7 +570,7 @@ impl Entry {
             }
         }
         let taken = taken_table(&cfg, &taken);
-        Program {
+        let mut program = Program {
             name: self.name,
             block_size: self.block_size,
             thread_range_exact: self.block_size.is_some()
@@ -587,7 +592,10 @@ impl Entry {
             taken,
             shared: self.shared,
             unknown: self.unknown,
-        }
+        };
+        // Divergence per definition: a reused register becomes one variable per web.
+        crate::webs::split(&mut program);
+        program
     }
 }
 
