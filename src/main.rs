@@ -245,6 +245,7 @@ fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoic
             "the CPU reference of the warp kernels (byte-identical to the kernels)"
         }
         Backend::Sim => "the LZ4 warp kernels on the CPU simulator, sanitizer on",
+        Backend::PtxSim => "not supported by compress/decompress yet (warpforge run takes it)",
         Backend::WebGpu => "the LZ4 warp kernels on a WebGPU adapter",
         Backend::Cuda => {
             "the LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch)"

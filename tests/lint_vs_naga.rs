@@ -155,7 +155,8 @@ fn barrier_guards_agree_with_naga_or_differ_for_documented_reasons() {
         let kernel = random_kernel(&choices);
         let verified = verify(&kernel).expect("random kernels verify");
         let naga = warpforge::wgsl::naga_value_uniformity(&verified).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let ours = divergence(&program_of(&verified), Scope::Block);
+        let program = program_of(&verified);
+        let ours = divergence(&program, Scope::Block);
         let mut defs = HashMap::new();
         definitions(&kernel.body, &mut defs);
         let mut conds = Vec::new();

@@ -61,6 +61,7 @@ mod finding;
 mod lane_access;
 mod lanes;
 mod memory;
+pub mod ptx;
 mod race;
 mod stats;
 mod warp;
