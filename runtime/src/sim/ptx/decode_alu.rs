@@ -469,10 +469,7 @@ impl Decoder<'_> {
                     c: self.src(c, Imm::Int)?,
                 })
             }
-            _ => Err(format!(
-                "`{}` is not supported by the PTX simulator",
-                inst.full_opcode()
-            )),
+            _ => Err(format!("`{}` is not implemented", inst.full_opcode())),
         }
     }
 
@@ -533,12 +530,7 @@ impl Decoder<'_> {
                     a: self.src(a, Imm::F32)?,
                 });
             }
-            _ => {
-                return Err(format!(
-                    "`{}` is not supported by the PTX simulator",
-                    inst.full_opcode()
-                ))
-            }
+            _ => return Err(format!("`{}` is not implemented", inst.full_opcode())),
         };
         f32_only(mods)?;
         let Some(op) = bin else {

@@ -123,14 +123,17 @@ impl Decoder<'_> {
                     (MemSpace::Generic, Some(s)) if s != MemSpace::Global => s,
                     (s, _) => s,
                 };
-                if inst.opcode == "st" && matches!(space, MemSpace::Param | MemSpace::Const) {
-                    return Err(format!("stores to `.{}` are not supported", space.name()));
+                if inst.opcode == "st" && space == MemSpace::Param {
+                    return Err(
+                        "stores to `.param` (a call's arguments: calls are not supported)".into(),
+                    );
+                }
+                if inst.opcode == "st" && space == MemSpace::Const {
+                    return Err("`.const` memory cannot be written".into());
                 }
                 let addr = self.addr(address)?;
                 let elements = match &value.kind {
-                    OperandKind::Vector(parts) if parts.len() == count && count > 1 => {
-                        parts.clone()
-                    }
+                    OperandKind::Vector(parts) if parts.len() == count => parts.clone(),
                     _ if count == 1 => vec![value.clone()],
                     _ => return Err(format!("expected a vector of {count} registers")),
                 };
@@ -478,7 +481,7 @@ impl Decoder<'_> {
                     mask: self.src(mask, Imm::Int)?,
                 })
             }
-            other => Err(format!("`{other}` is not supported by the PTX simulator")),
+            other => Err(format!("`{other}` is not implemented")),
         }
     }
 
