@@ -115,7 +115,8 @@ enum Command {
         #[arg(long)]
         no_assume_warp_aligned_blocks: bool,
     },
-    /// Run one kernel on the simulator or WebGPU and print the sanitizer's findings.
+    /// Run one kernel (or a PTX file's entry) on the simulator, the PTX simulator, WebGPU or CUDA and
+    /// print the sanitizer's findings.
     Run(run_cmd::RunArgs),
     /// List the kernels of the repository.
     List,

@@ -11,7 +11,7 @@ use warpforge_ir::ScalarType;
 
 use super::super::block::{Stop, Who};
 use super::super::decode::{Mem, Space};
-use super::super::finding::{lane_list, FindingKind};
+use super::super::finding::FindingKind;
 use super::super::memory::{read_bytes, write_bytes};
 use super::super::stats::{global_sectors, shared_wavefronts};
 use super::address::{generic, Generic};
@@ -33,7 +33,7 @@ enum Place {
 
 /// Why a lane's access faults.
 enum Fault {
-    Misaligned(String),
+    Misaligned(String, Option<(String, u64)>),
     Illegal(String, Option<(String, u64)>),
 }
 
@@ -86,10 +86,24 @@ impl PtxBlock<'_> {
             s => s,
         };
         if addr % size != 0 {
-            return Err(Fault::Misaligned(format!(
-                "{} address {addr:#x}",
-                kind.name()
-            )));
+            let array = match kind {
+                MemSpace::Shared => l.program_shared_array_at(addr).map(|i| {
+                    let a = &l.program.shared[i];
+                    (a.name.clone(), addr - u64::from(a.offset))
+                }),
+                MemSpace::Global => match l.map.find(addr, 1) {
+                    Ok((buffer, offset)) => Some((l.arrays[buffer as usize].clone(), offset)),
+                    Err(_) => None,
+                },
+                _ => None,
+            };
+            let within = array.as_ref().map_or_else(String::new, |(name, offset)| {
+                format!(" (byte {offset} of `{name}`)")
+            });
+            return Err(Fault::Misaligned(
+                format!("{} address {addr:#x}{within}", kind.name()),
+                array,
+            ));
         }
         let illegal = |what: String, at: Option<(String, u64)>| Err(Fault::Illegal(what, at));
         match kind {
@@ -235,10 +249,10 @@ impl PtxBlock<'_> {
                 Ok(p) => places[l] = p,
                 Err(f) => {
                     match f {
-                        Fault::Misaligned(_) => misaligned |= 1 << l,
+                        Fault::Misaligned(..) => misaligned |= 1 << l,
                         Fault::Illegal(..) => illegal |= 1 << l,
                     }
-                    let misaligned_first = matches!(f, Fault::Misaligned(_));
+                    let misaligned_first = matches!(f, Fault::Misaligned(..));
                     let replace = match &first_fault {
                         None => true,
                         Some((_, Fault::Illegal(..))) => misaligned_first,
@@ -457,29 +471,24 @@ impl PtxBlock<'_> {
         illegal: u32,
     ) -> Result<(), Stop> {
         let (kind, lanes_bad, detail, address) = match fault {
-            Fault::Misaligned(at) => (
+            Fault::Misaligned(at, address) => (
                 FindingKind::Misaligned,
                 misaligned,
                 format!(
-                    "misaligned address (CUDA_ERROR_MISALIGNED_ADDRESS, 716): lane {l} accesses \
-                     {size} bytes at {at}, which is not a multiple of {size}"
+                    "misaligned address (CUDA_ERROR_MISALIGNED_ADDRESS, 716): lane {l}'s \
+                     {size}-byte access at {at} does not start at a multiple of {size}"
                 ),
-                None,
+                address,
             ),
             Fault::Illegal(at, address) => (
                 FindingKind::OutOfBounds,
                 illegal,
                 format!(
-                    "illegal address (CUDA_ERROR_ILLEGAL_ADDRESS, 700): lane {l} accesses {size} \
-                     bytes at {at}"
+                    "illegal address (CUDA_ERROR_ILLEGAL_ADDRESS, 700): lane {l}'s {size}-byte \
+                     access at {at}"
                 ),
                 address,
             ),
-        };
-        let detail = if lanes_bad.count_ones() > 1 {
-            format!("{detail} (lanes {} fault)", lane_list(lanes_bad))
-        } else {
-            detail
         };
         let f = self
             .run
