@@ -37,7 +37,7 @@ pub fn probe(backend: Backend) -> Result<String, String> {
                 Err(e) => Err(e.to_string()),
             }
         }
-        Backend::Cpu | Backend::Reference | Backend::Sim => Ok("the CPU".into()),
+        Backend::Cpu | Backend::Reference | Backend::Sim | Backend::PtxSim => Ok("the CPU".into()),
     }
 }
 

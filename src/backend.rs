@@ -16,6 +16,10 @@ pub enum Backend {
     Reference,
     /// The warp kernels on the CPU simulator (`warpforge_runtime::sim`).
     Sim,
+    /// The warp kernels' emitted PTX on the CPU simulator (`warpforge_runtime::sim::ptx`). `run`
+    /// launches with it; `compress`/`decompress` do not support it yet (the CUDA engine's host
+    /// pipeline on the PTX simulator is issue 14's other half) and say so.
+    PtxSim,
     /// The warp kernels on a WebGPU adapter, from their WGSL.
     WebGpu,
     /// The warp kernels on a CUDA GPU, from their PTX, through the GPU batch API (async-DMA ring).
@@ -24,10 +28,11 @@ pub enum Backend {
 
 impl Backend {
     /// Every backend, in the order `--help` lists them.
-    pub const ALL: [Backend; 5] = [
+    pub const ALL: [Backend; 6] = [
         Backend::Cpu,
         Backend::Reference,
         Backend::Sim,
+        Backend::PtxSim,
         Backend::WebGpu,
         Backend::Cuda,
     ];
@@ -38,6 +43,7 @@ impl Backend {
             Backend::Cpu => "cpu",
             Backend::Reference => "reference",
             Backend::Sim => "sim",
+            Backend::PtxSim => "ptx-sim",
             Backend::WebGpu => "webgpu",
             Backend::Cuda => "cuda",
         }
@@ -47,6 +53,7 @@ impl Backend {
     pub fn launcher(self) -> Option<Launch> {
         match self {
             Backend::Sim => Some(Launch::Sim),
+            Backend::PtxSim => Some(Launch::PtxSim),
             Backend::WebGpu => Some(Launch::WebGpu),
             Backend::Cuda => Some(Launch::Cuda),
             Backend::Cpu | Backend::Reference => None,
@@ -58,6 +65,7 @@ impl From<Launch> for Backend {
     fn from(launch: Launch) -> Backend {
         match launch {
             Launch::Sim => Backend::Sim,
+            Launch::PtxSim => Backend::PtxSim,
             Launch::WebGpu => Backend::WebGpu,
             Launch::Cuda => Backend::Cuda,
         }

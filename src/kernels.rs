@@ -28,11 +28,11 @@ use warpforge_runtime::Backend;
 /// Pages (warps) per block of the page kernels on CUDA.
 pub const WARPS_PER_BLOCK: u32 = 4;
 
-/// Pages (warps) per block of the page kernels on `backend`: [`WARPS_PER_BLOCK`] on CUDA, 1 on WebGPU
-/// and on the simulator.
+/// Pages (warps) per block of the page kernels on `backend`: [`WARPS_PER_BLOCK`] on CUDA and on
+/// `ptx-sim` (which runs the PTX CUDA would), 1 on WebGPU and on the simulator.
 pub fn warps_per_block(backend: Backend) -> u32 {
     match backend {
-        Backend::Cuda => WARPS_PER_BLOCK,
+        Backend::Cuda | Backend::PtxSim => WARPS_PER_BLOCK,
         Backend::WebGpu | Backend::Sim => 1,
     }
 }

@@ -115,7 +115,8 @@ enum Command {
         #[arg(long)]
         no_assume_warp_aligned_blocks: bool,
     },
-    /// Run one kernel on the simulator or WebGPU and print the sanitizer's findings.
+    /// Run one kernel (or a PTX file's entry) on the simulator, the PTX simulator, WebGPU or CUDA and
+    /// print the sanitizer's findings.
     Run(run_cmd::RunArgs),
     /// List the kernels of the repository.
     List,
@@ -245,6 +246,7 @@ fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoic
             "the CPU reference of the warp kernels (byte-identical to the kernels)"
         }
         Backend::Sim => "the LZ4 warp kernels on the CPU simulator, sanitizer on",
+        Backend::PtxSim => "not supported by compress/decompress yet (warpforge run takes it)",
         Backend::WebGpu => "the LZ4 warp kernels on a WebGPU adapter",
         Backend::Cuda => {
             "the LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch)"

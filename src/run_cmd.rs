@@ -1,7 +1,9 @@
-//! `warpforge run`: one launch of a kernel (a `.wfir` file or a catalog kernel) on the simulator, a
-//! WebGPU adapter or a CUDA GPU, through the runtime's launch API, with its arguments from the command line and from files. It prints the sanitizer's
-//! findings (and the simulator's counters with `--stats`), optionally checks another backend against
-//! the simulator byte for byte, and writes read_write buffers to files after the run.
+//! `warpforge run`: one launch of a kernel (a `.wfir` file or a catalog kernel) on the simulator, its
+//! emitted PTX on the PTX simulator (`ptx-sim`), a WebGPU adapter or a CUDA GPU, through the
+//! runtime's launch API, with its arguments from the command line and from files — or of an entry of
+//! a PTX file on the PTX simulator (`ptx.rs`). It prints the sanitizer's findings (and the
+//! simulator's counters with `--stats`), optionally checks another backend against the simulator byte
+//! for byte, and writes read_write buffers to files after the run.
 //!
 //! Exit status: 0 when it ran clean, 1 on a sanitizer error, a kernel fault, a `--check` mismatch or a
 //! backend that could not run, 2 on bad usage (every bad argument is named, one line each).
@@ -16,20 +18,31 @@ use warpforge::ir::{
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
+mod ptx;
 mod report;
 
-use report::{first_difference, json, millis, print_text, Outcome};
+use report::{first_difference, json, millis, print_text, Outcome, Ran};
+use warpforge::ptx::Sm;
 
 const HELP: &str = "\
 Arguments (--arg, one for each kernel parameter):
   NAME=@FILE.bin     a buffer's initial contents: raw little-endian elements of its type
-  NAME=zeros:COUNT   a buffer of COUNT zero elements
+  NAME=zeros:COUNT   a buffer of COUNT zero elements (COUNT bytes for a PTX file's pointer)
   NAME=VALUE         a scalar: decimal or 0x hex (negative decimals for i32/i64; 0x hex gives the
                      bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
 
 The grid is 1 block unless --grid says otherwise; a block has the kernel's block_size threads.
 --kernel NAME runs the catalog kernel in the shape the backend launches it (the LZ4 page kernels: 4
-warps per block on cuda, 1 on webgpu and sim); with --check sim, the simulator runs that same form.
+warps per block on cuda and ptx-sim, 1 on webgpu and sim); with --check sim, the simulator runs that
+same form. --backend ptx-sim emits the kernel's PTX for --sm (70, 80 or 90; default 70) and runs that
+PTX on the PTX simulator; --check sim compares it with the IR on the simulator.
+
+A PTX file (FILE.ptx) runs an entry (--entry NAME; optional when the module has one) on the PTX
+simulator (--backend sim or ptx-sim). Blocks have the entry's .reqntid threads, or --block THREADS
+(required without .reqntid, refused when it contradicts it); --dynamic-shared BYTES sizes .extern
+.shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
+is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a
+scalar of the declared type. Findings name the PTX line.
 
 Each --out NAME=FILE.bin gets a read_write buffer's bytes after the kernel, written once the run is
 over, also when the run found errors, so that the damage can be inspected.
@@ -41,9 +54,9 @@ could not run; 2 bad usage (each bad argument is named).";
 #[derive(Args, Debug)]
 #[command(after_long_help = HELP)]
 pub struct RunArgs {
-    /// A kernel in the `.wfir` text form (or `--kernel`).
+    /// A kernel in the `.wfir` text form, or a PTX module (`.ptx`: one entry on the PTX simulator).
     #[arg(
-        value_name = "FILE.wfir",
+        value_name = "FILE.wfir|FILE.ptx",
         required_unless_present = "kernel",
         conflicts_with = "kernel"
     )]
@@ -51,13 +64,26 @@ pub struct RunArgs {
     /// A kernel of the repository, by name (see `warpforge list`).
     #[arg(long)]
     kernel: Option<String>,
-    /// Where the kernel runs: sim (the CPU simulator, sanitizer on unless --no-sanitize), webgpu (the
-    /// first WebGPU adapter that can run it, a GPU or lavapipe) or cuda (the first CUDA GPU of SM 7.0+).
+    /// Where the kernel runs: sim (the CPU simulator, sanitizer on unless --no-sanitize), ptx-sim (its
+    /// emitted PTX on the CPU simulator), webgpu (the first WebGPU adapter that can run it, a GPU or
+    /// lavapipe) or cuda (the first CUDA GPU of SM 7.0+). A PTX file runs on sim (= ptx-sim).
     #[arg(long, value_parser = run_backend())]
     backend: Backend,
     /// Blocks in the grid (default: 1 block).
-    #[arg(long, value_name = "BLOCKS", default_value = "1", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, alias = "blocks", value_name = "BLOCKS", default_value = "1", value_parser = clap::value_parser!(u32).range(1..))]
     grid: u32,
+    /// The PTX entry to run (PTX files; optional when the module has one entry).
+    #[arg(long, value_name = "NAME")]
+    entry: Option<String>,
+    /// Threads per block (PTX files: required without `.reqntid`, refused when it contradicts it).
+    #[arg(long, value_name = "THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    block: Option<u32>,
+    /// Bytes of dynamic shared memory for `.extern .shared` arrays (PTX files).
+    #[arg(long, value_name = "BYTES")]
+    dynamic_shared: Option<u32>,
+    /// The target whose PTX ptx-sim runs (70, 80 or 90; default 70).
+    #[arg(long, value_name = "SM", value_parser = ["70", "80", "90"])]
+    sm: Option<String>,
     /// A parameter's value: NAME=@FILE.bin, NAME=zeros:COUNT or NAME=VALUE (one per parameter).
     #[arg(long = "arg", value_name = "NAME=…")]
     args: Vec<String>,
@@ -140,16 +166,43 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn execute(args: &RunArgs) -> Result<i32, Failure> {
+    if let Some(path) = args
+        .file
+        .as_ref()
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+    {
+        return ptx::execute(args, path);
+    }
     let on_sim = args.backend == Backend::Sim;
     if args.check.is_some() && on_sim {
-        let line =
-            "--check sim compares another backend with the simulator: use --backend webgpu or cuda";
+        let line = "--check sim compares another backend with the simulator: use --backend \
+                    ptx-sim, --backend webgpu or --backend cuda";
         return Err(usage(line.into()));
+    }
+    let mut misplaced = Vec::new();
+    let what = "is for PTX files: a .wfir kernel's";
+    if args.entry.is_some() {
+        misplaced.push(format!("--entry {what} entry is the kernel"));
+    }
+    if args.block.is_some() {
+        misplaced.push(format!("--block {what} block size is its own block_size"));
+    }
+    if args.dynamic_shared.is_some() {
+        misplaced.push(format!(
+            "--dynamic-shared {what} shared memory is declared in it"
+        ));
+    }
+    if args.sm.is_some() && args.backend != Backend::PtxSim {
+        misplaced.push("--sm chooses the PTX that --backend ptx-sim runs".into());
+    }
+    if !misplaced.is_empty() {
+        return Err(Failure(2, misplaced));
     }
     let kernel = load_kernel(args)?;
     let verified = verify(&kernel).map_err(|e| usage(format!("{}: {e}", source(args))))?;
     let (mut buffers, scalars, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
-    if args.stats && !on_sim && args.check.is_none() {
+    let on_ptx_sim = args.backend == Backend::PtxSim;
+    if args.stats && !on_sim && !on_ptx_sim && args.check.is_none() {
         eprintln!("note: --stats: the counters are the simulator's; add --check sim to get them");
     }
     let sim = Launcher::Sim(SimOptions {
@@ -164,24 +217,51 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             backend: "sim".into(),
             time: format!("{} (host clock)", millis(launched.timings.kernel_ns)),
             report: launched.sim,
+            report_of_check: false,
             check: None,
             written: Vec::new(),
         }
     } else {
-        let launcher = open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?;
+        let launcher = if on_ptx_sim {
+            let sm = args
+                .sm
+                .as_deref()
+                .and_then(|n| Sm::from_number(n.parse().ok()?))
+                .unwrap_or_default();
+            Launcher::PtxSim(
+                SimOptions {
+                    sanitize: !args.no_sanitize,
+                    stats: args.stats,
+                    ..SimOptions::default()
+                },
+                sm,
+            )
+        } else {
+            open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?
+        };
         let mut sim_buffers = args.check.map(|_| buffers.clone());
         let launched = launch(&launcher, &verified, args.grid, &mut buffers, &bits)?;
         let (report, check) = match sim_buffers.as_mut() {
             Some(sim_buffers) => {
                 let report = launch(&sim, &verified, args.grid, sim_buffers, &bits)?.sim;
-                (report, Some(first_difference(&buffers, sim_buffers)))
+                let own = launched.sim.clone();
+                (
+                    own.or(report),
+                    Some(first_difference(&buffers, sim_buffers)),
+                )
             }
-            None => (None, None),
+            None => (launched.sim.clone(), None),
+        };
+        let time = if on_ptx_sim {
+            format!("{} (host clock)", millis(launched.timings.kernel_ns))
+        } else {
+            launched.timings.to_string()
         };
         Outcome {
             backend: format!("{} ({})", args.backend, launcher.device_name()),
+            report_of_check: !on_ptx_sim && report.is_some(),
             report,
-            time: launched.timings.to_string(),
+            time,
             check,
             written: Vec::new(),
         }
@@ -197,9 +277,13 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
         }
     }
     let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
+    let ran = Ran {
+        name: &kernel.name,
+        block_size: kernel.block_size,
+    };
     match args.format {
-        RunFormat::Text => print_text(&kernel, args.grid, &outcome, stats, clean),
-        RunFormat::Json => println!("{}", json(&kernel, args.grid, &outcome, stats, clean)),
+        RunFormat::Text => print_text(&ran, args.grid, &outcome, stats, clean),
+        RunFormat::Json => println!("{}", json(&ran, args.grid, &outcome, stats, clean)),
     }
     if !write_errors.is_empty() {
         return Err(Failure(1, write_errors));
@@ -450,7 +534,8 @@ fn cannot_run(backend: Backend, e: LaunchError) -> Failure {
             "\n(without a GPU on Linux: apt-get install mesa-vulkan-drivers)"
         }
         Backend::Cuda if e.is_no_device() => {
-            "\n(cuda needs an NVIDIA GPU of SM 7.0+ and its driver; --backend sim runs anywhere)"
+            "\n(cuda needs an NVIDIA GPU of SM 7.0+ and its driver; --backend sim and ptx-sim run \
+             anywhere)"
         }
         _ => "",
     };

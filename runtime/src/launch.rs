@@ -23,9 +23,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use warpforge_ir::{verify, Kernel, ParamKind, Verified};
+use warpforge_ptx::Sm;
 use warpforge_wgsl::{Requirements, Wgsl};
 
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
+use crate::sim::ptx::{PtxArg, PtxError, PtxKernel, PtxLaunch};
 use crate::sim::{SimError, SimOptions, SimReport};
 use crate::webgpu::{WebGpuDevice, WebGpuError};
 use crate::{BufferArg, Clock, Timings};
@@ -39,11 +41,19 @@ pub enum Backend {
     WebGpu,
     /// A CUDA GPU through the driver API, from the kernel's PTX.
     Cuda,
+    /// The kernel's emitted PTX executed by the CPU simulator (`sim::ptx`), standing in for the
+    /// CUDA driver: the PTX half checked without a GPU.
+    PtxSim,
 }
 
 impl Backend {
     /// Every backend, in the order of the documentation.
-    pub const ALL: [Backend; 3] = [Backend::Sim, Backend::WebGpu, Backend::Cuda];
+    pub const ALL: [Backend; 4] = [
+        Backend::Sim,
+        Backend::PtxSim,
+        Backend::WebGpu,
+        Backend::Cuda,
+    ];
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
@@ -51,6 +61,7 @@ impl Backend {
             Backend::Sim => "sim",
             Backend::WebGpu => "webgpu",
             Backend::Cuda => "cuda",
+            Backend::PtxSim => "ptx-sim",
         }
     }
 }
@@ -68,7 +79,9 @@ impl FromStr for Backend {
         Backend::ALL
             .into_iter()
             .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend `{s}`; valid backends: sim, webgpu, cuda"))
+            .ok_or_else(|| {
+                format!("unknown backend `{s}`; valid backends: sim, ptx-sim, webgpu, cuda")
+            })
     }
 }
 
@@ -81,6 +94,15 @@ pub enum LaunchError {
     WebGpu(WebGpuError),
     /// From the CUDA backend.
     Cuda(CudaError),
+    /// The PTX simulator could not load the kernel's emitted PTX (an emitter or simulator gap).
+    Ptx {
+        /// The kernel.
+        kernel: String,
+        /// The target it was emitted for.
+        sm: Sm,
+        /// Why.
+        error: String,
+    },
     /// A kernel loaded by one launcher was launched on another.
     WrongLauncher {
         /// The kernel.
@@ -120,6 +142,12 @@ impl fmt::Display for LaunchError {
             LaunchError::Sim(e) => e.fmt(f),
             LaunchError::WebGpu(e) => e.fmt(f),
             LaunchError::Cuda(e) => e.fmt(f),
+            LaunchError::Ptx { kernel, sm, error } => {
+                write!(
+                    f,
+                    "kernel `{kernel}`: its PTX for {sm} cannot run on ptx-sim: {error}"
+                )
+            }
             LaunchError::WrongLauncher {
                 kernel,
                 loaded,
@@ -163,6 +191,15 @@ enum Form {
     Ir,
     Wgsl(Box<Wgsl>),
     Cuda(Box<CudaKernel>),
+    Ptx(Box<LoadedPtx>),
+}
+
+/// A kernel's emitted PTX, decoded for the PTX simulator.
+struct LoadedPtx {
+    kernel: PtxKernel,
+    /// The PTX text it was decoded from.
+    text: String,
+    dynamic_shared: u32,
 }
 
 impl Loaded {
@@ -184,6 +221,15 @@ impl Loaded {
             Form::Ir => Backend::Sim,
             Form::Wgsl(_) => Backend::WebGpu,
             Form::Cuda(_) => Backend::Cuda,
+            Form::Ptx(_) => Backend::PtxSim,
+        }
+    }
+
+    /// The PTX text the PTX simulator runs (`ptx-sim`).
+    pub fn ptx_text(&self) -> Option<&str> {
+        match &self.form {
+            Form::Ptx(ptx) => Some(&ptx.text),
+            _ => None,
         }
     }
 
@@ -238,6 +284,8 @@ pub enum Launcher {
     WebGpu(WebGpuDevice),
     /// A CUDA device.
     Cuda(CudaDevice),
+    /// The CPU simulator running each kernel's PTX for a target (see [`Backend::PtxSim`]).
+    PtxSim(SimOptions, Sm),
 }
 
 impl Launcher {
@@ -247,6 +295,7 @@ impl Launcher {
             Launcher::Sim(_) => Backend::Sim,
             Launcher::WebGpu(_) => Backend::WebGpu,
             Launcher::Cuda(_) => Backend::Cuda,
+            Launcher::PtxSim(..) => Backend::PtxSim,
         }
     }
 
@@ -254,6 +303,7 @@ impl Launcher {
     pub fn device_name(&self) -> String {
         match self {
             Launcher::Sim(_) => "CPU simulator".into(),
+            Launcher::PtxSim(_, sm) => format!("CPU PTX simulator, {sm}"),
             Launcher::WebGpu(device) => device.adapter().name.clone(),
             Launcher::Cuda(device) => device.info().name.clone(),
         }
@@ -268,6 +318,10 @@ impl Launcher {
             }
             Launcher::WebGpu(device) => format!("webgpu on {}", device.adapter().label()),
             Launcher::Cuda(device) => format!("cuda on {}", device.info().label()),
+            Launcher::PtxSim(options, sm) => {
+                let sanitizer = if options.sanitize { "on" } else { "off" };
+                format!("ptx-sim (the {sm} PTX on the CPU simulator, sanitizer {sanitizer})")
+            }
         }
     }
 
@@ -280,12 +334,14 @@ impl Launcher {
     }
 
     /// Prepares `kernel` for this launcher: nothing on the simulator, its WGSL for WebGPU, its PTX for
-    /// the device's SM loaded as a module on CUDA.
+    /// the device's SM loaded as a module on CUDA, its PTX for the launcher's SM parsed and decoded on
+    /// `ptx-sim`.
     pub fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, LaunchError> {
         let form = match self {
             Launcher::Sim(_) => Form::Ir,
             Launcher::WebGpu(_) => Form::Wgsl(Box::new(emit_wgsl(kernel)?)),
             Launcher::Cuda(device) => Form::Cuda(Box::new(device.load(kernel)?)),
+            Launcher::PtxSim(_, sm) => Form::Ptx(Box::new(load_ptx(kernel, *sm)?)),
         };
         Ok(Loaded::new(kernel, form))
     }
@@ -322,6 +378,37 @@ impl Launcher {
             (Launcher::Cuda(device), Form::Cuda(loaded)) => {
                 Ok(device.run(loaded, buffers, scalars, blocks)?.into())
             }
+            (Launcher::PtxSim(options, _), Form::Ptx(ptx)) => {
+                let ir = kernel.kernel();
+                let params = ir.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
+                crate::arguments::check_arguments(&ir.name, params, blocks, buffers, scalars)
+                    .map_err(SimError::Arguments)?;
+                let mut next_scalar = scalars.iter();
+                let args: Vec<PtxArg> = (ir.params.iter())
+                    .map(|(_, p)| match p.kind {
+                        ParamKind::Buffer { .. } => PtxArg::Buffer,
+                        ParamKind::Scalar(_) => {
+                            PtxArg::Scalar(next_scalar.next().copied().unwrap_or(0))
+                        }
+                    })
+                    .collect();
+                let launch = PtxLaunch {
+                    blocks,
+                    block: [ir.block_size, 1, 1],
+                    dynamic_shared: ptx.dynamic_shared,
+                };
+                let report = crate::sim::ptx::run(&ptx.kernel, &launch, &args, buffers, options)?;
+                let timings = Timings {
+                    kernel_ns: report.elapsed_ns,
+                    kernel_clock: Clock::HostClock,
+                    transfer_clock: Clock::HostClock,
+                    ..Timings::default()
+                };
+                Ok(Launched {
+                    timings,
+                    sim: Some(report),
+                })
+            }
             _ => Err(kernel.wrong_launcher(self.backend())),
         }
     }
@@ -348,9 +435,9 @@ fn block_order(kernel: &Kernel, wgsl: &Wgsl, scalars: &[u64]) -> Vec<u64> {
         .collect()
 }
 
-/// Opens `backend` for `kernels`: the simulator with its default options, the first WebGPU adapter
-/// (hardware before software) that meets every kernel's requirements, or the first supported CUDA
-/// device.
+/// Opens `backend` for `kernels`: the simulator with its default options (`ptx-sim`: for the
+/// default target, sm_70), the first WebGPU adapter (hardware before software) that meets every
+/// kernel's requirements, or the first supported CUDA device.
 pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Launcher, LaunchError> {
     Ok(match backend {
         Backend::Sim => Launcher::Sim(SimOptions::default()),
@@ -366,6 +453,7 @@ pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Launcher, Lau
             }
             Launcher::WebGpu(WebGpuDevice::new(&needs)?)
         }
+        Backend::PtxSim => Launcher::PtxSim(SimOptions::default(), Sm::default()),
         Backend::Cuda => {
             let index = match crate::cuda::cuda_probe() {
                 Ok(device) => device.index,
@@ -373,6 +461,23 @@ pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Launcher, Lau
             };
             Launcher::Cuda(CudaDevice::new(index)?)
         }
+    })
+}
+
+/// `kernel`'s PTX for `sm`, parsed and decoded for the PTX simulator.
+fn load_ptx(kernel: &Verified<'_>, sm: Sm) -> Result<LoadedPtx, LaunchError> {
+    let fail = |error: String| LaunchError::Ptx {
+        kernel: kernel.name.clone(),
+        sm,
+        error,
+    };
+    let ptx = warpforge_ptx::emit(kernel, sm).map_err(|e| fail(e.to_string()))?;
+    let decoded =
+        PtxKernel::load(&ptx.text, &ptx.launch.entry).map_err(|e: PtxError| fail(e.to_string()))?;
+    Ok(LoadedPtx {
+        kernel: decoded,
+        text: ptx.text,
+        dynamic_shared: ptx.launch.dynamic_shared_bytes,
     })
 }
 

@@ -75,6 +75,11 @@ impl GpuBatchCompressor {
                     "{backend} is not a GPU backend (use cuda, webgpu or sim)"
                 )))
             }
+            GpuBackend::PtxSim => {
+                return Err(GpuError::Config(
+                    "the batch API does not run on ptx-sim yet (use cuda, webgpu or sim)".into(),
+                ))
+            }
         };
         Ok(GpuBatchCompressor::with_engine(config, engine))
     }

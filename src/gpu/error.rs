@@ -88,7 +88,9 @@ impl GpuError {
                 let why = format!("{other:#}");
                 match backend {
                     crate::runtime::Backend::WebGpu => GpuError::WebGpu(why),
-                    crate::runtime::Backend::Sim => GpuError::Sim(why),
+                    crate::runtime::Backend::Sim | crate::runtime::Backend::PtxSim => {
+                        GpuError::Sim(why)
+                    }
                     crate::runtime::Backend::Cuda => GpuError::NotAvailable(why),
                 }
             }

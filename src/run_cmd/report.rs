@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use warpforge::ir::{Access, Kernel, Literal};
+use warpforge::ir::{Access, Literal};
 use warpforge::runtime::sim::{Finding, Severity, SimReport};
 
 use super::Buffer;
@@ -20,12 +20,21 @@ pub(super) struct Difference {
     pub(super) differing: usize,
 }
 
+/// What ran: the kernel's (or PTX entry's) name and its threads per block.
+pub(super) struct Ran<'a> {
+    pub(super) name: &'a str,
+    pub(super) block_size: u32,
+}
+
 /// What a launch gave.
 pub(super) struct Outcome {
     /// `sim` or `webgpu (ADAPTER)`.
     pub(super) backend: String,
-    /// The simulator's report (of the check's run on webgpu); `None` on webgpu without `--check`.
+    /// The simulator's report: the run's own on `sim` and `ptx-sim`, the check's run on webgpu and
+    /// cuda; `None` on webgpu and cuda without `--check`.
     pub(super) report: Option<SimReport>,
+    /// Whether `report` is the `--check` run's (not the backend's own).
+    pub(super) report_of_check: bool,
     /// The times, each with its clock.
     pub(super) time: String,
     /// With `--check`: the first difference, if any.
@@ -75,7 +84,7 @@ fn plural(n: impl Into<u64>, word: &str) -> String {
 }
 
 pub(super) fn print_text(
-    kernel: &Kernel,
+    kernel: &Ran<'_>,
     grid: u32,
     outcome: &Outcome,
     stats: Option<&SimReport>,
@@ -84,6 +93,7 @@ pub(super) fn print_text(
     let Outcome {
         backend,
         report,
+        report_of_check,
         time,
         check,
         written,
@@ -92,19 +102,22 @@ pub(super) fn print_text(
         println!("{finding}");
     }
     let verdict = match report {
-        None => "ran (webgpu has no sanitizer: add --check sim)".to_string(),
+        None => format!(
+            "ran ({} has no sanitizer: add --check sim)",
+            backend_word(backend)
+        ),
         Some(r) => format!(
             "{} ({}{}){}",
             if clean { "clean" } else { "failed" },
             plural(r.findings.len() as u64, "finding"),
-            if check.is_some() { " on sim" } else { "" },
+            if *report_of_check { " on sim" } else { "" },
             match r.stopped_blocks {
                 0 => String::new(),
                 n => format!(", {} stopped", plural(n, "block")),
             }
         ),
     };
-    let (name, size, blocks) = (&kernel.name, kernel.block_size, plural(grid, "block"));
+    let (name, size, blocks) = (kernel.name, kernel.block_size, plural(grid, "block"));
     println!("run: kernel `{name}` on {backend}, {blocks} of {size} threads: {verdict}, {time}");
     match check {
         Some(None) => println!("check: every read_write buffer is identical on sim"),
@@ -116,9 +129,10 @@ pub(super) fn print_text(
             differing,
         })) => {
             let differing = plural(*differing as u64, "element");
+            let word = backend_word(backend);
             println!(
                 "check: mismatch: buffer `{buffer}` differs from sim at byte {offset} (element \
-                 {element}): webgpu {ours}, sim {sim} ({differing} differ)"
+                 {element}): {word} {ours}, sim {sim} ({differing} differ)"
             )
         }
         None => {}
@@ -129,6 +143,11 @@ pub(super) fn print_text(
     for (name, path, bytes) in written {
         println!("wrote `{name}` ({bytes} bytes) to {}", path.display());
     }
+}
+
+/// The backend's name without its device (`webgpu` of `webgpu (llvmpipe …)`).
+fn backend_word(backend: &str) -> &str {
+    backend.split(' ').next().unwrap_or(backend)
 }
 
 /// `s` as a JSON string.
@@ -174,7 +193,7 @@ fn finding_json(f: &Finding) -> String {
 }
 
 pub(super) fn json(
-    kernel: &Kernel,
+    kernel: &Ran<'_>,
     grid: u32,
     outcome: &Outcome,
     stats: Option<&SimReport>,
@@ -186,6 +205,7 @@ pub(super) fn json(
         time,
         check,
         written,
+        ..
     } = outcome;
     let findings: Vec<String> = report
         .iter()
@@ -217,7 +237,7 @@ pub(super) fn json(
         }
     };
     let stats = stats.map_or("null".into(), |r| r.counters.to_json());
-    let (name, size, backend, time) = (js(&kernel.name), kernel.block_size, js(backend), js(time));
+    let (name, size, backend, time) = (js(kernel.name), kernel.block_size, js(backend), js(time));
     format!(
         "{{\"kernel\":{name},\"backend\":{backend},\"grid\":{grid},\"block_size\":{size},\
          \"clean\":{clean},\"findings\":[{}],\"stats\":{stats},\"check\":{check},\"time\":{time},\

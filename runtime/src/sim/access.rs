@@ -1,14 +1,13 @@
-//! Loads, stores, wide accesses and atomics: every lane's address checked first (memcheck: bounds
-//! against the buffer's length or the shared array's declared size, which is stricter than hardware;
-//! wide accesses aligned to their width), then the access, lane by lane in ascending order, with
-//! racecheck, initcheck and the coalescing / bank-conflict counters on the side.
+//! The IR's loads, stores, wide accesses and atomics: every lane's address checked first (memcheck:
+//! bounds against the buffer's length or the shared array's declared size, which is stricter than
+//! hardware; wide accesses aligned to their width), then the access, lane by lane in ascending order
+//! (`lane_access.rs`: racecheck, initcheck), with the coalescing / bank-conflict counters on the side.
 
-use super::block::{BlockRun, Stop};
-use super::decode::{Inst, Mem, Reg, Space};
+use super::block::{BlockRun, Stop, Who};
+use super::decode::{Inst, Reg, Space};
 use super::finding::FindingKind;
 use super::lanes::lanes;
-use super::memory::{atomic_result, read_bytes, write_bytes};
-use super::race::{Race, Touch};
+use super::memory::{atomic_result, read_bytes};
 use super::stats::{global_sectors, shared_wavefronts};
 use super::warp::Warp;
 
@@ -60,6 +59,10 @@ impl BlockRun<'_> {
             _ => elem,
         };
         let active = warp.active;
+        let who = Who {
+            warp: warp.index,
+            step: warp.step,
+        };
         let c = &mut self.counters;
         c.active_lanes += u64::from(active.count_ones());
         let len = match mem.space {
@@ -156,23 +159,23 @@ impl BlockRun<'_> {
             let addr = addrs[l];
             match kind {
                 Kind::Load(dst) => {
-                    let v = self.read(warp, pc, l, mem, addr, elem)?;
+                    let v = self.read(who, pc, l, mem, addr, elem)?;
                     warp.regs[dst as usize][l] = v;
                 }
                 Kind::Store(src) => {
                     let v = warp.regs[src as usize][l];
-                    self.write(warp, pc, l, mem, addr, elem, v, false)?;
+                    self.write(who, pc, l, mem, addr, elem, v, false)?;
                 }
                 Kind::LoadWide(dsts) => {
                     for (k, dst) in dsts.iter().enumerate() {
-                        let v = self.read(warp, pc, l, mem, addr + 4 * k as u64, 4)?;
+                        let v = self.read(who, pc, l, mem, addr + 4 * k as u64, 4)?;
                         warp.regs[*dst as usize][l] = v;
                     }
                 }
                 Kind::StoreWide(srcs) => {
                     for (k, src) in srcs.iter().enumerate() {
                         let v = warp.regs[*src as usize][l];
-                        self.write(warp, pc, l, mem, addr + 4 * k as u64, 4, v, false)?;
+                        self.write(who, pc, l, mem, addr + 4 * k as u64, 4, v, false)?;
                     }
                 }
                 Kind::Atomic {
@@ -186,19 +189,19 @@ impl BlockRun<'_> {
                     let old = match mem.space {
                         Space::Global(b) => {
                             let bits = u64::from(operand);
-                            self.check_race(warp, pc, l, mem, addr, 4, true, true, bits)?;
+                            self.check_race(who, pc, l, mem, addr, 4, true, true, bits)?;
                             if self.race.is_some() {
-                                self.check_blocks(warp, pc, l, mem, addr, 4, false, true)?;
+                                self.check_blocks(who, pc, l, mem, addr, 4, false, true)?;
                             }
                             self.globals[b as usize].atomic(addr, op, operand, compare)
                         }
                         Space::Shared { offset } => {
                             // One atomic access for racecheck (an atomic never races another).
-                            self.initcheck(warp, pc, l, mem, addr, 4)?;
+                            self.initcheck(who, pc, l, mem, addr, 4)?;
                             let at = (u64::from(offset) + addr) as usize;
                             let old = read_bytes(&self.shared, at, 4) as u32;
                             let new = atomic_result(op, old, operand, compare);
-                            self.write(warp, pc, l, mem, addr, 4, u64::from(new), true)?;
+                            self.write(who, pc, l, mem, addr, 4, u64::from(new), true)?;
                             old
                         }
                     };
@@ -207,230 +210,5 @@ impl BlockRun<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Reads `size` bytes at byte `addr` of `mem` for lane `l` (checked), with racecheck and initcheck.
-    fn read(
-        &mut self,
-        warp: &Warp,
-        pc: usize,
-        l: usize,
-        mem: Mem,
-        addr: u64,
-        size: u32,
-    ) -> Result<u64, Stop> {
-        match mem.space {
-            Space::Global(b) => {
-                if self.race.is_some() {
-                    self.check_race(warp, pc, l, mem, addr, size, false, false, 0)?;
-                    self.check_blocks(warp, pc, l, mem, addr, size, false, false)?;
-                }
-                Ok(self.globals[b as usize].read(addr, size))
-            }
-            Space::Shared { offset } => {
-                let at = (u64::from(offset) + addr) as usize;
-                if self.race.is_some() {
-                    self.check_race(warp, pc, l, mem, addr, size, false, false, 0)?;
-                    self.initcheck(warp, pc, l, mem, addr, size)?;
-                }
-                Ok(read_bytes(&self.shared, at, size))
-            }
-        }
-    }
-
-    /// initcheck: a warning when no thread wrote the shared bytes `addr..addr + size` of `mem`.
-    fn initcheck(
-        &mut self,
-        warp: &Warp,
-        pc: usize,
-        l: usize,
-        mem: Mem,
-        addr: u64,
-        size: u32,
-    ) -> Result<(), Stop> {
-        let Space::Shared { offset } = mem.space else {
-            return Ok(());
-        };
-        if self.written.is_empty() {
-            return Ok(());
-        }
-        let at = (u64::from(offset) + addr) as usize;
-        if (at..at + size as usize).all(|i| self.written[i]) {
-            return Ok(());
-        }
-        let at = (mem, addr);
-        let detail =
-            "no thread of the block wrote these bytes before this read (zero here, whatever \
-                      the last block left on hardware)";
-        self.memory_finding(
-            FindingKind::UninitializedShared,
-            pc,
-            warp,
-            l,
-            at,
-            0,
-            detail.into(),
-        )
-    }
-
-    /// Writes `size` bytes of `value` at byte `addr` of `mem` for lane `l`, with racecheck.
-    #[allow(clippy::too_many_arguments)]
-    fn write(
-        &mut self,
-        warp: &Warp,
-        pc: usize,
-        l: usize,
-        mem: Mem,
-        addr: u64,
-        size: u32,
-        value: u64,
-        atomic: bool,
-    ) -> Result<(), Stop> {
-        if self.race.is_some() {
-            self.check_race(warp, pc, l, mem, addr, size, true, atomic, value)?;
-            self.check_blocks(warp, pc, l, mem, addr, size, !atomic, atomic)?;
-        }
-        match mem.space {
-            Space::Global(b) => self.globals[b as usize].write(addr, size, value),
-            Space::Shared { offset } => {
-                let at = (u64::from(offset) + addr) as usize;
-                write_bytes(&mut self.shared, at, size, value);
-                if !self.written.is_empty() {
-                    self.written[at..at + size as usize].fill(true);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Reports a finding about lane `l`'s access to byte `addr` of `mem` at `pc` (`other_pc`: the other
-    /// statement of a race, so each pair is reported once per block).
-    #[allow(clippy::too_many_arguments)]
-    fn memory_finding(
-        &mut self,
-        kind: FindingKind,
-        pc: usize,
-        warp: &Warp,
-        l: usize,
-        (mem, addr): (Mem, u64),
-        other_pc: u32,
-        detail: String,
-    ) -> Result<(), Stop> {
-        let array = self.program.arrays[mem.array as usize].clone();
-        let f = self.finding(
-            kind,
-            pc as u32,
-            warp.index,
-            1 << l,
-            Some((array, addr)),
-            detail,
-        );
-        self.report(kind, pc as u32, other_pc, f)
-    }
-
-    /// racecheck between blocks, for a plain global access.
-    #[allow(clippy::too_many_arguments)]
-    fn check_blocks(
-        &mut self,
-        warp: &Warp,
-        pc: usize,
-        l: usize,
-        mem: Mem,
-        addr: u64,
-        size: u32,
-        write: bool,
-        atomic: bool,
-    ) -> Result<(), Stop> {
-        let Space::Global(b) = mem.space else {
-            return Ok(());
-        };
-        let Some(other) = self.globals[b as usize].touch(self.block, addr, size, write, atomic)
-        else {
-            return Ok(());
-        };
-        let them = other.block.map_or_else(
-            || "several other blocks".to_owned(),
-            |o| format!("block {o}"),
-        );
-        let detail = format!(
-            "this block {} the byte, and {them} {} it in the same launch: blocks run in no defined \
-             order, so the result depends on the schedule",
-            if atomic {
-                "updates (atomically)"
-            } else if write {
-                "writes"
-            } else {
-                "reads"
-            },
-            if other.wrote { "writes" } else { "reads" }
-        );
-        let at = (mem, addr);
-        self.memory_finding(FindingKind::GlobalRace, pc, warp, l, at, u32::MAX, detail)
-    }
-
-    /// racecheck on each byte of an access.
-    #[allow(clippy::too_many_arguments)]
-    fn check_race(
-        &mut self,
-        warp: &Warp,
-        pc: usize,
-        l: usize,
-        mem: Mem,
-        addr: u64,
-        size: u32,
-        write: bool,
-        atomic: bool,
-        value: u64,
-    ) -> Result<(), Stop> {
-        let Some(race) = &mut self.race else {
-            return Ok(());
-        };
-        let thread = warp.index * 32 + l as u32;
-        let mut found: Option<(Race, u64)> = None;
-        for i in 0..u64::from(size) {
-            let t = Touch {
-                thread,
-                pc: pc as u32,
-                step: warp.step,
-                write,
-                atomic,
-                byte: (value >> (8 * i)) as u8,
-            };
-            let r = match mem.space {
-                Space::Global(b) => race.global(b, addr + i, t),
-                Space::Shared { offset } => race.shared((u64::from(offset) + addr + i) as usize, t),
-            };
-            if found.is_none() {
-                found = r.map(|r| (r, addr + i));
-            }
-        }
-        let Some((r, byte)) = found else {
-            return Ok(());
-        };
-        let kind = match mem.space {
-            Space::Global(_) => FindingKind::GlobalRace,
-            Space::Shared { .. } => FindingKind::SharedRace,
-        };
-        let verb = |w: bool| if w { "writes" } else { "reads" };
-        let who = |t: u32| format!("thread {t} (warp {}, lane {})", t / 32, t % 32);
-        let detail = if r.same_statement {
-            format!(
-                "{} and {} write different values to the same byte in one statement (which lands is \
-                 undefined)",
-                who(r.first_thread),
-                who(r.second_thread)
-            )
-        } else {
-            format!(
-                "{} {} it here; {} {} it at {} with no barrier (or warp_sync naming both lanes) between",
-                who(r.second_thread),
-                verb(r.second_wrote),
-                who(r.first_thread),
-                verb(r.first_wrote),
-                self.program.site(r.first_pc as usize)
-            )
-        };
-        let at = (mem, byte);
-        self.memory_finding(kind, pc, warp, l, at, r.first_pc, detail)
     }
 }

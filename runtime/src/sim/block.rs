@@ -1,6 +1,9 @@
-//! One block on one core: its warps, run in a fixed order (warp 0 until it waits at a barrier or
-//! finishes, then warp 1, …), its shared memory, and the barrier rule: a barrier releases when every
-//! thread of the block waits at it; anything else is a partial barrier, reported instead of hanging.
+//! One block on one core. [`BlockRun`] is the per-block machinery every executor shares (the IR's and
+//! the PTX one in `ptx/`): shared memory, the sanitizer's state, counters and findings, generic over
+//! the program through [`Sites`]. The IR's scheduling lives here too: warps run in a fixed order
+//! (warp 0 until it waits at a barrier or finishes, then warp 1, …), and the IR's barrier rule: a
+//! barrier releases when every thread of the block waits at it; anything else is a partial barrier,
+//! reported instead of hanging.
 
 use super::decode::{Inst, Program};
 use super::finding::{lane_list, Finding, FindingKind};
@@ -18,9 +21,35 @@ pub(crate) struct BlockOutcome {
     pub stopped: bool,
 }
 
-/// A block being executed.
-pub(crate) struct BlockRun<'a> {
-    pub program: &'a Program,
+/// What the shared machinery needs from a program to word its findings.
+pub(crate) trait Sites {
+    /// The description of the instruction at `pc`: where it is and what it does.
+    fn site(&self, pc: usize) -> String;
+    /// The name of array number `array` (see `decode::Mem::array`).
+    fn array_name(&self, array: u32) -> &str;
+}
+
+impl Sites for Program {
+    fn site(&self, pc: usize) -> String {
+        Program::site(self, pc)
+    }
+
+    fn array_name(&self, array: u32) -> &str {
+        &self.arrays[array as usize]
+    }
+}
+
+/// Who makes an access: the warp (within the block) and its warp-instruction count, which orders
+/// its accesses for racecheck.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Who {
+    pub warp: u32,
+    pub step: u64,
+}
+
+/// A block being executed: the state every executor shares.
+pub(crate) struct BlockRun<'a, P: Sites = Program> {
+    pub program: &'a P,
     pub globals: &'a [GlobalBuffer],
     pub options: &'a SimOptions,
     pub block: u32,
@@ -39,16 +68,16 @@ pub(crate) struct BlockRun<'a> {
 /// Why a block stops early.
 pub(crate) struct Stop;
 
-impl<'a> BlockRun<'a> {
-    pub fn new(
-        program: &'a Program,
+impl<'a, P: Sites> BlockRun<'a, P> {
+    /// A block of `warps` warps with `shared` bytes of shared memory.
+    pub fn with_shape(
+        program: &'a P,
         globals: &'a [GlobalBuffer],
         options: &'a SimOptions,
-        block: u32,
-        grid: u32,
+        (block, grid): (u32, u32),
+        shared: usize,
+        warps: usize,
     ) -> Self {
-        let shared = program.shared_bytes as usize;
-        let warps = (program.block_size / 32) as usize;
         BlockRun {
             program,
             globals,
@@ -66,6 +95,15 @@ impl<'a> BlockRun<'a> {
             findings: Vec::new(),
             reported: Vec::new(),
             steps: 0,
+        }
+    }
+
+    /// What the block produced (`stopped`: an error stopped it).
+    pub fn outcome(self, stopped: bool) -> BlockOutcome {
+        BlockOutcome {
+            counters: self.counters,
+            findings: self.findings,
+            stopped,
         }
     }
 
@@ -112,6 +150,20 @@ impl<'a> BlockRun<'a> {
             other_blocks: 0,
         }
     }
+}
+
+impl<'a> BlockRun<'a> {
+    pub fn new(
+        program: &'a Program,
+        globals: &'a [GlobalBuffer],
+        options: &'a SimOptions,
+        block: u32,
+        grid: u32,
+    ) -> Self {
+        let shared = program.shared_bytes as usize;
+        let warps = (program.block_size / 32) as usize;
+        Self::with_shape(program, globals, options, (block, grid), shared, warps)
+    }
 
     /// Runs the block to the end (or to the first error that stops it).
     pub fn run(mut self) -> BlockOutcome {
@@ -120,11 +172,7 @@ impl<'a> BlockRun<'a> {
             .map(|w| Warp::new(w, self.program.regs))
             .collect();
         let stopped = self.schedule(&mut warps).is_err();
-        BlockOutcome {
-            counters: self.counters,
-            findings: self.findings,
-            stopped,
-        }
+        self.outcome(stopped)
     }
 
     fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), Stop> {

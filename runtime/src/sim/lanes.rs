@@ -3,7 +3,7 @@
 
 use warpforge_ir::{ScalarType, ShuffleMode, Special, VoteMode};
 
-use super::block::{BlockRun, Stop};
+use super::block::{BlockRun, Sites, Stop};
 use super::decode::{Inst, LaneMask, Op, Reg};
 use super::eval;
 use super::finding::{lane_list, FindingKind};
@@ -12,6 +12,100 @@ use super::warp::Warp;
 /// Lanes of `mask`, in ascending order.
 pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
     (0..32).filter(move |l| mask >> l & 1 == 1)
+}
+
+/// The mask a collective passes: one value, or each lane's register.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MaskArg<'a> {
+    Const(u32),
+    PerLane(&'a [u64; 32]),
+}
+
+impl<P: Sites> BlockRun<'_, P> {
+    /// The mask the `active` lanes of warp `warp` pass (`mask`: one value, or each lane's column),
+    /// checked against the lanes executing the collective: every lane must pass the same mask, the
+    /// mask must name every executing lane, and every lane it names must execute it — except, with
+    /// `exited_ok` (PTX's `.sync` collectives act on the non-exited lanes of their mask), lanes that
+    /// have exited.
+    pub(crate) fn collective_mask(
+        &mut self,
+        pc: usize,
+        (warp, active, exited): (u32, u32, u32),
+        mask: MaskArg<'_>,
+        exited_ok: bool,
+    ) -> Result<u32, Stop> {
+        let bad = |this: &mut Self, lanes: u32, detail: String| {
+            let f = this.finding(
+                FindingKind::CollectiveMask,
+                pc as u32,
+                warp,
+                lanes,
+                None,
+                detail,
+            );
+            this.report(FindingKind::CollectiveMask, pc as u32, 0, f)
+                .map(|()| 0)
+        };
+        let mask = match mask {
+            MaskArg::Const(m) => m,
+            MaskArg::PerLane(col) => {
+                let first = col[active.trailing_zeros() as usize] as u32;
+                let differ: u32 = lanes(active)
+                    .filter(|&l| col[l] as u32 != first)
+                    .fold(0, |m, l| m | 1 << l);
+                if differ != 0 {
+                    let l = differ.trailing_zeros() as usize;
+                    return bad(
+                        self,
+                        differ,
+                        format!(
+                            "the lanes pass different masks: lane {} passes {first:#010x}, lane {l} \
+                             passes {:#010x}",
+                            active.trailing_zeros(),
+                            col[l] as u32
+                        ),
+                    );
+                }
+                first
+            }
+        };
+        let absent = mask & !active & if exited_ok { !exited } else { u32::MAX };
+        if absent != 0 {
+            let elsewhere = absent & !exited;
+            let exited = absent & exited;
+            let mut why = Vec::new();
+            if exited != 0 {
+                why.push(format!("lanes {} returned", lane_list(exited)));
+            }
+            if elsewhere != 0 {
+                why.push(format!(
+                    "lanes {} are on another path",
+                    lane_list(elsewhere)
+                ));
+            }
+            return bad(
+                self,
+                absent,
+                format!(
+                    "the mask {mask:#010x} names lanes that do not execute it ({}); active lanes: {}",
+                    why.join(", "),
+                    lane_list(active)
+                ),
+            );
+        }
+        let outside = active & !mask;
+        if outside != 0 {
+            return bad(
+                self,
+                outside,
+                format!(
+                    "lanes {} execute it but the mask {mask:#010x} leaves them out",
+                    lane_list(outside)
+                ),
+            );
+        }
+        Ok(mask)
+    }
 }
 
 impl BlockRun<'_> {
@@ -105,83 +199,6 @@ impl BlockRun<'_> {
         self.counters.f32_special += u64::from(found);
     }
 
-    /// The mask the active lanes pass, checked against the lanes executing the collective.
-    fn collective_mask(&mut self, warp: &Warp, pc: usize, mask: LaneMask) -> Result<u32, Stop> {
-        let active = warp.active;
-        let bad = |this: &mut Self, lanes: u32, detail: String| {
-            let f = this.finding(
-                FindingKind::CollectiveMask,
-                pc as u32,
-                warp.index,
-                lanes,
-                None,
-                detail,
-            );
-            this.report(FindingKind::CollectiveMask, pc as u32, 0, f)
-                .map(|()| 0)
-        };
-        let mask = match mask {
-            LaneMask::Const(m) => m,
-            LaneMask::Reg(r) => {
-                let col = warp.reg(r);
-                let first = col[active.trailing_zeros() as usize] as u32;
-                let differ: u32 = lanes(active)
-                    .filter(|&l| col[l] as u32 != first)
-                    .fold(0, |m, l| m | 1 << l);
-                if differ != 0 {
-                    let l = differ.trailing_zeros() as usize;
-                    return bad(
-                        self,
-                        differ,
-                        format!(
-                            "the lanes pass different masks: lane {} passes {first:#010x}, lane {l} \
-                             passes {:#010x}",
-                            active.trailing_zeros(),
-                            col[l] as u32
-                        ),
-                    );
-                }
-                first
-            }
-        };
-        let absent = mask & !active;
-        if absent != 0 {
-            let exited = absent & warp.exited;
-            let elsewhere = absent & !warp.exited;
-            let mut why = Vec::new();
-            if exited != 0 {
-                why.push(format!("lanes {} returned", lane_list(exited)));
-            }
-            if elsewhere != 0 {
-                why.push(format!(
-                    "lanes {} are on another path",
-                    lane_list(elsewhere)
-                ));
-            }
-            return bad(
-                self,
-                absent,
-                format!(
-                    "the mask {mask:#010x} names lanes that do not execute it ({}); active lanes: {}",
-                    why.join(", "),
-                    lane_list(active)
-                ),
-            );
-        }
-        let outside = active & !mask;
-        if outside != 0 {
-            return bad(
-                self,
-                outside,
-                format!(
-                    "lanes {} execute it but the mask {mask:#010x} leaves them out",
-                    lane_list(outside)
-                ),
-            );
-        }
-        Ok(mask)
-    }
-
     /// Executes the collective at `pc`.
     pub(crate) fn exec_collective(&mut self, warp: &mut Warp, pc: usize) -> Result<(), Stop> {
         let program = self.program;
@@ -194,7 +211,12 @@ impl BlockRun<'_> {
             | Inst::WarpSync { mask } => *mask,
             _ => unreachable!("a collective"),
         };
-        let mask = self.collective_mask(warp, pc, mask_of)?;
+        let mask = match mask_of {
+            LaneMask::Const(m) => MaskArg::Const(m),
+            LaneMask::Reg(r) => MaskArg::PerLane(warp.reg(r)),
+        };
+        let executing = (warp.index, warp.active, warp.exited);
+        let mask = self.collective_mask(pc, executing, mask, false)?;
         match *inst {
             Inst::Shuffle {
                 dst,

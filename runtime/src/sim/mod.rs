@@ -47,16 +47,21 @@
 //!   phases for 8- and 16-byte shared accesses), not a measurement; no caches, no latencies, no timing.
 //!
 //! Files: `decode.rs` (IR to a linear program), `eval.rs` (the operators), `warp.rs` (the SIMT stack),
-//! `block.rs` (scheduling and barriers), `lanes.rs` (`let` and collectives), `access.rs` (memory),
-//! `memory.rs` (global memory), `race.rs` (racecheck), `stats.rs` (counters), `finding.rs`.
+//! `block.rs` (the per-block state every executor shares, and the IR's scheduling and barriers),
+//! `lanes.rs` (`let` and collectives), `access.rs` (the IR's memory instructions), `lane_access.rs`
+//! (one lane's checked access, shared), `memory.rs` (global memory), `race.rs` (racecheck),
+//! `stats.rs` (counters), `finding.rs`. The launch driver ([`run`]'s grid of blocks on worker threads
+//! and the merging of their findings) is shared too.
 
 mod access;
 mod block;
 mod decode;
 mod eval;
 mod finding;
+mod lane_access;
 mod lanes;
 mod memory;
+pub mod ptx;
 mod race;
 mod stats;
 mod warp;
@@ -175,14 +180,37 @@ pub fn run(
     check_arguments(&kernel.name, params, blocks, buffers, scalars).map_err(SimError::Arguments)?;
     let start = Instant::now();
     let program = decode::decode(kernel, scalars);
-    let globals: Vec<GlobalBuffer> = buffers
+    let globals = global_buffers(buffers, options, blocks);
+    let threads = worker_threads(program.global_atomics, options, blocks);
+    let outcomes = run_grid(blocks, threads, |block| {
+        BlockRun::new(&program, &globals, options, block, blocks).run()
+    });
+    copy_back(&globals, buffers);
+    let mut report = merge_outcomes(outcomes, options);
+    report.elapsed_ns = start.elapsed().as_nanos() as u64;
+    Ok(report)
+}
+
+/// The launch's global buffers: a read-write buffer keeps the cross-block racecheck shadow when the
+/// sanitizer is on and there are several blocks.
+pub(crate) fn global_buffers(
+    buffers: &[BufferArg<'_>],
+    options: &SimOptions,
+    blocks: u32,
+) -> Vec<GlobalBuffer> {
+    buffers
         .iter()
         .map(|b| {
             let track = options.sanitize && b.access() == Access::ReadWrite && blocks > 1;
             GlobalBuffer::with_tracking(b.bytes(), track)
         })
-        .collect();
-    let threads = if program.global_atomics {
+        .collect()
+}
+
+/// Worker threads for `blocks` blocks: one when blocks can observe each other (`serial`: the kernel
+/// has a global atomic), else the option's count (0 = one per core), never more than the blocks.
+pub(crate) fn worker_threads(serial: bool, options: &SimOptions, blocks: u32) -> usize {
+    if serial {
         1
     } else if options.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -190,8 +218,16 @@ pub fn run(
         options.threads
     }
     .min(blocks as usize)
-    .max(1);
+    .max(1)
+}
 
+/// Runs blocks `0..blocks` with `run_block` on `threads` worker threads (blocks taken in order);
+/// their outcomes in block order.
+pub(crate) fn run_grid(
+    blocks: u32,
+    threads: usize,
+    run_block: impl Fn(u32) -> BlockOutcome + Sync,
+) -> Vec<BlockOutcome> {
     let outcomes: Vec<Mutex<Option<BlockOutcome>>> =
         (0..blocks).map(|_| Mutex::new(None)).collect();
     let next = AtomicU32::new(0);
@@ -200,7 +236,7 @@ pub fn run(
         if block >= blocks {
             return;
         }
-        let outcome = BlockRun::new(&program, &globals, options, block, blocks).run();
+        let outcome = run_block(block);
         *outcomes[block as usize]
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(outcome);
@@ -214,19 +250,31 @@ pub fn run(
             }
         });
     }
+    outcomes
+        .into_iter()
+        .map(|o| {
+            o.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every block ran")
+        })
+        .collect()
+}
 
+/// Copies every read-write buffer's contents back into its argument.
+pub(crate) fn copy_back(globals: &[GlobalBuffer], buffers: &mut [BufferArg<'_>]) {
     for (global, arg) in globals.iter().zip(buffers.iter_mut()) {
         if let BufferArg::ReadWrite(out) = arg {
             global.copy_to(out);
         }
     }
+}
+
+/// The launch's report from its blocks' outcomes: counters summed (and kept per block with
+/// [`SimOptions::stats`]), findings in block order, one per kind and statement.
+pub(crate) fn merge_outcomes(outcomes: Vec<BlockOutcome>, options: &SimOptions) -> SimReport {
     let mut report = SimReport::default();
     let mut seen: HashMap<(FindingKind, String), usize> = HashMap::new();
     for outcome in outcomes {
-        let outcome = outcome
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .expect("every block ran");
         report.counters += &outcome.counters;
         if options.stats {
             report.blocks.push(outcome.counters);
@@ -246,6 +294,5 @@ pub fn run(
             }
         }
     }
-    report.elapsed_ns = start.elapsed().as_nanos() as u64;
-    Ok(report)
+    report
 }

@@ -1,0 +1,556 @@
+//! Decoding the computing instructions: `mov` (with special registers, immediates, symbol addresses
+//! and vector packing), integer arithmetic and logic (`add` … `prmt`), `setp`, `selp`, `cvt`, and
+//! `f32` arithmetic. Only the `f32` floating-point type is implemented, with `.rn` rounding (the
+//! default), `.ftz` and `.sat`; anything else is refused with its name.
+
+use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
+
+use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
+use super::inst::{
+    BoolOp, Cmp, CmpTy, DivKind, FBin, FMods, FUn, Half, Int, IntBin, IntUn, Op, Rnd, Ty,
+};
+
+/// The one type modifier of an instruction.
+fn one_type(mods: &mut Mods) -> Result<DataType, String> {
+    match mods.types().as_slice() {
+        [t] => Ok(*t),
+        [] => Err("no type modifier".into()),
+        more => Err(format!(
+            "{} type modifiers where one is expected",
+            more.len()
+        )),
+    }
+}
+
+/// The type modifier of an `f32` instruction, which must be `.f32` alone.
+fn f32_only(mods: &mut Mods) -> Result<(), String> {
+    match one_type(mods)? {
+        DataType::F32 => Ok(()),
+        other => Err(format!("type `.{}` is not supported here", other.name())),
+    }
+}
+
+fn int_of(t: DataType) -> Result<Int, String> {
+    int_type(t).ok_or_else(|| format!("type `.{}` is not supported here", t.name()))
+}
+
+fn float_mods(mods: &mut Mods, rounding_required: bool) -> Result<FMods, String> {
+    let rnd = mods.one_of(&["rn", "rz", "rm", "rp"]);
+    match rnd {
+        Some("rn") => {}
+        None if !rounding_required => {}
+        None => return Err("a rounding modifier (`.rn`) is required".into()),
+        Some(other) => {
+            return Err(format!(
+                "rounding `.{other}` is not supported (only `.rn`, IEEE round to nearest even)"
+            ))
+        }
+    }
+    Ok(FMods {
+        ftz: mods.take("ftz"),
+        sat: mods.take("sat"),
+    })
+}
+
+impl Decoder<'_> {
+    /// Every computing instruction.
+    pub(crate) fn alu(&mut self, inst: &Instruction) -> Result<Op, String> {
+        let mut mods = Mods::new(inst);
+        let op = match inst.opcode.as_str() {
+            "mov" => self.mov(inst, &mut mods)?,
+            "setp" => self.setp(inst, &mut mods)?,
+            "selp" => {
+                let t = one_type(&mut mods)?;
+                let bits = value_type(t).ok_or("unsupported type")?.bits();
+                let [d, a, b, c] = operands::<4>(inst)?;
+                let imm = if t == DataType::F32 {
+                    Imm::F32
+                } else {
+                    Imm::Int
+                };
+                Op::Selp {
+                    d: self.dst(d, bits)?,
+                    a: self.src(a, imm)?,
+                    b: self.src(b, imm)?,
+                    c: self.src(c, Imm::Int)?,
+                    bits,
+                }
+            }
+            "cvt" => self.cvt(inst, &mut mods)?,
+            "bfe" => {
+                let ty = int_of(one_type(&mut mods)?)?;
+                let [d, a, b, c] = operands::<4>(inst)?;
+                Op::Bfe {
+                    ty,
+                    d: self.dst(d, ty.bits)?,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                    c: self.src(c, Imm::Int)?,
+                }
+            }
+            "bfi" => {
+                let ty = int_of(one_type(&mut mods)?)?;
+                let [f, a, b, c, e] = operands::<5>(inst)?;
+                Op::Bfi {
+                    bits: ty.bits,
+                    d: self.dst(f, ty.bits)?,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                    c: self.src(c, Imm::Int)?,
+                    e: self.src(e, Imm::Int)?,
+                }
+            }
+            "prmt" => {
+                if one_type(&mut mods)? != DataType::B32 {
+                    return Err("prmt is `.b32` only".into());
+                }
+                let [d, a, b, c] = operands::<4>(inst)?;
+                Op::Prmt {
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                    c: self.src(c, Imm::Int)?,
+                }
+            }
+            "fma" => {
+                let fm = float_mods(&mut mods, true)?;
+                if one_type(&mut mods)? != DataType::F32 {
+                    return Err("only `fma.f32` is supported".into());
+                }
+                let [d, a, b, c] = operands::<4>(inst)?;
+                Op::Fma {
+                    mods: fm,
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::F32)?,
+                    b: self.src(b, Imm::F32)?,
+                    c: self.src(c, Imm::F32)?,
+                }
+            }
+            "sqrt" | "rcp" => {
+                let fm = float_mods(&mut mods, true)?;
+                if one_type(&mut mods)? != DataType::F32 {
+                    return Err(format!("only `{}.rn.f32` is supported", inst.opcode));
+                }
+                let [d, a] = operands::<2>(inst)?;
+                let op = if inst.opcode == "sqrt" {
+                    FUn::Sqrt
+                } else {
+                    FUn::Rcp
+                };
+                Op::FUn {
+                    op,
+                    mods: fm,
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::F32)?,
+                }
+            }
+            _ => self.arith(inst, &mut mods)?,
+        };
+        mods.finish()?;
+        Ok(op)
+    }
+
+    fn mov(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let t = one_type(mods)?;
+        let bits = value_type(t)
+            .ok_or_else(|| format!("type `.{}` is not supported", t.name()))?
+            .bits();
+        let [d, a] = operands::<2>(inst)?;
+        let imm = if t == DataType::F32 {
+            Imm::F32
+        } else {
+            Imm::Int
+        };
+        match (&d.kind, &a.kind) {
+            (_, OperandKind::Vector(parts)) => {
+                let part_bits = bits / parts.len().max(1) as u32;
+                if parts.len() < 2 || !matches!(part_bits, 8 | 16 | 32) {
+                    return Err("a vector of 2 or 4 parts is expected".into());
+                }
+                let parts = parts
+                    .iter()
+                    .map(|p| self.src(p, Imm::Int))
+                    .collect::<Result<_, _>>()?;
+                Ok(Op::Pack {
+                    d: self.dst(d, bits)?,
+                    parts,
+                    part_bits,
+                })
+            }
+            (OperandKind::Vector(parts), _) => {
+                let part_bits = bits / parts.len().max(1) as u32;
+                if parts.len() < 2 || !matches!(part_bits, 8 | 16 | 32) {
+                    return Err("a vector of 2 or 4 parts is expected".into());
+                }
+                let parts = parts
+                    .iter()
+                    .map(|p| match p.kind {
+                        OperandKind::Sink => Ok(None),
+                        _ => self.dst(p, part_bits).map(Some),
+                    })
+                    .collect::<Result<_, _>>()?;
+                Ok(Op::Unpack {
+                    parts,
+                    a: self.src(a, Imm::Int)?,
+                    part_bits,
+                })
+            }
+            _ => Ok(Op::Mov {
+                d: self.dst(d, bits)?,
+                a: self.src(a, imm)?,
+                bits,
+            }),
+        }
+    }
+
+    fn setp(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let cmp = match mods.one_of(&[
+            "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
+            "gtu", "geu", "num", "nan",
+        ]) {
+            Some("eq") => Cmp::Eq,
+            Some("ne") => Cmp::Ne,
+            Some("lt" | "lo") => Cmp::Lt,
+            Some("le" | "ls") => Cmp::Le,
+            Some("gt" | "hi") => Cmp::Gt,
+            Some("ge" | "hs") => Cmp::Ge,
+            Some("equ") => Cmp::Equ,
+            Some("neu") => Cmp::Neu,
+            Some("ltu") => Cmp::Ltu,
+            Some("leu") => Cmp::Leu,
+            Some("gtu") => Cmp::Gtu,
+            Some("geu") => Cmp::Geu,
+            Some("num") => Cmp::Num,
+            Some(_) => Cmp::Nan,
+            None => return Err("no comparison operator".into()),
+        };
+        let bool_op = match mods.one_of(&["and", "or", "xor"]) {
+            Some("and") => Some(BoolOp::And),
+            Some("or") => Some(BoolOp::Or),
+            Some(_) => Some(BoolOp::Xor),
+            None => None,
+        };
+        let ftz = mods.take("ftz");
+        let t = one_type(mods)?;
+        let ty = match t {
+            DataType::F32 => CmpTy::F32 { ftz },
+            other => {
+                let ty = int_of(other)?;
+                if ftz
+                    || !matches!(
+                        cmp,
+                        Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge
+                    )
+                {
+                    return Err("an unordered comparison or `.ftz` on integers".into());
+                }
+                CmpTy::Int(ty)
+            }
+        };
+        let imm = if t == DataType::F32 {
+            Imm::F32
+        } else {
+            Imm::Int
+        };
+        let (dest, a, b, c) = match inst.operands.as_slice() {
+            [d, a, b] if bool_op.is_none() => (d, a, b, None),
+            [d, a, b, c] if bool_op.is_some() => (d, a, b, Some(c)),
+            _ => return Err("expected `p[|q], a, b` (and `, c` with `.and`/`.or`/`.xor`)".into()),
+        };
+        let (p, q) = match &dest.kind {
+            OperandKind::PredPair(p, q) => (
+                Some(self.dst(&reg_operand(dest, p), 1)?),
+                Some(self.dst(&reg_operand(dest, q), 1)?),
+            ),
+            OperandKind::Sink => (None, None),
+            _ => (Some(self.dst(dest, 1)?), None),
+        };
+        let combine = match (bool_op, c) {
+            (Some(op), Some(c)) => {
+                let (r, negated) = self.pred(c)?;
+                Some((op, r, negated))
+            }
+            _ => None,
+        };
+        Ok(Op::Setp {
+            cmp,
+            ty,
+            p,
+            q,
+            a: self.src(a, imm)?,
+            b: self.src(b, imm)?,
+            combine,
+        })
+    }
+
+    fn cvt(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let rnd = match mods.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]) {
+            None => Rnd::None,
+            Some("rn" | "rni") => Rnd::Nearest,
+            Some("rz" | "rzi") => Rnd::Zero,
+            Some("rm" | "rmi") => Rnd::Down,
+            Some(_) => Rnd::Up,
+        };
+        let integral = inst
+            .modifiers
+            .iter()
+            .any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
+        let fm = FMods {
+            ftz: mods.take("ftz"),
+            sat: mods.take("sat"),
+        };
+        let [to, from] = match mods.types().as_slice() {
+            [to, from] => [*to, *from],
+            _ => return Err("expected a destination and a source type".into()),
+        };
+        let unsupported =
+            |t: DataType| format!("conversions with `.{}` are not supported", t.name());
+        let to_ty = value_type(to).ok_or_else(|| unsupported(to))?;
+        let from_ty = value_type(from).ok_or_else(|| unsupported(from))?;
+        match (to_ty, from_ty) {
+            (Ty::Int(_), Ty::Int(_)) if rnd != Rnd::None => {
+                return Err("a rounding modifier on an integer conversion".into())
+            }
+            (Ty::Int(_), Ty::F32) if !integral => {
+                return Err(
+                    "an f32-to-integer conversion needs `.rni`, `.rzi`, `.rmi` or `.rpi`".into(),
+                )
+            }
+            (Ty::F32, Ty::Int(_)) if rnd == Rnd::None || integral => {
+                return Err(
+                    "an integer-to-f32 conversion needs `.rn`, `.rz`, `.rm` or `.rp`".into(),
+                )
+            }
+            (Ty::F32, Ty::F32) if rnd != Rnd::None && !integral => {
+                return Err(
+                    "an f32-to-f32 conversion rounds with `.rni`, `.rzi`, `.rmi` or `.rpi`".into(),
+                )
+            }
+            _ => {}
+        }
+        let [d, a] = operands::<2>(inst)?;
+        let imm = if from == DataType::F32 {
+            Imm::F32
+        } else {
+            Imm::Int
+        };
+        let dst_bits = match &d.kind {
+            OperandKind::Register(r) => self
+                .regs
+                .declared(r)
+                .map_or(to_ty.bits(), |r| self.regs.bits[r as usize]),
+            _ => to_ty.bits(),
+        };
+        Ok(Op::Cvt {
+            to: to_ty,
+            from: from_ty,
+            rnd,
+            mods: fm,
+            d: self.dst(d, dst_bits)?,
+            a: self.src(a, imm)?,
+        })
+    }
+
+    /// Integer and `f32` arithmetic and logic.
+    fn arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let name = inst.opcode.as_str();
+        let half = match mods.one_of(&["lo", "hi", "wide"]) {
+            Some("lo") => Some(Half::Lo),
+            Some("hi") => Some(Half::Hi),
+            Some(_) => Some(Half::Wide),
+            None => None,
+        };
+        let float = inst.modifiers.iter().any(|m| m == "f32");
+        if float {
+            return self.float_arith(inst, mods);
+        }
+        if let Some(t) = inst.modifiers.iter().find_map(|m| DataType::from_name(m)) {
+            if !matches!(value_type(t), Some(Ty::Int(_))) {
+                return Err(format!("type `.{}` is not supported", t.name()));
+            }
+        }
+        let sat = mods.take("sat");
+        let ty = int_of(one_type(mods)?)?;
+        let binary = |op: IntBin| Some(op);
+        let bin = match (name, half) {
+            ("add", None) if sat => binary(IntBin::AddSat),
+            ("sub", None) if sat => binary(IntBin::SubSat),
+            ("add", None) => binary(IntBin::Add),
+            ("sub", None) => binary(IntBin::Sub),
+            ("mul", Some(Half::Lo)) => binary(IntBin::MulLo),
+            ("mul", Some(Half::Hi)) => binary(IntBin::MulHi),
+            ("div", None) => binary(IntBin::Div),
+            ("rem", None) => binary(IntBin::Rem),
+            ("min", None) => binary(IntBin::Min),
+            ("max", None) => binary(IntBin::Max),
+            ("and", None) => binary(IntBin::And),
+            ("or", None) => binary(IntBin::Or),
+            ("xor", None) => binary(IntBin::Xor),
+            ("shl", None) => binary(IntBin::Shl),
+            ("shr", None) => binary(IntBin::Shr),
+            _ => None,
+        };
+        if sat
+            && !(matches!(bin, Some(IntBin::AddSat | IntBin::SubSat))
+                && ty
+                    == Int {
+                        bits: 32,
+                        signed: true,
+                    })
+        {
+            return Err("`.sat` is supported on `add.s32` and `sub.s32` only".into());
+        }
+        if let Some(op) = bin {
+            let [d, a, b] = operands::<3>(inst)?;
+            return Ok(Op::IntBin {
+                op,
+                ty,
+                d: self.dst(d, ty.bits)?,
+                a: self.src(a, Imm::Int)?,
+                b: self.src(b, Imm::Int)?,
+            });
+        }
+        let unary = match name {
+            "neg" => Some(IntUn::Neg),
+            "not" => Some(IntUn::Not),
+            "cnot" => Some(IntUn::CNot),
+            "abs" => Some(IntUn::Abs),
+            "popc" => Some(IntUn::Popc),
+            "clz" => Some(IntUn::Clz),
+            "brev" => Some(IntUn::Brev),
+            "bfind" => Some(IntUn::Bfind {
+                shiftamt: mods.take("shiftamt"),
+            }),
+            _ => None,
+        };
+        if let (Some(op), None) = (unary, half) {
+            let [d, a] = operands::<2>(inst)?;
+            let d_bits = if matches!(op, IntUn::Popc | IntUn::Clz | IntUn::Bfind { .. }) {
+                32
+            } else {
+                ty.bits
+            };
+            return Ok(Op::IntUn {
+                op,
+                ty,
+                d: self.dst(d, d_bits)?,
+                a: self.src(a, Imm::Int)?,
+            });
+        }
+        match (name, half) {
+            ("mul", Some(Half::Wide)) => {
+                if !matches!(ty.bits, 16 | 32) {
+                    return Err("`mul.wide` takes 16- or 32-bit operands".into());
+                }
+                let [d, a, b] = operands::<3>(inst)?;
+                Ok(Op::MulWide {
+                    ty,
+                    d: self.dst(d, 2 * ty.bits)?,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                })
+            }
+            ("mad", Some(half)) => {
+                if half == Half::Wide && !matches!(ty.bits, 16 | 32) {
+                    return Err("`mad.wide` takes 16- or 32-bit operands".into());
+                }
+                let [d, a, b, c] = operands::<4>(inst)?;
+                let d_bits = if half == Half::Wide {
+                    2 * ty.bits
+                } else {
+                    ty.bits
+                };
+                Ok(Op::Mad {
+                    half,
+                    ty,
+                    d: self.dst(d, d_bits)?,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                    c: self.src(c, Imm::Int)?,
+                })
+            }
+            _ => Err(format!("`{}` is not implemented", inst.full_opcode())),
+        }
+    }
+
+    fn float_arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let name = inst.opcode.as_str();
+        let binary = |op| Some(op);
+        let (bin, fm) = match name {
+            "add" => (binary(FBin::Add), float_mods(mods, false)?),
+            "sub" => (binary(FBin::Sub), float_mods(mods, false)?),
+            "mul" => (binary(FBin::Mul), float_mods(mods, false)?),
+            "div" => {
+                let kind = match mods.one_of(&["rn", "full", "approx"]) {
+                    Some("rn") => DivKind::Rn,
+                    Some("full") => DivKind::Full,
+                    Some("approx") => DivKind::Approx,
+                    _ => return Err("`div.f32` needs `.rn`, `.full` or `.approx` (other roundings are not supported)".into()),
+                };
+                (binary(FBin::Div(kind)), float_mods(mods, false)?)
+            }
+            "min" | "max" => {
+                let nan = mods.take("NaN");
+                let op = match (name, nan) {
+                    ("min", false) => FBin::Min,
+                    ("min", true) => FBin::MinNan,
+                    ("max", false) => FBin::Max,
+                    _ => FBin::MaxNan,
+                };
+                let fm = FMods {
+                    ftz: mods.take("ftz"),
+                    sat: false,
+                };
+                (binary(op), fm)
+            }
+            "mad" => {
+                let fm = float_mods(mods, false)?;
+                f32_only(mods)?;
+                let [d, a, b, c] = operands::<4>(inst)?;
+                return Ok(Op::Fma {
+                    mods: fm,
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::F32)?,
+                    b: self.src(b, Imm::F32)?,
+                    c: self.src(c, Imm::F32)?,
+                });
+            }
+            "neg" | "abs" => {
+                let fm = FMods {
+                    ftz: mods.take("ftz"),
+                    sat: false,
+                };
+                f32_only(mods)?;
+                let [d, a] = operands::<2>(inst)?;
+                let op = if name == "neg" { FUn::Neg } else { FUn::Abs };
+                return Ok(Op::FUn {
+                    op,
+                    mods: fm,
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::F32)?,
+                });
+            }
+            _ => return Err(format!("`{}` is not implemented", inst.full_opcode())),
+        };
+        f32_only(mods)?;
+        let Some(op) = bin else {
+            return Err("unsupported".into());
+        };
+        let [d, a, b] = operands::<3>(inst)?;
+        Ok(Op::FBin {
+            op,
+            mods: fm,
+            d: self.dst(d, 32)?,
+            a: self.src(a, Imm::F32)?,
+            b: self.src(b, Imm::F32)?,
+        })
+    }
+}
+
+/// The register of a `p|q` pair as an operand of its own.
+fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
+    Operand {
+        pos: at.pos,
+        kind: OperandKind::Register(r.clone()),
+    }
+}

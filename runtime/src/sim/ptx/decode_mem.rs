@@ -1,0 +1,494 @@
+//! Decoding memory and synchronization: `ld`/`ldu`/`st` in every space and vector width, `atom` and
+//! `red`, `cvta`, block barriers (`bar`, `barrier`), and the warp-level `.sync` instructions
+//! (`bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`, `activemask`). Cache
+//! operators, eviction priorities and memory-ordering qualifiers are accepted and have no effect:
+//! the simulator has no caches and is sequentially consistent.
+
+use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
+
+use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
+use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
+
+/// Whether a modifier is a hint or an ordering qualifier with nothing to simulate.
+fn is_hint(m: &str) -> bool {
+    matches!(
+        m,
+        "ca" | "cg"
+            | "cs"
+            | "lu"
+            | "cv"
+            | "wb"
+            | "wt"
+            | "nc"
+            | "weak"
+            | "volatile"
+            | "relaxed"
+            | "acquire"
+            | "release"
+            | "acq_rel"
+            | "cta"
+            | "gpu"
+            | "sys"
+    ) || (m.starts_with("L1::") || m.starts_with("L2::")) && m != "L2::cache_hint"
+}
+
+/// The state space among the modifiers (generic when none).
+fn space(mods: &mut Mods) -> Result<MemSpace, String> {
+    Ok(
+        match mods.one_of(&[
+            "global",
+            "shared",
+            "shared::cta",
+            "local",
+            "param",
+            "param::entry",
+            "const",
+        ]) {
+            Some("global") => MemSpace::Global,
+            Some("shared" | "shared::cta") => MemSpace::Shared,
+            Some("local") => MemSpace::Local,
+            Some("param" | "param::entry") => MemSpace::Param,
+            Some("const") => MemSpace::Const,
+            _ => MemSpace::Generic,
+        },
+    )
+}
+
+fn one_type(mods: &mut Mods) -> Result<DataType, String> {
+    match mods.types().as_slice() {
+        [t] => Ok(*t),
+        [] => Err("no type modifier".into()),
+        more => Err(format!(
+            "{} type modifiers where one is expected",
+            more.len()
+        )),
+    }
+}
+
+impl Decoder<'_> {
+    /// `ld`, `ldu`, `st`, `atom`, `red`, `cvta`.
+    pub(crate) fn memory(&mut self, inst: &Instruction) -> Result<Op, String> {
+        let mut mods = Mods::new(inst);
+        let op = match inst.opcode.as_str() {
+            "cvta" => {
+                let to_generic = !mods.take("to");
+                let space = space(&mut mods)?;
+                if !matches!(space, MemSpace::Global | MemSpace::Shared | MemSpace::Local) {
+                    return Err(format!("`cvta` with `.{}` is not supported", space.name()));
+                }
+                let bits = match one_type(&mut mods)? {
+                    DataType::U32 => 32,
+                    DataType::U64 => 64,
+                    other => {
+                        return Err(format!(
+                            "`cvta.{}`: expected `.u32` or `.u64`",
+                            other.name()
+                        ))
+                    }
+                };
+                let [d, a] = operands::<2>(inst)?;
+                Op::Cvta {
+                    space,
+                    to_generic,
+                    d: self.dst(d, bits)?,
+                    a: self.src(a, Imm::Int)?,
+                    bits,
+                }
+            }
+            "ld" | "ldu" | "st" => {
+                mods.ignore_if(is_hint);
+                let space = space(&mut mods)?;
+                let count = match mods.one_of(&["v2", "v4"]) {
+                    Some("v2") => 2,
+                    Some(_) => 4,
+                    None => 1,
+                };
+                let t = one_type(&mut mods)?;
+                let ty = value_type(t)
+                    .filter(|t| t.bits() >= 8)
+                    .ok_or_else(|| format!("`.{}` accesses are not supported", t.name()))?;
+                if inst.operands.len() != 2 {
+                    return Err(format!(
+                        "expected 2 operands, found {}",
+                        inst.operands.len()
+                    ));
+                }
+                let imm = if ty == Ty::F32 { Imm::F32 } else { Imm::Int };
+                let (value, address) = if inst.opcode == "st" {
+                    (&inst.operands[1], &inst.operands[0])
+                } else {
+                    (&inst.operands[0], &inst.operands[1])
+                };
+                let space = match (space, self.symbol_space(address)) {
+                    (MemSpace::Generic, Some(s)) if s != MemSpace::Global => s,
+                    (s, _) => s,
+                };
+                if inst.opcode == "st" && space == MemSpace::Param {
+                    return Err(
+                        "stores to `.param` (a call's arguments: calls are not supported)".into(),
+                    );
+                }
+                if inst.opcode == "st" && space == MemSpace::Const {
+                    return Err("`.const` memory cannot be written".into());
+                }
+                let addr = self.addr(address)?;
+                let elements = match &value.kind {
+                    OperandKind::Vector(parts) if parts.len() == count => parts.clone(),
+                    _ if count == 1 => vec![value.clone()],
+                    _ => return Err(format!("expected a vector of {count} registers")),
+                };
+                if inst.opcode == "st" {
+                    let srcs = elements
+                        .iter()
+                        .map(|e| self.src(e, imm))
+                        .collect::<Result<_, _>>()?;
+                    Op::St {
+                        space,
+                        ty,
+                        srcs,
+                        addr,
+                    }
+                } else {
+                    let dsts = elements
+                        .iter()
+                        .map(|e| match e.kind {
+                            OperandKind::Sink => Ok(None),
+                            _ => self.dst(e, ty.bits()).map(Some),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    Op::Ld {
+                        space,
+                        ty,
+                        dsts,
+                        addr,
+                    }
+                }
+            }
+            _ => self.atomic(inst, &mut mods)?,
+        };
+        mods.finish()?;
+        Ok(op)
+    }
+
+    fn atomic(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        mods.ignore(&[
+            "relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys",
+        ]);
+        let space = space(mods)?;
+        if !matches!(
+            space,
+            MemSpace::Global | MemSpace::Shared | MemSpace::Generic
+        ) {
+            return Err(format!("atomics on `.{}` are not supported", space.name()));
+        }
+        let op = match mods.one_of(&[
+            "add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec",
+        ]) {
+            Some("add") => AtomOp::Add,
+            Some("min") => AtomOp::Min,
+            Some("max") => AtomOp::Max,
+            Some("and") => AtomOp::And,
+            Some("or") => AtomOp::Or,
+            Some("xor") => AtomOp::Xor,
+            Some("exch") => AtomOp::Exch,
+            Some("cas") => AtomOp::Cas,
+            Some("inc") => AtomOp::Inc,
+            Some("dec") => AtomOp::Dec,
+            _ => return Err("no atomic operation (`.add`, `.cas`, …)".into()),
+        };
+        let t = one_type(mods)?;
+        let (op, ty) = match (op, t) {
+            (AtomOp::Add, DataType::F32) => (
+                AtomOp::AddF32,
+                Int {
+                    bits: 32,
+                    signed: false,
+                },
+            ),
+            (_, DataType::F32) => return Err("only `.add` is supported on `.f32`".into()),
+            (op, t) => {
+                let ty = int_type(t)
+                    .filter(|i| matches!(i.bits, 32 | 64))
+                    .ok_or_else(|| format!("atomics on `.{}` are not supported", t.name()))?;
+                let ok = match op {
+                    AtomOp::Add => !ty.signed || ty.bits == 32,
+                    AtomOp::Inc | AtomOp::Dec => {
+                        ty == Int {
+                            bits: 32,
+                            signed: false,
+                        }
+                    }
+                    _ => true,
+                };
+                if !ok {
+                    return Err(format!("`.{}` is not a type of this atomic", t.name()));
+                }
+                (op, ty)
+            }
+        };
+        let red = inst.opcode == "red";
+        let ops = &inst.operands;
+        let want = 2 + usize::from(!red) + usize::from(op == AtomOp::Cas);
+        if ops.len() != want {
+            return Err(format!("expected {want} operands, found {}", ops.len()));
+        }
+        let (d, rest) = if red {
+            (None, &ops[..])
+        } else {
+            (Some(self.dst(&ops[0], ty.bits)?), &ops[1..])
+        };
+        let imm = if op == AtomOp::AddF32 {
+            Imm::F32
+        } else {
+            Imm::Int
+        };
+        let addr = self.addr(&rest[0])?;
+        let space = match (space, self.symbol_space(&rest[0])) {
+            (MemSpace::Generic, Some(MemSpace::Shared)) => MemSpace::Shared,
+            (s, _) => s,
+        };
+        if space != MemSpace::Shared {
+            self.global_atomics = true;
+        }
+        let b = self.src(&rest[1], imm)?;
+        let c = match rest.get(2) {
+            Some(c) => Some(self.src(c, imm)?),
+            None => None,
+        };
+        Ok(Op::Atom {
+            space,
+            op,
+            ty,
+            d,
+            addr,
+            b,
+            c,
+        })
+    }
+
+    /// Barriers and warp-level `.sync` instructions.
+    pub(crate) fn sync(&mut self, inst: &Instruction) -> Result<Op, String> {
+        let mut mods = Mods::new(inst);
+        let op = match inst.opcode.as_str() {
+            "bar" if mods.take("warp") => {
+                if !mods.take("sync") {
+                    return Err("expected `bar.warp.sync`".into());
+                }
+                let [mask] = operands::<1>(inst)?;
+                Op::WarpSync {
+                    mask: self.src(mask, Imm::Int)?,
+                }
+            }
+            "bar" | "barrier" => self.barrier(inst, &mut mods)?,
+            "activemask" => {
+                if one_type(&mut mods)? != DataType::B32 {
+                    return Err("expected `activemask.b32`".into());
+                }
+                let [d] = operands::<1>(inst)?;
+                Op::Activemask {
+                    d: self.dst(d, 32)?,
+                }
+            }
+            _ => {
+                if !mods.take("sync") {
+                    return Err(format!(
+                        "`{}` without `.sync` is not supported (sm_70 and later need the `.sync` form)",
+                        inst.opcode
+                    ));
+                }
+                self.collective(inst, &mut mods)?
+            }
+        };
+        mods.finish()?;
+        Ok(op)
+    }
+
+    fn barrier(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        mods.take("cta");
+        let aligned = inst.opcode == "bar" || mods.take("aligned");
+        let kind = match mods.one_of(&["sync", "arrive", "red"]) {
+            Some("sync") => BarKind::Sync,
+            Some("arrive") => BarKind::Arrive,
+            Some(_) => BarKind::Red(match mods.one_of(&["popc", "and", "or"]) {
+                Some("popc") => BarRed::Popc,
+                Some("and") => BarRed::And,
+                Some("or") => BarRed::Or,
+                _ => return Err("`bar.red` needs `.popc`, `.and` or `.or`".into()),
+            }),
+            _ => return Err("expected `.sync`, `.arrive` or `.red`".into()),
+        };
+        let ops = &inst.operands;
+        Ok(match kind {
+            BarKind::Red(red) => {
+                let t = one_type(mods)?;
+                let expected = if red == BarRed::Popc {
+                    DataType::U32
+                } else {
+                    DataType::Pred
+                };
+                if t != expected {
+                    return Err(format!("expected `.{}`", expected.name()));
+                }
+                let (d, a, b, c) = match ops.as_slice() {
+                    [d, a, c] => (d, a, None, c),
+                    [d, a, b, c] => (d, a, Some(b), c),
+                    _ => return Err("expected `d, a{, b}, {!}c`".into()),
+                };
+                let bits = if red == BarRed::Popc { 32 } else { 1 };
+                Op::Bar {
+                    kind,
+                    aligned,
+                    d: Some(self.dst(d, bits)?),
+                    id: self.src(a, Imm::Int)?,
+                    count: b.map(|b| self.src(b, Imm::Int)).transpose()?,
+                    pred: Some(self.pred(c)?),
+                }
+            }
+            _ => {
+                let (a, b) = match ops.as_slice() {
+                    [a] if kind == BarKind::Sync => (a, None),
+                    [a, b] => (a, Some(b)),
+                    _ => return Err("expected `a{, b}`".into()),
+                };
+                Op::Bar {
+                    kind,
+                    aligned,
+                    d: None,
+                    id: self.src(a, Imm::Int)?,
+                    count: b.map(|b| self.src(b, Imm::Int)).transpose()?,
+                    pred: None,
+                }
+            }
+        })
+    }
+
+    fn collective(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        match inst.opcode.as_str() {
+            "shfl" => {
+                let mode = match mods.one_of(&["up", "down", "bfly", "idx"]) {
+                    Some("up") => ShflMode::Up,
+                    Some("down") => ShflMode::Down,
+                    Some("bfly") => ShflMode::Bfly,
+                    Some("idx") => ShflMode::Idx,
+                    _ => return Err("expected `.up`, `.down`, `.bfly` or `.idx`".into()),
+                };
+                if one_type(mods)? != DataType::B32 {
+                    return Err("expected `.b32`".into());
+                }
+                let [d, a, b, c, mask] = operands::<5>(inst)?;
+                let (d, p) = match &d.kind {
+                    OperandKind::PredPair(d, p) => {
+                        let (d, p) = (self.pair(d)?, self.pair(p)?);
+                        (d, Some(p))
+                    }
+                    _ => (self.dst(d, 32)?, None),
+                };
+                Ok(Op::Shfl {
+                    mode,
+                    d,
+                    p,
+                    a: self.src(a, Imm::Int)?,
+                    b: self.src(b, Imm::Int)?,
+                    c: self.src(c, Imm::Int)?,
+                    mask: self.src(mask, Imm::Int)?,
+                })
+            }
+            "vote" => {
+                let mode = match mods.one_of(&["all", "any", "uni", "ballot"]) {
+                    Some("all") => VoteMode::All,
+                    Some("any") => VoteMode::Any,
+                    Some("uni") => VoteMode::Uni,
+                    Some("ballot") => VoteMode::Ballot,
+                    _ => return Err("expected `.all`, `.any`, `.uni` or `.ballot`".into()),
+                };
+                let expected = if mode == VoteMode::Ballot {
+                    DataType::B32
+                } else {
+                    DataType::Pred
+                };
+                if one_type(mods)? != expected {
+                    return Err(format!("expected `.{}`", expected.name()));
+                }
+                let [d, a, mask] = operands::<3>(inst)?;
+                let (a, negate) = self.pred(a)?;
+                let bits = if mode == VoteMode::Ballot { 32 } else { 1 };
+                Ok(Op::Vote {
+                    mode,
+                    d: self.dst(d, bits)?,
+                    a,
+                    negate,
+                    mask: self.src(mask, Imm::Int)?,
+                })
+            }
+            "match" => {
+                let all = match mods.one_of(&["any", "all"]) {
+                    Some("any") => false,
+                    Some(_) => true,
+                    None => return Err("expected `.any` or `.all`".into()),
+                };
+                let bits = match one_type(mods)? {
+                    DataType::B32 => 32,
+                    DataType::B64 => 64,
+                    _ => return Err("expected `.b32` or `.b64`".into()),
+                };
+                let [d, a, mask] = operands::<3>(inst)?;
+                let (d, p) = match &d.kind {
+                    OperandKind::PredPair(d, p) if all => {
+                        let (d, p) = (self.pair(d)?, self.pair(p)?);
+                        (d, Some(p))
+                    }
+                    _ => (self.dst(d, 32)?, None),
+                };
+                Ok(Op::Match {
+                    all,
+                    bits,
+                    d,
+                    p,
+                    a: self.src(a, Imm::Int)?,
+                    mask: self.src(mask, Imm::Int)?,
+                })
+            }
+            "redux" => {
+                let op = match mods.one_of(&["add", "min", "max", "and", "or", "xor"]) {
+                    Some("add") => ReduxOp::Add,
+                    Some("min") => ReduxOp::Min,
+                    Some("max") => ReduxOp::Max,
+                    Some("and") => ReduxOp::And,
+                    Some("or") => ReduxOp::Or,
+                    Some("xor") => ReduxOp::Xor,
+                    _ => return Err("expected a reduction (`.add`, `.min`, …)".into()),
+                };
+                let t = one_type(mods)?;
+                let ty = match (op, t) {
+                    (ReduxOp::And | ReduxOp::Or | ReduxOp::Xor, DataType::B32) => Int {
+                        bits: 32,
+                        signed: false,
+                    },
+                    (ReduxOp::Add | ReduxOp::Min | ReduxOp::Max, DataType::U32 | DataType::S32) => {
+                        Int {
+                            bits: 32,
+                            signed: t == DataType::S32,
+                        }
+                    }
+                    _ => return Err(format!("`redux.sync` on `.{}` is not supported", t.name())),
+                };
+                let [d, a, mask] = operands::<3>(inst)?;
+                Ok(Op::Redux {
+                    op,
+                    ty,
+                    d: self.dst(d, 32)?,
+                    a: self.src(a, Imm::Int)?,
+                    mask: self.src(mask, Imm::Int)?,
+                })
+            }
+            other => Err(format!("`{other}` is not implemented")),
+        }
+    }
+
+    /// One register of a `d|p` pair, as a destination.
+    fn pair(&mut self, r: &warpforge_ptx::parse::Register) -> Result<u32, String> {
+        self.regs
+            .declared(r)
+            .ok_or_else(|| format!("`{r}` is not a declared register"))
+    }
+}

@@ -1,0 +1,321 @@
+//! `f32` semantics of the PTX instructions, per lane. The operations PTX defines exactly are exact
+//! here: `add`/`sub`/`mul`/`fma`/`div.rn`/`sqrt.rn`/`rcp.rn` round to nearest even (IEEE 754), `.ftz`
+//! flushes subnormal inputs and results to a zero of the same sign, `.sat` clamps to [0, 1] (NaN
+//! to +0), `min`/`max` return the number when one operand is NaN and order −0 below +0, and a NaN
+//! result is the canonical NaN `0x7fffffff` (CUDA's rule for single precision). `neg` and `abs` only
+//! touch the sign bit. `div.full` and `div.approx` are approximations in PTX (at most 2 ulp): the
+//! simulator gives `div.full` the correctly rounded quotient and `div.approx` `a × (1/b)`, both
+//! within the ISA's bound but not necessarily the bits a GPU gives.
+
+use super::exec_int::ones;
+use super::inst::{Cmp, DivKind, FBin, FMods, FUn, Int, Rnd, Ty};
+
+/// CUDA's NaN for single-precision results.
+pub(crate) const CANONICAL_NAN: u32 = 0x7fff_ffff;
+
+#[inline]
+fn f(bits: u64) -> f32 {
+    f32::from_bits(bits as u32)
+}
+
+/// A subnormal flushed to a zero of its sign.
+#[inline]
+pub(crate) fn flush(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+#[inline]
+fn input(bits: u64, mods: FMods) -> f32 {
+    if mods.ftz {
+        flush(f(bits))
+    } else {
+        f(bits)
+    }
+}
+
+/// The bits of a result after `.ftz` and `.sat`, NaN canonical.
+#[inline]
+fn result(x: f32, mods: FMods) -> u64 {
+    let x = if mods.ftz { flush(x) } else { x };
+    let x = if mods.sat {
+        if x.is_nan() || x <= 0.0 {
+            0.0
+        } else {
+            x.min(1.0)
+        }
+    } else {
+        x
+    };
+    u64::from(if x.is_nan() {
+        CANONICAL_NAN
+    } else {
+        x.to_bits()
+    })
+}
+
+/// PTX `min`/`max` without `.NaN`: the number when one operand is NaN; −0 < +0.
+fn min_max(a: f32, b: f32, max: bool) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f32::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == b => {
+            // Equal: only the zeros' signs can differ.
+            if (a.is_sign_negative() && max) || (b.is_sign_negative() && !max) {
+                b
+            } else {
+                a
+            }
+        }
+        _ if (a > b) == max => a,
+        _ => b,
+    }
+}
+
+/// A two-operand `f32` instruction.
+pub(crate) fn fbin(op: FBin, mods: FMods, a: u64, b: u64) -> u64 {
+    let (x, y) = (input(a, mods), input(b, mods));
+    let r = match op {
+        FBin::Add => x + y,
+        FBin::Sub => x - y,
+        FBin::Mul => x * y,
+        FBin::Div(DivKind::Rn | DivKind::Full) => x / y,
+        FBin::Div(DivKind::Approx) => {
+            let m = y.abs();
+            if m > 2f32.powi(126) && m.is_finite() {
+                if x.is_infinite() {
+                    f32::NAN
+                } else {
+                    0.0
+                }
+            } else {
+                x * (1.0 / y)
+            }
+        }
+        FBin::Min => min_max(x, y, false),
+        FBin::Max => min_max(x, y, true),
+        FBin::MinNan | FBin::MaxNan if x.is_nan() || y.is_nan() => f32::NAN,
+        FBin::MinNan => min_max(x, y, false),
+        FBin::MaxNan => min_max(x, y, true),
+    };
+    result(r, mods)
+}
+
+/// `fma.rn.f32` / `mad.rn.f32`: one rounding.
+pub(crate) fn fma(mods: FMods, a: u64, b: u64, c: u64) -> u64 {
+    let (x, y, z) = (input(a, mods), input(b, mods), input(c, mods));
+    result(x.mul_add(y, z), mods)
+}
+
+/// A one-operand `f32` instruction.
+pub(crate) fn fun(op: FUn, mods: FMods, a: u64) -> u64 {
+    let x = input(a, mods);
+    match op {
+        FUn::Neg => u64::from((-x).to_bits()),
+        FUn::Abs => u64::from(x.abs().to_bits()),
+        FUn::Sqrt => result(x.sqrt(), mods),
+        FUn::Rcp => result(1.0 / x, mods),
+    }
+}
+
+/// An `f32` comparison (`.ftz`: subnormals compare as zero).
+pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
+    let mods = FMods { ftz, sat: false };
+    let (x, y) = (input(a, mods), input(b, mods));
+    let unordered = x.is_nan() || y.is_nan();
+    match cmp {
+        Cmp::Eq => x == y,
+        Cmp::Ne => !unordered && x != y,
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        Cmp::Ge => x >= y,
+        Cmp::Equ => unordered || x == y,
+        Cmp::Neu => unordered || x != y,
+        Cmp::Ltu => unordered || x < y,
+        Cmp::Leu => unordered || x <= y,
+        Cmp::Gtu => unordered || x > y,
+        Cmp::Geu => unordered || x >= y,
+        Cmp::Num => !unordered,
+        Cmp::Nan => unordered,
+    }
+}
+
+/// The next `f32` toward +∞ (`up`) or −∞ from a finite `x`.
+fn step(x: f32, up: bool) -> f32 {
+    if x == 0.0 {
+        let tiny = f32::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let bits = x.to_bits();
+    let away = (x > 0.0) == up;
+    f32::from_bits(if away { bits + 1 } else { bits - 1 })
+}
+
+/// A `cvt` with an `f32` on either side (integer-to-integer conversions are `exec_int::cvt_int`).
+pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
+    match (to, from) {
+        (Ty::Int(t), Ty::F32) => {
+            let x = input(a, mods);
+            if x.is_nan() {
+                return 0;
+            }
+            let r = match rnd {
+                Rnd::Zero => x.trunc(),
+                Rnd::Down => x.floor(),
+                Rnd::Up => x.ceil(),
+                _ => round_even(x),
+            };
+            let (lo, hi) = range(t);
+            t.trunc((r as i128).clamp(lo, hi) as u64)
+        }
+        (Ty::F32, Ty::Int(t)) => {
+            let v = t.value(a);
+            let mut r = v as f32; // round to nearest even
+            let back = r as i128;
+            if back != v {
+                let wrong_way = match rnd {
+                    Rnd::Down => back > v,
+                    Rnd::Up => back < v,
+                    Rnd::Zero => back.unsigned_abs() > v.unsigned_abs(),
+                    _ => false,
+                };
+                if wrong_way {
+                    r = step(r, back < v);
+                }
+            }
+            result(r, mods)
+        }
+        (Ty::F32, Ty::F32) => {
+            let x = input(a, mods);
+            let r = match rnd {
+                Rnd::Nearest => round_even(x),
+                Rnd::Zero => x.trunc(),
+                Rnd::Down => x.floor(),
+                Rnd::Up => x.ceil(),
+                Rnd::None => x,
+            };
+            result(r, mods)
+        }
+        (Ty::Int(_), Ty::Int(_)) => a,
+    }
+}
+
+/// Rounds to the nearest integer, ties to even.
+fn round_even(x: f32) -> f32 {
+    let r = x.round();
+    if (r - x).abs() == 0.5 && r % 2.0 != 0.0 {
+        r - (r - x) * 2.0
+    } else {
+        r
+    }
+}
+
+/// The range of integer type `t`.
+fn range(t: Int) -> (i128, i128) {
+    if t.signed {
+        (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
+    } else {
+        (0, i128::from(ones(t.bits)))
+    }
+}
+
+/// `atom.add.f32`: on global memory with subnormals flushed (CUDA's global float atomics are
+/// `FADD.FTZ.RN`), on shared memory with them.
+pub(crate) fn atomic_add(global: bool, old: u64, b: u64) -> u64 {
+    let mods = FMods {
+        ftz: global,
+        sat: false,
+    };
+    fbin(FBin::Add, mods, old, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(x: f32) -> u64 {
+        u64::from(x.to_bits())
+    }
+
+    #[test]
+    fn results_follow_the_isa() {
+        let none = FMods::default();
+        let inf = b(f32::INFINITY);
+        assert_eq!(fbin(FBin::Sub, none, inf, inf), u64::from(CANONICAL_NAN));
+        assert_eq!(fbin(FBin::Max, none, b(-0.0), b(0.0)), b(0.0), "+0 > -0");
+        assert_eq!(fbin(FBin::Min, none, b(0.0), b(-0.0)), b(-0.0));
+        assert_eq!(fbin(FBin::Min, none, b(f32::NAN), b(2.0)), b(2.0));
+        assert_eq!(
+            fbin(FBin::MinNan, none, b(f32::NAN), b(2.0)),
+            u64::from(CANONICAL_NAN)
+        );
+        let ftz = FMods {
+            ftz: true,
+            sat: false,
+        };
+        let tiny = u64::from(1u32);
+        assert_eq!(fbin(FBin::Add, ftz, tiny, 0), 0);
+        assert_eq!(fbin(FBin::Add, none, tiny, 0), tiny);
+        let sat = FMods {
+            ftz: false,
+            sat: true,
+        };
+        assert_eq!(fbin(FBin::Mul, sat, b(3.0), b(2.0)), b(1.0));
+        assert_eq!(fbin(FBin::Mul, sat, b(f32::NAN), b(2.0)), b(0.0));
+        assert_eq!(fun(FUn::Neg, none, b(1.0)), b(-1.0));
+        assert!(compare(Cmp::Neu, false, b(f32::NAN), b(1.0)));
+        assert!(!compare(Cmp::Ne, false, b(f32::NAN), b(1.0)));
+    }
+
+    #[test]
+    fn conversions_round_as_asked() {
+        let none = FMods::default();
+        let s32 = Int {
+            bits: 32,
+            signed: true,
+        };
+        let u32_ = Int {
+            bits: 32,
+            signed: false,
+        };
+        assert_eq!(cvt(Ty::Int(s32), Ty::F32, Rnd::Nearest, none, b(2.5)), 2);
+        assert_eq!(cvt(Ty::Int(s32), Ty::F32, Rnd::Nearest, none, b(3.5)), 4);
+        assert_eq!(
+            cvt(Ty::Int(s32), Ty::F32, Rnd::Down, none, b(-1.5)),
+            (-2i32) as u32 as u64
+        );
+        assert_eq!(
+            cvt(Ty::Int(u32_), Ty::F32, Rnd::Zero, none, b(-1.5)),
+            0,
+            "saturates"
+        );
+        assert_eq!(cvt(Ty::Int(u32_), Ty::F32, Rnd::Zero, none, b(f32::NAN)), 0);
+        assert_eq!(
+            cvt(Ty::Int(s32), Ty::F32, Rnd::Zero, none, b(1e20)),
+            0x7fff_ffff
+        );
+        let u64_ = Int {
+            bits: 64,
+            signed: false,
+        };
+        let big = (1u64 << 25) + 1; // not representable: between 2^25 and 2^25 + 4
+        assert_eq!(
+            cvt(Ty::F32, Ty::Int(u64_), Rnd::Nearest, none, big),
+            b(33554432.0)
+        );
+        assert_eq!(
+            cvt(Ty::F32, Ty::Int(u64_), Rnd::Up, none, big),
+            b(33554436.0)
+        );
+        assert_eq!(
+            cvt(Ty::F32, Ty::Int(u64_), Rnd::Zero, none, big),
+            b(33554432.0)
+        );
+        assert_eq!(cvt(Ty::F32, Ty::F32, Rnd::Nearest, none, b(-2.5)), b(-2.0));
+    }
+}

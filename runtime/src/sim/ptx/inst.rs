@@ -1,0 +1,527 @@
+//! The decoded form of a PTX instruction: an [`Op`] with every operand resolved to a register index
+//! (immediates, special registers and symbol addresses are registers filled before the warp starts),
+//! every type and modifier resolved to what the executor needs, and branch targets resolved to
+//! instruction indices with their reconvergence points.
+
+/// A register index into a warp's register file.
+pub(crate) type R = u32;
+
+/// An integer type: its width in bits (1 for predicates) and signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Int {
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl Int {
+    /// The low `bits` of `v`.
+    #[inline]
+    pub fn trunc(self, v: u64) -> u64 {
+        if self.bits >= 64 {
+            v
+        } else {
+            v & ((1u64 << self.bits) - 1)
+        }
+    }
+
+    /// `v`'s low `bits` as a signed value (sign-extended when signed, zero-extended otherwise).
+    #[inline]
+    pub fn value(self, v: u64) -> i128 {
+        if self.signed {
+            let shift = 64 - self.bits;
+            i128::from(((v << shift) as i64) >> shift)
+        } else {
+            i128::from(self.trunc(v))
+        }
+    }
+}
+
+/// A value type of a conversion or a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Int(Int),
+    F32,
+}
+
+impl Ty {
+    /// Its width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::Int(i) => i.bits,
+            Ty::F32 => 32,
+        }
+    }
+}
+
+/// Two-operand integer operations (also `and`/`or`/`xor` on predicates, as 1-bit integers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntBin {
+    Add,
+    Sub,
+    /// `add.sat.s32` / `sub.sat.s32`: clamped to the signed range.
+    AddSat,
+    SubSat,
+    MulLo,
+    MulHi,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// One-operand integer operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntUn {
+    Neg,
+    Not,
+    /// `cnot`: 1 when the operand is 0, else 0.
+    CNot,
+    Abs,
+    /// Results are `u32`.
+    Popc,
+    Clz,
+    Brev,
+    Bfind {
+        shiftamt: bool,
+    },
+}
+
+/// `mad`'s and `mul`'s product halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Half {
+    Lo,
+    Hi,
+    /// The full product, twice the operands' width.
+    Wide,
+}
+
+/// Comparisons of `setp` (the unsigned and unordered ones included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Unordered float comparisons: true when either operand is NaN.
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    /// Both operands are numbers / either is NaN.
+    Num,
+    Nan,
+}
+
+/// How `setp` combines its comparison with a third predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// What `setp` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CmpTy {
+    Int(Int),
+    /// With `.ftz`: subnormal operands compare as zero.
+    F32 {
+        ftz: bool,
+    },
+}
+
+/// `f32` operations with two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FBin {
+    Add,
+    Sub,
+    Mul,
+    /// `div.rn` (IEEE), `div.full` and `div.approx` (see `exec_float.rs`).
+    Div(DivKind),
+    Min,
+    Max,
+    /// `min.NaN` / `max.NaN`: NaN when either operand is.
+    MinNan,
+    MaxNan,
+}
+
+/// The flavours of `div.f32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DivKind {
+    Rn,
+    Full,
+    Approx,
+}
+
+/// `f32` operations with one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FUn {
+    Neg,
+    Abs,
+    /// `sqrt.rn`.
+    Sqrt,
+    /// `rcp.rn`.
+    Rcp,
+}
+
+/// Modifiers every `f32` arithmetic instruction may carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FMods {
+    /// Flush subnormal inputs and results to sign-preserving zero.
+    pub ftz: bool,
+    /// Clamp the result to [0.0, 1.0] (NaN gives +0.0).
+    pub sat: bool,
+}
+
+/// Rounding of a conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rnd {
+    /// None given (integer conversions; `f32`→`f32` without rounding).
+    None,
+    /// To nearest even; `rni` for float→integer.
+    Nearest,
+    /// Toward zero; `rzi`.
+    Zero,
+    /// Toward −∞; `rmi`.
+    Down,
+    /// Toward +∞; `rpi`.
+    Up,
+}
+
+/// A state space of a memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemSpace {
+    Global,
+    Shared,
+    Local,
+    Param,
+    Const,
+    /// A generic address: the shared or local window, or global memory.
+    Generic,
+}
+
+impl MemSpace {
+    /// The name in PTX (`generic` for none).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemSpace::Global => "global",
+            MemSpace::Shared => "shared",
+            MemSpace::Local => "local",
+            MemSpace::Param => "param",
+            MemSpace::Const => "const",
+            MemSpace::Generic => "generic",
+        }
+    }
+}
+
+/// An address operand `[reg+offset]` (`base` is `None` for `[symbol+offset]` and `[offset]`, whose
+/// symbol is folded into `offset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Addr {
+    pub base: Option<R>,
+    pub offset: i64,
+}
+
+/// Atomic operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomOp {
+    Add,
+    AddF32,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Inc,
+    Dec,
+}
+
+/// Barrier flavours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarKind {
+    /// Arrive and wait.
+    Sync,
+    /// Arrive without waiting.
+    Arrive,
+    /// Arrive, wait, and reduce a predicate over the participating threads.
+    Red(BarRed),
+}
+
+/// `bar.red`'s reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BarRed {
+    Popc,
+    And,
+    Or,
+}
+
+/// `shfl.sync` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// `vote.sync` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// `redux.sync` operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    /// `mov`, also of a special register, an immediate or a symbol's address: `d` gets `a`'s low
+    /// `bits`.
+    Mov {
+        d: R,
+        a: R,
+        bits: u32,
+    },
+    /// `mov.b64 d, {a, b}` and the like: the parts, lowest first, each `part_bits` wide.
+    Pack {
+        d: R,
+        parts: Vec<R>,
+        part_bits: u32,
+    },
+    /// `mov.b64 {a, b}, d`: `d` split into parts (`None`: `_`).
+    Unpack {
+        parts: Vec<Option<R>>,
+        a: R,
+        part_bits: u32,
+    },
+    IntBin {
+        op: IntBin,
+        ty: Int,
+        d: R,
+        a: R,
+        b: R,
+    },
+    IntUn {
+        op: IntUn,
+        ty: Int,
+        d: R,
+        a: R,
+    },
+    /// `mul.{lo,hi,wide}` is `IntBin`/`Mad` without `c`; `mad.{lo,hi,wide}` here.
+    Mad {
+        half: Half,
+        ty: Int,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    /// `mul.wide`.
+    MulWide {
+        ty: Int,
+        d: R,
+        a: R,
+        b: R,
+    },
+    Bfe {
+        ty: Int,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Bfi {
+        bits: u32,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        e: R,
+    },
+    /// `prmt.b32` (the generic form).
+    Prmt {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: CmpTy,
+        p: Option<R>,
+        q: Option<R>,
+        a: R,
+        b: R,
+        /// `.and`/`.or`/`.xor` with a predicate, maybe negated.
+        combine: Option<(BoolOp, R, bool)>,
+    },
+    Selp {
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+        bits: u32,
+    },
+    Cvt {
+        to: Ty,
+        from: Ty,
+        rnd: Rnd,
+        mods: FMods,
+        d: R,
+        a: R,
+    },
+    FBin {
+        op: FBin,
+        mods: FMods,
+        d: R,
+        a: R,
+        b: R,
+    },
+    /// `fma.rn.f32` and `mad.rn.f32`.
+    Fma {
+        mods: FMods,
+        d: R,
+        a: R,
+        b: R,
+        c: R,
+    },
+    FUn {
+        op: FUn,
+        mods: FMods,
+        d: R,
+        a: R,
+    },
+    /// `cvta` (`to_generic`: space → generic; otherwise generic → space); `bits` is 32 or 64.
+    Cvta {
+        space: MemSpace,
+        to_generic: bool,
+        d: R,
+        a: R,
+        bits: u32,
+    },
+    /// `ld` of `count` elements of `ty`, into `dsts` (a `None` element is a `_` sink).
+    Ld {
+        space: MemSpace,
+        ty: Ty,
+        dsts: Vec<Option<R>>,
+        addr: Addr,
+    },
+    St {
+        space: MemSpace,
+        ty: Ty,
+        srcs: Vec<R>,
+        addr: Addr,
+    },
+    /// `atom` (`d` is `None` for `red`).
+    Atom {
+        space: MemSpace,
+        op: AtomOp,
+        ty: Int,
+        d: Option<R>,
+        addr: Addr,
+        b: R,
+        c: Option<R>,
+    },
+    /// `bra`: the target and the branch's reconvergence point (its immediate post-dominator, or
+    /// [`super::cfg::EXIT`]).
+    Bra {
+        target: u32,
+        reconverge: u32,
+    },
+    /// `ret` / `exit`.
+    Exit,
+    Bar {
+        kind: BarKind,
+        aligned: bool,
+        id: R,
+        count: Option<R>,
+        d: Option<R>,
+        pred: Option<(R, bool)>,
+    },
+    /// `bar.warp.sync`.
+    WarpSync {
+        mask: R,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: R,
+        p: Option<R>,
+        a: R,
+        b: R,
+        c: R,
+        mask: R,
+    },
+    Vote {
+        mode: VoteMode,
+        d: R,
+        a: R,
+        negate: bool,
+        mask: R,
+    },
+    Match {
+        all: bool,
+        bits: u32,
+        d: R,
+        p: Option<R>,
+        a: R,
+        mask: R,
+    },
+    Activemask {
+        d: R,
+    },
+    Redux {
+        op: ReduxOp,
+        ty: Int,
+        d: R,
+        a: R,
+        mask: R,
+    },
+    /// `membar`, `fence`, `prefetch`, `nanosleep`: nothing to do in a sequentially consistent,
+    /// cacheless simulator.
+    Nop,
+}
+
+/// An instruction, its guard and where it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Inst {
+    pub op: Op,
+    /// `@%p` (false) or `@!%p` (true).
+    pub guard: Option<(R, bool)>,
+}
+
+impl Op {
+    /// The lanes' membermask register of a `.sync` collective.
+    pub fn sync_mask(&self) -> Option<R> {
+        match self {
+            Op::WarpSync { mask }
+            | Op::Shfl { mask, .. }
+            | Op::Vote { mask, .. }
+            | Op::Match { mask, .. }
+            | Op::Redux { mask, .. } => Some(*mask),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The PTX simulator: a PTX entry (parsed by `warpforge_ptx::parse`, from the emitter or from nvcc)
+//! executed on the CPU with warp semantics, over the same machinery as the IR simulator — shared
+//! memory per block, global buffers, the sanitizer (memcheck, synccheck, racecheck), the counters,
+//! the grid of blocks on worker threads and the merged [`SimReport`] — so a PTX launch reports what
+//! an IR launch does, in PTX terms: each finding names the PTX line and instruction.
+//!
+//! [`PtxKernel::load`] decodes an entry once (every instruction to a compact form with resolved
+//! register indices; an instruction or modifier it does not implement is a [`PtxError`] naming it
+//! and its line). [`run`] launches it: a block shape (`.reqntid`, or given), a number of blocks,
+//! the parameters in order ([`PtxArg`]: a buffer for a pointer, a scalar's bits), the dynamic
+//! shared memory.
+//!
+//! # Semantics (PTX ISA 8.x)
+//!
+//! - **Control flow.** Each warp keeps a SIMT stack; divergent branches reconverge at their
+//!   immediate post-dominator (`simt.rs`, `cfg.rs`). `.sync` instructions and barriers wait for the
+//!   lanes they name, which may be on a sibling path (see `simt.rs`). `ret` and `exit` end threads.
+//! - **Barriers** (`bar`, `barrier`, PTX ISA "Parallel Synchronization and Communication
+//!   Instructions: bar, barrier"): a warp arrives when all its non-exited threads have executed
+//!   the barrier; the barrier completes when every non-exited thread of the block has arrived, or
+//!   the given thread count; exited threads never hold it up (ISA, `exit`). A barrier that cannot
+//!   complete, an aligned barrier (`bar.sync`) met at different instructions, or a warp arriving
+//!   divergent is a synccheck error, not a hang.
+//! - **Memory.** Global buffers are placed far apart in a 64-bit address space, shared and local
+//!   memory have generic windows (`address.rs`); every access is checked for alignment (716) and
+//!   bounds (700) before it happens. `membar`/`fence` are no-ops: the simulator is sequentially
+//!   consistent (every access is performed in program order, lanes in ascending order).
+//! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`); `f32`
+//!   with IEEE results where PTX defines them (`exec_float.rs`).
+//!
+//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_mem.rs`, `registers.rs`, `layout.rs`, `cfg.rs`),
+//! `inst.rs` (the decoded form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs`
+//! (+ `exec_int.rs`, `exec_float.rs`), `exec_mem.rs`, `exec_warp.rs`, `address.rs`.
+
+mod address;
+mod block;
+mod cfg;
+mod decode;
+mod decode_alu;
+mod decode_mem;
+mod exec_alu;
+mod exec_float;
+mod exec_int;
+mod exec_mem;
+mod exec_warp;
+mod inst;
+mod layout;
+mod registers;
+mod simt;
+
+use std::fmt;
+use std::time::Instant;
+
+use warpforge_ptx::parse::{parse, Module};
+
+pub use layout::PtxParam;
+
+use super::block::Sites;
+use super::memory::GlobalBuffer;
+use super::{
+    copy_back, global_buffers, merge_outcomes, run_grid, worker_threads, SimError, SimOptions,
+    SimReport,
+};
+use crate::BufferArg;
+use address::{buffer_base, GlobalMap};
+use block::PtxBlock;
+use decode::Program;
+
+pub(crate) use super::lanes::lanes;
+
+/// Why a PTX entry cannot be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtxError {
+    /// The text is not PTX the parser reads (`line:column: message`).
+    Parse(String),
+    /// The module has no `.entry` of that name.
+    NoEntry {
+        /// The name asked for.
+        entry: String,
+        /// The entries the module has.
+        entries: Vec<String>,
+    },
+    /// An instruction, modifier or declaration the simulator does not implement.
+    Unsupported {
+        /// Its PTX line.
+        line: u32,
+        /// The instruction (or declaration) as written.
+        text: String,
+        /// What is not supported.
+        message: String,
+    },
+}
+
+impl fmt::Display for PtxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PtxError::Parse(m) => write!(f, "not valid PTX: {m}"),
+            PtxError::NoEntry { entry, entries } if entries.is_empty() => {
+                write!(f, "no entry `{entry}`: the module has no `.entry`")
+            }
+            PtxError::NoEntry { entry, entries } => write!(
+                f,
+                "no entry `{entry}`; the module's entries: {}",
+                entries.join(", ")
+            ),
+            PtxError::Unsupported {
+                line,
+                text,
+                message,
+            } => write!(
+                f,
+                "line {line}: `{text}`: {message} (not supported by the PTX simulator)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PtxError {}
+
+/// A PTX entry decoded for the simulator.
+#[derive(Debug)]
+pub struct PtxKernel {
+    program: Program,
+}
+
+impl PtxKernel {
+    /// Parses `text` and decodes its entry `entry`.
+    pub fn load(text: &str, entry: &str) -> Result<PtxKernel, PtxError> {
+        let module = parse(text).map_err(|e| PtxError::Parse(e.to_string()))?;
+        PtxKernel::from_module(&module, entry)
+    }
+
+    /// Decodes entry `entry` of a parsed module.
+    pub fn from_module(module: &Module, entry: &str) -> Result<PtxKernel, PtxError> {
+        let Some(function) = module.entries().find(|f| f.name == entry) else {
+            return Err(PtxError::NoEntry {
+                entry: entry.to_owned(),
+                entries: module.entries().map(|f| f.name.clone()).collect(),
+            });
+        };
+        Ok(PtxKernel {
+            program: decode::decode(module, function)?,
+        })
+    }
+
+    /// The entry's name.
+    pub fn name(&self) -> &str {
+        &self.program.name
+    }
+
+    /// The parameters, in order.
+    pub fn params(&self) -> &[PtxParam] {
+        &self.program.params
+    }
+
+    /// `.reqntid`: the block shape every launch must have.
+    pub fn reqntid(&self) -> Option<[u32; 3]> {
+        self.program.reqntid
+    }
+
+    /// `.maxntid`: the largest block a launch may have.
+    pub fn maxntid(&self) -> Option<[u32; 3]> {
+        self.program.maxntid
+    }
+
+    /// Decoded instructions.
+    pub fn instruction_count(&self) -> usize {
+        self.program.insts.len()
+    }
+
+    /// The block shape of a launch with `given` threads per block (or none): `.reqntid`'s; a given
+    /// size must agree with it, and one is required when the entry has none.
+    pub fn block_shape(&self, given: Option<u32>) -> Result<[u32; 3], String> {
+        let name = self.name();
+        match (self.reqntid(), given) {
+            (Some(req), None) => Ok(req),
+            (Some(req), Some(t)) if req.iter().product::<u32>() == t => Ok(req),
+            (Some(req), Some(t)) => Err(format!(
+                "entry `{name}` requires blocks of {} threads (.reqntid {}, {}, {}); {t} given",
+                req.iter().product::<u32>(),
+                req[0],
+                req[1],
+                req[2]
+            )),
+            (None, Some(t)) => Ok([t, 1, 1]),
+            (None, None) => Err(format!(
+                "entry `{name}` has no .reqntid: give the threads per block"
+            )),
+        }
+    }
+}
+
+/// The shape of a PTX launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtxLaunch {
+    /// Blocks in the grid (one-dimensional).
+    pub blocks: u32,
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (for `.extern .shared` arrays).
+    pub dynamic_shared: u32,
+}
+
+/// One kernel parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtxArg {
+    /// A pointer parameter: the next buffer of the launch (its address is what the kernel reads).
+    Buffer,
+    /// A scalar's bits (little-endian in the parameter's bytes; `f32` as its IEEE bits).
+    Scalar(u64),
+}
+
+/// A launch's shared state: the program, what the memory holds and how findings name it.
+pub(crate) struct LaunchState<'p> {
+    pub program: &'p Program,
+    /// Names for findings: each buffer (after its parameter), the module variables, each shared
+    /// array, and "shared memory".
+    pub arrays: Vec<String>,
+    /// Index of the first shared array among `arrays`.
+    pub first_shared: u32,
+    pub block: [u32; 3],
+    pub threads: u32,
+    pub grid: u32,
+    pub dynamic_shared: u32,
+    pub shared_total: u32,
+    /// The parameter space's bytes.
+    pub params: Vec<u8>,
+    pub map: GlobalMap,
+}
+
+impl LaunchState<'_> {
+    /// `line N: `text``, for findings.
+    pub fn describe(&self, pc: usize) -> String {
+        match (self.program.lines.get(pc), self.program.texts.get(pc)) {
+            (Some(line), Some(text)) => format!("line {line}: `{text}`"),
+            _ => "the end of the entry".into(),
+        }
+    }
+
+    /// The shared array holding shared byte `addr`.
+    pub fn program_shared_array_at(&self, addr: u64) -> Option<usize> {
+        self.program
+            .shared
+            .iter()
+            .rposition(|a| u64::from(a.offset) <= addr)
+    }
+}
+
+impl Sites for LaunchState<'_> {
+    fn site(&self, pc: usize) -> String {
+        self.describe(pc)
+    }
+
+    fn array_name(&self, array: u32) -> &str {
+        self.arrays
+            .get(array as usize)
+            .map_or("memory", String::as_str)
+    }
+}
+
+/// Runs `kernel` with the shape `launch`, the parameters `args` in order (each [`PtxArg::Buffer`]
+/// takes the next of `buffers`), on the CPU. Every `ReadWrite` buffer holds its contents after the
+/// launch, also when a finding stopped some blocks.
+///
+/// # Errors
+///
+/// [`SimError::Arguments`] when the arguments or the shape do not match the kernel. Kernel faults
+/// are findings in the report.
+pub fn run(
+    kernel: &PtxKernel,
+    launch: &PtxLaunch,
+    args: &[PtxArg],
+    buffers: &mut [BufferArg<'_>],
+    options: &SimOptions,
+) -> Result<SimReport, SimError> {
+    let program = &kernel.program;
+    let bad = |m: String| SimError::Arguments(format!("entry `{}`: {m}", program.name));
+    let threads: u32 = launch.block.iter().product();
+    if threads == 0 || threads > 1024 {
+        return Err(bad(format!("a block has 1 to 1024 threads, not {threads}")));
+    }
+    if let Some(req) = program.reqntid {
+        if req != launch.block {
+            return Err(bad(format!(
+                "blocks must be {req:?} threads (.reqntid), not {:?}",
+                launch.block
+            )));
+        }
+    }
+    if let Some(max) = program.maxntid {
+        if threads > max.iter().product() {
+            return Err(bad(format!(
+                "blocks have at most {} threads (.maxntid), not {threads}",
+                max.iter().product::<u32>()
+            )));
+        }
+    }
+    if launch.blocks == 0 {
+        return Err(bad("a launch needs at least one block, got 0".into()));
+    }
+    if args.len() != program.params.len() {
+        let names: Vec<&str> = program.params.iter().map(|p| p.name.as_str()).collect();
+        return Err(bad(format!(
+            "expects {} parameters ({}), got {}",
+            names.len(),
+            names.join(", "),
+            args.len()
+        )));
+    }
+    let mut params = vec![0u8; program.param_bytes as usize];
+    let mut next_buffer = 0usize;
+    let mut arrays = Vec::new();
+    for (p, arg) in program.params.iter().zip(args) {
+        let bits = match arg {
+            PtxArg::Buffer if !p.pointer => {
+                return Err(bad(format!(
+                    "parameter `{}` is .{}, not a pointer: pass a scalar",
+                    p.name, p.ty
+                )))
+            }
+            PtxArg::Buffer => {
+                arrays.push(p.name.clone());
+                next_buffer += 1;
+                buffer_base(next_buffer - 1)
+            }
+            PtxArg::Scalar(_) if p.size > 8 => {
+                return Err(bad(format!(
+                    "parameter `{}` is {} bytes: only scalars of up to 8 bytes can be passed",
+                    p.name, p.size
+                )))
+            }
+            PtxArg::Scalar(bits) => *bits,
+        };
+        let at = p.offset as usize;
+        let size = p.size as usize;
+        params[at..at + size].copy_from_slice(&bits.to_le_bytes()[..size]);
+    }
+    if next_buffer != buffers.len() {
+        return Err(bad(format!(
+            "{next_buffer} pointer parameters are buffers, but {} buffers were given",
+            buffers.len()
+        )));
+    }
+    let start = Instant::now();
+    let mut globals = global_buffers(buffers, options, launch.blocks);
+    let module = (!program.module_globals.is_empty()).then(|| {
+        let track = options.sanitize && launch.blocks > 1;
+        globals.push(GlobalBuffer::with_tracking(&program.module_globals, track));
+        arrays.push("module variables".to_owned());
+        (
+            (globals.len() - 1) as u32,
+            program.module_globals.len() as u64,
+        )
+    });
+    let lengths: Vec<u64> = globals.iter().take(buffers.len()).map(|g| g.len).collect();
+    let first_shared = arrays.len() as u32;
+    arrays.extend(program.shared.iter().map(|a| a.name.clone()));
+    arrays.push("shared memory".into());
+    let static_end = program
+        .shared
+        .iter()
+        .map(|a| a.offset + a.size)
+        .max()
+        .unwrap_or(0);
+    let has_dynamic = program.shared.iter().any(|a| a.size == 0);
+    let shared_total = if has_dynamic || launch.dynamic_shared > 0 {
+        program.dynamic_offset.saturating_add(launch.dynamic_shared)
+    } else {
+        static_end
+    };
+    let state = LaunchState {
+        program,
+        arrays,
+        first_shared,
+        block: launch.block,
+        threads,
+        grid: launch.blocks,
+        dynamic_shared: launch.dynamic_shared,
+        shared_total,
+        params,
+        map: GlobalMap::new(&lengths, module),
+    };
+    let workers = worker_threads(program.global_atomics, options, launch.blocks);
+    let outcomes = run_grid(launch.blocks, workers, |block| {
+        PtxBlock::new(&state, &globals, options, block).run()
+    });
+    copy_back(&globals, buffers);
+    let mut report = merge_outcomes(outcomes, options);
+    report.elapsed_ns = start.elapsed().as_nanos() as u64;
+    Ok(report)
+}

@@ -1,0 +1,181 @@
+//! The register file of a decoded PTX function: `.reg` declarations (scoped: a nested `{ … }` block
+//! may declare its own names) become register indices, and every value an instruction reads that is
+//! not a declared register — an immediate, a special register (`%tid.x`, `%laneid`, …), a symbol's
+//! address — becomes a register too, filled before the warp's first instruction ([`Init`]). The
+//! executor then reads every operand the same way: one column of 32 lanes.
+
+use std::collections::HashMap;
+
+use warpforge_ptx::parse::{Component, DataType, Register};
+
+use super::inst::R;
+
+/// A special register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Special {
+    /// `%tid.{x,y,z}` (dimension 0, 1, 2).
+    Tid(u8),
+    /// `%ntid.{x,y,z}`.
+    Ntid(u8),
+    /// `%ctaid.{x,y,z}`.
+    Ctaid(u8),
+    /// `%nctaid.{x,y,z}`.
+    Nctaid(u8),
+    /// `%laneid`.
+    LaneId,
+    /// `%warpid`: the warp's index in its block (hardware may move a warp; the simulator does not).
+    WarpId,
+    /// `%nwarpid`: warps per block.
+    NWarpId,
+    /// `%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge`.
+    LanemaskEq,
+    LanemaskLt,
+    LanemaskLe,
+    LanemaskGt,
+    LanemaskGe,
+    /// `%dynamic_smem_size`, `%total_smem_size`.
+    DynamicSmem,
+    TotalSmem,
+}
+
+impl Special {
+    /// The special register a PTX register name stands for, if it is one the simulator provides.
+    fn of(reg: &Register) -> Option<Special> {
+        let dim = match reg.component {
+            None | Some(Component::X) => 0,
+            Some(Component::Y) => 1,
+            Some(Component::Z) => 2,
+            Some(_) => return None,
+        };
+        let with_dim = |make: fn(u8) -> Special| reg.component.map(|_| make(dim));
+        match reg.name.as_str() {
+            "%tid" => with_dim(Special::Tid),
+            "%ntid" => with_dim(Special::Ntid),
+            "%ctaid" => with_dim(Special::Ctaid),
+            "%nctaid" => with_dim(Special::Nctaid),
+            _ if reg.component.is_some() => None,
+            "%laneid" => Some(Special::LaneId),
+            "%warpid" => Some(Special::WarpId),
+            "%nwarpid" => Some(Special::NWarpId),
+            "%lanemask_eq" => Some(Special::LanemaskEq),
+            "%lanemask_lt" => Some(Special::LanemaskLt),
+            "%lanemask_le" => Some(Special::LanemaskLe),
+            "%lanemask_gt" => Some(Special::LanemaskGt),
+            "%lanemask_ge" => Some(Special::LanemaskGe),
+            "%dynamic_smem_size" => Some(Special::DynamicSmem),
+            "%total_smem_size" => Some(Special::TotalSmem),
+            _ => None,
+        }
+    }
+}
+
+/// How a register is filled before a warp starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Init {
+    /// The same bits on every lane.
+    Const(u64),
+    /// A special register's value on each lane.
+    Special(Special),
+}
+
+/// The registers of a function being decoded.
+#[derive(Debug, Default)]
+pub(crate) struct Registers {
+    /// Declared names in scope, innermost scope last.
+    scopes: Vec<HashMap<String, R>>,
+    /// Width in bits of each register (1 for predicates).
+    pub bits: Vec<u32>,
+    /// Registers filled before the warp starts.
+    pub init: Vec<(R, Init)>,
+    consts: HashMap<u64, R>,
+    specials: HashMap<Special, R>,
+}
+
+/// The width of a register of type `ty`.
+pub(crate) fn width(ty: DataType) -> u32 {
+    match ty {
+        DataType::Pred => 1,
+        other => other.size_bytes() * 8,
+    }
+}
+
+impl Registers {
+    /// Opens a `{ … }` scope.
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    /// Closes the innermost scope.
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    fn fresh(&mut self, bits: u32) -> R {
+        self.bits.push(bits);
+        (self.bits.len() - 1) as R
+    }
+
+    /// Declares `name` (or `name0` … `name{range-1}`) of type `ty` in the innermost scope.
+    pub fn declare(&mut self, name: &str, range: Option<u32>, ty: DataType) {
+        let bits = width(ty);
+        if self.scopes.is_empty() {
+            self.push_scope();
+        }
+        let names: Vec<String> = match range {
+            None => vec![name.to_owned()],
+            Some(n) => (0..n).map(|i| format!("{name}{i}")).collect(),
+        };
+        for n in names {
+            let r = self.fresh(bits);
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.insert(n, r);
+            }
+        }
+    }
+
+    /// The declared register `reg` names (innermost scope first).
+    pub fn declared(&self, reg: &Register) -> Option<R> {
+        if reg.component.is_some() {
+            return None;
+        }
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.get(&reg.name).copied())
+    }
+
+    /// The declared register `reg` names (innermost scope first), or the special register it is.
+    pub fn lookup(&mut self, reg: &Register) -> Option<R> {
+        if reg.component.is_none() {
+            for scope in self.scopes.iter().rev() {
+                if let Some(&r) = scope.get(&reg.name) {
+                    return Some(r);
+                }
+            }
+        }
+        let special = Special::of(reg)?;
+        if let Some(&r) = self.specials.get(&special) {
+            return Some(r);
+        }
+        let r = self.fresh(32);
+        self.specials.insert(special, r);
+        self.init.push((r, Init::Special(special)));
+        Some(r)
+    }
+
+    /// A register holding `bits` on every lane.
+    pub fn constant(&mut self, bits: u64) -> R {
+        if let Some(&r) = self.consts.get(&bits) {
+            return r;
+        }
+        let r = self.fresh(64);
+        self.consts.insert(bits, r);
+        self.init.push((r, Init::Const(bits)));
+        r
+    }
+
+    /// A scratch register of `bits` (the `_` sink of a result).
+    pub fn scratch(&mut self, bits: u32) -> R {
+        self.fresh(bits)
+    }
+}

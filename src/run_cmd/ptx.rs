@@ -1,0 +1,284 @@
+//! `warpforge run FILE.ptx`: one entry of a PTX module (nvcc's, NVRTC's, Triton's or warpforge's) on
+//! the PTX simulator. PTX parameters are untyped bytes: a 64-bit parameter given a buffer
+//! (`@FILE.bin`, `zeros:BYTES`) gets the buffer's address, any other value is a scalar of the
+//! parameter's declared type. Every buffer may be written to a file afterwards (the PTX does not say
+//! which ones the kernel writes). Findings name the PTX line.
+
+use std::path::{Path, PathBuf};
+
+use warpforge::ir::{Access, ScalarType};
+use warpforge::runtime::sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch, PtxParam};
+use warpforge::runtime::sim::{SimOptions, SimReport};
+use warpforge::runtime::{Backend, BufferArg};
+
+use super::report::{json, millis, print_text, Outcome, Ran};
+use super::{fault, parse_unsigned, scalar_value, usage, Buffer, Failure, RunArgs, RunFormat};
+
+/// A PTX parameter's value as given: the launch's next buffer, or a scalar's bits.
+enum Value {
+    Buffer,
+    Scalar(u64),
+}
+
+/// Runs `warpforge run FILE.ptx …`; the exit status.
+pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
+    let file = path.display().to_string();
+    let mut errors = Vec::new();
+    if !matches!(args.backend, Backend::Sim | Backend::PtxSim) {
+        errors.push(format!(
+            "--backend {}: a PTX file runs on the PTX simulator: --backend sim (or ptx-sim)",
+            args.backend
+        ));
+    }
+    if args.check.is_some() {
+        errors.push(
+            "--check sim compares a backend with the IR on the simulator; a PTX file has no IR"
+                .into(),
+        );
+    }
+    if args.sm.is_some() {
+        errors.push(
+            "--sm chooses the PTX emitted for a .wfir kernel; a PTX file's target is its own"
+                .into(),
+        );
+    }
+    if !errors.is_empty() {
+        return Err(Failure(2, errors));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {file}: {e}")))?;
+    let module = warpforge::ptx::parse::parse(&text)
+        .map_err(|e| usage(format!("{file}: not valid PTX: {e}")))?;
+    let entries: Vec<String> = module.entries().map(|f| f.name.clone()).collect();
+    let entry = match (&args.entry, entries.as_slice()) {
+        (Some(e), _) => e.clone(),
+        (None, [only]) => only.clone(),
+        (None, []) => return Err(usage(format!("{file}: the module has no .entry"))),
+        (None, many) => {
+            return Err(usage(format!(
+                "{file} has {} entries ({}): choose one with --entry NAME",
+                many.len(),
+                many.join(", ")
+            )))
+        }
+    };
+    let kernel = match PtxKernel::from_module(&module, &entry) {
+        Ok(k) => k,
+        Err(e @ PtxError::NoEntry { .. }) => return Err(usage(format!("{file}: {e}"))),
+        Err(e) => return Err(fault(format!("{file}: {e}"))),
+    };
+    let block = kernel
+        .block_shape(args.block)
+        .map_err(|e| usage(format!("{file}: {e}")))?;
+    let (mut buffers, values, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
+    let launch = PtxLaunch {
+        blocks: args.grid,
+        block,
+        dynamic_shared: args.dynamic_shared.unwrap_or(0),
+    };
+    let options = SimOptions {
+        sanitize: !args.no_sanitize,
+        stats: args.stats,
+        ..SimOptions::default()
+    };
+    let ptx_args: Vec<PtxArg> = values
+        .iter()
+        .map(|v| match v {
+            Value::Buffer => PtxArg::Buffer,
+            Value::Scalar(bits) => PtxArg::Scalar(*bits),
+        })
+        .collect();
+    let mut buffer_args: Vec<BufferArg<'_>> = buffers.iter_mut().map(Buffer::arg).collect();
+    let report = ptx::run(&kernel, &launch, &ptx_args, &mut buffer_args, &options)
+        .map_err(|e| usage(e.to_string()))?;
+    drop(buffer_args);
+    let target = module.target.names.first().cloned().unwrap_or_default();
+    let mut outcome = Outcome {
+        backend: format!("{} (the PTX simulator, {target})", args.backend),
+        time: format!("{} (host clock)", millis(report.elapsed_ns)),
+        report: Some(report),
+        report_of_check: false,
+        check: None,
+        written: Vec::new(),
+    };
+    let clean = outcome.report.as_ref().is_some_and(SimReport::is_clean);
+    let mut write_errors = Vec::new();
+    for (index, path) in outs {
+        let Buffer { name, bytes, .. } = &buffers[index];
+        match std::fs::write(&path, bytes) {
+            Ok(()) => outcome.written.push((name.clone(), path, bytes.len())),
+            Err(e) => write_errors.push(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+    let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
+    let ran = Ran {
+        name: &entry,
+        block_size: block.iter().product(),
+    };
+    match args.format {
+        RunFormat::Text => print_text(&ran, args.grid, &outcome, stats, clean),
+        RunFormat::Json => println!("{}", json(&ran, args.grid, &outcome, stats, clean)),
+    }
+    if !write_errors.is_empty() {
+        return Err(Failure(1, write_errors));
+    }
+    Ok(if clean { 0 } else { 1 })
+}
+
+/// The IR scalar type a PTX parameter's value is read as, and its width in bits.
+fn scalar_type(p: &PtxParam) -> Option<(ScalarType, u32)> {
+    Some(match p.ty.as_str() {
+        "u8" | "b8" | "s8" if p.size == 1 => (ScalarType::I32, 8),
+        "u16" | "b16" | "s16" if p.size == 2 => (ScalarType::I32, 16),
+        "u32" | "b32" if p.size == 4 => (ScalarType::U32, 32),
+        "s32" if p.size == 4 => (ScalarType::I32, 32),
+        "u64" | "b64" if p.size == 8 => (ScalarType::U64, 64),
+        "s64" if p.size == 8 => (ScalarType::I64, 64),
+        "f32" if p.size == 4 => (ScalarType::F32, 32),
+        _ => return None,
+    })
+}
+
+/// A scalar parameter's bits from its text.
+fn scalar(p: &PtxParam, text: &str) -> Result<u64, String> {
+    let Some((ty, bits)) = scalar_type(p) else {
+        return Err(format!(
+            "--arg `{}`: a parameter of type .{} ({} bytes) cannot be given",
+            p.name, p.ty, p.size
+        ));
+    };
+    if bits >= 32 {
+        return scalar_value(&p.name, ty, text);
+    }
+    // 8- and 16-bit parameters: a value of the width, signed or not.
+    let value = scalar_value(&p.name, ScalarType::I64, text)
+        .ok()
+        .map(|b| b as i64)
+        .or_else(|| parse_unsigned(text).and_then(|v| i64::try_from(v).ok()));
+    let fits = |v: i64| v >= -(1 << (bits - 1)) && v < 1 << bits;
+    match value.filter(|&v| fits(v)) {
+        Some(v) => Ok(v as u64 & ((1 << bits) - 1)),
+        None => Err(format!(
+            "--arg `{}`: `{text}` is not a {bits}-bit integer",
+            p.name
+        )),
+    }
+}
+
+type Parsed = (Vec<Buffer>, Vec<Value>, Vec<(usize, PathBuf)>);
+
+/// Matches `--arg` and `--out` with the entry's parameters; every bad argument is one line.
+fn parse_arguments(
+    kernel: &PtxKernel,
+    args: &[String],
+    outs: &[String],
+) -> Result<Parsed, Failure> {
+    let params = kernel.params();
+    let list: Vec<String> = params
+        .iter()
+        .map(|p| format!("{} (.{})", p.name, p.ty))
+        .collect();
+    let entry = kernel.name();
+    let unknown = |flag: &str, name: &str| {
+        format!(
+            "{flag} `{name}`: unknown parameter; entry `{entry}` has {}",
+            list.join(", ")
+        )
+    };
+    let mut errors = Vec::new();
+    let mut given: Vec<Option<&str>> = vec![None; params.len()];
+    for arg in args {
+        let Some((name, value)) = arg.split_once('=') else {
+            errors.push(format!(
+                "--arg `{arg}`: expected NAME=@FILE.bin, NAME=zeros:BYTES or NAME=VALUE"
+            ));
+            continue;
+        };
+        match params.iter().position(|p| p.name == name) {
+            None => errors.push(unknown("--arg", name)),
+            Some(i) if given[i].is_some() => {
+                errors.push(format!("--arg `{name}`: parameter `{name}` is given twice"))
+            }
+            Some(i) => given[i] = Some(value),
+        }
+    }
+    let (mut buffers, mut values) = (Vec::new(), Vec::new());
+    for (p, value) in params.iter().zip(given) {
+        let buffer_like = value.is_some_and(|v| v.starts_with('@') || v.starts_with("zeros:"));
+        let result = match value {
+            None if p.pointer => Err(format!(
+                "missing parameter `{}` (.{}): --arg {0}=@FILE.bin, --arg {0}=zeros:BYTES or a value",
+                p.name, p.ty
+            )),
+            None => Err(format!("missing parameter `{}` (.{}): --arg {0}=VALUE", p.name, p.ty)),
+            Some(_) if buffer_like && !p.pointer => Err(format!(
+                "--arg `{}`: the parameter is .{}, a scalar: give it a value",
+                p.name, p.ty
+            )),
+            Some(v) if buffer_like => buffer_bytes(&p.name, v).map(|bytes| {
+                buffers.push(Buffer {
+                    name: p.name.clone(),
+                    elem: ScalarType::U8,
+                    access: Access::ReadWrite,
+                    bytes,
+                });
+                Value::Buffer
+            }),
+            Some(v) => scalar(p, v).map(Value::Scalar),
+        };
+        match result {
+            Ok(v) => values.push(v),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut files: Vec<(usize, PathBuf)> = Vec::new();
+    for out in outs {
+        let Some((name, file)) = out.split_once('=').filter(|(_, f)| !f.is_empty()) else {
+            errors.push(format!("--out `{out}`: expected NAME=FILE.bin"));
+            continue;
+        };
+        let path = PathBuf::from(file);
+        let missing_dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir());
+        match buffers.iter().position(|b| b.name == name) {
+            None if params.iter().any(|p| p.name == name) => {
+                errors.push(format!("--out `{name}`: not given a buffer"))
+            }
+            None => errors.push(unknown("--out", name)),
+            Some(i) if files.iter().any(|(j, _)| *j == i) => {
+                errors.push(format!("--out `{name}`: given twice"))
+            }
+            Some(_) if missing_dir.is_some() => errors.push(format!(
+                "--out `{name}`: cannot write {}: no directory {}",
+                path.display(),
+                missing_dir
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default()
+            )),
+            Some(i) => files.push((i, path)),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok((buffers, values, files)),
+        false => Err(Failure(2, errors)),
+    }
+}
+
+/// A buffer's bytes from `@FILE` or `zeros:BYTES`.
+fn buffer_bytes(name: &str, value: &str) -> Result<Vec<u8>, String> {
+    if let Some(file) = value.strip_prefix('@') {
+        return std::fs::read(file).map_err(|e| format!("--arg `{name}`: cannot read {file}: {e}"));
+    }
+    let count = value.strip_prefix("zeros:").unwrap_or(value);
+    let bytes = parse_unsigned(count)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n <= isize::MAX as usize)
+        .ok_or_else(|| format!("--arg `{name}`: `{count}` is not a byte count"))?;
+    let mut zeros = Vec::new();
+    zeros
+        .try_reserve_exact(bytes)
+        .map_err(|_| format!("--arg `{name}`: cannot allocate {bytes} bytes"))?;
+    zeros.resize(bytes, 0);
+    Ok(zeros)
+}
