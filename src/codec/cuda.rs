@@ -1,35 +1,64 @@
 //! The `cuda` backend: the archive pipeline over [`crate::gpu::GpuBatchCompressor`] on a CUDA GPU, with
-//! its async-DMA ring and per-batch CPU fallback.
+//! its async-DMA ring and per-batch CPU fallback. The `ptx-sim` backend is the same engine — ring,
+//! meta-first compaction, decompression — with the PTX simulator standing in for the driver; there a
+//! batch that fails is an error, not a CPU fallback (the point is to check the CUDA path).
 
 use super::{Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError};
 
-/// A CUDA device running the LZ4 warp kernels.
-pub struct CudaCodec(GpuBatchCompressor);
+/// A CUDA device (or the PTX simulator standing in for one) running the LZ4 warp kernels.
+pub struct CudaCodec(GpuBatchCompressor, Backend);
 
 impl CudaCodec {
     /// Opens CUDA device `device_index` with the default batch configuration.
     pub fn new(device_index: u32) -> Result<CudaCodec, GpuError> {
-        Ok(CudaCodec(GpuBatchCompressor::new(GpuBatchConfig {
-            device_index,
-            ..GpuBatchConfig::default()
-        })?))
+        Ok(CudaCodec(
+            GpuBatchCompressor::new(GpuBatchConfig {
+                device_index,
+                ..GpuBatchConfig::default()
+            })?,
+            Backend::Cuda,
+        ))
+    }
+
+    /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
+    /// configuration.
+    pub fn ptx_sim() -> Result<CudaCodec, GpuError> {
+        Ok(CudaCodec(
+            GpuBatchCompressor::with_backend(GpuBatchConfig::default(), Backend::PtxSim)?,
+            Backend::PtxSim,
+        ))
     }
 
     /// The compressor, for its statistics.
     pub fn compressor(&self) -> &GpuBatchCompressor {
         &self.0
     }
+
+    /// On ptx-sim, pages the batch API redid on the CPU are a failure of the checked path.
+    fn no_fallback(&self, before: u64, what: &str) -> anyhow::Result<()> {
+        let fell_back = self.0.stats().cpu_fallback_pages - before;
+        if self.1 == Backend::PtxSim && fell_back > 0 {
+            anyhow::bail!(
+                "ptx-sim: {fell_back} page(s) of this {what} failed on the PTX simulator and were \
+                 redone on the CPU (see the error above); the CUDA path is not checked by them"
+            );
+        }
+        Ok(())
+    }
 }
 
 impl PageCodec for CudaCodec {
     fn backend(&self) -> Backend {
-        Backend::Cuda
+        self.1
     }
 
     fn describe(&self) -> String {
         let d = self.0.device();
+        if self.1 == Backend::PtxSim {
+            return format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name);
+        }
         format!(
             "cuda on {} (device {}, SM {}.{})",
             d.name, d.index, d.compute_capability.0, d.compute_capability.1
@@ -48,7 +77,10 @@ impl PageCodec for CudaCodec {
     }
 
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
-        Ok(self.0.compress_batch(pages)?.pages)
+        let before = self.0.stats().cpu_fallback_pages;
+        let records = self.0.compress_batch(pages)?.pages;
+        self.no_fallback(before, "batch")?;
+        Ok(records)
     }
 
     fn decompress(
@@ -56,8 +88,10 @@ impl PageCodec for CudaCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
+        let before = self.0.stats().cpu_fallback_pages;
         match self.0.decompress_batch(records) {
             Ok(pages) => {
+                self.no_fallback(before, "decode")?;
                 out.copy_from_slice(&pages);
                 Ok(Ok(()))
             }

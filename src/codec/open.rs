@@ -12,11 +12,7 @@ pub fn open(backend: Backend) -> anyhow::Result<Box<dyn PageCodec>> {
         Backend::Sim => Box::new(KernelCodec::sim()),
         Backend::WebGpu => Box::new(KernelCodec::webgpu()?),
         Backend::Cuda => Box::new(CudaCodec::new(0)?),
-        Backend::PtxSim => anyhow::bail!(
-            "--backend ptx-sim is not supported by compress/decompress yet (the CUDA engine's host \
-             pipeline on the PTX simulator is still to come); `warpforge run --backend ptx-sim` runs \
-             a kernel's PTX on the simulator, and --backend sim runs the LZ4 kernels"
-        ),
+        Backend::PtxSim => Box::new(CudaCodec::ptx_sim()?),
     })
 }
 

@@ -76,9 +76,9 @@ impl GpuBatchCompressor {
                 )))
             }
             GpuBackend::PtxSim => {
-                return Err(GpuError::Config(
-                    "the batch API does not run on ptx-sim yet (use cuda, webgpu or sim)".into(),
-                ))
+                // The CUDA engine itself, its driver played by the PTX simulator (sm_80 PTX).
+                let ptx = Launcher::PtxSim(Default::default(), crate::ptx::Sm::Sm80);
+                return GpuBatchCompressor::cuda_pipeline_on(config, ptx);
             }
         };
         Ok(GpuBatchCompressor::with_engine(config, engine))
