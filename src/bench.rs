@@ -1,5 +1,6 @@
 //! `warpforge bench`: every codec on the same pages in one run, side by side, against single-thread
-//! lz4_flex, with liblz4's ratio for reference. The simulator (`sim`, sanitizer off) runs on the first
+//! lz4_flex, with liblz4's ratio for reference. The simulators (`sim`, and `ptx-sim`: the CUDA host pipeline
+//! on the PTX simulator; sanitizer off) run on the first
 //! `sim_pages` pages only (it is slow); every row gives pages/s, so the rates compare.
 
 use std::time::Instant;
@@ -198,8 +199,19 @@ pub fn run(
         });
         let name = format!("sim (CPU simulator, first {} pages)", prefix.len());
         rows.push(measure(&mut codec, &name, prefix, 0.0)?);
+        // The same pages through the CUDA engine's host pipeline, the kernels' sm_80 PTX executed.
+        let mut ptx = crate::codec::CudaCodec::ptx_sim_with(SimOptions {
+            sanitize: false,
+            ..SimOptions::default()
+        })?;
+        let name = format!("ptx-sim (CUDA host pipeline, first {} pages)", prefix.len());
+        rows.push(measure(&mut ptx, &name, prefix, 0.0)?);
+        let fell_back = ptx.compressor().stats().cpu_fallback_pages;
+        if fell_back > 0 {
+            anyhow::bail!("ptx-sim: {fell_back} pages fell back to the CPU during the bench");
+        }
     } else {
-        skipped.push("sim: --sim-pages 0".into());
+        skipped.push("sim, ptx-sim: --sim-pages 0".into());
     }
     match crate::gpu::cuda_probe() {
         Ok(_) => match crate::codec::CudaCodec::new(0) {

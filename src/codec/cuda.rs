@@ -6,6 +6,8 @@
 use super::{Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError};
+use crate::runtime::sim::SimOptions;
+use crate::runtime::Launcher;
 
 /// A CUDA device (or the PTX simulator standing in for one) running the LZ4 warp kernels.
 pub struct CudaCodec(GpuBatchCompressor, Backend);
@@ -25,8 +27,14 @@ impl CudaCodec {
     /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
     /// configuration.
     pub fn ptx_sim() -> Result<CudaCodec, GpuError> {
+        CudaCodec::ptx_sim_with(SimOptions::default())
+    }
+
+    /// [`CudaCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off).
+    pub fn ptx_sim_with(options: SimOptions) -> Result<CudaCodec, GpuError> {
+        let launcher = Launcher::PtxSim(options, crate::ptx::Sm::Sm80);
         Ok(CudaCodec(
-            GpuBatchCompressor::with_backend(GpuBatchConfig::default(), Backend::PtxSim)?,
+            GpuBatchCompressor::cuda_pipeline_on(GpuBatchConfig::default(), launcher)?,
             Backend::PtxSim,
         ))
     }
