@@ -7,7 +7,8 @@
 //!   simulator's report. [`open`] opens a backend by name ([`Backend`]).
 //! - [`sim`]: the CPU simulator — verified IR executed with warp semantics, a sanitizer (memcheck,
 //!   synccheck, racecheck) and execution counters. The definition every other backend is checked
-//!   against.
+//!   against. [`sim::ptx`] executes PTX on the same machinery (`ptx-sim`: the emitted PTX of a
+//!   kernel, or any PTX module), so the CUDA half is checked without a GPU.
 //! - [`webgpu`]: lists adapters and runs WGSL from `warpforge-wgsl` through wgpu, with each kernel's
 //!   shader module and pipeline built once per device, and kernel times from GPU timestamp queries
 //!   where the adapter offers them.

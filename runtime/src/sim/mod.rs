@@ -51,7 +51,7 @@
 //! `lanes.rs` (`let` and collectives), `access.rs` (the IR's memory instructions), `lane_access.rs`
 //! (one lane's checked access, shared), `memory.rs` (global memory), `race.rs` (racecheck),
 //! `stats.rs` (counters), `finding.rs`. The launch driver ([`run`]'s grid of blocks on worker threads
-//! and the merging of their findings) is shared too.
+//! and the merging of their findings) is shared too: [`ptx`] executes PTX over all of it.
 
 mod access;
 mod block;

@@ -82,9 +82,21 @@ impl Layout {
         let mut dynamic: Vec<(String, u64)> = Vec::new();
         let mut offset = 0u64;
         for p in &entry.params {
-            let elements: u64 = p.dims.iter().map(|d| d.unwrap_or(0)).product();
+            let elements = p
+                .dims
+                .iter()
+                .try_fold(1u64, |n, d| n.checked_mul(d.unwrap_or(0)));
             let elem = u64::from(p.ty.size_bytes()) * u64::from(p.vector.unwrap_or(1));
-            let size = elem * elements;
+            let size = elements
+                .and_then(|n| n.checked_mul(elem))
+                .filter(|&n| n <= 1 << 20)
+                .ok_or_else(|| {
+                    bad(
+                        p.pos.line,
+                        p.name.clone(),
+                        "a parameter larger than 1 MiB".into(),
+                    )
+                })?;
             let align = p.align.map_or(elem, u64::from);
             offset = align_up(offset, align);
             let ty = p.ty.name().to_owned();
@@ -105,6 +117,10 @@ impl Layout {
                 pointer,
             });
             offset += size;
+            if offset > 1 << 20 {
+                let why = "parameters larger than 1 MiB in all".into();
+                return Err(bad(p.pos.line, p.name.clone(), why));
+            }
         }
         l.param_bytes = offset as u32;
         let mut shared_next = 0u64;
@@ -121,7 +137,7 @@ impl Layout {
             let align = v.align.map_or(elem, u64::from).max(1);
             for d in &v.declarators {
                 let unsized_array = d.dims.iter().any(Option::is_none);
-                let size = d.elements().unwrap_or(0) * elem;
+                let size = d.elements().unwrap_or(0).saturating_mul(elem);
                 let text = format!(".{} .{} {}", v.space.name(), v.ty.name(), d.name);
                 let too_big = || {
                     bad(
@@ -149,7 +165,12 @@ impl Layout {
                     StateSpace::Local => {
                         let at = align_up(u64::from(l.local_bytes), align);
                         l.symbols.insert(d.name.clone(), sym(MemSpace::Local, at));
-                        l.local_bytes = u32::try_from(at + size).map_err(|_| too_big())?;
+                        let end = at.saturating_add(size);
+                        if end > 64 << 10 {
+                            let why = "more than 64 KiB of `.local` memory per thread".into();
+                            return Err(bad(d.pos.line, text.clone(), why));
+                        }
+                        l.local_bytes = end as u32;
                     }
                     StateSpace::Global | StateSpace::Const => {
                         let global = v.space == StateSpace::Global;
@@ -159,8 +180,14 @@ impl Layout {
                             &mut l.constants
                         };
                         let at = align_up(bytes.len() as u64, align);
-                        if at + size > u64::from(u32::MAX) {
-                            return Err(too_big());
+                        let limit = if global { 256 << 20 } else { 64 << 10 };
+                        if at.saturating_add(size) > limit {
+                            let what = if global {
+                                "module `.global` variables past 256 MiB"
+                            } else {
+                                "`.const` variables past 64 KiB (CUDA's constant bank)"
+                            };
+                            return Err(bad(d.pos.line, text.clone(), what.into()));
                         }
                         bytes.resize(at as usize, 0);
                         let init = initial_bytes(v.ty, d, size as usize)

@@ -68,6 +68,9 @@ use decode::Program;
 
 pub(crate) use super::lanes::lanes;
 
+/// The most shared memory a block may have (sm_90 allows 227 KiB).
+const MAX_SHARED: u32 = 1 << 20;
+
 /// Why a PTX entry cannot be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtxError {
@@ -368,6 +371,11 @@ pub fn run(
     } else {
         static_end
     };
+    if shared_total > MAX_SHARED {
+        return Err(bad(format!(
+            "{shared_total} bytes of shared memory per block; the simulator allows {MAX_SHARED}"
+        )));
+    }
     let state = LaunchState {
         program,
         arrays,
