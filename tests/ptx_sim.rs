@@ -120,3 +120,86 @@ fn lz4_kernels_on_ptx_sim_give_the_simulators_records_on_the_sample_pages() {
         assert!(report.counters.warp_instructions() > 0);
     }
 }
+
+/// Lanes that `continue` a loop whose other lanes may still `break` after them: their branch's
+/// immediate post-dominator is after the loop, yet the IR has every lane meet at the loop's
+/// full-mask shuffle again, and so does PTX, whose `shfl.sync` waits for the lanes of its mask.
+/// The PTX simulator lets the sibling path run to the shuffle instead of reporting the mask.
+const CONTINUE_THEN_BREAK: &str = "\
+kernel continue_then_break {
+    block_size 64
+    param out: global u32 read_write
+    local i: u32
+    local acc: u32
+    %0: u32 = special thread_index
+    %1: u32 = const 0
+    %2: u32 = const 1
+    %3: u32 = const 4
+    %4: u32 = special lane_id
+    set i = %1
+    set acc = %0
+    loop {
+        %5: u32 = local acc
+        %6: u32 = shuffle xor %5, %2 mask 0xffffffff
+        %7: u32 = add %5, %6
+        set acc = %7
+        %8: u32 = local i
+        %9: u32 = add %8, %2
+        set i = %9
+        %10: bool = cmp ge %9, %3
+        if %10 {
+            break
+        }
+        %11: u32 = and %4, %2
+        %12: bool = cmp eq %11, %1
+        if %12 {
+            continue
+        }
+        %13: u32 = local acc
+        %14: u32 = mul %13, %3
+        set acc = %14
+        %15: u32 = const 1000000000
+        %16: bool = cmp gt %14, %15
+        if %16 {
+            break
+        }
+    }
+    %17: u32 = local acc
+    store global out[%0], %17
+}";
+
+#[test]
+fn lanes_that_continue_meet_the_others_at_the_loops_shuffle_on_ptx_sim() {
+    let kernel = warpforge::ir::parse_kernel(CONTINUE_THEN_BREAK).expect("parses");
+    let verified = verify(&kernel).expect("verifies");
+    let mut want = vec![0u8; 64 * 4];
+    let sim = Launcher::Sim(SimOptions::default());
+    let loaded = sim.load(&verified).expect("loads");
+    let report = sim
+        .launch(&loaded, 1, &mut [BufferArg::ReadWrite(&mut want)], &[])
+        .expect("runs")
+        .sim
+        .expect("a report");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    for sm in Sm::ALL {
+        let ptx = Launcher::PtxSim(SimOptions::default(), sm);
+        let loaded = ptx.load(&verified).expect("loads");
+        let text = loaded.ptx_text().expect("PTX").to_owned();
+        let mut got = vec![0u8; 64 * 4];
+        let report = ptx
+            .launch(&loaded, 1, &mut [BufferArg::ReadWrite(&mut got)], &[])
+            .expect("runs")
+            .sim
+            .expect("a report");
+        assert!(
+            report.findings.is_empty(),
+            "{sm}: {:?}\n{text}",
+            report.findings
+        );
+        assert!(got == want, "{sm}: ptx-sim and sim differ");
+        assert!(
+            report.counters.simt_efficiency() < 1.0,
+            "the lanes did diverge"
+        );
+    }
+}
