@@ -1,7 +1,7 @@
 //! The LZ4 kernels on WebGPU (Mesa lavapipe in CI) against the CPU reference, byte for byte.
 
 mod common;
-use common::adapter_or_skip;
+use common::{adapter_or_skip, liblz4_compress};
 
 use warpforge::ir::kernels::lz4::pages::{page, PageKind};
 use warpforge::ir::kernels::lz4::{encode_page, lz4_compress_kernel, PageEncoding, PAGE_SIZE};
@@ -206,21 +206,6 @@ fn cpu_status(block: &[u8]) -> u32 {
         }
         Err(e) => panic!("no kernel status for {e}"),
     }
-}
-
-fn liblz4_compress(input: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(input.len())];
-    // SAFETY: both pointers are valid for the lengths passed.
-    let n = unsafe {
-        lz4_sys::LZ4_compress_default(
-            input.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            input.len() as i32,
-            out.len() as i32,
-        )
-    };
-    out.truncate(n as usize);
-    out
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! decodes blocks from liblz4 and lz4_flex, and a failed batch is an error, never a silent CPU redo.
 //! (CI also compresses all 512 sample pages with the release binary: `.ci/run`.)
 
+mod common;
+use common::liblz4_compress;
 use warpforge::archive::Record;
 use warpforge::codec::{open, PageCodec, ReferenceCodec};
 use warpforge::demo::sample_pages;
@@ -16,21 +18,6 @@ fn pages(n: usize) -> Vec<Page> {
     // Every eleventh page: text, binary, same-filled and raw pages of the sample all appear.
     pages = pages.into_iter().step_by(11).take(n).collect();
     pages
-}
-
-fn liblz4(input: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(input.len())];
-    // SAFETY: both pointers are valid for the lengths passed.
-    let n = unsafe {
-        lz4_sys::LZ4_compress_default(
-            input.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            input.len() as i32,
-            out.len() as i32,
-        )
-    };
-    out.truncate(n as usize);
-    out
 }
 
 #[test]
@@ -63,7 +50,7 @@ fn ptx_sim_decodes_blocks_from_liblz4_and_lz4_flex() {
         .enumerate()
         .map(|(i, p)| {
             Record::Lz4(if i % 2 == 0 {
-                liblz4(p)
+                liblz4_compress(p)
             } else {
                 lz4_flex::block::compress(p)
             })
@@ -87,7 +74,10 @@ fn ptx_sim_decodes_blocks_from_liblz4_and_lz4_flex() {
 #[test]
 fn a_malformed_block_is_reported_with_its_page_on_ptx_sim() {
     let pages = pages(4);
-    let mut records: Vec<Record> = pages.iter().map(|p| Record::Lz4(liblz4(p))).collect();
+    let mut records: Vec<Record> = pages
+        .iter()
+        .map(|p| Record::Lz4(liblz4_compress(p)))
+        .collect();
     records[2] = Record::Lz4(vec![0x10, b'a', 0x05, 0x00, 0x00]); // offset before the start
     let mut codec = open(Backend::PtxSim).expect("ptx-sim opens");
     let mut back = vec![[0u8; PAGE_SIZE]; pages.len()];
