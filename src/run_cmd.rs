@@ -211,7 +211,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
         ..SimOptions::default()
     });
     let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
-    let mut outcome = if on_sim {
+    let outcome = if on_sim {
         let launched = launch(&sim, &verified, args.grid, &mut buffers, &bits)?;
         Outcome {
             backend: "sim".into(),
@@ -268,6 +268,23 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     };
     let clean = outcome.report.as_ref().is_none_or(SimReport::is_clean)
         && !matches!(outcome.check, Some(Some(_)));
+    let ran = Ran {
+        name: &kernel.name,
+        block_size: kernel.block_size,
+    };
+    finish(args, &ran, outcome, &buffers, outs, clean)
+}
+
+/// Writes the `--out` buffers, prints the report in the asked format, and gives the exit status
+/// (0 clean, 1 with findings or a file that could not be written).
+fn finish(
+    args: &RunArgs,
+    ran: &Ran<'_>,
+    mut outcome: Outcome,
+    buffers: &[Buffer],
+    outs: Vec<(usize, PathBuf)>,
+    clean: bool,
+) -> Result<i32, Failure> {
     let mut write_errors = Vec::new();
     for (index, path) in outs {
         let Buffer { name, bytes, .. } = &buffers[index];
@@ -277,13 +294,9 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
         }
     }
     let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
-    let ran = Ran {
-        name: &kernel.name,
-        block_size: kernel.block_size,
-    };
     match args.format {
-        RunFormat::Text => print_text(&ran, args.grid, &outcome, stats, clean),
-        RunFormat::Json => println!("{}", json(&ran, args.grid, &outcome, stats, clean)),
+        RunFormat::Text => print_text(ran, args.grid, &outcome, stats, clean),
+        RunFormat::Json => println!("{}", json(ran, args.grid, &outcome, stats, clean)),
     }
     if !write_errors.is_empty() {
         return Err(Failure(1, write_errors));

@@ -11,8 +11,8 @@ use warpforge::runtime::sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch,
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{Backend, BufferArg};
 
-use super::report::{json, millis, print_text, Outcome, Ran};
-use super::{fault, parse_unsigned, scalar_value, usage, Buffer, Failure, RunArgs, RunFormat};
+use super::report::{millis, Outcome, Ran};
+use super::{fault, finish, parse_unsigned, scalar_value, usage, Buffer, Failure, RunArgs};
 
 /// A PTX parameter's value as given: the launch's next buffer, or a scalar's bits.
 enum Value {
@@ -93,7 +93,7 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         .map_err(|e| usage(e.to_string()))?;
     drop(buffer_args);
     let target = module.target.names.first().cloned().unwrap_or_default();
-    let mut outcome = Outcome {
+    let outcome = Outcome {
         backend: format!("{} (the PTX simulator, {target})", args.backend),
         time: format!("{} (host clock)", millis(report.elapsed_ns)),
         report: Some(report),
@@ -102,27 +102,11 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         written: Vec::new(),
     };
     let clean = outcome.report.as_ref().is_some_and(SimReport::is_clean);
-    let mut write_errors = Vec::new();
-    for (index, path) in outs {
-        let Buffer { name, bytes, .. } = &buffers[index];
-        match std::fs::write(&path, bytes) {
-            Ok(()) => outcome.written.push((name.clone(), path, bytes.len())),
-            Err(e) => write_errors.push(format!("cannot write {}: {e}", path.display())),
-        }
-    }
-    let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
     let ran = Ran {
         name: &entry,
         block_size: block.iter().product(),
     };
-    match args.format {
-        RunFormat::Text => print_text(&ran, args.grid, &outcome, stats, clean),
-        RunFormat::Json => println!("{}", json(&ran, args.grid, &outcome, stats, clean)),
-    }
-    if !write_errors.is_empty() {
-        return Err(Failure(1, write_errors));
-    }
-    Ok(if clean { 0 } else { 1 })
+    finish(args, &ran, outcome, &buffers, outs, clean)
 }
 
 /// The IR scalar type a PTX parameter's value is read as, and its width in bits.
