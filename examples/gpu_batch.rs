@@ -144,7 +144,9 @@ fn run(args: Args) -> Result<(), String> {
     }
 
     // Check: records equal the CPU reference, each LZ4 block decodes (lz4_flex) to its page.
-    let reference = ReferenceCodec.compress(&pages).map_err(|e| e.to_string())?;
+    let reference = ReferenceCodec::default()
+        .compress(&pages)
+        .map_err(|e| e.to_string())?;
     if let Some(i) = (0..pages.len()).find(|&i| result.pages[i] != reference[i]) {
         return Err(format!(
             "page {i}: GPU record differs from the CPU reference"

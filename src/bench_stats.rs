@@ -2,14 +2,16 @@
 //! the kernels until a GPU measures them (a model: 32 banks of 4 bytes, 32-byte sectors, no caches, no
 //! timing).
 
-use crate::codec::{KernelCodec, Page, PageCodec};
+use crate::codec::{KernelCodec, Page, PageCodec, ReferenceCodec};
+use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::{Counters, SimOptions, SimReport};
+use crate::runtime::Launcher;
 
 /// One kernel's counters over the pages it ran on (one block, one warp, per page).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelCounters {
-    /// `lz4-compress` or `lz4-decompress`.
-    pub kernel: &'static str,
+    /// `lz4-compress L1` (one row per level) or `lz4-decompress`.
+    pub kernel: String,
     /// Pages (blocks) the kernel ran on: every page for compress, the LZ4 pages for decompress.
     pub pages: usize,
     /// The sum over those pages.
@@ -19,7 +21,7 @@ pub struct KernelCounters {
 }
 
 impl KernelCounters {
-    fn from_report(kernel: &'static str, report: &SimReport) -> Self {
+    fn from_report(kernel: String, report: &SimReport) -> Self {
         KernelCounters {
             kernel,
             pages: report.blocks.len(),
@@ -38,25 +40,44 @@ impl KernelCounters {
     }
 }
 
-/// Runs both kernels on `pages` on the simulator with counters on, sanitizer off.
+/// Runs the compress kernel of every level and the decompress kernel (on the default level's blocks)
+/// on `pages` on the simulator with counters on, sanitizer off; every level's records are checked
+/// against the CPU reference's and decoded back to the pages.
 pub fn sim_counters(pages: &[Page]) -> anyhow::Result<Vec<KernelCounters>> {
-    let mut codec = KernelCodec::sim_with(SimOptions {
+    let options = SimOptions {
         sanitize: false,
         stats: true,
         ..SimOptions::default()
-    });
-    let records = codec.compress(pages)?;
-    let mut out = vec![[0u8; crate::PAGE_SIZE]; pages.len()];
-    codec
-        .decompress(&records, &mut out)?
-        .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
-    anyhow::ensure!(out == pages, "the simulator's round trip changed the pages");
+    };
     let mut rows = Vec::new();
-    if let Some(r) = codec.last_compress_report() {
-        rows.push(KernelCounters::from_report("lz4-compress", r));
+    let mut decompress = None;
+    for level in Lz4Level::ALL {
+        let mut codec = KernelCodec::at_level(Launcher::Sim(options.clone()), level)?;
+        let records = codec.compress(pages)?;
+        anyhow::ensure!(
+            records == ReferenceCodec::at_level(level).compress(pages)?,
+            "the simulator's compress kernel at {level} differs from the CPU reference"
+        );
+        let mut out = vec![[0u8; crate::PAGE_SIZE]; pages.len()];
+        codec
+            .decompress(&records, &mut out)?
+            .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
+        anyhow::ensure!(out == pages, "the simulator's round trip changed the pages");
+        if let Some(r) = codec.last_compress_report() {
+            let default = if level == Lz4Level::DEFAULT {
+                " (default)"
+            } else {
+                ""
+            };
+            let name = format!("lz4-compress L{}{default}", level.number());
+            rows.push(KernelCounters::from_report(name, r));
+        }
+        if level == Lz4Level::DEFAULT {
+            decompress = codec.last_decompress_report().cloned();
+        }
     }
-    if let Some(r) = codec.last_decompress_report() {
-        rows.push(KernelCounters::from_report("lz4-decompress", r));
+    if let Some(r) = &decompress {
+        rows.push(KernelCounters::from_report("lz4-decompress".into(), r));
     }
     Ok(rows)
 }
@@ -68,7 +89,7 @@ pub fn text(rows: &[KernelCounters]) -> String {
          one warp per page):\n",
     );
     s += &format!(
-        "{:<16} {:>6} {:>12} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9}\n",
+        "{:<26} {:>6} {:>12} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9}\n",
         "kernel",
         "pages",
         "warp-instr",
@@ -83,7 +104,7 @@ pub fn text(rows: &[KernelCounters]) -> String {
     for r in rows {
         let t = &r.total;
         s += &format!(
-            "{:<16} {:>6} {:>12.0} {:>10} {:>8.1}% {:>10.0} {:>10.0} {:>10.1} {:>9.2} {:>9.1}\n",
+            "{:<26} {:>6} {:>12.0} {:>10} {:>8.1}% {:>10.0} {:>10.0} {:>10.1} {:>9.2} {:>9.1}\n",
             r.kernel,
             r.pages,
             r.per_page(t.warp_instructions()),

@@ -23,7 +23,7 @@ pub fn sample_pages() -> anyhow::Result<Vec<Page>> {
     }
     reader.finish()?;
     let mut pages = vec![[0u8; PAGE_SIZE]; records.len()];
-    ReferenceCodec
+    ReferenceCodec::default()
         .decompress(&records, &mut pages)?
         .map_err(|e| anyhow::anyhow!("sample page {}: {}", e.index, e.detail))?;
     Ok(pages)

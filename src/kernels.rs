@@ -111,21 +111,32 @@ impl Kernel for Sample {
     }
 }
 
-/// LZ4 compression of `pages` 4 KiB pages, one warp per page (see [`lz4::lz4_compress_kernel`]).
+/// LZ4 compression of `pages` 4 KiB pages, one warp per page (see [`lz4::lz4_compress_kernel_level`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lz4WarpCompressKernel {
     pages: usize,
+    level: lz4::Lz4Level,
 }
 
 impl Lz4WarpCompressKernel {
-    /// The kernel for a batch of `pages` pages.
+    /// The kernel for a batch of `pages` pages, at the default level.
     pub const fn new(pages: usize) -> Self {
-        Lz4WarpCompressKernel { pages }
+        Lz4WarpCompressKernel::at_level(pages, lz4::Lz4Level::DEFAULT)
+    }
+
+    /// The kernel for a batch of `pages` pages at `level`.
+    pub const fn at_level(pages: usize, level: lz4::Lz4Level) -> Self {
+        Lz4WarpCompressKernel { pages, level }
     }
 
     /// Pages in the batch.
     pub fn pages(&self) -> usize {
         self.pages
+    }
+
+    /// The compression level.
+    pub fn level(&self) -> lz4::Lz4Level {
+        self.level
     }
 }
 
@@ -134,7 +145,7 @@ impl Kernel for Lz4WarpCompressKernel {
         "lz4_compress_pages"
     }
     fn ir_for(&self, backend: Backend) -> IrKernel {
-        lz4::lz4_compress_kernel(warps_per_block(backend))
+        lz4::lz4_compress_kernel_level(warps_per_block(backend), self.level)
     }
     fn grid_dim(&self) -> (u32, u32, u32) {
         grid_for(self.pages)

@@ -45,9 +45,23 @@ pub type CompressedPage = archive::Record;
 /// A compression algorithm of the GPU batch API.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Algorithm {
-    /// LZ4 block format, one block per page (with raw and same-filled pages stored as such).
+    /// LZ4 block format, one block per page (with raw and same-filled pages stored as such), at the
+    /// default level ([`kernels::lz4::Lz4Level::DEFAULT`]).
     #[default]
     Lz4,
+    /// The same format at another level: `Lz4Level::FAST` costs the kernel less, `Lz4Level::HIGH`
+    /// finds a little more (docs/lz4.md). Blocks of every level decode the same way.
+    Lz4Level(kernels::lz4::Lz4Level),
+}
+
+impl Algorithm {
+    /// The LZ4 level this algorithm compresses at.
+    pub fn lz4_level(self) -> kernels::lz4::Lz4Level {
+        match self {
+            Algorithm::Lz4 => kernels::lz4::Lz4Level::DEFAULT,
+            Algorithm::Lz4Level(level) => level,
+        }
+    }
 }
 
 /// The README's examples, compiled and run as doc tests.

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use warpforge::catalog;
 use warpforge::codec::{Backend, PageCodec};
 use warpforge::ir::{parse_kernel, verify, Kernel};
+use warpforge::kernels::lz4::Lz4Level;
 use warpforge::pipeline::{compress_file, decompress_file, Summary};
 use warpforge::ptx::ptxas::Ptxas;
 use warpforge::ptx::{emit as emit_ptx, Sm};
@@ -51,6 +52,11 @@ enum Command {
         /// Which implementation compresses.
         #[arg(long, default_value = "auto", value_parser = backend_choice())]
         backend: BackendChoice,
+        /// How hard to search for matches: 1 (fast: the cheapest kernel), 2 (default), 3 (high: a
+        /// little smaller, about 1.6x the kernel cost of 2). Every level writes standard LZ4 blocks;
+        /// `cpu` (lz4_flex) has no levels. docs/lz4.md measures each.
+        #[arg(long, default_value = "2", value_parser = parse_level)]
+        level: Lz4Level,
         /// A file of whole 4 KiB pages.
         input: PathBuf,
         /// The archive to write (replaced only once complete).
@@ -263,11 +269,14 @@ fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoic
 }
 
 /// Opens the codec for `--backend`; for `auto`, also the line that says what ran and why.
-fn open_codec(backend: BackendChoice) -> Result<(Box<dyn PageCodec>, Option<String>)> {
+fn open_codec(
+    backend: BackendChoice,
+    level: Lz4Level,
+) -> Result<(Box<dyn PageCodec>, Option<String>)> {
     match backend.0 {
-        Some(backend) => Ok((warpforge::codec::open(backend)?, None)),
+        Some(backend) => Ok((warpforge::codec::open_at(backend, level)?, None)),
         None => {
-            let (codec, choice) = warpforge::codec::open_auto();
+            let (codec, choice) = warpforge::codec::open_auto_at(level);
             Ok((codec, Some(choice.explain())))
         }
     }
@@ -289,27 +298,38 @@ type Pipeline =
 /// Runs `compress` or `decompress` with a progress bar and prints the summary.
 fn run_pipeline(
     verb: &str,
-    backend: BackendChoice,
+    (backend, level): (BackendChoice, Option<Lz4Level>),
     input: &std::path::Path,
     output: &std::path::Path,
     run: Pipeline,
 ) -> Result<()> {
-    let (mut codec, auto) = open_codec(backend)?;
+    let (mut codec, auto) = open_codec(backend, level.unwrap_or_default())?;
     if let Some(line) = auto {
         eprintln!("{line}");
     }
     let bar = progress_bar();
     let summary = run(input, output, codec.as_mut(), &bar)?;
     bar.finish_and_clear();
-    report(verb, codec.backend(), &summary);
+    let with = match (codec.backend(), level) {
+        (Backend::Cpu, _) | (_, None) => codec.backend().to_string(),
+        (backend, Some(level)) => format!("{backend} at level {}", level.number()),
+    };
+    report(verb, &with, &summary);
     Ok(())
 }
 
-fn report(verb: &str, backend: Backend, s: &Summary) {
+fn report(verb: &str, with: &str, s: &Summary) {
     eprintln!(
-        "{verb} {} pages ({} lz4, {} raw, {} same-filled) with {backend}: {} page bytes, {} archive bytes, ratio {:.3}x, {:.1} MB/s",
+        "{verb} {} pages ({} lz4, {} raw, {} same-filled) with {with}: {} page bytes, {} archive bytes, ratio {:.3}x, {:.1} MB/s",
         s.pages, s.kinds[0], s.kinds[1], s.kinds[2], s.page_bytes, s.archive_bytes, s.ratio(), s.megabytes_per_second()
     );
+}
+
+fn parse_level(text: &str) -> Result<Lz4Level, String> {
+    let number: u8 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a level: the levels are 1, 2 and 3"))?;
+    Lz4Level::from_number(number).map_err(|e| e.to_string())
 }
 
 fn parse_sm(text: &str) -> Result<u32, String> {
@@ -377,17 +397,30 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Compress {
             backend,
+            level,
             input,
             output,
-        } => run_pipeline("compressed", backend, &input, &output, compress_file),
+        } => run_pipeline(
+            "compressed",
+            (backend, Some(level)),
+            &input,
+            &output,
+            compress_file,
+        ),
         Command::Decompress {
             backend,
             input,
             output,
-        } => run_pipeline("decompressed", backend, &input, &output, decompress_file),
+        } => run_pipeline(
+            "decompressed",
+            (backend, None),
+            &input,
+            &output,
+            decompress_file,
+        ),
         Command::Demo { backend } => {
             let pages = warpforge::demo::sample_pages()?;
-            let (mut codec, auto) = open_codec(backend)?;
+            let (mut codec, auto) = open_codec(backend, Lz4Level::DEFAULT)?;
             let rows = warpforge::demo::run(codec.as_mut(), &pages)?;
             print!("{}", warpforge::demo::text(&rows, &codec.describe()));
             if let Some(line) = auto {

@@ -68,7 +68,7 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     let pages = dir.path("in.pages");
     let original = page_file(&pages, 6);
     round_trip(&mut CpuCodec, &dir, &pages, &original);
-    let reference = round_trip(&mut ReferenceCodec, &dir, &pages, &original);
+    let reference = round_trip(&mut ReferenceCodec::default(), &dir, &pages, &original);
     if !common::adapter_or_skip(
         "every_backend_round_trips_and_reference_equals_webgpu (webgpu part)",
     ) {
@@ -120,9 +120,14 @@ fn assert_rejected(archive: &[u8], dir: &TempDir, needle: &str) -> String {
     let path = dir.path("bad.wfpa");
     std::fs::write(&path, archive).expect("write");
     let out = dir.path("bad.pages");
-    let err = decompress_file(&path, &out, &mut ReferenceCodec, &ProgressBar::hidden())
-        .expect_err("must be rejected")
-        .to_string();
+    let err = decompress_file(
+        &path,
+        &out,
+        &mut ReferenceCodec::default(),
+        &ProgressBar::hidden(),
+    )
+    .expect_err("must be rejected")
+    .to_string();
     assert!(err.contains(needle), "expected `{needle}` in: {err}");
     assert!(!out.exists(), "no output for a bad archive");
     assert!(
@@ -140,7 +145,7 @@ fn reference_archive(dir: &TempDir) -> Vec<u8> {
     compress_file(
         &pages,
         &archive_path,
-        &mut ReferenceCodec,
+        &mut ReferenceCodec::default(),
         &ProgressBar::hidden(),
     )
     .expect("compresses");
@@ -159,7 +164,12 @@ fn truncated_archives_are_rejected_before_any_output() {
         let path = dir.path("cut.wfpa");
         std::fs::write(&path, &archive[..cut]).expect("write");
         let out = dir.path("cut.pages");
-        let result = decompress_file(&path, &out, &mut ReferenceCodec, &ProgressBar::hidden());
+        let result = decompress_file(
+            &path,
+            &out,
+            &mut ReferenceCodec::default(),
+            &ProgressBar::hidden(),
+        );
         assert!(
             result.is_err(),
             "an archive cut at byte {cut} of {} was accepted",
@@ -266,7 +276,7 @@ fn the_pipeline_feeds_each_codec_its_batch_size() {
             pages: &[warpforge::codec::Page],
         ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
             self.calls.push(pages.len());
-            ReferenceCodec.compress(pages)
+            ReferenceCodec::default().compress(pages)
         }
         fn decompress(
             &mut self,
@@ -274,7 +284,7 @@ fn the_pipeline_feeds_each_codec_its_batch_size() {
             out: &mut [warpforge::codec::Page],
         ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
             self.calls.push(records.len());
-            ReferenceCodec.decompress(records, out)
+            ReferenceCodec::default().decompress(records, out)
         }
     }
     let dir = TempDir::new("batching");
@@ -292,6 +302,6 @@ fn the_pipeline_feeds_each_codec_its_batch_size() {
     assert_eq!(codec.calls, expected, "compress, then decompress");
     assert_eq!(
         archive,
-        round_trip(&mut ReferenceCodec, &dir, &pages, &original)
+        round_trip(&mut ReferenceCodec::default(), &dir, &pages, &original)
     );
 }

@@ -33,7 +33,7 @@ fn gpu_timestamps_offered() -> bool {
 }
 
 fn reference(pages: &[[u8; PAGE_SIZE]]) -> Vec<CompressedPage> {
-    ReferenceCodec
+    ReferenceCodec::default()
         .compress(pages)
         .expect("the reference compresses")
 }

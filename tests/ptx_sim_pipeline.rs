@@ -31,7 +31,9 @@ fn ptx_sim_archives_equal_the_reference_and_decode() {
         codec.describe()
     );
     let ours = codec.compress(&pages).expect("compresses");
-    let reference = ReferenceCodec.compress(&pages).expect("reference");
+    let reference = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
     assert_eq!(ours, reference, "ptx-sim records differ from the reference");
     assert!(ours.iter().any(|r| matches!(r, Record::Lz4(_))));
     let mut back = vec![[0u8; PAGE_SIZE]; pages.len()];

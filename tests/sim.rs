@@ -91,7 +91,7 @@ fn lz4_kernels_on_sim_give_the_reference_archive_on_the_sample_pages_with_no_fin
     assert_eq!(pages.len(), 512);
     let mut sim = KernelCodec::sim();
     let records = sim.compress(&pages).expect("the simulator compresses");
-    let reference = ReferenceCodec
+    let reference = ReferenceCodec::default()
         .compress(&pages)
         .expect("the reference compresses");
     assert_eq!(records.len(), reference.len());

@@ -24,7 +24,7 @@ fn read_all(bytes: &[u8]) {
     }
     let _checksum = reader.finish();
     let mut pages = vec![[0u8; PAGE_SIZE]; records.len()];
-    let _reference = ReferenceCodec.decompress(&records, &mut pages);
+    let _reference = ReferenceCodec::default().decompress(&records, &mut pages);
     let _cpu = CpuCodec.decompress(&records, &mut pages);
 }
 

@@ -47,6 +47,13 @@ fn compress(input: &[u8]) -> Vec<u8> {
     out
 }
 
+fn compress_at(input: &[u8], level: Lz4Level) -> Vec<u8> {
+    let mut out = vec![0u8; lz4_compress_bound(input.len())];
+    let n = lz4_compress_block_level(input, &mut out, level).expect("compresses");
+    out.truncate(n);
+    out
+}
+
 /// Walks a block's sequences and checks liblz4's end-of-block rules: the last sequence is literals only,
 /// the last 5 bytes are literals, and the last match starts at least 12 bytes before the end.
 fn check_end_rules(block: &[u8], n: usize) {
@@ -96,22 +103,31 @@ fn check_end_rules(block: &[u8], n: usize) {
     }
 }
 
+/// Every level's block decodes with all three decoders and keeps the end-of-block rules; our decoder
+/// reads lz4_flex's and liblz4's blocks.
 fn check_everywhere(input: &[u8]) {
-    let block = compress(input);
-    let mut ours = vec![0u8; input.len()];
-    assert_eq!(lz4_decompress_block(&block, &mut ours), Ok(input.len()));
-    assert_eq!(ours, input, "our decoder");
-    assert_eq!(
-        lz4_flex::block::decompress(&block, input.len()).expect("lz4_flex decodes it"),
-        input,
-        "lz4_flex"
-    );
-    assert_eq!(
-        liblz4_decompress(&block, input.len()).expect("liblz4 accepts it"),
-        input,
-        "liblz4"
-    );
-    check_end_rules(&block, input.len());
+    assert_eq!(compress(input), compress_at(input, Lz4Level::DEFAULT));
+    for level in Lz4Level::ALL {
+        let block = compress_at(input, level);
+        let mut ours = vec![0u8; input.len()];
+        assert_eq!(
+            lz4_decompress_block(&block, &mut ours),
+            Ok(input.len()),
+            "{level}"
+        );
+        assert_eq!(ours, input, "our decoder, {level}");
+        assert_eq!(
+            lz4_flex::block::decompress(&block, input.len()).expect("lz4_flex decodes it"),
+            input,
+            "lz4_flex, {level}"
+        );
+        assert_eq!(
+            liblz4_decompress(&block, input.len()).expect("liblz4 accepts it"),
+            input,
+            "liblz4, {level}"
+        );
+        check_end_rules(&block, input.len());
+    }
     // And the other direction: our decoder reads what the other encoders write.
     let mut back = vec![0u8; input.len()];
     let theirs = lz4_flex::block::compress(input);
@@ -169,6 +185,42 @@ fn compressed_sizes_of_page_kinds_are_what_a_zram_user_expects() {
     assert!(
         size(PageKind::Random) > PAGE_SIZE,
         "random data does not shrink"
+    );
+}
+
+#[test]
+fn levels_are_numbered_one_to_three_and_others_are_refused_by_name() {
+    for (n, level) in (1..).zip(Lz4Level::ALL) {
+        assert_eq!(Lz4Level::from_number(n), Ok(level));
+        assert_eq!(level.number(), n);
+    }
+    assert_eq!(Lz4Level::default(), Lz4Level::DEFAULT);
+    for n in [0, 4, 9] {
+        let err = Lz4Level::from_number(n)
+            .expect_err("not a level")
+            .to_string();
+        assert!(
+            err.contains(&format!("no LZ4 level {n}")) && err.contains("1 (fast)"),
+            "{err}"
+        );
+    }
+}
+
+/// On the synthetic page kinds, each higher level writes smaller blocks in total (the real-page figures
+/// are in docs/lz4.md).
+#[test]
+fn higher_levels_write_smaller_blocks_on_page_kinds() {
+    let total = |level| -> usize {
+        PageKind::ALL
+            .iter()
+            .flat_map(|&kind| (0..8).map(move |seed| page(kind, seed)))
+            .map(|p| compress_at(&p, level).len())
+            .sum()
+    };
+    let [fast, default, high] = Lz4Level::ALL.map(total);
+    assert!(
+        default < fast && high <= default,
+        "L1 {fast}, L2 {default}, L3 {high} bytes"
     );
 }
 
@@ -237,7 +289,8 @@ proptest! {
         edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..6),
         capacity in 0usize..5000,
     ) {
-        let mut block = compress(&input);
+        let level = Lz4Level::ALL[edits.len() % 3];
+        let mut block = compress_at(&input, level);
         for (at, byte, how) in edits {
             let at = at % (block.len() + 1);
             match how {

@@ -6,8 +6,10 @@
 use super::{Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError};
+use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::SimOptions;
 use crate::runtime::Launcher;
+use crate::Algorithm;
 
 /// A CUDA device (or the PTX simulator standing in for one) running the LZ4 warp kernels.
 pub struct CudaCodec(GpuBatchCompressor, Backend);
@@ -15,9 +17,15 @@ pub struct CudaCodec(GpuBatchCompressor, Backend);
 impl CudaCodec {
     /// Opens CUDA device `device_index` with the default batch configuration.
     pub fn new(device_index: u32) -> Result<CudaCodec, GpuError> {
+        CudaCodec::at_level(device_index, Lz4Level::DEFAULT)
+    }
+
+    /// [`CudaCodec::new`] compressing at `level`.
+    pub fn at_level(device_index: u32, level: Lz4Level) -> Result<CudaCodec, GpuError> {
         Ok(CudaCodec(
             GpuBatchCompressor::new(GpuBatchConfig {
                 device_index,
+                algorithm: Algorithm::Lz4Level(level),
                 ..GpuBatchConfig::default()
             })?,
             Backend::Cuda,
@@ -27,14 +35,19 @@ impl CudaCodec {
     /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
     /// configuration.
     pub fn ptx_sim() -> Result<CudaCodec, GpuError> {
-        CudaCodec::ptx_sim_with(SimOptions::default())
+        CudaCodec::ptx_sim_with(SimOptions::default(), Lz4Level::DEFAULT)
     }
 
-    /// [`CudaCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off).
-    pub fn ptx_sim_with(options: SimOptions) -> Result<CudaCodec, GpuError> {
+    /// [`CudaCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off),
+    /// compressing at `level`.
+    pub fn ptx_sim_with(options: SimOptions, level: Lz4Level) -> Result<CudaCodec, GpuError> {
         let launcher = Launcher::PtxSim(options, crate::ptx::Sm::Sm80);
+        let config = GpuBatchConfig {
+            algorithm: Algorithm::Lz4Level(level),
+            ..GpuBatchConfig::default()
+        };
         Ok(CudaCodec(
-            GpuBatchCompressor::cuda_pipeline_on(GpuBatchConfig::default(), launcher)?,
+            GpuBatchCompressor::cuda_pipeline_on(config, launcher)?,
             Backend::PtxSim,
         ))
     }

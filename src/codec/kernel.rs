@@ -5,6 +5,7 @@
 use super::{Backend, DecodeError, Page, PageCodec};
 use crate::archive::Record;
 use crate::kernel_io::Lz4Kernels;
+use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::{SimOptions, SimReport};
 use crate::runtime::webgpu::WebGpuDevice;
 use crate::runtime::{Launched, Launcher, Timings};
@@ -17,10 +18,15 @@ pub struct KernelCodec {
 }
 
 impl KernelCodec {
-    /// The kernels on `launcher`.
+    /// The kernels on `launcher`, compressing at the default level.
     pub fn new(launcher: Launcher) -> anyhow::Result<KernelCodec> {
+        KernelCodec::at_level(launcher, Lz4Level::DEFAULT)
+    }
+
+    /// The kernels on `launcher`, compressing at `level`.
+    pub fn at_level(launcher: Launcher, level: Lz4Level) -> anyhow::Result<KernelCodec> {
         Ok(KernelCodec {
-            kernels: Lz4Kernels::new(launcher)?,
+            kernels: Lz4Kernels::new(launcher, level)?,
             last: (None, None),
         })
     }
@@ -39,9 +45,14 @@ impl KernelCodec {
 
     /// The kernels on the first WebGPU adapter that can run them (hardware before software).
     pub fn webgpu() -> anyhow::Result<KernelCodec> {
+        KernelCodec::webgpu_at(Lz4Level::DEFAULT)
+    }
+
+    /// [`KernelCodec::webgpu`] compressing at `level`.
+    pub fn webgpu_at(level: Lz4Level) -> anyhow::Result<KernelCodec> {
         let device = WebGpuDevice::new(&crate::auto::webgpu_requirements()?)
             .map_err(|e| anyhow::anyhow!("no WebGPU adapter can run the LZ4 kernels: {e}"))?;
-        KernelCodec::new(Launcher::WebGpu(device))
+        KernelCodec::at_level(Launcher::WebGpu(device), level)
     }
 
     /// The kernels and their launcher.

@@ -18,7 +18,7 @@ mod open;
 
 pub use cuda::CudaCodec;
 pub use kernel::KernelCodec;
-pub use open::{open, open_auto};
+pub use open::{open, open_at, open_auto, open_auto_at};
 
 pub use crate::kernel_io::{
     compress_through, decompress_through, fill_simple, gather_lz4, record_from_meta,
@@ -31,6 +31,7 @@ pub(crate) use crate::kernel_io::reference::{decode_all, parallel_map};
 
 use crate::archive::Record;
 use crate::kernel_io::reference;
+use crate::kernels::lz4::Lz4Level;
 
 /// Compresses and decompresses batches of pages.
 pub trait PageCodec {
@@ -56,8 +57,18 @@ pub trait PageCodec {
     ) -> anyhow::Result<Result<(), DecodeError>>;
 }
 
-/// warpforge's CPU reference: byte-identical to the kernels.
-pub struct ReferenceCodec;
+/// warpforge's CPU reference: byte-identical to the kernels at the same level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReferenceCodec {
+    level: Lz4Level,
+}
+
+impl ReferenceCodec {
+    /// The reference compressing at `level`.
+    pub fn at_level(level: Lz4Level) -> ReferenceCodec {
+        ReferenceCodec { level }
+    }
+}
 
 impl PageCodec for ReferenceCodec {
     fn backend(&self) -> Backend {
@@ -65,7 +76,7 @@ impl PageCodec for ReferenceCodec {
     }
 
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
-        Ok(reference::compress(pages))
+        Ok(reference::compress(pages, self.level))
     }
 
     fn decompress(

@@ -55,20 +55,23 @@ impl GpuBatchCompressor {
         let engine: Box<dyn Engine> = match backend {
             GpuBackend::Cuda => Box::new(RingEngine::new(
                 CudaDriver::new(config.device_index)?,
-                config.batch_size,
-                config.ring_buffer_slots,
-                config.async_dma,
+                &config,
             )?),
             GpuBackend::WebGpu => {
                 let requirements = crate::auto::webgpu_requirements()
                     .map_err(|e| GpuError::NotAvailable(format!("{e:#}")))?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
-                Box::new(LaunchEngine(Lz4Kernels::new(Launcher::WebGpu(device))?))
+                let level = config.algorithm.lz4_level();
+                Box::new(LaunchEngine(Lz4Kernels::new(
+                    Launcher::WebGpu(device),
+                    level,
+                )?))
             }
             GpuBackend::Sim => {
                 let sim = Launcher::Sim(Default::default());
-                Box::new(LaunchEngine(Lz4Kernels::new(sim)?))
+                let level = config.algorithm.lz4_level();
+                Box::new(LaunchEngine(Lz4Kernels::new(sim, level)?))
             }
             GpuBackend::Cpu | GpuBackend::Reference => {
                 return Err(GpuError::Config(format!(
@@ -93,12 +96,7 @@ impl GpuBatchCompressor {
         launcher: Launcher,
     ) -> Result<GpuBatchCompressor, GpuError> {
         config.validate()?;
-        let engine = RingEngine::new(
-            LaunchDriver::new(launcher),
-            config.batch_size,
-            config.ring_buffer_slots,
-            config.async_dma,
-        )?;
+        let engine = RingEngine::new(LaunchDriver::new(launcher), &config)?;
         Ok(GpuBatchCompressor::with_engine(config, Box::new(engine)))
     }
 
@@ -222,7 +220,7 @@ impl GpuBatchCompressor {
                             first + chunk.len()
                         );
                     }
-                    let records = reference::compress(chunk);
+                    let records = reference::compress(chunk, self.config.algorithm.lz4_level());
                     result.pages.extend(records);
                     result.cpu_fallback_pages += chunk.len();
                     self.stats.cpu_fallback_pages += chunk.len() as u64;

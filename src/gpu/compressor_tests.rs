@@ -33,7 +33,9 @@ impl Engine for FakeEngine {
             .chunks(batch)
             .map(|chunk| {
                 self.chunks.fetch_add(1, Ordering::SeqCst);
-                let records = ReferenceCodec.compress(chunk).expect("reference");
+                let records = ReferenceCodec::default()
+                    .compress(chunk)
+                    .expect("reference");
                 let t = Timings {
                     upload_ns: 10,
                     kernel_ns: 20,
@@ -52,7 +54,7 @@ impl Engine for FakeEngine {
         out: &mut [Page],
     ) -> Result<Result<(), crate::codec::DecodeError>, GpuError> {
         self.chunks.fetch_add(1, Ordering::SeqCst);
-        ReferenceCodec
+        ReferenceCodec::default()
             .decompress(records, out)
             .map_err(|e| GpuError::NotAvailable(e.to_string()))
     }
@@ -89,7 +91,9 @@ fn pages(n: usize) -> Vec<Page> {
 fn a_fault_before_any_batch_redoes_that_chunk_on_the_cpu() {
     let (mut gpu, _) = compressor(4);
     let input = pages(10); // chunks of 4, 4, 2
-    let expected = ReferenceCodec.compress(&input).expect("reference");
+    let expected = ReferenceCodec::default()
+        .compress(&input)
+        .expect("reference");
     gpu.inject_faults([1]);
     let result = gpu.compress_batch(&input).expect("compress_batch");
     assert_eq!(result.pages, expected);
@@ -115,7 +119,9 @@ fn a_fault_before_any_batch_redoes_that_chunk_on_the_cpu() {
 fn a_fault_injected_after_earlier_batches_hits_the_next_call() {
     let (mut gpu, _) = compressor(4);
     let input = pages(8);
-    let expected = ReferenceCodec.compress(&input).expect("reference");
+    let expected = ReferenceCodec::default()
+        .compress(&input)
+        .expect("reference");
     let first = gpu.compress_batch(&input).expect("first call");
     assert_eq!(
         (first.pages, first.cpu_fallback_pages),
@@ -135,7 +141,9 @@ fn a_fault_injected_after_earlier_batches_hits_the_next_call() {
 fn after_a_sticky_error_every_batch_goes_to_the_cpu() {
     let (mut gpu, chunks) = compressor(4);
     let input = pages(12);
-    let expected = ReferenceCodec.compress(&input).expect("reference");
+    let expected = ReferenceCodec::default()
+        .compress(&input)
+        .expect("reference");
     gpu.inject_error(1, GpuError::cuda("cuLaunchKernel(lz4_compress)", 700));
     let result = gpu.compress_batch(&input).expect("compress_batch");
     assert_eq!(result.pages, expected);

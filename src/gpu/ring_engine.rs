@@ -16,7 +16,7 @@ use warpforge_ir::verify;
 use super::driver::{Arg, Driver};
 use super::engine::{ChunkOutcome, Engine};
 use super::ring::{run_pipeline, Stages};
-use super::{GpuDeviceInfo, GpuError};
+use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::Record;
 use crate::kernel_io::{decompress_through, record_from_meta, DecodeError, Page, PageMeta};
 use crate::kernels::Lz4WarpDecompressKernel;
@@ -127,12 +127,18 @@ pub struct RingEngine<D: Driver> {
 }
 
 impl<D: Driver> RingEngine<D> {
-    /// The engine on `driver` with `slots` ring slots of `batch` pages each (one slot without async
-    /// DMA).
-    pub fn new(driver: D, batch: usize, slots: usize, async_dma: bool) -> Result<Self, GpuError> {
+    /// The engine on `driver` with `config.ring_buffer_slots` ring slots of `config.batch_size` pages
+    /// each (one slot without async DMA), compressing at the level of `config.algorithm`.
+    pub fn new(driver: D, config: &GpuBatchConfig) -> Result<Self, GpuError> {
+        let (batch, slots, async_dma) = (
+            config.batch_size,
+            config.ring_buffer_slots,
+            config.async_dma,
+        );
         let ir = |kernel: &dyn Kernel| kernel.ir_for(Backend::Cuda);
+        let level = config.algorithm.lz4_level();
         let (compress, compact, decompress) = (
-            ir(&Lz4WarpCompressKernel::new(0)),
+            ir(&Lz4WarpCompressKernel::at_level(0, level)),
             ir(&Lz4CompactKernel::new(0)),
             ir(&Lz4WarpDecompressKernel::new(0)),
         );

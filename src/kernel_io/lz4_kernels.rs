@@ -6,6 +6,7 @@ use warpforge_ir::verify;
 
 use super::{compress_through, decompress_through, DecodeError, Page};
 use crate::archive::Record;
+use crate::kernels::lz4::Lz4Level;
 use crate::kernels::{blocks_for, Kernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
 use crate::runtime::{BufferArg, LaunchError, Launched, Launcher, Loaded};
 
@@ -17,10 +18,11 @@ pub struct Lz4Kernels {
 }
 
 impl Lz4Kernels {
-    /// Loads both kernels on `launcher` (emitting and compiling them where the backend needs it).
-    pub fn new(launcher: Launcher) -> Result<Lz4Kernels, LaunchError> {
+    /// Loads both kernels on `launcher` (emitting and compiling them where the backend needs it), the
+    /// compress kernel at `level`.
+    pub fn new(launcher: Launcher, level: Lz4Level) -> Result<Lz4Kernels, LaunchError> {
         let backend = launcher.backend();
-        let compress = Lz4WarpCompressKernel::new(0).ir_for(backend);
+        let compress = Lz4WarpCompressKernel::at_level(0, level).ir_for(backend);
         let decompress = Lz4WarpDecompressKernel::new(0).ir_for(backend);
         let load = |kernel: &warpforge_ir::Kernel| {
             launcher.load(&verify(kernel).expect("the repository's kernels verify"))

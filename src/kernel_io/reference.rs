@@ -3,12 +3,13 @@
 
 use super::{fill_simple, DecodeError, Page};
 use crate::archive::Record;
-use crate::kernels::lz4::{encode_page, lz4_decompress_block, PageEncoding};
+use crate::kernels::lz4::{encode_page_level, lz4_decompress_block, Lz4Level, PageEncoding};
 use crate::PAGE_SIZE;
 
-/// Compresses `pages` with the kernels' algorithm on every core: byte-identical to the kernels.
-pub fn compress(pages: &[Page]) -> Vec<Record> {
-    parallel_map(pages, |p| record_of(encode_page(p), p))
+/// Compresses `pages` with the kernels' algorithm at `level` on every core: byte-identical to the
+/// kernels at that level.
+pub fn compress(pages: &[Page], level: Lz4Level) -> Vec<Record> {
+    parallel_map(pages, |p| record_of(encode_page_level(p, level), p))
 }
 
 /// Decodes `records` into `out` (same length) on every core.

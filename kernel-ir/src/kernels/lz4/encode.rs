@@ -1,8 +1,7 @@
-//! The reference compressor: candidates for every position, greedy parse, sequence encoding.
+//! The reference compressor: candidates for every position, the parse of a level, sequence encoding.
 
 use super::{
-    lz4_hash, Lz4Error, LZ4_CHAIN_DEPTH, LZ4_LAST_LITERALS, LZ4_MAX_OFFSET, LZ4_MF_LIMIT,
-    LZ4_MIN_MATCH,
+    lz4_hash, Lz4Error, Lz4Level, LZ4_LAST_LITERALS, LZ4_MAX_OFFSET, LZ4_MF_LIMIT, LZ4_MIN_MATCH,
 };
 
 /// The largest input one block may hold here (LZ4's window).
@@ -18,18 +17,36 @@ pub const fn lz4_compress_bound(n: usize) -> usize {
 }
 
 /// For every position `p` with `p + 12 <= input.len()`, the most recent earlier such position with the
-/// same hash: exactly what the kernel's hash table and `match_any` compute. Following it repeatedly walks
-/// the hash chain.
+/// same hash: exactly what the kernel's chains hold. Following it repeatedly walks the hash chain.
 pub fn lz4_candidates(input: &[u8]) -> Vec<Option<u16>> {
-    let searchable = (input.len() + 1).saturating_sub(LZ4_MF_LIMIT);
-    let mut table: Vec<Option<u16>> = vec![None; super::LZ4_HASH_SIZE];
-    let mut candidates = Vec::with_capacity(searchable);
-    for p in 0..searchable {
-        let h = lz4_hash(read32(input, p)) as usize;
-        candidates.push(table[h]);
-        table[h] = Some(p as u16);
-    }
-    candidates
+    let words = words(input);
+    links(&words, searchable(input.len()))
+        .into_iter()
+        .map(|q| (q != NO_LINK).then_some(q))
+        .collect()
+}
+
+/// "No earlier position" in [`links`].
+const NO_LINK: u16 = u16::MAX;
+
+/// Positions that may start a match in an input of `n` bytes.
+fn searchable(n: usize) -> usize {
+    (n + 1).saturating_sub(LZ4_MF_LIMIT)
+}
+
+/// The little-endian word at every position that has 4 bytes.
+fn words(input: &[u8]) -> Vec<u32> {
+    input.windows(4).map(|w| read32(w, 0)).collect()
+}
+
+/// [`lz4_candidates`] with [`NO_LINK`] for none.
+fn links(words: &[u32], searchable: usize) -> Vec<u16> {
+    let mut table = vec![NO_LINK; super::LZ4_HASH_SIZE];
+    words[..searchable]
+        .iter()
+        .enumerate()
+        .map(|(p, &w)| std::mem::replace(&mut table[lz4_hash(w) as usize], p as u16))
+        .collect()
 }
 
 /// Appends an LZ4 length continuation (bytes of 255, then the remainder).
@@ -64,42 +81,53 @@ fn push_sequence(out: &mut Vec<u8>, literals: &[u8], matched: Option<(usize, usi
     }
 }
 
-/// Compresses `input` (at most 64 KiB; pages are 4 KiB) into one raw LZ4 block in `output`, returning
-/// its size. See the module docs for the algorithm; the GPU kernels produce the same bytes.
+/// Compresses `input` (at most 64 KiB; pages are 4 KiB) into one raw LZ4 block in `output` at the
+/// default level, returning its size. See the module docs for the algorithm; the GPU kernels produce the
+/// same bytes.
 pub fn lz4_compress_block(input: &[u8], output: &mut [u8]) -> Result<usize, Lz4Error> {
+    lz4_compress_block_level(input, output, Lz4Level::DEFAULT)
+}
+
+/// [`lz4_compress_block`] at `level`.
+pub fn lz4_compress_block_level(
+    input: &[u8],
+    output: &mut [u8],
+    level: Lz4Level,
+) -> Result<usize, Lz4Error> {
     let n = input.len();
     if n > MAX_INPUT {
         return Err(Lz4Error::InputTooLarge { len: n });
     }
-    let candidates = lz4_candidates(input);
+    let words = words(input);
+    let searchable = searchable(n);
+    let search = Search {
+        input,
+        links: links(&words, searchable),
+        words,
+        end_limit: n.saturating_sub(LZ4_LAST_LITERALS),
+        level,
+    };
     let mut out = Vec::with_capacity(lz4_compress_bound(n));
     let (mut anchor, mut p) = (0usize, 0usize);
-    let end_limit = n.saturating_sub(LZ4_LAST_LITERALS);
-    while p < candidates.len() {
-        // The longest of the first LZ4_CHAIN_DEPTH chain entries that really match; ties keep the
-        // most recent (the first found).
-        let mut best: Option<(usize, usize)> = None;
-        let mut link = candidates[p];
-        for _ in 0..LZ4_CHAIN_DEPTH {
-            let Some(q) = link.map(usize::from) else {
-                break;
-            };
-            if p - q <= LZ4_MAX_OFFSET && read32(input, q) == read32(input, p) {
-                let mut len = LZ4_MIN_MATCH;
-                while p + len < end_limit && input[q + len] == input[p + len] {
-                    len += 1;
-                }
-                if best.is_none_or(|(_, longest)| len > longest) {
-                    best = Some((q, len));
-                }
-            }
-            link = candidates[q];
-        }
-        let Some((q, mut len)) = best else {
+    while p < searchable {
+        if !search.has_candidate(p) {
             p += 1;
             continue;
-        };
-        let (mut start, mut from) = (p, q);
+        }
+        let (mut x, (mut q, mut len)) = (p, search.longest(p).expect("a verified candidate"));
+        // Lazy steps: a longer match up to `lazy` positions later starts there instead.
+        let (nice, lazy) = (level.nice() as usize, level.lazy() as usize);
+        let mut k = 1;
+        while k <= lazy && len < nice && x + k < searchable {
+            match search.longest(x + k) {
+                Some((q2, len2)) if len2 > len => {
+                    (x, q, len) = (x + k, q2, len2);
+                    k = 1;
+                }
+                _ => k += 1,
+            }
+        }
+        let (mut start, mut from) = (x, q);
         while start > anchor && from > 0 && input[start - 1] == input[from - 1] {
             start -= 1;
             from -= 1;
@@ -118,4 +146,79 @@ pub fn lz4_compress_block(input: &[u8], output: &mut [u8]) -> Result<usize, Lz4E
     }
     output[..out.len()].copy_from_slice(&out);
     Ok(out.len())
+}
+
+/// The match search at one level over one input.
+struct Search<'a> {
+    input: &'a [u8],
+    words: Vec<u32>,
+    links: Vec<u16>,
+    end_limit: usize,
+    level: Lz4Level,
+}
+
+impl Search<'_> {
+    /// The first `depth` chain entries of `p` that really match it (4 equal bytes within the offset
+    /// limit), most recent first.
+    fn verified(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
+        let word = self.words[p];
+        let first = Some(self.links[p]).filter(|&q| q != NO_LINK);
+        std::iter::successors(first, |&q| {
+            Some(self.links[usize::from(q)]).filter(|&q| q != NO_LINK)
+        })
+        .take(self.level.depth() as usize)
+        .map(usize::from)
+        .filter(move |&q| p - q <= LZ4_MAX_OFFSET && self.words[q] == word)
+    }
+
+    fn has_candidate(&self, p: usize) -> bool {
+        self.verified(p).next().is_some()
+    }
+
+    /// How many bytes from `q` agree with those from `p`, counting from `from`, stopping at `cap` and
+    /// at the end limit. Compares 8 bytes at a time.
+    fn agree(&self, p: usize, q: usize, from: usize, cap: usize) -> usize {
+        let stop = cap.min(self.end_limit - p);
+        let mut len = from;
+        while len + 8 <= stop {
+            let a = u64::from_le_bytes(
+                self.input[p + len..p + len + 8]
+                    .try_into()
+                    .expect("8 bytes"),
+            );
+            let b = u64::from_le_bytes(
+                self.input[q + len..q + len + 8]
+                    .try_into()
+                    .expect("8 bytes"),
+            );
+            if a != b {
+                return len + ((a ^ b).trailing_zeros() / 8) as usize;
+            }
+            len += 8;
+        }
+        while len < stop && self.input[q + len] == self.input[p + len] {
+            len += 1;
+        }
+        len
+    }
+
+    /// The longest match at `p` among its verified chain entries, lengths compared up to `nice` (ties
+    /// keep the most recent); one reaching `nice` is extended as far as it goes.
+    fn longest(&self, p: usize) -> Option<(usize, usize)> {
+        let nice = self.level.nice() as usize;
+        let mut best: Option<(usize, usize)> = None;
+        for q in self.verified(p) {
+            let len = self.agree(p, q, LZ4_MIN_MATCH, nice);
+            if best.is_none_or(|(_, longest)| len > longest) {
+                best = Some((q, len));
+            }
+            if len == nice {
+                break;
+            }
+        }
+        best.map(|(q, len)| match len == nice {
+            true => (q, self.agree(p, q, len, usize::MAX)),
+            false => (q, len),
+        })
+    }
 }

@@ -4,21 +4,30 @@
 //! # The algorithm
 //!
 //! For an input of `n` bytes, every position `p` with `p + 12 <= n` is a match start candidate (LZ4's
-//! end-of-block rules forbid later ones). Its *candidate* is the most recent earlier position `q < p`
-//! (also `q + 12 <= n`) with `lz4_hash(read32(q)) == lz4_hash(read32(p))` — every position is inserted
-//! into the hash table, not only the ones the parse visits, and the parse looks [`LZ4_CHAIN_DEPTH`]
-//! candidates deep, which is what lets the result beat liblz4's ratio (on the development corpus of
-//! real process pages: 4.205× vs liblz4 1.10's 4.073× at its default level). A warp computes all candidates 32 positions at a time: the hash table (in shared
-//! memory) answers for earlier chunks, `match_any` on the hash for earlier lanes of the same chunk.
+//! end-of-block rules forbid later ones). Its *chain* is every earlier such position `q < p` with
+//! `lz4_hash(read32(q)) == lz4_hash(read32(p))`, most recent first ([`lz4_candidates`] gives the first
+//! link of each; every position is in the table, not only the ones the parse visits). A chain entry
+//! *verifies* when `read32(q) == read32(p)` (and `p - q <= LZ4_MAX_OFFSET`).
 //!
-//! Candidates chain: `prev[p]` is `p`'s candidate, `prev[prev[p]]` the one before, and so on. The parse
-//! is greedy: from the current position, the first `p` for which one of its first [`LZ4_CHAIN_DEPTH`]
-//! chain entries `q` really matches (`read32(q) == read32(p)`, `p - q <= LZ4_MAX_OFFSET`) starts a
-//! match. Each such `q` is extended forward while bytes agree and the match end stays at or before
-//! `n - LZ4_LAST_LITERALS`; the longest wins (on a tie, the most recent). The winner is then extended
-//! backward over pending literals while bytes agree. The sequence is written and the parse resumes after the match. The last
-//! `LZ4_LAST_LITERALS` bytes are always literals, and no match starts after `n - LZ4_MF_LIMIT`: liblz4
-//! and lz4_flex both accept every block this produces.
+//! The parse is set by an [`Lz4Level`] (depth `D`, lazy steps `L`, nice length `N`):
+//! 1. From the current position, the first `x` with a verified entry among the first `D` of its chain
+//!    starts a match.
+//! 2. The match at a position is the longest of its verified entries among the first `D`, lengths
+//!    counted forward from 4 while bytes agree, never past `n - LZ4_LAST_LITERALS`, and compared only up
+//!    to `N` (ties keep the most recent). One that reaches `N` is then extended as far as bytes agree.
+//! 3. Lazy steps: while the match is shorter than `N`, the positions `x + 1 ..= x + L` (before the
+//!    first one past the searchable range) are tried in turn; the first with a longer match becomes the
+//!    new `x` and the steps start again from it.
+//! 4. The match is extended backward over pending literals while bytes agree, the sequence is written,
+//!    and the parse resumes after the match.
+//!
+//! The last `LZ4_LAST_LITERALS` bytes are always literals, and no match starts after
+//! `n - LZ4_MF_LIMIT`: liblz4 and lz4_flex both accept every block this produces. Deeper chains and lazy
+//! steps are what make the result smaller than liblz4's default and close to LZ4HC (`docs/lz4.md`).
+//!
+//! The warp kernel ([`lz4_compress_kernel_level`]) computes the same bytes: chains are held as the
+//! positions sorted by hash (a counting sort in shared memory), so lane `k` reads chain entry `k`
+//! directly; lanes compare 32 entries at a time, a warp-wide maximum picks the longest.
 //!
 //! ```
 //! use warpforge_ir::kernels::lz4::{lz4_compress_block, lz4_decompress_block, PAGE_SIZE};
@@ -33,11 +42,14 @@
 //! ```
 
 mod compact_kernel;
+mod compress_chains;
 mod compress_emit;
 mod compress_kernel;
+mod compress_search;
 mod decode;
 mod decompress_kernel;
 mod encode;
+mod level;
 mod page;
 pub mod pages;
 mod warp_ops;
@@ -45,11 +57,14 @@ mod warp_ops;
 use std::fmt;
 
 pub use compact_kernel::lz4_compact_kernel;
-pub use compress_kernel::lz4_compress_kernel;
+pub use compress_kernel::{lz4_compress_kernel, lz4_compress_kernel_level};
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{decode_status, lz4_decompress_kernel};
-pub use encode::{lz4_candidates, lz4_compress_block, lz4_compress_bound};
-pub use page::{encode_page, same_filled_pattern, PageEncoding};
+pub use encode::{
+    lz4_candidates, lz4_compress_block, lz4_compress_block_level, lz4_compress_bound,
+};
+pub use level::{Lz4Level, UnknownLevel};
+pub use page::{encode_page, encode_page_level, same_filled_pattern, PageEncoding};
 
 /// Bytes in a memory page: the unit the kernels compress.
 pub const PAGE_SIZE: usize = 4096;
@@ -63,9 +78,6 @@ pub const LZ4_MAX_MATCH: usize = PAGE_SIZE - LZ4_LAST_LITERALS - 1;
 pub const LZ4_HASH_BITS: u32 = 12;
 /// Entries in the hash table (each a 16-bit position in shared memory).
 pub const LZ4_HASH_SIZE: usize = 1 << LZ4_HASH_BITS;
-/// How many candidates (most recent first) the parse tries at each position; the longest match wins.
-/// Lanes of a warp test them in parallel. Depth 1 would be liblz4-like and 3% larger on real pages.
-pub const LZ4_CHAIN_DEPTH: usize = 4;
 /// Knuth's multiplicative hash constant (2^32 / φ), as in liblz4.
 pub const LZ4_HASH_MULT: u32 = 2_654_435_761;
 /// The largest offset the LZ4 format can encode (a page only ever needs 4095).

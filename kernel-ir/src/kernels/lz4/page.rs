@@ -1,6 +1,6 @@
 //! How one page is stored: the reference of the compress kernel's per-page result.
 
-use super::{lz4_compress_block, lz4_compress_bound, PAGE_SIZE};
+use super::{lz4_compress_block_level, lz4_compress_bound, Lz4Level, PAGE_SIZE};
 
 /// The encoding of one page, as the compress kernel reports it (archive record kinds 0, 1, 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,14 +32,20 @@ pub fn same_filled_pattern(page: &[u8; PAGE_SIZE]) -> Option<u64> {
         .then(|| u64::from_le_bytes(first))
 }
 
-/// The encoding the compress kernel produces for `page`: same-filled pages by pattern, then the LZ4
-/// block of the reference algorithm, or raw when that block is not shorter than the page.
+/// The encoding the compress kernel produces for `page` at the default level: same-filled pages by
+/// pattern, then the LZ4 block of the reference algorithm, or raw when that block is not shorter than
+/// the page.
 pub fn encode_page(page: &[u8; PAGE_SIZE]) -> PageEncoding {
+    encode_page_level(page, Lz4Level::DEFAULT)
+}
+
+/// [`encode_page`] at `level`.
+pub fn encode_page_level(page: &[u8; PAGE_SIZE], level: Lz4Level) -> PageEncoding {
     if let Some(pattern) = same_filled_pattern(page) {
         return PageEncoding::SameFilled(pattern);
     }
     let mut block = vec![0u8; lz4_compress_bound(PAGE_SIZE)];
-    let n = lz4_compress_block(page, &mut block).expect("the bound always fits");
+    let n = lz4_compress_block_level(page, &mut block, level).expect("the bound always fits");
     if n >= PAGE_SIZE {
         PageEncoding::Raw
     } else {
