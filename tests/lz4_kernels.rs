@@ -4,13 +4,16 @@ mod common;
 use common::{adapter_or_skip, liblz4_compress};
 
 use warpforge::ir::kernels::lz4::pages::{page, PageKind};
-use warpforge::ir::kernels::lz4::{encode_page, lz4_compress_kernel, PageEncoding, PAGE_SIZE};
+use warpforge::ir::kernels::lz4::{
+    encode_page, encode_page_level, lz4_compress_kernel_level, Lz4Level, PageEncoding, PAGE_SIZE,
+};
 use warpforge::ir::verify;
 use warpforge::runtime::webgpu::{BufferArg, WebGpuDevice};
 
-/// Runs the compress kernel (one warp per workgroup) over `pages` and returns each page's encoding.
-fn compress_on_webgpu(pages: &[[u8; PAGE_SIZE]]) -> Vec<PageEncoding> {
-    let kernel = lz4_compress_kernel(1);
+/// Runs the compress kernel at `level` (one warp per workgroup) over `pages` and returns each page's
+/// encoding.
+fn compress_on_webgpu(pages: &[[u8; PAGE_SIZE]], level: Lz4Level) -> Vec<PageEncoding> {
+    let kernel = lz4_compress_kernel_level(1, level);
     let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies"))
         .unwrap_or_else(|e| panic!("{e}"));
     let device = WebGpuDevice::new(&wgsl.requirements).expect("an adapter for the LZ4 kernel");
@@ -60,16 +63,14 @@ fn compress_kernel_matches_the_reference_on_every_page_kind() {
         .iter()
         .flat_map(|&kind| (0..3).map(move |seed| page(kind, seed)))
         .collect();
-    let got = compress_on_webgpu(&pages);
-    for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
-        let want = encode_page(page);
-        assert_eq!(
-            got.kind(),
-            want.kind(),
-            "page {i} ({:?})",
-            PageKind::ALL[i / 3]
-        );
-        assert_eq!(got, &want, "page {i} ({:?})", PageKind::ALL[i / 3]);
+    for level in Lz4Level::ALL {
+        let got = compress_on_webgpu(&pages, level);
+        for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
+            let want = encode_page_level(page, level);
+            let kind = PageKind::ALL[i / 3];
+            assert_eq!(got.kind(), want.kind(), "{level}, page {i} ({kind:?})");
+            assert_eq!(got, &want, "{level}, page {i} ({kind:?})");
+        }
     }
 }
 
@@ -310,7 +311,13 @@ fn both_kernels_match_the_reference_on_real_process_pages() {
     }
     // 512 real pages (Python, Node.js and Perl heaps) shipped with the demo.
     let pages = warpforge::demo::sample_pages().expect("the embedded sample");
-    let got = compress_on_webgpu(&pages);
+    for level in [Lz4Level::FAST, Lz4Level::HIGH] {
+        let got = compress_on_webgpu(&pages, level);
+        for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
+            assert_eq!(got, &encode_page_level(page, level), "{level}, real page {i}");
+        }
+    }
+    let got = compress_on_webgpu(&pages, Lz4Level::DEFAULT);
     let mut blocks = Vec::new();
     for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
         let want = encode_page(page);

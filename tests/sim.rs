@@ -122,3 +122,28 @@ fn lz4_kernels_on_sim_give_the_reference_archive_on_the_sample_pages_with_no_fin
         report.findings
     );
 }
+
+/// The other levels' compress kernels on the simulator (sanitizer on): the reference's records at that
+/// level on the first 96 sample pages (the whole sample runs at every level on lavapipe, and the
+/// development corpus once, docs/lz4.md), with no finding.
+#[test]
+fn every_lz4_level_on_sim_gives_the_reference_records_with_no_finding() {
+    use warpforge::codec::{KernelCodec, PageCodec, ReferenceCodec};
+    use warpforge::kernels::lz4::Lz4Level;
+    use warpforge::runtime::{sim::SimOptions, Launcher};
+    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    let pages = &pages[..96];
+    for level in [Lz4Level::FAST, Lz4Level::HIGH] {
+        let mut sim = KernelCodec::at_level(Launcher::Sim(SimOptions::default()), level)
+            .expect("the kernels load on the simulator");
+        let records = sim.compress(pages).expect("the simulator compresses");
+        let reference = ReferenceCodec::at_level(level)
+            .compress(pages)
+            .expect("the reference compresses");
+        for (i, (s, r)) in records.iter().zip(&reference).enumerate() {
+            assert!(s == r, "{level}, page {i}: sim {s:?} differs from {r:?}");
+        }
+        let report = sim.last_compress_report().expect("a compress launch ran");
+        assert!(report.findings.is_empty(), "{level}: {:?}", report.findings);
+    }
+}

@@ -83,6 +83,7 @@ pub(super) struct Ctx {
     pub(super) alive: Local<U32>,
     pub(super) len: Local<U32>,
     pub(super) key: Local<U32>,
+    pub(super) match_len: Local<U32>,
 }
 
 /// Per-page values every phase uses.
@@ -127,6 +128,7 @@ impl Ctx {
             alive: b.local("alive"),
             len: b.local("len"),
             key: b.local("key"),
+            match_len: b.local("match_len"),
         }
     }
 

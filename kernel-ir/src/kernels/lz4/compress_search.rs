@@ -3,7 +3,7 @@
 //! extensions. Chain entry `k` of `x` is `sorted[table[x] − 1 − k]` (see [`super::compress_chains`]).
 
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
-use super::warp_ops::first_lane;
+use super::warp_ops::{broadcast, first_lane};
 use crate::builder::{Bool, KernelBuilder, Val, U32};
 use crate::{Mask, ShuffleMode};
 
@@ -157,7 +157,10 @@ impl Ctx {
     /// length is extended as far as it goes. Length 0 when no entry verifies.
     fn longest(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> (Val<U32>, Val<U32>) {
         let (depth, nice) = (self.level.depth(), self.level.nice());
+        // Every lane loads the same slot; the broadcast lets the uniformity analysis see it.
         let slot = self.slot_of(b, p, x);
+        let lane0 = b.u32(0);
+        let slot = broadcast(b, slot, lane0);
         let wx = p.page.word_at(b, x);
         // Lane j holds the word at x + 4j: the bytes every entry is compared with.
         let four = b.u32(4);
@@ -213,7 +216,10 @@ impl Ctx {
             let next = b.add(round, thirty_two);
             b.assign(self.j, next);
         });
+        // Every lane holds the maximum; the broadcast lets the uniformity analysis see it.
         let key = b.read(self.key);
+        let lane0 = b.u32(0);
+        let key = broadcast(b, key, lane0);
         let sixteen = b.u32(16);
         let len = b.shr(key, sixteen);
         let ffff = b.u32(0xFFFF);
@@ -222,12 +228,12 @@ impl Ctx {
         let (q, _) = self.entry(b, p, slot, k);
         let nice_v = b.u32(nice);
         let reached = b.eq(len, nice_v);
-        b.assign(self.len, len);
+        b.assign(self.match_len, len);
         b.if_(reached, |b| {
             let full = self.extend_forward(b, p, x, q, nice_v);
-            b.assign(self.len, full);
+            b.assign(self.match_len, full);
         });
-        (b.read(self.len), q)
+        (b.read(self.match_len), q)
     }
 
     /// Lane-wise: extends this lane's `len` (4 when `ok`) 4 bytes per step while the words at `q + len`

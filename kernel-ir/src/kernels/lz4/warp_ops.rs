@@ -2,7 +2,7 @@
 //! from a page held in shared memory as 32-bit words, and warp-wide "first lane where" helpers.
 
 use crate::builder::{Bool, KernelBuilder, Local, SharedArr, Val, U32};
-use crate::Mask;
+use crate::{Mask, ShuffleMode};
 
 /// `for i in (start..end).step_by(step) { body(i) }` with `counter` as the loop variable.
 pub(crate) fn for_range(
@@ -80,4 +80,9 @@ pub(crate) fn first_lane(b: &mut KernelBuilder, pred: Val<Bool>) -> (Val<U32>, V
     let zero = b.u32(0);
     let any = b.ne(mask, zero);
     (b.ffs(mask), any)
+}
+
+/// Lane `lane`'s `value`, in every lane.
+pub(crate) fn broadcast(b: &mut KernelBuilder, value: Val<U32>, lane: Val<U32>) -> Val<U32> {
+    b.shuffle(ShuffleMode::Index, value, lane, Mask::FULL)
 }
