@@ -314,7 +314,11 @@ fn both_kernels_match_the_reference_on_real_process_pages() {
     for level in [Lz4Level::FAST, Lz4Level::HIGH] {
         let got = compress_on_webgpu(&pages, level);
         for (i, (page, got)) in pages.iter().zip(&got).enumerate() {
-            assert_eq!(got, &encode_page_level(page, level), "{level}, real page {i}");
+            assert_eq!(
+                got,
+                &encode_page_level(page, level),
+                "{level}, real page {i}"
+            );
         }
     }
     let got = compress_on_webgpu(&pages, Lz4Level::DEFAULT);

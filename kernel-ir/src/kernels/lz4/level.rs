@@ -53,7 +53,25 @@ impl Lz4Level {
             .ok_or(UnknownLevel(number))
     }
 
-    /// The level's number (1 = fast, 2 = default, 3 = high).
+    /// A level with other settings, for measuring what they buy (`examples/level_sweep.rs`): `depth`
+    /// 1..=4096 chain entries, `lazy` 0..=8 steps, `nice` 4..=128 bytes (the kernel's lanes hold the
+    /// 128 bytes after a position). Its number is 0.
+    pub fn custom(depth: u32, lazy: u32, nice: u32) -> Result<Lz4Level, String> {
+        if !(1..=4096).contains(&depth) || lazy > 8 || !(4..=128).contains(&nice) {
+            return Err(format!(
+                "depth {depth}, lazy {lazy}, nice {nice}: a level needs depth 1..=4096, lazy 0..=8 \
+                 and nice 4..=128"
+            ));
+        }
+        Ok(Lz4Level {
+            number: 0,
+            depth,
+            lazy,
+            nice,
+        })
+    }
+
+    /// The level's number (1 = fast, 2 = default, 3 = high; 0 for a [custom](Self::custom) one).
     pub const fn number(self) -> u8 {
         self.number
     }
@@ -82,10 +100,14 @@ impl Default for Lz4Level {
 
 impl fmt::Display for Lz4Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.number {
+            0 => write!(f, "custom level"),
+            n => write!(f, "level {n}"),
+        }?;
         write!(
             f,
-            "level {} (depth {}, lazy {}, nice {})",
-            self.number, self.depth, self.lazy, self.nice
+            " (depth {}, lazy {}, nice {})",
+            self.depth, self.lazy, self.nice
         )
     }
 }
