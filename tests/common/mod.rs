@@ -159,3 +159,21 @@ pub fn liblz4_compress(input: &[u8]) -> Vec<u8> {
     out.truncate(n as usize);
     out
 }
+
+/// liblz4's `LZ4_decompress_safe` into `capacity` bytes: the decoded bytes, or `None` if it rejects.
+pub fn liblz4_decompress(block: &[u8], capacity: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; capacity];
+    // SAFETY: both pointers are valid for the lengths passed; liblz4 never writes past `capacity`.
+    let n = unsafe {
+        lz4_sys::LZ4_decompress_safe(
+            block.as_ptr().cast(),
+            out.as_mut_ptr().cast(),
+            block.len() as i32,
+            capacity as i32,
+        )
+    };
+    (n >= 0).then(|| {
+        out.truncate(n as usize);
+        out
+    })
+}

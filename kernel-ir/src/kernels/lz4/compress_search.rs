@@ -161,7 +161,6 @@ impl Ctx {
         let slot = self.slot_of(b, p, x);
         let lane0 = b.u32(0);
         let slot = broadcast(b, slot, lane0);
-        let wx = p.page.word_at(b, x);
         // Lane j holds the word at x + 4j: the bytes every entry is compared with.
         let four = b.u32(4);
         let ahead = b.mul(p.lane, four);
@@ -169,6 +168,7 @@ impl Ctx {
         let last_word = b.u32(PAGE - 4);
         let ahead = b.min(ahead, last_word);
         let x_words = p.page.word_at(b, ahead);
+        let wx = broadcast(b, x_words, lane0);
         let nice_v = b.u32(nice);
         let end = b.u32(END_LIMIT);
         let room = b.sub(end, x);
@@ -185,12 +185,15 @@ impl Ctx {
             b.if_(done, |b| b.break_());
             let k = b.add(round, p.lane);
             let (q, in_chain) = self.entry(b, p, slot, k);
-            let depth_v = b.u32(depth);
-            let in_depth = b.lt(k, depth_v);
             let wq = p.page.word_at(b, q);
             let same = b.eq(wq, wx);
-            let ok = b.and(in_chain, in_depth);
-            let ok = b.and(ok, same);
+            let mut ok = b.and(in_chain, same);
+            if depth % 32 != 0 {
+                // Only the last round can reach past the depth.
+                let depth_v = b.u32(depth);
+                let in_depth = b.lt(k, depth_v);
+                ok = b.and(ok, in_depth);
+            }
             let four = b.u32(4);
             let zero = b.u32(0);
             let len = b.select(ok, four, zero);
@@ -269,9 +272,9 @@ impl Ctx {
             let j = b.read(self.step);
             let xw = b.shuffle(ShuffleMode::Index, x_words, j, Mask::FULL);
             let len = b.read(self.len);
+            // In the page: `q + len < x + limit <= END_LIMIT` while a lane goes on, at most 3 more
+            // after it stops, and `word_at` keeps its second word inside the page.
             let at = b.add(q, len);
-            let last_word = b.u32(PAGE - 4);
-            let at = b.min(at, last_word);
             let qw = p.page.word_at(b, at);
             let diff = b.xor(xw, qw);
             let zero = b.u32(0);

@@ -63,14 +63,13 @@ impl SharedPage {
         let three = b.u32(3);
         let in_word = b.and(i, three);
         let shift = b.shl(in_word, three);
-        let thirty_two = b.u32(32);
-        let back = b.sub(thirty_two, shift);
+        // `hi << (32 - shift)` as two shifts, so that an aligned `i` (shift 0) takes nothing from `hi`.
         let low_part = b.shr(lo, shift);
-        let high_part = b.shl(hi, back);
-        let joined = b.or(low_part, high_part);
-        let zero = b.u32(0);
-        let aligned = b.eq(shift, zero);
-        b.select(aligned, lo, joined)
+        let hi_once = b.shl(hi, one);
+        let thirty_one = b.u32(31);
+        let back = b.sub(thirty_one, shift);
+        let high_part = b.shl(hi_once, back);
+        b.or(low_part, high_part)
     }
 }
 
