@@ -253,10 +253,99 @@ fn bench_reports_every_cpu_codec_and_liblz4() {
     for name in [
         "lz4_flex (1 thread)",
         "cpu (lz4_flex, all cores)",
-        "reference (all cores)",
+        "reference L1 (all cores)",
+        "reference L2, default (all cores)",
+        "reference L3 (all cores)",
         "liblz4_ratio",
+        "liblz4_hc9_ratio",
     ] {
         assert!(json.contains(name), "{json}");
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// `compress --level N`: each level writes an archive of its own that every decoder reads back, the
+/// summary names the level, and what is not a level (or a level for lz4_flex) is refused by name.
+#[test]
+fn compress_level_writes_each_levels_archive_and_refuses_what_is_not_a_level() {
+    let dir = std::env::temp_dir().join(format!("warpforge-cli-level-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let input = dir.join("pages.bin");
+    let pages: Vec<u8> = warpforge::demo::sample_pages()
+        .expect("the embedded sample")
+        .iter()
+        .take(64)
+        .flatten()
+        .copied()
+        .collect();
+    std::fs::write(&input, &pages).expect("write");
+    let path = |name: &str| dir.join(name).to_str().expect("utf-8").to_owned();
+    let mut sizes = Vec::new();
+    for level in ["1", "2", "3"] {
+        let archive = path(&format!("l{level}.wfpa"));
+        let args = ["compress", "--backend", "reference", "--level", level];
+        let out = warpforge(&[&args[..], &[&path("pages.bin"), &archive]].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains(&format!("with reference at level {level}")),
+            "{stderr}"
+        );
+        sizes.push(std::fs::metadata(&archive).expect("written").len());
+        let back = path(&format!("l{level}.bin"));
+        let out = warpforge(&["decompress", "--backend", "cpu", &archive, &back]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            std::fs::read(&back).expect("written") == pages,
+            "level {level}"
+        );
+    }
+    assert!(sizes[0] > sizes[1] && sizes[1] > sizes[2], "{sizes:?}");
+    let default = path("default.wfpa");
+    let out = warpforge(&[
+        "compress",
+        "--backend",
+        "reference",
+        &path("pages.bin"),
+        &default,
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read(&default).ok(),
+        std::fs::read(path("l2.wfpa")).ok()
+    );
+    for (args, says) in [
+        (
+            &["--backend", "reference", "--level", "4"][..],
+            "no LZ4 level 4",
+        ),
+        (
+            &["--backend", "reference", "--level", "x"][..],
+            "`x` is not a level",
+        ),
+        (
+            &["--backend", "cpu", "--level", "3"][..],
+            "lz4_flex, which has no levels",
+        ),
+    ] {
+        let out = warpforge(
+            &[
+                &["compress"][..],
+                args,
+                &[&path("pages.bin"), &path("no.wfpa")],
+            ]
+            .concat(),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(says),
+            "{args:?}: {stderr}"
+        );
+        assert!(!dir.join("no.wfpa").exists(), "{args:?} wrote an archive");
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
