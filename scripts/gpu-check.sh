@@ -197,12 +197,19 @@ run() {
   fi
 }
 
-# warpforge compress, then decompress, with --backend cuda: the pages must come back identical.
+# warpforge compress at every level, then decompress, with --backend cuda: each archive must be
+# byte-identical to the CPU reference's at that level, and the pages must come back identical.
 cli_roundtrip() { # warpforge, pages, scratch folder
-  "$1" compress --backend cuda "$2" "$3/c.wfpa" &&
-    "$1" decompress --backend cuda "$3/c.wfpa" "$3/d.pages" &&
-    cmp "$2" "$3/d.pages" &&
-    echo "round trip ok: $(wc -c < "$2") bytes -> $(wc -c < "$3/c.wfpa") bytes -> identical pages"
+  local level
+  for level in 1 2 3; do
+    "$1" compress --backend cuda --level "$level" "$2" "$3/c$level.wfpa" &&
+      "$1" compress --backend reference --level "$level" "$2" "$3/r$level.wfpa" &&
+      cmp "$3/c$level.wfpa" "$3/r$level.wfpa" &&
+      "$1" decompress --backend cuda "$3/c$level.wfpa" "$3/d.pages" &&
+      cmp "$2" "$3/d.pages" &&
+      echo "level $level: cuda archive identical to reference; round trip ok: $(wc -c < "$2") bytes -> $(wc -c < "$3/c$level.wfpa") bytes -> identical pages" ||
+      return 1
+  done
 }
 
 # Looks for compute-sanitizer (it comes with the CUDA toolkit, not the driver): SANITIZER, PATH,

@@ -357,3 +357,43 @@ fn the_cuda_host_pipeline_on_the_simulator_matches_the_reference() {
         );
     }
 }
+
+/// `Algorithm::Lz4Level`: the batch API compresses at the configured level on the simulator (the CUDA
+/// host pipeline and the launch engine), the records equal the reference's at that level, and a batch
+/// the GPU fails is redone on the CPU at that level too.
+#[test]
+fn the_batch_api_compresses_at_the_configured_level() {
+    use warpforge::codec::{PageCodec, ReferenceCodec};
+    use warpforge::gpu::GpuBackend;
+    use warpforge::kernels::lz4::Lz4Level;
+    use warpforge::Algorithm;
+    let pages = &test_pages()[..48];
+    for level in [Lz4Level::FAST, Lz4Level::HIGH] {
+        let want = ReferenceCodec::at_level(level)
+            .compress(pages)
+            .expect("the reference compresses");
+        assert_ne!(
+            want,
+            reference(pages),
+            "{level} writes other records than level 2"
+        );
+        let config = GpuBatchConfig {
+            algorithm: Algorithm::Lz4Level(level),
+            batch_size: 16,
+            ..GpuBatchConfig::default()
+        };
+        let launcher = warpforge::runtime::Launcher::Sim(Default::default());
+        let mut ring =
+            GpuBatchCompressor::cuda_pipeline_on(config.clone(), launcher).expect("opens");
+        let mut sim = GpuBatchCompressor::with_backend(config, GpuBackend::Sim).expect("opens");
+        sim.inject_faults([1]);
+        for (gpu, fell_back) in [(&mut ring, 0), (&mut sim, 16)] {
+            let result = gpu.compress_batch(pages).expect("compress_batch");
+            assert_eq!(result.cpu_fallback_pages, fell_back, "{level}");
+            assert_eq!(
+                result.pages, want,
+                "{level}: records differ from the reference's"
+            );
+        }
+    }
+}
