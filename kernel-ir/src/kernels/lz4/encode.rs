@@ -160,15 +160,15 @@ struct Search<'a> {
 impl Search<'_> {
     /// The first `depth` chain entries of `p` that really match it (4 equal bytes within the offset
     /// limit), most recent first.
-    fn verified(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
-        let word = self.words[p];
-        let first = Some(self.links[p]).filter(|&q| q != NO_LINK);
-        std::iter::successors(first, |&q| {
-            Some(self.links[usize::from(q)]).filter(|&q| q != NO_LINK)
-        })
-        .take(self.level.depth() as usize)
-        .map(usize::from)
-        .filter(move |&q| p - q <= LZ4_MAX_OFFSET && self.words[q] == word)
+    fn verified(&self, p: usize) -> Verified<'_> {
+        Verified {
+            words: &self.words,
+            links: &self.links,
+            p,
+            word: self.words[p],
+            next: self.links[p],
+            left: self.level.depth(),
+        }
     }
 
     fn has_candidate(&self, p: usize) -> bool {
@@ -206,19 +206,52 @@ impl Search<'_> {
     /// keep the most recent); one reaching `nice` is extended as far as it goes.
     fn longest(&self, p: usize) -> Option<(usize, usize)> {
         let nice = self.level.nice() as usize;
+        let stop = nice.min(self.end_limit - p);
         let mut best: Option<(usize, usize)> = None;
         for q in self.verified(p) {
+            if let Some((_, longest)) = best {
+                // Only a strictly longer match replaces the best, and it must agree at `longest`.
+                if longest >= stop {
+                    break;
+                }
+                if self.input[q + longest] != self.input[p + longest] {
+                    continue;
+                }
+            }
             let len = self.agree(p, q, LZ4_MIN_MATCH, nice);
             if best.is_none_or(|(_, longest)| len > longest) {
                 best = Some((q, len));
-            }
-            if len == nice {
-                break;
             }
         }
         best.map(|(q, len)| match len == nice {
             true => (q, self.agree(p, q, len, usize::MAX)),
             false => (q, len),
         })
+    }
+}
+
+/// [`Search::verified`]: walks the chain, yielding the entries whose word is `p`'s.
+struct Verified<'a> {
+    words: &'a [u32],
+    links: &'a [u16],
+    p: usize,
+    word: u32,
+    next: u16,
+    left: u32,
+}
+
+impl Iterator for Verified<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.left > 0 && self.next != NO_LINK {
+            let q = usize::from(self.next);
+            self.next = self.links[q];
+            self.left -= 1;
+            if self.words[q] == self.word && self.p - q <= LZ4_MAX_OFFSET {
+                return Some(q);
+            }
+        }
+        None
     }
 }
