@@ -46,15 +46,14 @@ impl Ctx {
         b.warp_sync(Mask::FULL);
     }
 
-    /// This chunk's position `x` (clamped to the searchable range), whether it is searchable, and its
-    /// hash.
-    fn chunk_hash(&self, b: &mut KernelBuilder, p: &PageCtx, chunk: Val<U32>) -> [Val<U32>; 3] {
+    /// This lane's position `x` in the chunk and its hash (of the last searchable position's word when
+    /// `x` is past the searchable range).
+    fn chunk_hash(&self, b: &mut KernelBuilder, p: &PageCtx, chunk: Val<U32>) -> [Val<U32>; 2] {
         let x = b.add(chunk, p.lane);
         let last = b.u32(SEARCHABLE - 1);
         let safe_x = b.min(x, last);
         let word = p.page.word_at(b, safe_x);
-        let h = hash(b, word);
-        [x, safe_x, h]
+        [x, hash(b, word)]
     }
 
     /// Counts every hash's positions in `table` and leaves each position's rank among the earlier
@@ -65,7 +64,7 @@ impl Ctx {
         let zero = b.u32(0);
         let chunks_end = b.u32(SEARCHABLE.div_ceil(32) * 32);
         for_range(b, self.j, zero, chunks_end, 32, |b, chunk| {
-            let [x, _, h] = self.chunk_hash(b, p, chunk);
+            let [x, h] = self.chunk_hash(b, p, chunk);
             let searchable = b.u32(SEARCHABLE);
             let valid = b.lt(x, searchable);
             // Lanes past the end get distinct keys that no hash can equal.
@@ -143,7 +142,7 @@ impl Ctx {
         let zero = b.u32(0);
         let chunks_end = b.u32(SEARCHABLE.div_ceil(32) * 32);
         for_range(b, self.j, zero, chunks_end, 32, |b, chunk| {
-            let [x, _, h] = self.chunk_hash(b, p, chunk);
+            let [x, h] = self.chunk_hash(b, p, chunk);
             let searchable = b.u32(SEARCHABLE);
             let valid = b.lt(x, searchable);
             b.if_(valid, |b| {
