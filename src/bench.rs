@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use crate::codec::{CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
-use crate::kernels::lz4::{same_filled_pattern, Lz4Level};
+use crate::codec::{store_page, CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
+use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::SimOptions;
 use crate::PAGE_SIZE;
 
@@ -152,31 +152,22 @@ impl PageCodec for SingleThreadLz4Flex {
 /// page raw. Total bytes of the records.
 fn liblz4_bytes(pages: &[Page], hc: Option<i32>) -> usize {
     let mut out = vec![0u8; crate::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+    let mut liblz4 = |p: &Page| {
+        let (src, dst) = (p.as_ptr().cast(), out.as_mut_ptr().cast());
+        let (len, cap) = (PAGE_SIZE as i32, out.len() as i32);
+        // SAFETY: `p` is PAGE_SIZE readable bytes and `out` is `out.len()` writable bytes; liblz4
+        // writes at most the capacity it is given.
+        let n = unsafe {
+            match hc {
+                Some(level) => lz4_sys::LZ4_compress_HC(src, dst, len, cap, level),
+                None => lz4_sys::LZ4_compress_default(src, dst, len, cap),
+            }
+        };
+        (n > 0).then(|| out[..n as usize].to_vec())
+    };
     pages
         .iter()
-        .map(|p| {
-            let record = if let Some(pattern) = same_filled_pattern(p) {
-                crate::archive::Record::SameFilled(pattern)
-            } else {
-                let (src, dst) = (p.as_ptr().cast(), out.as_mut_ptr().cast());
-                let (len, cap) = (PAGE_SIZE as i32, out.len() as i32);
-                // SAFETY: `p` is PAGE_SIZE readable bytes and `out` is `out.len()` writable bytes;
-                // liblz4 writes at most the capacity it is given.
-                let n = unsafe {
-                    match hc {
-                        Some(level) => lz4_sys::LZ4_compress_HC(src, dst, len, cap, level),
-                        None => lz4_sys::LZ4_compress_default(src, dst, len, cap),
-                    }
-                };
-                match n {
-                    n if n <= 0 || n as usize >= PAGE_SIZE => {
-                        crate::archive::Record::Raw(Box::new(*p))
-                    }
-                    n => crate::archive::Record::Lz4(out[..n as usize].to_vec()),
-                }
-            };
-            record.encoded_len()
-        })
+        .map(|p| store_page(p, &mut liblz4).encoded_len())
         .sum()
 }
 

@@ -10,14 +10,18 @@ pub struct CpuCodec;
 
 /// One page with lz4_flex.
 pub fn compress_page(page: &Page) -> Record {
+    store_page(page, |p| Some(lz4_flex::block::compress(p)))
+}
+
+/// How the archive stores `page` with a block compressor: a same-filled page as its pattern, else the
+/// block `compress` writes, or the page raw when there is none or it is not shorter than the page.
+pub(crate) fn store_page(page: &Page, compress: impl FnOnce(&Page) -> Option<Vec<u8>>) -> Record {
     if let Some(pattern) = same_filled_pattern(page) {
         return Record::SameFilled(pattern);
     }
-    let block = lz4_flex::block::compress(page);
-    if block.len() >= PAGE_SIZE {
-        Record::Raw(Box::new(*page))
-    } else {
-        Record::Lz4(block)
+    match compress(page) {
+        Some(block) if block.len() < PAGE_SIZE => Record::Lz4(block),
+        _ => Record::Raw(Box::new(*page)),
     }
 }
 

@@ -88,4 +88,5 @@ impl PageCodec for ReferenceCodec {
     }
 }
 
+pub(crate) use cpu::store_page;
 pub use cpu::{compress_page as cpu_compress_page, CpuCodec};
