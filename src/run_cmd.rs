@@ -18,6 +18,7 @@ use warpforge::ir::{
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
+mod profile;
 mod ptx;
 mod report;
 
@@ -93,6 +94,10 @@ pub struct RunArgs {
     /// Print the simulator's counters (on webgpu and cuda: with `--check sim`, those of the check's run).
     #[arg(long)]
     stats: bool,
+    /// Print the kernel's source (its `.wfir` text, or the PTX that ptx-sim or a PTX file ran) with
+    /// the simulator's counters per line (on webgpu and cuda: with `--check sim`, of the check's run).
+    #[arg(long)]
+    profile: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: RunFormat,
@@ -205,11 +210,19 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     if args.stats && !on_sim && !on_ptx_sim && args.check.is_none() {
         eprintln!("note: --stats: the counters are the simulator's; add --check sim to get them");
     }
-    let sim = Launcher::Sim(SimOptions {
+    if args.profile && !on_sim && !on_ptx_sim && args.check.is_none() {
+        return Err(usage(
+            "--profile shows the simulator's counters: run on sim or ptx-sim, or add --check sim"
+                .into(),
+        ));
+    }
+    let sim_options = SimOptions {
         sanitize: !args.no_sanitize,
-        stats: args.stats,
+        stats: args.stats || args.profile,
+        profile: args.profile,
         ..SimOptions::default()
-    });
+    };
+    let sim = Launcher::Sim(sim_options.clone());
     let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
     let outcome = if on_sim {
         let launched = launch(&sim, &verified, args.grid, &mut buffers, &bits)?;
@@ -220,6 +233,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             report_of_check: false,
             check: None,
             written: Vec::new(),
+            profile: args.profile.then(|| profile::Source::Ir(kernel.clone())),
         }
     } else {
         let launcher = if on_ptx_sim {
@@ -228,14 +242,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
                 .as_deref()
                 .and_then(|n| Sm::from_number(n.parse().ok()?))
                 .unwrap_or_default();
-            Launcher::PtxSim(
-                SimOptions {
-                    sanitize: !args.no_sanitize,
-                    stats: args.stats,
-                    ..SimOptions::default()
-                },
-                sm,
-            )
+            Launcher::PtxSim(sim_options.clone(), sm)
         } else {
             open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?
         };
@@ -257,6 +264,15 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
         } else {
             launched.timings.to_string()
         };
+        let profile = match (args.profile, &launcher) {
+            (false, _) => None,
+            (true, Launcher::PtxSim(_, sm)) => Some(profile::Source::Ptx(
+                warpforge::ptx::emit(&verified, *sm)
+                    .map_err(|e| Failure(1, vec![format!("{}: {e}", source(args))]))?
+                    .text,
+            )),
+            (true, _) => Some(profile::Source::Ir(kernel.clone())),
+        };
         Outcome {
             backend: format!("{} ({})", args.backend, launcher.device_name()),
             report_of_check: !on_ptx_sim && report.is_some(),
@@ -264,6 +280,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             time,
             check,
             written: Vec::new(),
+            profile,
         }
     };
     let clean = outcome.report.as_ref().is_none_or(SimReport::is_clean)
@@ -294,9 +311,18 @@ fn finish(
         }
     }
     let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
+    let profile = outcome.profile.as_ref().zip(outcome.report.as_ref());
     match args.format {
-        RunFormat::Text => print_text(ran, args.grid, &outcome, stats, clean),
-        RunFormat::Json => println!("{}", json(ran, args.grid, &outcome, stats, clean)),
+        RunFormat::Text => {
+            print_text(ran, args.grid, &outcome, stats, clean);
+            if let Some((source, report)) = profile {
+                print!("\n{}", profile::text(source, &report.profile, args.grid));
+            }
+        }
+        RunFormat::Json => {
+            let profile = profile.map(|(source, report)| profile::json(source, &report.profile));
+            println!("{}", json(ran, args.grid, &outcome, stats, profile, clean));
+        }
     }
     if !write_errors.is_empty() {
         return Err(Failure(1, write_errors));

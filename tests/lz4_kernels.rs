@@ -126,7 +126,7 @@ impl Decompressed {
         }
         for (i, page) in pages.iter().enumerate() {
             if let Err(word) = page {
-                if *word & 0xff > warpforge::ir::kernels::lz4::decode_status::BAD_END {
+                if *word & 0xff > warpforge::ir::kernels::lz4::decode_status::TOO_LONG {
                     return Err(format!("page {i}: no status written ({word:#x})"));
                 }
             }
@@ -152,7 +152,7 @@ fn decompress_raw(blocks: &[Vec<u8>]) -> Decompressed {
         spans.extend_from_slice(&(block.len() as u32).to_le_bytes());
         data.extend_from_slice(block);
     }
-    data.push(0); // never an empty buffer
+    data.resize(data.len().div_ceil(16).max(1) * 16, 0); // whole 16-byte groups, never empty
     let mut output = vec![SENTINEL; (blocks.len() + 1) * PAGE_SIZE];
     let mut status = vec![SENTINEL; (blocks.len() + 1) * 4];
     let mut buffers = [
@@ -421,4 +421,51 @@ fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+/// The longest block one page can have (one literal run of 4096 bytes: a token, 17 length bytes and
+/// the page, `LZ4_MAX_PAGE_BLOCK` bytes) decodes at every alignment of its start; one byte more is
+/// refused unread with TOO_LONG, and the blocks around it are unaffected.
+#[test]
+fn decompress_kernel_stages_the_longest_page_block_at_any_alignment() {
+    use warpforge::ir::kernels::lz4::{decode_status as st, LZ4_MAX_PAGE_BLOCK};
+    if !adapter_or_skip("decompress_kernel_stages_the_longest_page_block_at_any_alignment") {
+        return;
+    }
+    let page = page(PageKind::Random, 3);
+    let mut longest = vec![0xF0];
+    longest.extend([255u8; 16]);
+    longest.push(1); // 15 + 16 · 255 + 1 = 4096 literals
+    longest.extend_from_slice(&page);
+    assert_eq!(longest.len(), LZ4_MAX_PAGE_BLOCK as usize);
+    let mut too_long = longest.clone();
+    too_long.push(0);
+    let mut blocks = Vec::new();
+    for pad in 1..=16usize {
+        blocks.push(vec![0x50, b'a', b'b', b'c', b'd', b'e']); // 5 bytes: not a page
+        blocks.push(longest.clone());
+        if pad % 5 == 0 {
+            blocks.push(too_long.clone());
+        }
+        blocks.push(vec![0x00; pad]); // a match at the start: rejected; shifts the alignment
+    }
+    let decoded = decompress_on_webgpu(&blocks);
+    let mut starts = std::collections::BTreeSet::new();
+    let mut at = 0usize;
+    for (block, got) in blocks.iter().zip(&decoded) {
+        if *block == longest {
+            assert_eq!(
+                got.as_deref(),
+                Ok(&page[..]),
+                "longest block at offset {at}"
+            );
+            starts.insert(at % 16);
+        } else if *block == too_long {
+            assert_eq!(got.as_ref().err().map(|w| w & 0xff), Some(st::TOO_LONG));
+        } else {
+            assert!(got.is_err(), "a short block cannot decode to a page");
+        }
+        at += block.len();
+    }
+    assert!(starts.len() >= 8, "alignments covered: {starts:?}");
 }

@@ -13,7 +13,7 @@ pub use lz4_kernels::Lz4Kernels;
 pub use meta::{record_from_meta, PageMeta};
 
 use crate::archive::Record;
-use crate::kernels::lz4::decode_status;
+use crate::kernels::lz4::{decode_status, BLOCKS_ALIGN};
 use crate::runtime::BufferArg;
 use crate::PAGE_SIZE;
 
@@ -113,7 +113,8 @@ pub fn decompress_through<T: Default>(
 pub struct Lz4Blocks {
     /// Index in the batch of each block's page.
     pub pages: Vec<usize>,
-    /// The blocks back to back (plus one padding byte, so the buffer is never empty).
+    /// The blocks back to back, zero-padded to a multiple of [`BLOCKS_ALIGN`] bytes (at least one
+    /// group, so the buffer is never empty): the kernel reads it in aligned 16-byte groups.
     pub data: Vec<u8>,
     /// (offset, length) in `data` of each block.
     pub spans: Vec<u32>,
@@ -137,8 +138,15 @@ pub fn gather_lz4(records: &[Record], out: &mut [Page]) -> Lz4Blocks {
             fill_simple(record, page);
         }
     }
-    blocks.data.push(0);
+    pad_blocks(&mut blocks.data);
     blocks
+}
+
+/// Zero-pads the decompress kernel's `blocks` buffer to a whole number of 16-byte groups (at least
+/// one).
+pub fn pad_blocks(data: &mut Vec<u8>) {
+    let len = data.len().div_ceil(BLOCKS_ALIGN).max(1) * BLOCKS_ALIGN;
+    data.resize(len, 0);
 }
 
 /// Copies each decoded page to `out`, or names the first malformed block (`status(k)` is block k's
@@ -158,6 +166,7 @@ pub fn scatter_decoded(
                 }
                 decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
                 decode_status::OVERFLOW => "the block decodes to more than a page",
+                decode_status::TOO_LONG => "the block is longer than any block of one page",
                 _ => "the block ends with a match or decodes to less than a page",
             };
             let detail = format!("malformed LZ4 block at byte {}: {reason}", s >> 8);

@@ -78,7 +78,8 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
     };
     let options = SimOptions {
         sanitize: !args.no_sanitize,
-        stats: args.stats,
+        stats: args.stats || args.profile,
+        profile: args.profile,
         ..SimOptions::default()
     };
     let ptx_args: Vec<PtxArg> = values
@@ -100,6 +101,9 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         report_of_check: false,
         check: None,
         written: Vec::new(),
+        profile: args
+            .profile
+            .then(|| super::profile::Source::Ptx(text.clone())),
     };
     let clean = outcome.report.as_ref().is_some_and(SimReport::is_clean);
     let ran = Ran {

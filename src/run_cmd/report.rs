@@ -41,6 +41,8 @@ pub(super) struct Outcome {
     pub(super) check: Option<Option<Difference>>,
     /// Each `--out` written: parameter, file, bytes.
     pub(super) written: Vec<(String, PathBuf, usize)>,
+    /// With `--profile`: the source the report's profile is shown against.
+    pub(super) profile: Option<super::profile::Source>,
 }
 
 /// The first byte where a read_write buffer of `ran` differs from the same buffer of `sim`.
@@ -97,6 +99,7 @@ pub(super) fn print_text(
         time,
         check,
         written,
+        ..
     } = outcome;
     for finding in report.iter().flat_map(|r| &r.findings) {
         println!("{finding}");
@@ -197,6 +200,7 @@ pub(super) fn json(
     grid: u32,
     outcome: &Outcome,
     stats: Option<&SimReport>,
+    profile: Option<serde_json::Value>,
     clean: bool,
 ) -> String {
     let Outcome {
@@ -237,11 +241,12 @@ pub(super) fn json(
         }
     };
     let stats = stats.map_or("null".into(), |r| r.counters.to_json());
+    let profile = profile.unwrap_or(serde_json::Value::Null);
     let (name, size, backend, time) = (js(kernel.name), kernel.block_size, js(backend), js(time));
     format!(
         "{{\"kernel\":{name},\"backend\":{backend},\"grid\":{grid},\"block_size\":{size},\
          \"clean\":{clean},\"findings\":[{}],\"stats\":{stats},\"check\":{check},\"time\":{time},\
-         \"outputs\":[{}]}}",
+         \"outputs\":[{}],\"profile\":{profile}}}",
         findings.join(","),
         outputs.join(",")
     )

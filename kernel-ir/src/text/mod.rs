@@ -5,10 +5,12 @@
 
 pub mod keywords;
 mod lexer;
+mod lines;
 mod parse;
 mod parse_values;
 mod print;
 
+pub use lines::statement_lines;
 pub use parse::parse_kernel;
 
 use std::fmt;

@@ -8,6 +8,7 @@
 use super::decode::{Inst, Program};
 use super::finding::{lane_list, Finding, FindingKind};
 use super::memory::GlobalBuffer;
+use super::profile::ProfileSite;
 use super::race::RaceState;
 use super::stats::Counters;
 use super::warp::{Warp, WarpState};
@@ -16,6 +17,8 @@ use super::SimOptions;
 /// What one block produced.
 pub(crate) struct BlockOutcome {
     pub counters: Counters,
+    /// Counters per instruction (with `SimOptions::profile`; empty otherwise).
+    pub per_pc: Vec<Counters>,
     pub findings: Vec<Finding>,
     /// Whether an error stopped the block.
     pub stopped: bool,
@@ -27,6 +30,8 @@ pub(crate) trait Sites {
     fn site(&self, pc: usize) -> String;
     /// The name of array number `array` (see `decode::Mem::array`).
     fn array_name(&self, array: u32) -> &str;
+    /// Where the instruction at `pc` comes from, for the profile.
+    fn profile_site(&self, pc: usize) -> ProfileSite;
 }
 
 impl Sites for Program {
@@ -36,6 +41,10 @@ impl Sites for Program {
 
     fn array_name(&self, array: u32) -> &str {
         &self.arrays[array as usize]
+    }
+
+    fn profile_site(&self, pc: usize) -> ProfileSite {
+        ProfileSite::Statement(self.paths.get(pc).cloned().unwrap_or_default())
     }
 }
 
@@ -59,6 +68,8 @@ pub(crate) struct BlockRun<'a, P: Sites = Program> {
     pub written: Vec<bool>,
     pub race: Option<RaceState>,
     pub counters: Counters,
+    /// Counters per instruction, when profiling.
+    pub per_pc: Vec<Counters>,
     pub findings: Vec<Finding>,
     /// Statements (and kinds) already reported in this block, so a loop reports once.
     pub reported: Vec<(FindingKind, u32, u32)>,
@@ -92,16 +103,26 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             },
             race: options.sanitize.then(|| RaceState::new(shared, warps)),
             counters: Counters::default(),
+            per_pc: Vec::new(),
             findings: Vec::new(),
             reported: Vec::new(),
             steps: 0,
         }
     }
 
+    /// Adds what was counted since `before` to the instruction at `pc` (profiling only).
+    pub fn attribute(&mut self, pc: usize, before: &Counters) {
+        if self.per_pc.len() <= pc {
+            self.per_pc.resize(pc + 1, Counters::default());
+        }
+        self.per_pc[pc] += &self.counters.since(before);
+    }
+
     /// What the block produced (`stopped`: an error stopped it).
     pub fn outcome(self, stopped: bool) -> BlockOutcome {
         BlockOutcome {
             counters: self.counters,
+            per_pc: self.per_pc,
             findings: self.findings,
             stopped,
         }
@@ -195,7 +216,14 @@ impl<'a> BlockRun<'a> {
                         );
                         return self.report(FindingKind::StepLimit, warp.pc, 0, f);
                     }
-                    self.step(warp)?;
+                    if self.options.profile {
+                        let (pc, before) = (warp.pc as usize, self.counters);
+                        let stepped = self.step(warp);
+                        self.attribute(pc, &before);
+                        stepped?;
+                    } else {
+                        self.step(warp)?;
+                    }
                 }
             }
             if warps.iter().all(|w| w.state == WarpState::Done) {

@@ -61,6 +61,7 @@ mod finding;
 mod lane_access;
 mod lanes;
 mod memory;
+mod profile;
 pub mod ptx;
 mod race;
 mod stats;
@@ -76,11 +77,12 @@ use warpforge_ir::{Access, Verified};
 
 pub use finding::{lane_list, Check, Finding, FindingKind, Severity};
 
+pub use profile::{ProfileEntry, ProfileSite};
 pub use stats::Counters;
 
 use crate::arguments::check_arguments;
 use crate::BufferArg;
-use block::{BlockOutcome, BlockRun};
+use block::{BlockOutcome, BlockRun, Sites};
 use memory::GlobalBuffer;
 
 /// How a launch runs.
@@ -92,6 +94,9 @@ pub struct SimOptions {
     /// Count bank conflicts and global sectors, and keep per-block counters (default off; the
     /// instruction counts are always kept).
     pub stats: bool,
+    /// Keep the counters per instruction as well, summed over blocks into [`SimReport::profile`]
+    /// (default off; turn `stats` on too for sectors and bank conflicts).
+    pub profile: bool,
     /// Worker threads for blocks; 0 = one per core (default).
     pub threads: usize,
     /// Warp-instructions a block may execute before it is stopped as endless (default 100 million).
@@ -105,6 +110,7 @@ impl Default for SimOptions {
         SimOptions {
             sanitize: true,
             stats: false,
+            profile: false,
             threads: 0,
             step_limit: 100_000_000,
             max_findings: 16,
@@ -122,6 +128,9 @@ pub struct SimReport {
     pub counters: Counters,
     /// Counters per block (with [`SimOptions::stats`]; empty otherwise).
     pub blocks: Vec<Counters>,
+    /// Counters per instruction with [`SimOptions::profile`], in program order, summed over blocks;
+    /// only instructions that counted something (empty otherwise).
+    pub profile: Vec<ProfileEntry>,
     /// Blocks an error stopped before they finished.
     pub stopped_blocks: u32,
     /// Host-clock time of the launch (decoding, copies and execution), nanoseconds.
@@ -186,7 +195,7 @@ pub fn run(
         BlockRun::new(&program, &globals, options, block, blocks).run()
     });
     copy_back(&globals, buffers);
-    let mut report = merge_outcomes(outcomes, options);
+    let mut report = merge_outcomes(outcomes, options, &program);
     report.elapsed_ns = start.elapsed().as_nanos() as u64;
     Ok(report)
 }
@@ -271,11 +280,22 @@ pub(crate) fn copy_back(globals: &[GlobalBuffer], buffers: &mut [BufferArg<'_>])
 
 /// The launch's report from its blocks' outcomes: counters summed (and kept per block with
 /// [`SimOptions::stats`]), findings in block order, one per kind and statement.
-pub(crate) fn merge_outcomes(outcomes: Vec<BlockOutcome>, options: &SimOptions) -> SimReport {
+pub(crate) fn merge_outcomes(
+    outcomes: Vec<BlockOutcome>,
+    options: &SimOptions,
+    sites: &impl Sites,
+) -> SimReport {
     let mut report = SimReport::default();
     let mut seen: HashMap<(FindingKind, String), usize> = HashMap::new();
+    let mut per_pc: Vec<Counters> = Vec::new();
     for outcome in outcomes {
         report.counters += &outcome.counters;
+        if per_pc.len() < outcome.per_pc.len() {
+            per_pc.resize(outcome.per_pc.len(), Counters::default());
+        }
+        for (sum, c) in per_pc.iter_mut().zip(&outcome.per_pc) {
+            *sum += c;
+        }
         if options.stats {
             report.blocks.push(outcome.counters);
         }
@@ -294,5 +314,6 @@ pub(crate) fn merge_outcomes(outcomes: Vec<BlockOutcome>, options: &SimOptions) 
             }
         }
     }
+    report.profile = profile::entries(&per_pc, sites);
     report
 }

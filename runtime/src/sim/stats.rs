@@ -42,6 +42,25 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// What was counted since `before` (an earlier reading of the same counters).
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            arithmetic: self.arithmetic - before.arithmetic,
+            shared: self.shared - before.shared,
+            global: self.global - before.global,
+            collective: self.collective - before.collective,
+            barrier: self.barrier - before.barrier,
+            control: self.control - before.control,
+            active_lanes: self.active_lanes - before.active_lanes,
+            shared_wavefronts: self.shared_wavefronts - before.shared_wavefronts,
+            bank_conflicts: self.bank_conflicts - before.bank_conflicts,
+            global_bytes: self.global_bytes - before.global_bytes,
+            global_sectors: self.global_sectors - before.global_sectors,
+            barriers: self.barriers - before.barriers,
+            f32_special: self.f32_special - before.f32_special,
+        }
+    }
+
     /// Every warp-instruction executed.
     pub fn warp_instructions(&self) -> u64 {
         self.arithmetic + self.shared + self.global + self.collective + self.barrier + self.control

@@ -3,22 +3,45 @@
 //! output bounds before anything is copied, and a malformed block gives its page an error status —
 //! never an out-of-bounds read or write.
 //!
-//! Parameters: `blocks` (the LZ4 blocks, concatenated bytes, read-only), `spans` (2 words per page: the
-//! block's byte offset in `blocks` and its length), `output` (1024 little-endian words per page),
-//! `status` (1 word per page, see [`decode_status`]), `pages`. Per warp, shared memory holds the page
-//! being decoded (4 KiB of bytes).
+//! Parameters: `blocks` (the LZ4 blocks, concatenated bytes read as little-endian words; the buffer's
+//! length is a multiple of [`BLOCKS_ALIGN`] bytes), `spans` (2 words per page: the block's byte offset
+//! in `blocks` and its length), `output` (1024 little-endian words per page), `status` (1 word per
+//! page, see [`decode_status`]), `pages`.
 //!
-//! Every lane parses the same token stream (the same bytes of a read-only buffer, so the parse is
-//! uniform and needs no broadcast); lanes copy literals together; a match copies
-//! `dst[d + k] = dst[d − offset + k mod offset]`, which reads only bytes of earlier sequences, so
-//! overlapping matches (offset < length) need no extra rounds and no lane reads what another writes.
+//! How a warp decodes its page (the layout nvCOMP's and other GPU LZ4 decoders use):
+//! 1. **Stage**: the block is read with coalesced 16-byte loads (every lane one aligned group of four
+//!    words) into the warp's staging area in shared memory, [`STAGE_BYTES`] bytes: room for the
+//!    longest block that can decode to one page ([`LZ4_MAX_PAGE_BLOCK`] bytes) at any alignment.
+//! 2. **Parse** from shared memory: every lane reads the same token, lengths and offset (one
+//!    broadcast access each), so the parse is warp-uniform.
+//! 3. **Copy** into the warp's page in shared memory, one byte per lane: a sequence whose literals and
+//!    match are at most 32 bytes long (most of them) takes one masked step each, with no loop; longer
+//!    ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
+//!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
+//!    and a long match's later rounds read the bytes `offset · ⌈32 / offset⌉` back, which the earlier
+//!    rounds wrote, so overlapping matches need no per-byte arithmetic either.
+//! 4. **Write out** the page as words, each lane every 32nd word (conflict-free shared reads,
+//!    coalesced 128-byte stores), only when the block decoded to exactly one page.
 
-use super::warp_ops::for_range;
-use super::{LZ4_MIN_MATCH, PAGE_SIZE};
-use crate::builder::{Bool, GlobalBuf, KernelBuilder, Local, ScalarParam, SharedArr, Val, U32, U8};
+use super::decompress_seq::{for_step, Consts, Seq};
+use super::PAGE_SIZE;
+use crate::builder::{GlobalBuf, KernelBuilder, Local, ScalarParam, SharedArr, Val, U32, U8};
 use crate::{Access, Kernel, Mask};
 
 const PAGE: u32 = PAGE_SIZE as u32;
+
+/// The longest LZ4 block that can decode to exactly one page: every byte beyond the page's 4096 comes
+/// from a token or a length byte, and a sequence spends at most its length / 255 bytes on lengths and
+/// gains at least one byte by its match, so a page's block is at most 4096 + 2 + ⌊4096 / 255⌋ bytes.
+/// Longer blocks are rejected before anything is read ([`decode_status::TOO_LONG`]).
+pub const LZ4_MAX_PAGE_BLOCK: u32 = PAGE + 2 + PAGE / 255;
+
+/// Bytes of shared memory per warp that hold the block: the longest block at any 16-byte alignment.
+pub const STAGE_BYTES: u32 = (LZ4_MAX_PAGE_BLOCK + 15).div_ceil(16) * 16;
+
+/// The `blocks` buffer's length must be a multiple of this many bytes (the kernel reads it in aligned
+/// 16-byte groups; pad with anything).
+pub const BLOCKS_ALIGN: usize = 16;
 
 /// Status codes of the decompress kernel, in the low 8 bits of a page's status word; the high 24 bits
 /// hold the byte offset in the block where decoding stopped.
@@ -33,12 +56,15 @@ pub mod decode_status {
     pub const OVERFLOW: u32 = 3;
     /// The block ends with a match, or decodes to less than a page.
     pub const BAD_END: u32 = 4;
+    /// The block is longer than any block of one page can be ([`super::LZ4_MAX_PAGE_BLOCK`] bytes).
+    pub const TOO_LONG: u32 = 5;
 }
 
 /// Builds the decompress kernel with `warps_per_block` warps (pages) per block.
 pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
     let mut b = KernelBuilder::new("lz4_decompress_pages", 32 * warps_per_block);
     let k = Dec::declare(&mut b, warps_per_block);
+    let c = Consts::new(&mut b);
     let pages = b.param(k.pages);
     let block = b.block_index();
     let w = b.u32(warps_per_block);
@@ -46,33 +72,33 @@ pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
     let warp = b.warp_index();
     let g = b.add(first, warp);
     let in_range = b.lt(g, pages);
-    b.if_(in_range, |b| k.decode_page(b, g));
+    b.if_(in_range, |b| k.decode_page(b, &c, g));
     b.finish().expect("the LZ4 decompress kernel verifies")
 }
 
+/// The kernel's parameters, shared arrays and locals.
 #[derive(Clone, Copy)]
-struct Dec {
-    blocks: GlobalBuf<U8>,
-    spans: GlobalBuf<U32>,
-    output: GlobalBuf<U32>,
-    status: GlobalBuf<U32>,
-    pages: ScalarParam<U32>,
-    page: SharedArr<U8>,
-    s: Local<U32>,
-    d: Local<U32>,
-    code: Local<U32>,
-    len: Local<U32>,
-    i: Local<U32>,
-}
-
-/// Per-page values.
-#[derive(Clone, Copy)]
-struct Page {
-    lane: Val<U32>,
-    base: Val<U32>,
-    /// Block start in `blocks` and its length.
-    start: Val<U32>,
-    size: Val<U32>,
+pub(super) struct Dec {
+    pub blocks: GlobalBuf<U32>,
+    pub spans: GlobalBuf<U32>,
+    pub output: GlobalBuf<U32>,
+    pub status: GlobalBuf<U32>,
+    pub pages: ScalarParam<U32>,
+    /// The warps' staged blocks, [`STAGE_BYTES`] each.
+    pub stage: SharedArr<U8>,
+    /// The warps' decoded pages, 4096 bytes each.
+    pub page: SharedArr<U8>,
+    /// Where the parse is, as an index into `stage`.
+    pub s: Local<U32>,
+    /// Bytes of the page decoded so far.
+    pub d: Local<U32>,
+    pub code: Local<U32>,
+    pub len: Local<U32>,
+    /// Loop counter of the staging loop (it starts at each lane's own group).
+    pub i: Local<U32>,
+    /// Loop counter of the warp-uniform loops (copy rounds, writing the page out): apart from `i`
+    /// so that the uniformity analysis sees it uniform.
+    pub round: Local<U32>,
 }
 
 impl Dec {
@@ -83,235 +109,164 @@ impl Dec {
             output: b.buffer("output", Access::ReadWrite),
             status: b.buffer("status", Access::ReadWrite),
             pages: b.scalar_param("pages"),
+            stage: b.shared("staged", warps * STAGE_BYTES, 16),
             page: b.shared("decoded", warps * PAGE, 16),
             s: b.local("s"),
             d: b.local("d"),
             code: b.local("code"),
             len: b.local("len"),
             i: b.local("i"),
+            round: b.local("round"),
         }
     }
 
-    /// Byte `at` of the page's block (the caller keeps `at` below the block size).
-    fn input_byte(&self, b: &mut KernelBuilder, p: &Page, at: Val<U32>) -> Val<U32> {
-        let index = b.add(p.start, at);
-        let byte = b.load(self.blocks, index);
-        b.zext::<U32, _>(byte)
-    }
-
-    /// Stops decoding with `code` at the current input position.
-    fn fail(&self, b: &mut KernelBuilder, code: u32) {
-        let code = b.u32(code);
-        b.assign(self.code, code);
-        b.break_();
-    }
-
-    fn decode_page(&self, b: &mut KernelBuilder, g: Val<U32>) {
+    fn decode_page(&self, b: &mut KernelBuilder, c: &Consts, g: Val<U32>) {
         let lane = b.lane_id();
         let warp = b.warp_index();
-        let page = b.u32(PAGE);
-        let base = b.mul(warp, page);
-        let two = b.u32(2);
-        let span = b.mul(g, two);
-        let start = b.load(self.spans, span);
-        let one = b.u32(1);
-        let span_len = b.add(span, one);
-        let size = b.load(self.spans, span_len);
-        let p = Page {
+        let obase = b.mul(warp, c.page);
+        let stage_bytes = b.u32(STAGE_BYTES);
+        let sbase = b.mul(warp, stage_bytes);
+        let span = b.shl(g, c.one);
+        let [start, size] = b.load_wide::<2, _>(self.spans, span);
+        let shift = b.and(start, c.fifteen);
+        let ibase = b.add(sbase, shift);
+        let send = b.add(ibase, size);
+        let lane_out = b.add(obase, lane);
+        let p = Seq {
             lane,
-            base,
-            start,
-            size,
+            obase,
+            lane_out,
+            ibase,
+            send,
         };
-        let zero = b.u32(0);
-        b.assign(self.s, zero);
-        b.assign(self.d, zero);
-        b.assign(self.code, zero);
-        let empty = b.eq(size, zero);
-        b.if_(empty, |b| {
-            let code = b.u32(decode_status::TRUNCATED);
-            b.assign(self.code, code);
+        b.assign(self.s, ibase);
+        b.assign(self.d, c.zero);
+        b.assign(self.code, c.zero);
+        // An empty block is truncated; one longer than a page's block can be is refused unread.
+        let size_less_one = b.sub(size, c.one);
+        let longest = b.u32(LZ4_MAX_PAGE_BLOCK);
+        let bad_size = b.ge(size_less_one, longest);
+        b.if_else(
+            bad_size,
+            |b| {
+                let empty = b.eq(size, c.zero);
+                let truncated = b.u32(decode_status::TRUNCATED);
+                let too_long = b.u32(decode_status::TOO_LONG);
+                let code = b.select(empty, truncated, too_long);
+                b.assign(self.code, code);
+            },
+            |b| {
+                self.stage_block(b, c, lane, sbase, start, size);
+                b.warp_sync(Mask::FULL);
+                self.sequences(b, c, &p);
+            },
+        );
+        self.finish(b, c, &p, g);
+    }
+
+    /// Copies the block into the warp's staging area: lane `l` loads the aligned 16-byte groups
+    /// `l, l + 32, …` of the words that hold the block, and stores their bytes at the same offsets from
+    /// the staging area's start (so block byte `j` lands at `sbase + (start mod 16) + j`).
+    fn stage_block(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        lane: Val<U32>,
+        sbase: Val<U32>,
+        start: Val<U32>,
+        size: Val<U32>,
+    ) {
+        let first_group = b.shr(start, c.four);
+        let first_word = b.shl(first_group, c.two);
+        let end = b.add(start, size);
+        let end = b.add(end, c.three);
+        let end_word = b.shr(end, c.two);
+        let words = b.sub(end_word, first_word);
+        let lane_word = b.shl(lane, c.two);
+        for_step(b, self.i, lane_word, words, c.c128, |b, w| {
+            let at = b.add(first_word, w);
+            let group = b.load_wide::<4, _>(self.blocks, at);
+            let byte = b.shl(w, c.two);
+            let mut to = b.add(sbase, byte);
+            for (k, word) in group.into_iter().enumerate() {
+                for j in 0..4u32 {
+                    if k + j as usize > 0 {
+                        to = b.add(to, c.one);
+                    }
+                    let shifted = match j {
+                        0 => word,
+                        1 => b.shr(word, c.eight),
+                        2 => b.shr(word, c.sixteen),
+                        _ => b.shr(word, c.twenty_four),
+                    };
+                    let byte = b.trunc::<U8, _>(shifted);
+                    b.store(self.stage, to, byte);
+                }
+            }
         });
-        let ok = b.ne(size, zero);
-        b.if_(ok, |b| self.sequences(b, &p));
-        self.finish(b, &p, g);
-    }
-
-    /// Reads a length continuation into `len` (which holds 15); `Err`-style: sets `code` and leaves
-    /// `s` at the failing byte when the block ends first.
-    fn read_length(&self, b: &mut KernelBuilder, p: &Page) {
-        b.loop_(|b| {
-            let s = b.read(self.s);
-            let past = b.ge(s, p.size);
-            b.if_(past, |b| self.fail(b, decode_status::TRUNCATED));
-            let byte = self.input_byte(b, p, s);
-            let one = b.u32(1);
-            let next = b.add(s, one);
-            b.assign(self.s, next);
-            let len = b.read(self.len);
-            let sum = b.add(len, byte);
-            b.assign(self.len, sum);
-            let ff = b.u32(255);
-            let more = b.eq(byte, ff);
-            let last = b.not(more);
-            b.if_(last, |b| b.break_());
-            // A page never needs a length above the page size: stop runaway inputs early.
-            let page = b.u32(PAGE);
-            let absurd = b.gt(sum, page);
-            b.if_(absurd, |b| self.fail(b, decode_status::OVERFLOW));
-        });
-    }
-
-    fn sequences(&self, b: &mut KernelBuilder, p: &Page) {
-        b.loop_(|b| {
-            let s = b.read(self.s);
-            let token = self.input_byte(b, p, s);
-            let one = b.u32(1);
-            let after_token = b.add(s, one);
-            b.assign(self.s, after_token);
-            let four = b.u32(4);
-            let lit = b.shr(token, four);
-            b.assign(self.len, lit);
-            let fifteen = b.u32(15);
-            let long = b.eq(lit, fifteen);
-            b.if_(long, |b| self.read_length(b, p));
-            let failed = self.failed(b);
-            b.if_(failed, |b| b.break_());
-            let lit = b.read(self.len);
-            let s = b.read(self.s);
-            let d = b.read(self.d);
-            let left_in = b.sub(p.size, s);
-            let past_end = b.gt(lit, left_in);
-            b.if_(past_end, |b| self.fail(b, decode_status::TRUNCATED));
-            let page = b.u32(PAGE);
-            let left_out = b.sub(page, d);
-            let too_long = b.gt(lit, left_out);
-            b.if_(too_long, |b| self.fail(b, decode_status::OVERFLOW));
-            for_range(b, self.i, p.lane, lit, 32, |b, j| {
-                let from = b.add(s, j);
-                let byte = self.input_byte(b, p, from);
-                let to = b.add(d, j);
-                self.put(b, p, to, byte);
-            });
-            let s = b.add(s, lit);
-            let d = b.add(d, lit);
-            b.assign(self.s, s);
-            b.assign(self.d, d);
-            // The last sequence: literals only, ending exactly at the block's end.
-            let at_end = b.eq(s, p.size);
-            b.if_(at_end, |b| b.break_());
-            let two = b.u32(2);
-            let left = b.sub(p.size, s);
-            let cut = b.lt(left, two);
-            b.if_(cut, |b| self.fail(b, decode_status::TRUNCATED));
-            let lo = self.input_byte(b, p, s);
-            let one = b.u32(1);
-            let s1 = b.add(s, one);
-            let hi = self.input_byte(b, p, s1);
-            let eight = b.u32(8);
-            let hi = b.shl(hi, eight);
-            let offset = b.or(lo, hi);
-            let zero = b.u32(0);
-            let is_zero = b.eq(offset, zero);
-            let before_start = b.gt(offset, d);
-            let bad = b.or(is_zero, before_start);
-            b.if_(bad, |b| self.fail(b, decode_status::BAD_OFFSET));
-            let s2 = b.add(s, two);
-            b.assign(self.s, s2);
-            let nibble = b.and(token, fifteen);
-            b.assign(self.len, nibble);
-            let long = b.eq(nibble, fifteen);
-            b.if_(long, |b| self.read_length(b, p));
-            let failed = self.failed(b);
-            b.if_(failed, |b| b.break_());
-            let ml = b.read(self.len);
-            let min = b.u32(LZ4_MIN_MATCH as u32);
-            let ml = b.add(ml, min);
-            let page = b.u32(PAGE);
-            let left_out = b.sub(page, d);
-            let too_long = b.gt(ml, left_out);
-            b.if_(too_long, |b| self.fail(b, decode_status::OVERFLOW));
-            let s = b.read(self.s);
-            let ends_in_match = b.eq(s, p.size);
-            b.if_(ends_in_match, |b| self.fail(b, decode_status::BAD_END));
-            // The match may read the literals other lanes just wrote.
-            b.warp_sync(Mask::FULL);
-            // dst[d + k] = dst[d - offset + k % offset]: only bytes of earlier sequences are read.
-            let from = b.sub(d, offset);
-            for_range(b, self.i, p.lane, ml, 32, |b, k| {
-                let wrapped = b.rem(k, offset);
-                let src = b.add(from, wrapped);
-                let byte = self.get(b, p, src);
-                let to = b.add(d, k);
-                self.put(b, p, to, byte);
-            });
-            b.warp_sync(Mask::FULL);
-            let d = b.add(d, ml);
-            b.assign(self.d, d);
-        });
-    }
-
-    fn failed(&self, b: &mut KernelBuilder) -> Val<Bool> {
-        let code = b.read(self.code);
-        let zero = b.u32(0);
-        b.ne(code, zero)
-    }
-
-    fn put(&self, b: &mut KernelBuilder, p: &Page, at: Val<U32>, byte: Val<U32>) {
-        let index = b.add(p.base, at);
-        let byte = b.trunc::<U8, _>(byte);
-        b.store(self.page, index, byte);
-    }
-
-    fn get(&self, b: &mut KernelBuilder, p: &Page, at: Val<U32>) -> Val<U32> {
-        let index = b.add(p.base, at);
-        let byte = b.load(self.page, index);
-        b.zext::<U32, _>(byte)
     }
 
     /// Checks the decoded size, copies the page out as words, and writes the status.
-    fn finish(&self, b: &mut KernelBuilder, p: &Page, g: Val<U32>) {
+    fn finish(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
         b.warp_sync(Mask::FULL);
         let code = b.read(self.code);
-        let zero = b.u32(0);
-        let ok = b.eq(code, zero);
+        let ok = b.eq(code, c.zero);
         let d = b.read(self.d);
-        let page = b.u32(PAGE);
-        let short = b.ne(d, page);
+        let short = b.ne(d, c.page);
         let short = b.and(ok, short);
         b.if_(short, |b| {
             let code = b.u32(decode_status::BAD_END);
             b.assign(self.code, code);
         });
-        let words = b.u32(PAGE / 4);
-        let first_word = b.mul(g, words);
         let code = b.read(self.code);
-        let ok = b.eq(code, zero);
-        b.if_(ok, |b| {
-            for_range(b, self.i, p.lane, words, 32, |b, w| {
-                let four = b.u32(4);
-                let at = b.mul(w, four);
-                let mut word = self.get(b, p, at);
-                for k in 1..4u32 {
-                    let kk = b.u32(k);
-                    let byte_at = b.add(at, kk);
-                    let byte = self.get(b, p, byte_at);
-                    let shift = b.u32(8 * k);
-                    let placed = b.shl(byte, shift);
-                    word = b.or(word, placed);
-                }
-                let dst = b.add(first_word, w);
-                b.store(self.output, dst, word);
-            });
-        });
-        let first = b.eq(p.lane, zero);
+        let ok = b.eq(code, c.zero);
+        b.if_(ok, |b| self.write_page(b, c, p, g));
+        let first = b.eq(p.lane, c.zero);
         b.if_(first, |b| {
             let s = b.read(self.s);
+            let at = b.sub(s, p.ibase);
             let eight = b.u32(8);
-            let position = b.shl(s, eight);
+            let position = b.shl(at, eight);
             let code = b.read(self.code);
             let word = b.or(code, position);
             b.store(self.status, g, word);
         });
+    }
+
+    /// Lane `l` writes the page's words `l, l + 32, …`, four per round: each word's bytes are four
+    /// consecutive shared bytes, so the warp reads 128 consecutive bytes per load (no bank conflict)
+    /// and stores 128 consecutive bytes per store.
+    fn write_page(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
+        let words = b.u32(PAGE / 4);
+        let first_word = b.mul(g, words);
+        let lane_byte = b.shl(p.lane, c.two);
+        let from = b.add(p.obase, lane_byte);
+        let to = b.add(first_word, p.lane);
+        for_step(b, self.round, c.zero, words, c.c128, |b, round| {
+            let round_byte = b.shl(round, c.two);
+            let mut at = b.add(from, round_byte);
+            let mut dst = b.add(to, round);
+            for u in 0..4 {
+                if u > 0 {
+                    at = b.add(at, c.c128);
+                    dst = b.add(dst, c.thirty_two);
+                }
+                let mut word = self.page_byte(b, at);
+                let mut byte_at = at;
+                for k in 1..4u32 {
+                    byte_at = b.add(byte_at, c.one);
+                    let byte = self.page_byte(b, byte_at);
+                    let by = [c.eight, c.sixteen, c.twenty_four][k as usize - 1];
+                    let placed = b.shl(byte, by);
+                    word = b.or(word, placed);
+                }
+                b.store(self.output, dst, word);
+            }
+        });
+    }
+
+    fn page_byte(&self, b: &mut KernelBuilder, at: Val<U32>) -> Val<U32> {
+        let byte = b.load(self.page, at);
+        b.zext::<U32, _>(byte)
     }
 }

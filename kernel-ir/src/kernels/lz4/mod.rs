@@ -48,6 +48,7 @@ mod compress_kernel;
 mod compress_search;
 mod decode;
 mod decompress_kernel;
+mod decompress_seq;
 mod encode;
 mod level;
 mod page;
@@ -59,7 +60,9 @@ use std::fmt;
 pub use compact_kernel::lz4_compact_kernel;
 pub use compress_kernel::{lz4_compress_kernel, lz4_compress_kernel_level};
 pub use decode::lz4_decompress_block;
-pub use decompress_kernel::{decode_status, lz4_decompress_kernel};
+pub use decompress_kernel::{
+    decode_status, lz4_decompress_kernel, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK, STAGE_BYTES,
+};
 pub use encode::{
     lz4_candidates, lz4_compress_block, lz4_compress_block_level, lz4_compress_bound,
 };

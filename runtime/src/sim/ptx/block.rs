@@ -160,7 +160,15 @@ impl<'a> PtxBlock<'a> {
                         );
                         return self.run.report(FindingKind::StepLimit, pc, 0, f);
                     }
-                    self.step(warp)?;
+                    if self.run.options.profile {
+                        let pc = warp.stack.top().map_or(0, |t| t.pc as usize);
+                        let before = self.run.counters;
+                        let stepped = self.step(warp);
+                        self.run.attribute(pc, &before);
+                        stepped?;
+                    } else {
+                        self.step(warp)?;
+                    }
                 }
             }
             if warps.iter().all(|w| w.state == WarpState::Done) {

@@ -57,6 +57,7 @@ pub use layout::PtxParam;
 
 use super::block::Sites;
 use super::memory::GlobalBuffer;
+use super::profile::ProfileSite;
 use super::{
     copy_back, global_buffers, merge_outcomes, run_grid, worker_threads, SimError, SimOptions,
     SimReport,
@@ -259,6 +260,10 @@ impl Sites for LaunchState<'_> {
             .get(array as usize)
             .map_or("memory", String::as_str)
     }
+
+    fn profile_site(&self, pc: usize) -> ProfileSite {
+        ProfileSite::Line(self.program.lines.get(pc).copied().unwrap_or(0))
+    }
 }
 
 /// Runs `kernel` with the shape `launch`, the parameters `args` in order (each [`PtxArg::Buffer`]
@@ -393,7 +398,7 @@ pub fn run(
         PtxBlock::new(&state, &globals, options, block).run()
     });
     copy_back(&globals, buffers);
-    let mut report = merge_outcomes(outcomes, options);
+    let mut report = merge_outcomes(outcomes, options, &state);
     report.elapsed_ns = start.elapsed().as_nanos() as u64;
     Ok(report)
 }

@@ -1,0 +1,102 @@
+//! Which statement each line of the text form shows: the map from a statement's path (as the
+//! verifier, the simulator's findings and its profile name it, `body[3].then[1]`) to its line in
+//! [`crate::Kernel`]'s `Display` output. It walks the statements in the printer's order, so the two
+//! cannot disagree (a test prints and checks every sample kernel).
+
+use crate::kernel::Kernel;
+use crate::path::path_text;
+use crate::stmt::{Block, Stmt};
+
+/// For each line of `kernel.to_string()` (0-based index), the path of the statement it shows:
+/// `None` for the header, declarations and closing braces; an `if`'s `} else {` line has the `if`'s.
+pub fn statement_lines(kernel: &Kernel) -> Vec<Option<String>> {
+    let header = 2
+        + kernel.params.iter().count()
+        + kernel.shared.iter().count()
+        + kernel.locals.iter().count();
+    let mut lines = vec![None; header];
+    let mut path = vec!["body".to_string()];
+    walk(&kernel.body, &mut path, &mut lines);
+    lines.push(None); // the kernel's closing brace
+    lines
+}
+
+fn walk(block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) {
+    for (i, stmt) in block.iter().enumerate() {
+        path.push(format!("[{i}]"));
+        let here = path_text(path);
+        lines.push(Some(here.clone()));
+        match stmt {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                nested("then", then_block, path, lines);
+                if !else_block.is_empty() {
+                    lines.push(Some(here));
+                    nested("else", else_block, path, lines);
+                }
+                lines.push(None);
+            }
+            Stmt::Loop { body } => {
+                nested("loop", body, path, lines);
+                lines.push(None);
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+fn nested(name: &str, block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) {
+    path.push(name.to_string());
+    walk(block, path, lines);
+    path.pop();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statement_lines;
+
+    /// The count of lines agrees with the printer's, a line with a path is indented by its nesting
+    /// depth, and the others are declarations or braces, on the sample and LZ4 kernels.
+    #[test]
+    fn lines_follow_the_printer() {
+        use crate::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
+        use crate::samples::{vector_add, warp_collectives, warp_reduce};
+        let kernels = [
+            vector_add(),
+            warp_collectives(),
+            warp_reduce(),
+            lz4_compress_kernel(1),
+            lz4_decompress_kernel(1),
+        ];
+        for kernel in kernels {
+            let text = kernel.to_string();
+            let printed: Vec<&str> = text.lines().collect();
+            let paths = statement_lines(&kernel);
+            assert_eq!(printed.len(), paths.len(), "{}", kernel.name);
+            for (line, path) in printed.iter().zip(&paths) {
+                let t = line.trim();
+                match path {
+                    Some(p) => {
+                        let depth = (line.len() - line.trim_start().len()) / 4;
+                        assert_eq!(depth, p.matches('[').count(), "{p}: `{line}`");
+                        assert!(t != "}", "{p}");
+                    }
+                    None => assert!(
+                        t == "}"
+                            || t.starts_with("kernel ")
+                            || t.starts_with("block_size")
+                            || t.starts_with("param ")
+                            || t.starts_with("shared ")
+                            || t.starts_with("local "),
+                        "{}: `{t}` has no statement",
+                        kernel.name
+                    ),
+                }
+            }
+        }
+    }
+}
