@@ -264,15 +264,10 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
         } else {
             launched.timings.to_string()
         };
-        let profile = match (args.profile, &launcher) {
-            (false, _) => None,
-            (true, Launcher::PtxSim(_, sm)) => Some(profile::Source::Ptx(
-                warpforge::ptx::emit(&verified, *sm)
-                    .map_err(|e| Failure(1, vec![format!("{}: {e}", source(args))]))?
-                    .text,
-            )),
-            (true, _) => Some(profile::Source::Ir(kernel.clone())),
-        };
+        let profile = (args.profile)
+            .then(|| profile::Source::of(&kernel, &verified, &launcher))
+            .transpose()
+            .map_err(|e| Failure(1, vec![format!("{}: {e}", source(args))]))?;
         Outcome {
             backend: format!("{} ({})", args.backend, launcher.device_name()),
             report_of_check: !on_ptx_sim && report.is_some(),

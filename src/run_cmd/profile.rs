@@ -8,8 +8,9 @@ use std::collections::HashMap;
 
 use serde_json::json;
 use warpforge::ir::text::statement_lines;
-use warpforge::ir::Kernel;
+use warpforge::ir::{Kernel, Verified};
 use warpforge::runtime::sim::{Counters, ProfileEntry, ProfileSite};
+use warpforge::runtime::Launcher;
 
 /// The source a profile is shown against.
 pub(super) enum Source {
@@ -17,6 +18,23 @@ pub(super) enum Source {
     Ir(Kernel),
     /// PTX text: entries name its lines.
     Ptx(String),
+}
+
+impl Source {
+    /// What a kernel's profile is shown against on `launcher`: the PTX that ptx-sim runs (emitted
+    /// again: emission is deterministic), else the kernel's `.wfir` text.
+    pub(super) fn of(
+        kernel: &Kernel,
+        verified: &Verified<'_>,
+        launcher: &Launcher,
+    ) -> Result<Source, String> {
+        match launcher {
+            Launcher::PtxSim(_, sm) => warpforge::ptx::emit(verified, *sm)
+                .map(|ptx| Source::Ptx(ptx.text))
+                .map_err(|e| e.to_string()),
+            _ => Ok(Source::Ir(kernel.clone())),
+        }
+    }
 }
 
 /// The source's lines with the counters of each (summed over the instructions on it).
