@@ -332,7 +332,7 @@ fn json_format_prints_one_object_with_findings_stats_and_outputs() {
         r#""statement":"body[1] (store to `out`)","block":0,"warp":0,"lanes":[16,17,"#,
         r#""address":{"array":"out","offset":64},"detail":"index 16 "#,
         r#""stats":null,"#,
-        r#""outputs":[]}"#,
+        r#""outputs":[],"profile":null}"#,
     ] {
         assert!(json.contains(part), "expected {part} in {json}");
     }
