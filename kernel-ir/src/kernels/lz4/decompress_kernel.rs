@@ -23,7 +23,8 @@
 //! 4. **Write out** the page as words, each lane every 32nd word (conflict-free shared reads,
 //!    coalesced 128-byte stores), only when the block decoded to exactly one page.
 
-use super::decompress_seq::{for_step, Consts, Seq};
+use super::decompress_seq::{Consts, Seq};
+use super::warp_ops::for_step;
 use super::PAGE_SIZE;
 use crate::builder::{GlobalBuf, KernelBuilder, Local, ScalarParam, SharedArr, Val, U32, U8};
 use crate::{Access, Kernel, Mask};

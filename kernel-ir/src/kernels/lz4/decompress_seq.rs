@@ -8,8 +8,9 @@
 //! status.
 
 use super::decompress_kernel::{decode_status, Dec};
+use super::warp_ops::for_step;
 use super::PAGE_SIZE;
-use crate::builder::{KernelBuilder, Local, Val, U32};
+use crate::builder::{KernelBuilder, Val, U32};
 use crate::{Mask, ShuffleMode};
 
 /// Constants the kernel uses everywhere, defined once at its top (the simulator and the emitters
@@ -405,25 +406,4 @@ impl Dec {
             });
         });
     }
-}
-
-/// `for i in (start..end).step_by(step)` with `counter` as the loop variable and a step defined
-/// outside the loop.
-pub(super) fn for_step(
-    b: &mut KernelBuilder,
-    counter: Local<U32>,
-    start: Val<U32>,
-    end: Val<U32>,
-    step: Val<U32>,
-    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
-) {
-    b.assign(counter, start);
-    b.loop_(|b| {
-        let i = b.read(counter);
-        let done = b.ge(i, end);
-        b.if_(done, |b| b.break_());
-        body(b, i);
-        let next = b.add(i, step);
-        b.assign(counter, next);
-    });
 }

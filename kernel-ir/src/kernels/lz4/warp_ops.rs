@@ -13,13 +13,36 @@ pub(crate) fn for_range(
     step: u32,
     body: impl FnOnce(&mut KernelBuilder, Val<U32>),
 ) {
+    counted_loop(b, counter, (start, end), |b| b.u32(step), body);
+}
+
+/// [`for_range`] with a step defined outside the loop (not rebuilt in every iteration).
+pub(crate) fn for_step(
+    b: &mut KernelBuilder,
+    counter: Local<U32>,
+    start: Val<U32>,
+    end: Val<U32>,
+    step: Val<U32>,
+    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
+) {
+    counted_loop(b, counter, (start, end), |_| step, body);
+}
+
+/// The counted loop behind [`for_range`] and [`for_step`]; `step` builds the increment after `body`.
+fn counted_loop(
+    b: &mut KernelBuilder,
+    counter: Local<U32>,
+    (start, end): (Val<U32>, Val<U32>),
+    step: impl FnOnce(&mut KernelBuilder) -> Val<U32>,
+    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
+) {
     b.assign(counter, start);
     b.loop_(|b| {
         let i = b.read(counter);
         let done = b.ge(i, end);
         b.if_(done, |b| b.break_());
         body(b, i);
-        let step = b.u32(step);
+        let step = step(b);
         let next = b.add(i, step);
         b.assign(counter, next);
     });
