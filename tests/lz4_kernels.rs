@@ -152,7 +152,7 @@ fn decompress_raw(blocks: &[Vec<u8>]) -> Decompressed {
         spans.extend_from_slice(&(block.len() as u32).to_le_bytes());
         data.extend_from_slice(block);
     }
-    data.resize(data.len().div_ceil(16).max(1) * 16, 0); // whole 16-byte groups, never empty
+    warpforge::kernel_io::pad_blocks(&mut data);
     let mut output = vec![SENTINEL; (blocks.len() + 1) * PAGE_SIZE];
     let mut status = vec![SENTINEL; (blocks.len() + 1) * 4];
     let mut buffers = [

@@ -159,7 +159,7 @@ fn lz4_decompress_case(pages: Vec<[u8; PAGE_SIZE]>) -> Case {
         // Status: code 0 (OK) and, above it, where decoding stopped: the end of the block.
         status.extend(u32_bytes(&[(n as u32) << 8]));
     }
-    data.resize(data.len().div_ceil(16).max(1) * 16, 0); // whole 16-byte groups
+    warpforge::kernel_io::pad_blocks(&mut data);
     Case {
         blocks: pages.len() as u32,
         inputs: vec![data, spans],

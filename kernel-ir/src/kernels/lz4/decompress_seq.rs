@@ -5,7 +5,9 @@
 //! most 32 bytes each, a valid offset, more block after it — goes through one test and a branch-free
 //! copy; everything else (long copies, every error, the last sequence) takes the slow branches, which
 //! make the same checks in the same order as [`super::lz4_decompress_block`] and stop with the same
-//! status.
+//! status — with one difference kept from the kernel before this one: a length that grows past a page
+//! while it is read stops with OVERFLOW at once, where the CPU decoder reads on and reports literals
+//! past the block's end (both reject the block).
 
 use super::decompress_kernel::{decode_status, Dec};
 use super::warp_ops::for_step;
