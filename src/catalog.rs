@@ -2,6 +2,7 @@
 //! the LZ4 page kernels, each a [`Kernel`] (which decides its shape per backend).
 
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
+use warpforge_ir::kernels::lz4::Lz4Level;
 use warpforge_ir::{samples, Kernel as IrKernel};
 use warpforge_runtime::Backend;
 
@@ -43,6 +44,24 @@ impl std::fmt::Debug for Entry {
 }
 
 static LZ4_COMPRESS: Lz4WarpCompressKernel = Lz4WarpCompressKernel::new(1);
+/// The other levels, by name (`lz4-compress` is the default level 2).
+static LZ4_COMPRESS_LEVELS: [(&str, &str, Lz4WarpCompressKernel); 3] = [
+    (
+        "lz4-compress-l0",
+        "LZ4 compression at level 0 (throughput: one hash table, greedy), one warp per page",
+        Lz4WarpCompressKernel::at_level(1, Lz4Level::THROUGHPUT),
+    ),
+    (
+        "lz4-compress-l1",
+        "LZ4 compression at level 1 (fast: chains of depth 8), one warp per page",
+        Lz4WarpCompressKernel::at_level(1, Lz4Level::FAST),
+    ),
+    (
+        "lz4-compress-l3",
+        "LZ4 compression at level 3 (high: depth 128, two lazy steps), one warp per page",
+        Lz4WarpCompressKernel::at_level(1, Lz4Level::HIGH),
+    ),
+];
 static LZ4_DECOMPRESS: Lz4WarpDecompressKernel = Lz4WarpDecompressKernel::new(1);
 static LZ4_COMPACT: Lz4CompactKernel = Lz4CompactKernel::new(1);
 
@@ -61,6 +80,15 @@ pub fn entries() -> Vec<Entry> {
         description: "LZ4 compression of 4 KiB pages, one warp per page (4 per block on CUDA)",
         kernel: &LZ4_COMPRESS,
     });
+    entries.extend(
+        LZ4_COMPRESS_LEVELS
+            .iter()
+            .map(|(name, description, kernel)| Entry {
+                name,
+                description,
+                kernel,
+            }),
+    );
     entries.push(Entry {
         name: "lz4-decompress",
         description: "LZ4 decompression into 4 KiB pages, one warp per page, every bound checked",

@@ -189,18 +189,23 @@ fn compressed_sizes_of_page_kinds_are_what_a_zram_user_expects() {
 }
 
 #[test]
-fn levels_are_numbered_one_to_three_and_others_are_refused_by_name() {
-    for (n, level) in (1..).zip(Lz4Level::ALL) {
+fn levels_are_numbered_zero_to_three_and_others_are_refused_by_name() {
+    for (n, level) in (0..).zip(Lz4Level::ALL) {
         assert_eq!(Lz4Level::from_number(n), Ok(level));
         assert_eq!(level.number(), n);
     }
     assert_eq!(Lz4Level::default(), Lz4Level::DEFAULT);
-    for n in [0, 4, 9] {
+    assert!(!Lz4Level::THROUGHPUT.uses_chains());
+    assert!(Lz4Level::ALL[1..].iter().all(|l| l.uses_chains()));
+    let custom = Lz4Level::custom(16, 1, 32).expect("a valid setting");
+    assert_eq!(custom.number(), Lz4Level::CUSTOM_NUMBER);
+    assert!(custom.to_string().starts_with("custom level"), "{custom}");
+    for n in [4, 9, Lz4Level::CUSTOM_NUMBER] {
         let err = Lz4Level::from_number(n)
             .expect_err("not a level")
             .to_string();
         assert!(
-            err.contains(&format!("no LZ4 level {n}")) && err.contains("1 (fast)"),
+            err.contains(&format!("no LZ4 level {n}")) && err.contains("0 (throughput)"),
             "{err}"
         );
     }
@@ -217,10 +222,10 @@ fn higher_levels_write_smaller_blocks_on_page_kinds() {
             .map(|p| compress_at(&p, level).len())
             .sum()
     };
-    let [fast, default, high] = Lz4Level::ALL.map(total);
+    let [throughput, fast, default, high] = Lz4Level::ALL.map(total);
     assert!(
-        default < fast && high <= default,
-        "L1 {fast}, L2 {default}, L3 {high} bytes"
+        fast <= throughput && default < fast && high <= default,
+        "L0 {throughput}, L1 {fast}, L2 {default}, L3 {high} bytes"
     );
 }
 
@@ -289,7 +294,7 @@ proptest! {
         edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..6),
         capacity in 0usize..5000,
     ) {
-        let level = Lz4Level::ALL[edits.len() % 3];
+        let level = Lz4Level::ALL[edits.len() % Lz4Level::ALL.len()];
         let mut block = compress_at(&input, level);
         for (at, byte, how) in edits {
             let at = at % (block.len() + 1);

@@ -20,18 +20,18 @@ impl Ctx {
         let searchable = b.u32(SEARCHABLE);
         for_range(b, self.i, p.lane, searchable, 32, |b, i| {
             let from = b.add(p.sorted_base, i);
-            let slot = b.load(self.sorted, from);
+            let slot = b.load(self.sorted(), from);
             let to = b.add(p.table_base, i);
-            b.store(self.table, to, slot);
+            b.store(self.table(), to, slot);
         });
         b.warp_sync(Mask::FULL);
         for_range(b, self.i, p.lane, searchable, 32, |b, i| {
             let from = b.add(p.table_base, i);
-            let slot = b.load(self.table, from);
+            let slot = b.load(self.table(), from);
             let slot = b.zext::<U32, _>(slot);
             let to = b.add(p.sorted_base, slot);
             let i16 = b.trunc::<U16, _>(i);
-            b.store(self.sorted, to, i16);
+            b.store(self.sorted(), to, i16);
         });
         b.warp_sync(Mask::FULL);
     }
@@ -41,7 +41,7 @@ impl Ctx {
         for_range(b, self.i, p.lane, entries, 32, |b, i| {
             let at = b.add(p.table_base, i);
             let zero = b.lit::<U16>(0);
-            b.store(self.table, at, zero);
+            b.store(self.table(), at, zero);
         });
         b.warp_sync(Mask::FULL);
     }
@@ -77,14 +77,14 @@ impl Ctx {
             let below = b.sub(my_bit, one);
             let earlier = b.and(same_hash, below);
             let slot = b.add(p.table_base, h);
-            let count = b.load(self.table, slot);
+            let count = b.load(self.table(), slot);
             let count = b.zext::<U32, _>(count);
             let before = b.popcount(earlier);
             let rank = b.add(count, before);
             b.if_(valid, |b| {
                 let at = b.add(p.sorted_base, x);
                 let r16 = b.trunc::<U16, _>(rank);
-                b.store(self.sorted, at, r16);
+                b.store(self.sorted(), at, r16);
             });
             b.warp_sync(Mask::FULL);
             let two = b.u32(2);
@@ -99,7 +99,7 @@ impl Ctx {
                 let in_chunk = b.popcount(same_hash);
                 let total = b.add(count, in_chunk);
                 let t16 = b.trunc::<U16, _>(total);
-                b.store(self.table, slot, t16);
+                b.store(self.table(), slot, t16);
             });
             b.warp_sync(Mask::FULL);
         });
@@ -113,7 +113,7 @@ impl Ctx {
         for_range(b, self.j, zero, entries, 32, |b, chunk| {
             let i = b.add(chunk, p.lane);
             let at = b.add(p.table_base, i);
-            let count = b.load(self.table, at);
+            let count = b.load(self.table(), at);
             let count = b.zext::<U32, _>(count);
             let mut inclusive = count;
             for d in [1u32, 2, 4, 8, 16] {
@@ -128,7 +128,7 @@ impl Ctx {
             let before = b.sub(inclusive, count);
             let start = b.add(run, before);
             let s16 = b.trunc::<U16, _>(start);
-            b.store(self.table, at, s16);
+            b.store(self.table(), at, s16);
             let last = b.u32(31);
             let total = b.shuffle(ShuffleMode::Index, inclusive, last, Mask::FULL);
             let run = b.add(run, total);
@@ -147,14 +147,14 @@ impl Ctx {
             let valid = b.lt(x, searchable);
             b.if_(valid, |b| {
                 let slot = b.add(p.table_base, h);
-                let start = b.load(self.table, slot);
+                let start = b.load(self.table(), slot);
                 let start = b.zext::<U32, _>(start);
                 let at = b.add(p.sorted_base, x);
-                let rank = b.load(self.sorted, at);
+                let rank = b.load(self.sorted(), at);
                 let rank = b.zext::<U32, _>(rank);
                 let mine = b.add(start, rank);
                 let m16 = b.trunc::<U16, _>(mine);
-                b.store(self.sorted, at, m16);
+                b.store(self.sorted(), at, m16);
             });
         });
         b.warp_sync(Mask::FULL);

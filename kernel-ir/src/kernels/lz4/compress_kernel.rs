@@ -21,9 +21,9 @@
 //! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
 //! with one warp per block the kernel is block-uniform as WebGPU requires.
 
-use super::warp_ops::{first_lane, for_range, SharedPage};
+use super::warp_ops::{first_lane, for_range, PageConsts, SharedPage};
 use super::{
-    Lz4Level, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
+    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
 };
 use crate::builder::{GlobalBuf, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
@@ -60,8 +60,13 @@ pub(super) struct Ctx {
     pub(super) meta: GlobalBuf<U32>,
     pub(super) pages: crate::builder::ScalarParam<U32>,
     pub(super) page_words: SharedArr<U32>,
-    pub(super) table: SharedArr<U16>,
-    pub(super) sorted: SharedArr<U16>,
+    /// Chain levels: the hash counts, then every position's slot in `sorted`.
+    pub(super) table: Option<SharedArr<U16>>,
+    /// The throughput level: one word per bucket, its newest position in the low half, the older one
+    /// in the high half.
+    pub(super) buckets: Option<SharedArr<U32>>,
+    /// Chain levels only (the throughput level has no chains).
+    pub(super) sorted: Option<SharedArr<U16>>,
     pub(super) level: Lz4Level,
     pub(super) i: Local<U32>,
     pub(super) j: Local<U32>,
@@ -105,8 +110,14 @@ impl Ctx {
             meta: b.buffer("meta", Access::ReadWrite),
             pages: b.scalar_param("pages"),
             page_words: b.shared("page", warps * 1024, 16),
-            table: b.shared("table", warps * LZ4_HASH_SIZE as u32, 4),
-            sorted: b.shared("sorted", warps * PAGE, 4),
+            table: level
+                .uses_chains()
+                .then(|| b.shared("table", warps * LZ4_HASH_SIZE as u32, 4)),
+            buckets: (!level.uses_chains())
+                .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),
+            sorted: level
+                .uses_chains()
+                .then(|| b.shared("sorted", warps * PAGE, 4)),
             level,
             i: b.local("i"),
             j: b.local("j"),
@@ -132,6 +143,21 @@ impl Ctx {
         }
     }
 
+    /// The chain levels' `table` array.
+    pub(super) fn table(&self) -> SharedArr<U16> {
+        self.table.expect("only chain levels keep slots")
+    }
+
+    /// The throughput level's `buckets` array.
+    pub(super) fn buckets(&self) -> SharedArr<U32> {
+        self.buckets.expect("only the throughput level has buckets")
+    }
+
+    /// The chain levels' `sorted` array.
+    pub(super) fn sorted(&self) -> SharedArr<U16> {
+        self.sorted.expect("only chain levels search sorted chains")
+    }
+
     fn page_index(&self, b: &mut KernelBuilder, warps: u32) -> Val<U32> {
         let block = b.block_index();
         let w = b.u32(warps);
@@ -141,11 +167,16 @@ impl Ctx {
     }
 
     fn compress_page(&self, b: &mut KernelBuilder, g: Val<U32>) {
+        let k = PageConsts::new(b);
         let lane = b.lane_id();
         let warp = b.warp_index();
         let words = b.u32(1024);
         let page_base = b.mul(warp, words);
-        let entries = b.u32(LZ4_HASH_SIZE as u32);
+        let entries = match self.level.uses_chains() {
+            true => LZ4_HASH_SIZE,
+            false => FAST_BUCKETS,
+        };
+        let entries = b.u32(entries as u32);
         let table_base = b.mul(warp, entries);
         let page_bytes = b.u32(PAGE);
         let sorted_base = b.mul(warp, page_bytes);
@@ -155,6 +186,7 @@ impl Ctx {
             page: SharedPage {
                 words: self.page_words,
                 base: page_base,
+                k,
             },
             table_base,
             sorted_base,
@@ -169,44 +201,47 @@ impl Ctx {
         b.if_else(
             all_same,
             |b| self.write_same_filled(b, &p),
-            |b| {
-                self.build_chains(b, &p);
-                self.parse(b, &p);
+            |b| match self.level.uses_chains() {
+                true => {
+                    self.build_chains(b, &p);
+                    self.parse(b, &p);
+                }
+                false => self.parse_greedy(b, &p),
             },
         );
     }
 
-    /// Loads the page into shared memory and leaves in `same` whether this lane's words repeat the
-    /// page's first 8 bytes.
+    /// Loads the page into shared memory, 16 bytes per lane and load, and leaves in `same` whether this
+    /// lane's words repeat the page's first 8 bytes.
     fn load_page(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        let k = p.page.k;
         let words = b.u32(1024);
         let first_word = b.mul(p.g, words);
-        let one = b.u32(1);
-        b.assign(self.same, one);
-        for_range(b, self.i, p.lane, words, 32, |b, i| {
+        // Same-filled: word i must equal word (i & 1) of the page (4-word groups start at even words).
+        let w0 = b.load(self.input, first_word);
+        let second = b.add(first_word, k.one);
+        let w1 = b.load(self.input, second);
+        b.assign(self.same, k.one);
+        let start = b.shl(p.lane, k.two);
+        for_range(b, self.i, start, words, 128, |b, i| {
             let src = b.add(first_word, i);
-            let w = b.load(self.input, src);
+            let group = b.load_wide::<4, _>(self.input, src);
             let dst = b.add(p.page.base, i);
-            b.store(self.page_words, dst, w);
-        });
-        b.warp_sync(Mask::FULL);
-        // Same-filled: word i must equal word (i & 1) of the page.
-        let w0 = b.load(self.page_words, p.page.base);
-        let one = b.u32(1);
-        let second = b.add(p.page.base, one);
-        let w1 = b.load(self.page_words, second);
-        let odd = b.and(p.lane, one);
-        let is_odd = b.eq(odd, one);
-        let want = b.select(is_odd, w1, w0);
-        for_range(b, self.i, p.lane, words, 32, |b, i| {
-            let at = b.add(p.page.base, i);
-            let w = b.load(self.page_words, at);
-            let differs = b.ne(w, want);
+            b.store_wide(self.page_words, dst, group);
+            let [a, b1, c, d] = group;
+            let da = b.xor(a, w0);
+            let db = b.xor(b1, w1);
+            let dc = b.xor(c, w0);
+            let dd = b.xor(d, w1);
+            let diff = b.or(da, db);
+            let diff = b.or(diff, dc);
+            let diff = b.or(diff, dd);
+            let differs = b.ne(diff, k.zero);
             b.if_(differs, |b| {
-                let z = b.u32(0);
-                b.assign(self.same, z);
+                b.assign(self.same, k.zero);
             });
         });
+        b.warp_sync(Mask::FULL);
     }
 
     fn write_meta(&self, b: &mut KernelBuilder, p: &PageCtx, values: [Val<U32>; 4]) {
@@ -234,10 +269,7 @@ impl Ctx {
     }
 
     fn parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
-        for l in [self.pos, self.anchor, self.out, self.raw] {
-            let zero = b.u32(0);
-            b.assign(l, zero);
-        }
+        self.start_parse(b);
         b.loop_(|b| {
             let pos = b.read(self.pos);
             let searchable = b.u32(SEARCHABLE);
@@ -259,11 +291,20 @@ impl Ctx {
             });
             let x = b.add(pos, f);
             self.match_at(b, p, x);
-            let raw = b.read(self.raw);
-            let one = b.u32(1);
-            let gave_up = b.eq(raw, one);
-            b.if_(gave_up, |b| b.break_());
         });
+        self.finish_parse(b, p);
+    }
+
+    /// Zeroes the parse state: position, anchor, output length, give-up flag.
+    pub(super) fn start_parse(&self, b: &mut KernelBuilder) {
+        for l in [self.pos, self.anchor, self.out, self.raw] {
+            let zero = b.u32(0);
+            b.assign(l, zero);
+        }
+    }
+
+    /// After the parse: the last literals (unless it gave up) and the page's meta words.
+    pub(super) fn finish_parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
         let raw = b.read(self.raw);
         let zero = b.u32(0);
         let fits = b.eq(raw, zero);

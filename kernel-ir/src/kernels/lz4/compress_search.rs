@@ -5,7 +5,7 @@
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
 use super::warp_ops::{broadcast, first_lane};
 use crate::builder::{Bool, KernelBuilder, Val, U32};
-use crate::{Mask, ShuffleMode};
+use crate::{Mask, ShuffleMode, VoteMode};
 
 impl Ctx {
     /// Chain entry `k` of the position whose slot is `slot` (position 0 when there is none, with
@@ -24,14 +24,14 @@ impl Ctx {
         let zero = b.u32(0);
         let at = b.select(in_chain, at, zero);
         let at = b.add(p.sorted_base, at);
-        let q = b.load(self.sorted, at);
+        let q = b.load(self.sorted(), at);
         (b.zext::<U32, _>(q), in_chain)
     }
 
     /// `x`'s slot in `sorted`.
     fn slot_of(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> Val<U32> {
         let at = b.add(p.table_base, x);
-        let slot = b.load(self.table, at);
+        let slot = b.load(self.table(), at);
         b.zext::<U32, _>(slot)
     }
 
@@ -138,17 +138,49 @@ impl Ctx {
         let x = b.read(self.start);
         let q = b.read(self.best_q);
         let len = b.read(self.best_len);
+        self.take_match(b, p, x, q, len);
+    }
+
+    /// The match of `len` bytes at `x` from `q` (all warp-uniform), extended backward over pending
+    /// literals and written as a sequence; the parse moves past it.
+    pub(super) fn take_match(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        x: Val<U32>,
+        q: Val<U32>,
+        len: Val<U32>,
+    ) {
+        let k = p.page.k;
         let anchor = b.read(self.anchor);
-        let back = self.extend_backward(b, p, x, q, anchor);
+        // Most matches do not extend backward: one byte decides, and only then the lanes count.
+        let room = b.gt(x, anchor);
+        let q_room = b.gt(q, k.zero);
+        let room = b.and(room, q_room);
+        let x1 = b.sub(x, k.one);
+        let q1 = b.sub(q, k.one);
+        let x1 = b.select(room, x1, k.zero);
+        let q1 = b.select(room, q1, k.zero);
+        let bx = p.page.byte(b, x1);
+        let bq = p.page.byte(b, q1);
+        let same = b.eq(bx, bq);
+        let can = b.and(room, same);
+        let can = b.vote(VoteMode::Any, can, Mask::FULL);
+        b.assign(self.ext, k.zero);
+        b.if_(can, |b| {
+            self.extend_backward(b, p, x, q, anchor);
+        });
+        let back = b.read(self.ext);
         let start = b.sub(x, back);
         let from = b.sub(q, back);
         let len = b.add(len, back);
         let lit = b.sub(start, anchor);
         let offset = b.sub(start, from);
-        self.emit_sequence(b, p, anchor, lit, Some((offset, len)));
+        // The parse moves past the match (the sequence writer moves it past the page if it gives up).
         let next = b.add(start, len);
         b.assign(self.pos, next);
         b.assign(self.anchor, next);
+        self.emit_sequence(b, p, anchor, lit, Some((offset, len)));
     }
 
     /// The longest match at `x` (warp-uniform) among its first `depth` chain entries, 32 entries per
@@ -303,6 +335,7 @@ impl Ctx {
     fn count_agreeing(
         &self,
         b: &mut KernelBuilder,
+        thirty_two: Val<U32>,
         start: Val<U32>,
         agrees: impl FnOnce(&mut KernelBuilder, Val<U32>) -> Val<crate::builder::Bool>,
     ) -> Val<U32> {
@@ -320,8 +353,7 @@ impl Ctx {
                     b.break_();
                 },
                 |b| {
-                    let step = b.u32(32);
-                    let more = b.add(count, step);
+                    let more = b.add(count, thirty_two);
                     b.assign(self.ext, more);
                 },
             );
@@ -331,7 +363,7 @@ impl Ctx {
 
     /// The match length at `x` from `q` (both uniform) whose first `known` bytes agree, ending at or
     /// before END_LIMIT.
-    fn extend_forward(
+    pub(super) fn extend_forward(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
@@ -339,15 +371,14 @@ impl Ctx {
         q: Val<U32>,
         known: Val<U32>,
     ) -> Val<U32> {
-        self.count_agreeing(b, known, |b, e| {
+        let k = p.page.k;
+        self.count_agreeing(b, k.thirty_two, known, |b, e| {
             let i = b.add(e, p.lane);
             let xi = b.add(x, i);
-            let limit = b.u32(END_LIMIT);
-            let inside = b.lt(xi, limit);
-            let last = b.u32(PAGE - 1);
-            let safe_x = b.min(xi, last);
+            let inside = b.lt(xi, k.end_limit);
+            let safe_x = b.min(xi, k.page_last);
             let qi = b.add(q, i);
-            let safe_q = b.min(qi, last);
+            let safe_q = b.min(qi, k.page_last);
             let bx = p.page.byte(b, safe_x);
             let bq = p.page.byte(b, safe_q);
             let same = b.eq(bx, bq);
@@ -364,20 +395,18 @@ impl Ctx {
         q: Val<U32>,
         anchor: Val<U32>,
     ) -> Val<U32> {
-        let zero = b.u32(0);
-        self.count_agreeing(b, zero, |b, d| {
-            let one = b.u32(1);
-            let lane1 = b.add(p.lane, one);
+        let k = p.page.k;
+        self.count_agreeing(b, k.thirty_two, k.zero, |b, d| {
+            let lane1 = b.add(p.lane, k.one);
             let i = b.add(d, lane1);
             let room = b.sub(x, anchor);
             let within_literals = b.le(i, room);
             let within_page = b.le(i, q);
             let inside = b.and(within_literals, within_page);
-            let zero = b.u32(0);
             let xi = b.sub(x, i);
             let qi = b.sub(q, i);
-            let safe_x = b.select(inside, xi, zero);
-            let safe_q = b.select(inside, qi, zero);
+            let safe_x = b.select(inside, xi, k.zero);
+            let safe_q = b.select(inside, qi, k.zero);
             let bx = p.page.byte(b, safe_x);
             let bq = p.page.byte(b, safe_q);
             let same = b.eq(bx, bq);

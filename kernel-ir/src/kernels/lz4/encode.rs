@@ -7,7 +7,7 @@ use super::{
 /// The largest input one block may hold here (LZ4's window).
 const MAX_INPUT: usize = 65_536;
 
-fn read32(data: &[u8], at: usize) -> u32 {
+pub(super) fn read32(data: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]])
 }
 
@@ -27,10 +27,10 @@ pub fn lz4_candidates(input: &[u8]) -> Vec<Option<u16>> {
 }
 
 /// "No earlier position" in [`links`].
-const NO_LINK: u16 = u16::MAX;
+pub(super) const NO_LINK: u16 = u16::MAX;
 
 /// Positions that may start a match in an input of `n` bytes.
-fn searchable(n: usize) -> usize {
+pub(super) fn searchable(n: usize) -> usize {
     (n + 1).saturating_sub(LZ4_MF_LIMIT)
 }
 
@@ -59,7 +59,7 @@ fn push_length(out: &mut Vec<u8>, mut rest: usize) {
 }
 
 /// Appends one sequence: `literals`, then (unless `matched` is `None`) a match of `(offset, length)`.
-fn push_sequence(out: &mut Vec<u8>, literals: &[u8], matched: Option<(usize, usize)>) {
+pub(super) fn push_sequence(out: &mut Vec<u8>, literals: &[u8], matched: Option<(usize, usize)>) {
     let lit = literals.len();
     let ml = matched.map_or(0, |(_, len)| len - LZ4_MIN_MATCH);
     let token = ((lit.min(15) as u8) << 4)
@@ -97,6 +97,9 @@ pub fn lz4_compress_block_level(
     let n = input.len();
     if n > MAX_INPUT {
         return Err(Lz4Error::InputTooLarge { len: n });
+    }
+    if !level.uses_chains() {
+        return finish(super::encode_fast::compress_greedy(input), output);
     }
     let words = words(input);
     let searchable = searchable(n);
@@ -138,6 +141,11 @@ pub fn lz4_compress_block_level(
         anchor = p;
     }
     push_sequence(&mut out, &input[anchor..], None);
+    finish(out, output)
+}
+
+/// Copies the finished block `out` into `output`, returning its size.
+fn finish(out: Vec<u8>, output: &mut [u8]) -> Result<usize, Lz4Error> {
     if out.len() > output.len() {
         return Err(Lz4Error::OutputTooSmall {
             needed: out.len(),

@@ -1,5 +1,6 @@
 //! Compression levels: how hard the parse looks for matches. Every level writes plain LZ4 blocks that
-//! every decoder reads; a higher level finds longer matches at a higher kernel cost.
+//! every decoder reads; a higher level finds longer matches at a higher kernel cost. Level 0 is the
+//! throughput level: one hash table, no chains (see [`super::encode_fast`]).
 
 use std::fmt;
 
@@ -11,6 +12,9 @@ use std::fmt;
 /// far as it goes). Before taking a match shorter than `nice`, it looks up to [`lazy`](Self::lazy)
 /// positions ahead for a longer one and, when one is found, starts there instead.
 ///
+/// Level 0, [`THROUGHPUT`](Self::THROUGHPUT), searches differently: a greedy parse against one hash
+/// table of the most recent position per hash (depth, lazy and nice do not apply).
+///
 /// The levels and what they buy on the development corpus are measured in `docs/lz4.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Lz4Level {
@@ -18,15 +22,28 @@ pub struct Lz4Level {
     depth: u32,
     lazy: u32,
     nice: u32,
+    chains: bool,
 }
 
 impl Lz4Level {
+    /// Level 0, for speed over ratio: a greedy parse in which every position tried is looked up in,
+    /// then written to, a hash table of the most recent position per hash (LZ4's fast parse without its
+    /// skipping); a match is taken at the first position whose table entry holds the same 4 bytes and
+    /// extended as far as it goes. The kernel tries 32 consecutive positions per warp step.
+    pub const THROUGHPUT: Lz4Level = Lz4Level {
+        number: 0,
+        depth: 1,
+        lazy: 0,
+        nice: 4096,
+        chains: false,
+    };
     /// Level 1: 8 chain entries, no lazy step; the cheapest kernel.
     pub const FAST: Lz4Level = Lz4Level {
         number: 1,
         depth: 8,
         lazy: 0,
         nice: 32,
+        chains: true,
     };
     /// Level 2, the default: 64 chain entries, one lazy step.
     pub const DEFAULT: Lz4Level = Lz4Level {
@@ -34,6 +51,7 @@ impl Lz4Level {
         depth: 64,
         lazy: 1,
         nice: 32,
+        chains: true,
     };
     /// Level 3: 128 chain entries, two lazy steps, lengths compared up to 64 bytes.
     pub const HIGH: Lz4Level = Lz4Level {
@@ -41,11 +59,19 @@ impl Lz4Level {
         depth: 128,
         lazy: 2,
         nice: 64,
+        chains: true,
     };
     /// Every level, lowest first.
-    pub const ALL: [Lz4Level; 3] = [Lz4Level::FAST, Lz4Level::DEFAULT, Lz4Level::HIGH];
+    pub const ALL: [Lz4Level; 4] = [
+        Lz4Level::THROUGHPUT,
+        Lz4Level::FAST,
+        Lz4Level::DEFAULT,
+        Lz4Level::HIGH,
+    ];
+    /// The number of a [custom](Self::custom) level.
+    pub const CUSTOM_NUMBER: u8 = u8::MAX;
 
-    /// The level with this number (1, 2 or 3).
+    /// The level with this number (0, 1, 2 or 3).
     pub fn from_number(number: u8) -> Result<Lz4Level, UnknownLevel> {
         Lz4Level::ALL
             .into_iter()
@@ -55,7 +81,7 @@ impl Lz4Level {
 
     /// A level with other settings, for measuring what they buy (`examples/level_sweep.rs`): `depth`
     /// 1..=4096 chain entries, `lazy` 0..=8 steps, `nice` 4..=128 bytes (the kernel's lanes hold the
-    /// 128 bytes after a position). Its number is 0.
+    /// 128 bytes after a position). Its number is [`CUSTOM_NUMBER`](Self::CUSTOM_NUMBER).
     pub fn custom(depth: u32, lazy: u32, nice: u32) -> Result<Lz4Level, String> {
         if !(1..=4096).contains(&depth) || lazy > 8 || !(4..=128).contains(&nice) {
             return Err(format!(
@@ -64,16 +90,24 @@ impl Lz4Level {
             ));
         }
         Ok(Lz4Level {
-            number: 0,
+            number: Lz4Level::CUSTOM_NUMBER,
             depth,
             lazy,
             nice,
+            chains: true,
         })
     }
 
-    /// The level's number (1 = fast, 2 = default, 3 = high; 0 for a [custom](Self::custom) one).
+    /// The level's number (0 = throughput, 1 = fast, 2 = default, 3 = high;
+    /// [`CUSTOM_NUMBER`](Self::CUSTOM_NUMBER) for a [custom](Self::custom) one).
     pub const fn number(self) -> u8 {
         self.number
+    }
+
+    /// Whether the search walks hash chains (levels 1 to 3 and custom levels); `false` for the
+    /// [throughput](Self::THROUGHPUT) level's single hash table.
+    pub const fn uses_chains(self) -> bool {
+        self.chains
     }
 
     /// Chain entries tried at each match start.
@@ -101,7 +135,8 @@ impl Default for Lz4Level {
 impl fmt::Display for Lz4Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.number {
-            0 => write!(f, "custom level"),
+            Lz4Level::CUSTOM_NUMBER => write!(f, "custom level"),
+            0 => return write!(f, "level 0 (throughput: one hash table, greedy)"),
             n => write!(f, "level {n}"),
         }?;
         write!(
@@ -112,7 +147,7 @@ impl fmt::Display for Lz4Level {
     }
 }
 
-/// A level number that is not 1, 2 or 3.
+/// A level number that is not 0, 1, 2 or 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnknownLevel(pub u8);
 
@@ -120,7 +155,7 @@ impl fmt::Display for UnknownLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "no LZ4 level {}: the levels are 1 (fast), 2 (default) and 3 (high)",
+            "no LZ4 level {}: the levels are 0 (throughput), 1 (fast), 2 (default) and 3 (high)",
             self.0
         )
     }

@@ -44,12 +44,14 @@
 mod compact_kernel;
 mod compress_chains;
 mod compress_emit;
+mod compress_greedy;
 mod compress_kernel;
 mod compress_search;
 mod decode;
 mod decompress_kernel;
 mod decompress_seq;
 mod encode;
+mod encode_fast;
 mod level;
 mod page;
 pub mod pages;
@@ -63,6 +65,7 @@ pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{
     decode_status, lz4_decompress_kernel, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK, STAGE_BYTES,
 };
+pub use encode_fast::{fast_hash, FAST_BUCKETS, FAST_HASH_BITS};
 pub use encode::{
     lz4_candidates, lz4_compress_block, lz4_compress_block_level, lz4_compress_bound,
 };

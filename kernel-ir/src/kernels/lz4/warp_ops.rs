@@ -48,49 +48,97 @@ fn counted_loop(
     });
 }
 
-/// A page of 1024 words in a shared array, starting at word `base`.
+/// A page of 1024 words in a shared array, starting at word `base`, with the constants its reads use
+/// (built once, before the kernel's loops).
 #[derive(Clone, Copy)]
 pub(crate) struct SharedPage {
     pub words: SharedArr<U32>,
     pub base: Val<U32>,
+    pub k: PageConsts,
+}
+
+/// Constants the LZ4 kernels use everywhere, defined once at the top of the kernel so that loops do
+/// not rebuild them.
+#[derive(Clone, Copy)]
+pub(crate) struct PageConsts {
+    pub zero: Val<U32>,
+    pub one: Val<U32>,
+    pub two: Val<U32>,
+    pub three: Val<U32>,
+    pub four: Val<U32>,
+    pub eight: Val<U32>,
+    pub fifteen: Val<U32>,
+    pub thirty_one: Val<U32>,
+    pub thirty_two: Val<U32>,
+    pub ff: Val<U32>,
+    pub last_word: Val<U32>,
+    pub page_last: Val<U32>,
+    pub end_limit: Val<U32>,
+}
+
+impl PageConsts {
+    pub fn new(b: &mut KernelBuilder) -> PageConsts {
+        PageConsts {
+            zero: b.u32(0),
+            one: b.u32(1),
+            two: b.u32(2),
+            three: b.u32(3),
+            four: b.u32(4),
+            eight: b.u32(8),
+            fifteen: b.u32(15),
+            thirty_one: b.u32(31),
+            thirty_two: b.u32(32),
+            ff: b.u32(0xff),
+            last_word: b.u32(1023),
+            page_last: b.u32(super::PAGE_SIZE as u32 - 1),
+            end_limit: b.u32((super::PAGE_SIZE - super::LZ4_LAST_LITERALS) as u32),
+        }
+    }
 }
 
 impl SharedPage {
     /// Byte `i` of the page (a `u32` in 0..=255).
     pub fn byte(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
-        let two = b.u32(2);
-        let word_index = b.shr(i, two);
+        let k = self.k;
+        let word_index = b.shr(i, k.two);
         let at = b.add(self.base, word_index);
         let word = b.load(self.words, at);
-        let three = b.u32(3);
-        let in_word = b.and(i, three);
-        let shift = b.shl(in_word, three);
+        let in_word = b.and(i, k.three);
+        let shift = b.shl(in_word, k.three);
         let shifted = b.shr(word, shift);
-        let ff = b.u32(0xff);
-        b.and(shifted, ff)
+        b.and(shifted, k.ff)
     }
 
     /// The little-endian 32-bit word at byte `i` (any alignment; `i + 4 <= 4096`).
     pub fn word_at(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
-        let two = b.u32(2);
-        let word_index = b.shr(i, two);
+        self.word(b, i, true)
+    }
+
+    /// [`word_at`](Self::word_at) for `i + 8 <= 4096` (every match start: `i + 12 <= 4096`), where the
+    /// word after `i`'s is in the page and needs no clamp.
+    pub fn word_at_start(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        self.word(b, i, false)
+    }
+
+    fn word(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> Val<U32> {
+        let k = self.k;
+        let word_index = b.shr(i, k.two);
         let at = b.add(self.base, word_index);
         let lo = b.load(self.words, at);
         // The next word, clamped to the page (it is only used when `i` is unaligned, and then it exists).
-        let one = b.u32(1);
-        let last = b.u32(1023);
-        let next_index = b.add(word_index, one);
-        let next_index = b.min(next_index, last);
+        let next_index = b.add(word_index, k.one);
+        let next_index = match clamp {
+            true => b.min(next_index, k.last_word),
+            false => next_index,
+        };
         let next_at = b.add(self.base, next_index);
         let hi = b.load(self.words, next_at);
-        let three = b.u32(3);
-        let in_word = b.and(i, three);
-        let shift = b.shl(in_word, three);
+        let in_word = b.and(i, k.three);
+        let shift = b.shl(in_word, k.three);
         // `hi << (32 - shift)` as two shifts, so that an aligned `i` (shift 0) takes nothing from `hi`.
         let low_part = b.shr(lo, shift);
-        let hi_once = b.shl(hi, one);
-        let thirty_one = b.u32(31);
-        let back = b.sub(thirty_one, shift);
+        let hi_once = b.shl(hi, k.one);
+        let back = b.sub(k.thirty_one, shift);
         let high_part = b.shl(hi_once, back);
         b.or(low_part, high_part)
     }
