@@ -11,6 +11,7 @@ use warpforge::codec::{Backend, PageCodec};
 use warpforge::ir::{parse_kernel, verify, Kernel};
 use warpforge::kernels::lz4::Lz4Level;
 use warpforge::pipeline::{compress_file, decompress_file, Summary};
+use warpforge::ptx::occupancy::Occupancy;
 use warpforge::ptx::ptxas::Ptxas;
 use warpforge::ptx::{emit as emit_ptx, Sm};
 
@@ -40,7 +41,8 @@ enum Command {
         /// PTX target architecture (70, 80 or 90).
         #[arg(long, default_value_t = 70, value_parser = parse_sm)]
         sm: u32,
-        /// With `--target ptx`: assemble with ptxas and print its resource report on stderr.
+        /// With `--target ptx`: assemble with ptxas and print its resource report on stderr, with the
+        /// blocks and warps per SM those resources allow (CUDA occupancy rules).
         #[arg(long)]
         report: bool,
         /// Write to FILE instead of stdout (SPIR-V, being binary, is not written to a terminal).
@@ -388,7 +390,17 @@ fn run(cli: Cli) -> Result<()> {
                         let ptxas = Ptxas::find().context(
                             "--report needs NVIDIA's ptxas: put it on PATH or name it in WARPFORGE_PTXAS",
                         )?;
-                        eprintln!("{}", ptxas.assemble(&ptx.text, sm)?);
+                        let resources = ptxas.assemble(&ptx.text, sm)?;
+                        eprintln!("{resources}");
+                        let block = ptx.launch.block_size;
+                        let dynamic = ptx.launch.dynamic_shared_bytes;
+                        match Occupancy::from_report(sm, &resources, block, dynamic) {
+                            Some(o) => eprintln!("{o}"),
+                            None => eprintln!(
+                                "occupancy on {}: a block of {block} threads with these resources does not fit on one SM",
+                                sm.name()
+                            ),
+                        }
                     }
                     (ptx.text.into_bytes(), false)
                 }

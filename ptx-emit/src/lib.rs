@@ -10,6 +10,7 @@
 //! - [`parse`]: the PTX front end, PTX text → a typed AST with positions, for any PTX (nvcc's,
 //!   Triton's, this crate's); [`emit_ast`] gives the [`ast`] a kernel's text is printed from.
 //! - [`ptxas`]: finding NVIDIA's `ptxas`, assembling, and parsing its `-v` resource report.
+//! - [`occupancy`]: blocks and warps per SM from those resources, by the CUDA occupancy rules.
 //!
 //! ```
 //! use warpforge_ir::{samples, verify};
@@ -26,6 +27,7 @@
 pub mod ast;
 pub mod launch;
 mod lower;
+pub mod occupancy;
 pub mod parse;
 pub mod ptxas;
 pub mod regs;

@@ -23,8 +23,8 @@
 
 use super::warp_ops::{first_lane, for_range, PageConsts, SharedPage};
 use super::{
-    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
-    PAGE_SIZE,
+    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS,
+    LZ4_MF_LIMIT, PAGE_SIZE,
 };
 use crate::builder::{GlobalBuf, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
 use crate::{Access, Kernel, Mask, VoteMode};

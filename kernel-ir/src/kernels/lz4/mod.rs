@@ -65,10 +65,10 @@ pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{
     decode_status, lz4_decompress_kernel, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK, STAGE_BYTES,
 };
-pub use encode_fast::{fast_hash, FAST_BUCKETS, FAST_HASH_BITS};
 pub use encode::{
     lz4_candidates, lz4_compress_block, lz4_compress_block_level, lz4_compress_bound,
 };
+pub use encode_fast::{fast_hash, FAST_BUCKETS, FAST_HASH_BITS};
 pub use level::{Lz4Level, UnknownLevel};
 pub use page::{encode_page, encode_page_level, same_filled_pattern, PageEncoding};
 
