@@ -53,7 +53,10 @@ impl Gpu {
         self.end.record(&self.stream).context("cuEventRecord")?;
         self.end.synchronize().context("cuEventSynchronize")?;
         self.ctx.check_err().context("a queued CUDA operation")?;
-        let ms = self.start.elapsed_ms(&self.end).context("cuEventElapsedTime")?;
+        let ms = self
+            .start
+            .elapsed_ms(&self.end)
+            .context("cuEventElapsedTime")?;
         Ok(f64::from(ms) / 1e3)
     }
 
@@ -183,7 +186,10 @@ pub fn par_check<T: Send + Default + std::ops::AddAssign>(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("a check thread panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow!("a check thread panicked")))
+            })
             .collect()
     });
     let mut total = T::default();

@@ -156,8 +156,19 @@ pub fn cuda(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
 
 /// The WebGPU batch API at the default level, refused on a software adapter (it would not be the GPU).
 pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
-    let compressor = GpuBatchCompressor::with_backend(GpuBatchConfig::default(), GpuBackend::WebGpu)
-        .context("WebGPU adapter")?;
+    let compressor = match GpuBatchCompressor::with_backend(
+        GpuBatchConfig::default(),
+        GpuBackend::WebGpu,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            report.skipped.push(format!(
+                    "WebGPU: no adapter could be opened ({e}); on the GPU machine carry .gl (the Vulkan \
+                     loader, docs/gpu.md)"
+                ));
+            return Ok(());
+        }
+    };
     let adapter = compressor.device().name;
     let lower = adapter.to_lowercase();
     if ["llvmpipe", "lavapipe", "swiftshader", "software"]

@@ -5,7 +5,10 @@
 //! ```text
 //! gpu_kernel_bench --pages FILE [--mib 1024] [--sets 8] [--runs 40] [--warmup 8] [--host-runs 3]
 //!                  [--nvcomp libnvcomp.so.6] [--only ours,nvcomp,pcie,host,cpu,webgpu] [--json OUT.json]
+//! gpu_kernel_bench --nvcomp-info libnvcomp.so.6   # open nvCOMP, print its version and sizes (no GPU)
 //! ```
+//!
+//! `--only cpu,webgpu` needs no CUDA device.
 //!
 //! `--pages` is a file of whole 4 KiB pages, repeated (each repeat rotated by 37 pages) up to `--mib`
 //! MiB and split into `--sets` rotation sets in separate device buffers; consecutive timed runs use
@@ -41,6 +44,8 @@ struct Args {
     nvcomp: Option<String>,
     only: Vec<String>,
     json: Option<String>,
+    /// Only open nvCOMP and print what it says (no GPU needed).
+    nvcomp_info: Option<String>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -56,6 +61,7 @@ fn parse() -> Result<Args, String> {
         nvcomp: None,
         only: SECTIONS.iter().map(|s| s.to_string()).collect(),
         json: None,
+        nvcomp_info: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -70,23 +76,29 @@ fn parse() -> Result<Args, String> {
             "--host-runs" => a.host_runs = num(value()?)?,
             "--nvcomp" => a.nvcomp = Some(value()?),
             "--json" => a.json = Some(value()?),
+            "--nvcomp-info" => a.nvcomp_info = Some(value()?),
             "--only" => {
                 a.only = value()?.split(',').map(str::to_owned).collect();
                 if let Some(bad) = a.only.iter().find(|s| !SECTIONS.contains(&s.as_str())) {
-                    return Err(format!("--only {bad}: the sections are {}", SECTIONS.join(",")));
+                    return Err(format!(
+                        "--only {bad}: the sections are {}",
+                        SECTIONS.join(",")
+                    ));
                 }
             }
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if a.pages.is_empty() {
+    if a.pages.is_empty() && a.nvcomp_info.is_none() {
         return Err("--pages FILE is required (a file of whole 4 KiB pages)".into());
     }
     if a.mib == 0 || a.sets == 0 || a.runs.timed == 0 {
         return Err("--mib, --sets and --runs must be at least 1".into());
     }
-    if a.only.iter().any(|s| s == "nvcomp") && a.nvcomp.is_none() {
-        return Err("--nvcomp PATH (libnvcomp.so.6) is required unless --only leaves nvcomp out".into());
+    if a.only.iter().any(|s| s == "nvcomp") && a.nvcomp.is_none() && a.nvcomp_info.is_none() {
+        return Err(
+            "--nvcomp PATH (libnvcomp.so.6) is required unless --only leaves nvcomp out".into(),
+        );
     }
     Ok(a)
 }
@@ -96,7 +108,10 @@ fn parse() -> Result<Args, String> {
 fn load_pages(path: &str, mib: usize, sets: usize) -> Result<Vec<Page>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     if bytes.is_empty() || bytes.len() % PAGE_SIZE != 0 {
-        return Err(format!("{path}: {} bytes is not a whole, non-zero number of 4 KiB pages", bytes.len()));
+        return Err(format!(
+            "{path}: {} bytes is not a whole, non-zero number of 4 KiB pages",
+            bytes.len()
+        ));
     }
     let corpus: Vec<&[u8]> = bytes.chunks_exact(PAGE_SIZE).collect();
     let m = corpus.len();
@@ -148,6 +163,10 @@ fn pcie(gpu: &Gpu, report: &mut Report) -> Result<()> {
 
 fn run(args: Args) -> Result<ExitCode> {
     let on = |s: &str| args.only.iter().any(|o| o == s);
+    if let Some(lib) = &args.nvcomp_info {
+        println!("{}", nvcomp::describe(lib)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let pages = match load_pages(&args.pages, args.mib, args.sets) {
         Ok(p) => p,
         Err(e) => {
@@ -155,6 +174,34 @@ fn run(args: Args) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    let needs_cuda = ["ours", "nvcomp", "pcie", "host"].iter().any(|s| on(s));
+    if !needs_cuda {
+        let mut report = Report::default();
+        report.set(
+            "pages",
+            json!(format!(
+                "{} pages ({} MiB) from {}",
+                pages.len(),
+                (pages.len() * PAGE_SIZE) >> 20,
+                args.pages
+            )),
+        );
+        if on("cpu") {
+            let r = host::lz4_flex(&pages, args.host_runs, &mut report);
+            section(&mut report, "lz4_flex", r);
+        }
+        if on("webgpu") {
+            let r = host::webgpu(&pages, args.host_runs, &mut report);
+            section(&mut report, "WebGPU batch API", r);
+        }
+        write_json(&report, args.json.as_deref());
+        print!("{}", report.text());
+        return Ok(if report.failures.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     if let Err(why) = warpforge::runtime::cuda::cuda_probe() {
         eprintln!(
             "gpu_kernel_bench: no usable CUDA device: {why}. This bench measures on an NVIDIA GPU \

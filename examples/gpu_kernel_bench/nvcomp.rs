@@ -204,6 +204,22 @@ impl NvComp {
     }
 }
 
+/// Opens nvCOMP and says what it reports for 4 KiB chunks: version, alignments, the largest compressed
+/// chunk (host-side calls only: no GPU needed).
+pub fn describe(lib: &str) -> Result<String> {
+    let nv = NvComp::open(lib)?;
+    let mut max_out = 0usize;
+    // SAFETY: a size to write.
+    let status = unsafe { (nv.max_output)(PAGE_SIZE, COMPRESS_OPTS, &mut max_out) };
+    nv.check("nvcompBatchedLZ4CompressGetMaxOutputChunkSize", status)?;
+    let (c, d) = &nv.alignments;
+    Ok(format!(
+        "{lib}: nvCOMP {}; LZ4 alignments: compress input {} output {} temp {}, decompress input {} \
+         output {} temp {}; largest compressed 4 KiB chunk {max_out} bytes",
+        nv.version, c.input, c.output, c.temp, d.input, d.output, d.temp
+    ))
+}
+
 /// One set's nvCOMP buffers: pointer arrays, sizes, statuses, outputs.
 struct SetBuffers {
     in_ptrs: CudaSlice<u64>,
@@ -222,13 +238,22 @@ fn round_up(x: usize, to: usize) -> usize {
 }
 
 /// nvCOMP's compress and decompress on the sets; figures into `report`.
-pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Report) -> Result<()> {
+pub fn run(
+    gpu: &Gpu,
+    lib: &str,
+    pages: &[Page],
+    sets: &Sets,
+    runs: Runs,
+    report: &mut Report,
+) -> Result<()> {
     let nv = NvComp::open(lib)?;
     let n = sets.pages_per_set;
     let stream: Stream = gpu.stream.cu_stream().cast();
     let mut max_out = 0usize;
     // SAFETY: a size to write.
-    nv.check("GetMaxOutputChunkSize", unsafe { (nv.max_output)(PAGE_SIZE, COMPRESS_OPTS, &mut max_out) })?;
+    nv.check("GetMaxOutputChunkSize", unsafe {
+        (nv.max_output)(PAGE_SIZE, COMPRESS_OPTS, &mut max_out)
+    })?;
     let (ca, da) = &nv.alignments;
     let stride = round_up(max_out, ca.output.max(da.input).max(16));
     let (mut ct, mut dt) = (0usize, 0usize);
@@ -238,13 +263,24 @@ pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report
     })?;
     // SAFETY: as above.
     nv.check("DecompressGetTempSize", unsafe {
-        (nv.decompress_temp)(n, PAGE_SIZE, DECOMPRESS_OPTS, &mut dt, n * PAGE_SIZE, stream)
+        (nv.decompress_temp)(
+            n,
+            PAGE_SIZE,
+            DECOMPRESS_OPTS,
+            &mut dt,
+            n * PAGE_SIZE,
+            stream,
+        )
     })?;
     let temp_bytes = ct.max(dt).max(16);
     let temp = gpu.zeros(temp_bytes + ca.temp.max(da.temp).max(256))?;
     let temp_ptr = round_up(gpu.address(&temp) as usize, ca.temp.max(da.temp).max(256));
     let chunk_bytes = gpu.upload(&vec![PAGE_SIZE; n])?;
-    let ptrs = |base: u64, step: usize| (0..n).map(|i| base + (i * step) as u64).collect::<Vec<u64>>();
+    let ptrs = |base: u64, step: usize| {
+        (0..n)
+            .map(|i| base + (i * step) as u64)
+            .collect::<Vec<u64>>()
+    };
     let bufs = (0..sets.len())
         .map(|s| {
             let out = gpu.zeros(n * stride)?;
@@ -329,7 +365,11 @@ pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report
         let sizes = gpu.download(&b.comp_bytes, n)?;
         let status = gpu.download(&b.comp_status, n)?;
         if let Some(i) = (0..n).find(|&i| status[i] != 0 || sizes[i] == 0 || sizes[i] > max_out) {
-            bail!("nvCOMP compress, set {s}: chunk {i}: status {}, {} bytes", status[i], sizes[i]);
+            bail!(
+                "nvCOMP compress, set {s}: chunk {i}: status {}, {} bytes",
+                status[i],
+                sizes[i]
+            );
         }
         compressed += sizes.iter().map(|&x| x as u64).sum::<u64>();
         let out = gpu.download(&b.out, n * stride)?;
@@ -347,7 +387,11 @@ pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report
         verified += par_check(n, |range| {
             for i in range.clone() {
                 if dec_status[i] != 0 || dec_sizes[i] != PAGE_SIZE {
-                    bail!("nvCOMP decompress, set {s}: chunk {i}: status {}, {} bytes", dec_status[i], dec_sizes[i]);
+                    bail!(
+                        "nvCOMP decompress, set {s}: chunk {i}: status {}, {} bytes",
+                        dec_status[i],
+                        dec_sizes[i]
+                    );
                 }
                 if dec[i * PAGE_SIZE..(i + 1) * PAGE_SIZE] != set[i] {
                     bail!("nvCOMP decompress, set {s}: chunk {i} decodes to a different page");
@@ -358,7 +402,10 @@ pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report
     }
     let all = (n * sets.len()) as u64;
     let name = format!("nvCOMP {} LZ4", nv.version.split(' ').next().unwrap_or("?"));
-    report.set("nvcomp", serde_json::json!(format!("{lib}: nvCOMP {}", nv.version)));
+    report.set(
+        "nvcomp",
+        serde_json::json!(format!("{lib}: nvCOMP {}", nv.version)),
+    );
     let flex = if flex_ok == all {
         "every compressed chunk also decodes with lz4_flex to its page".to_string()
     } else {
@@ -387,7 +434,8 @@ pub fn run(gpu: &Gpu, lib: &str, pages: &[Page], sets: &Sets, runs: Runs, report
         ratio: None,
         fallback_pages: None,
         verified_pages: verified,
-        note: "default backend; every page compared byte for byte, every status and size checked".into(),
+        note: "default backend; every page compared byte for byte, every status and size checked"
+            .into(),
     });
     if verified != all {
         return Err(anyhow!("nvCOMP: {verified} of {all} pages verified"));

@@ -48,13 +48,19 @@ fn launch(gpu: &Gpu, kernel: &CudaKernel, pages: usize, buffers: &[&CudaSlice<u8
     // in, 4 KiB slots and 16-byte meta words out (compress); slots, meta, 4-byte offsets in and the
     // compacted blocks out (compact, the offsets computed from the same meta words); blocks padded
     // to 16 bytes, 8-byte spans in, pages and 4-byte statuses out (decompress).
-    unsafe { builder.launch(cfg) }.with_context(|| format!("cuLaunchKernel({})", kernel.launch.entry))?;
+    unsafe { builder.launch(cfg) }
+        .with_context(|| format!("cuLaunchKernel({})", kernel.launch.entry))?;
     Ok(())
 }
 
 /// Times `launch_set(s)` `runs.warmup + runs.timed` times, rotating through the sets (every set is
 /// launched at least once, so every set's output is there to check).
-fn timed(gpu: &Gpu, sets: usize, runs: Runs, mut launch_set: impl FnMut(usize) -> Result<()>) -> Result<Vec<f64>> {
+fn timed(
+    gpu: &Gpu,
+    sets: usize,
+    runs: Runs,
+    mut launch_set: impl FnMut(usize) -> Result<()>,
+) -> Result<Vec<f64>> {
     let mut seconds = Vec::new();
     let total = (runs.warmup + runs.timed).max(sets);
     let first_timed = total - runs.timed;
@@ -83,8 +89,13 @@ impl std::ops::AddAssign for Checked {
 }
 
 fn meta_of(meta: &[u32], i: usize) -> Result<PageMeta> {
-    PageMeta::decode([meta[4 * i], meta[4 * i + 1], meta[4 * i + 2], meta[4 * i + 3]])
-        .map_err(|e| anyhow!("page {i}: {e}"))
+    PageMeta::decode([
+        meta[4 * i],
+        meta[4 * i + 1],
+        meta[4 * i + 2],
+        meta[4 * i + 3],
+    ])
+    .map_err(|e| anyhow!("page {i}: {e}"))
 }
 
 /// Every page of one set's compress output: LZ4 blocks decode (lz4_flex) to the page, same-filled
@@ -96,8 +107,9 @@ fn check_compressed(pages: &[Page], slots: &[u8], meta: &[u32]) -> Result<Checke
             match meta_of(meta, i)? {
                 PageMeta::Lz4(len) => {
                     let block = &slots[i * PAGE_SIZE..i * PAGE_SIZE + len];
-                    let decoded = lz4_flex::block::decompress(block, PAGE_SIZE)
-                        .map_err(|e| anyhow!("page {i}: lz4_flex rejects the kernel's block: {e}"))?;
+                    let decoded = lz4_flex::block::decompress(block, PAGE_SIZE).map_err(|e| {
+                        anyhow!("page {i}: lz4_flex rejects the kernel's block: {e}")
+                    })?;
                     if decoded != pages[i] {
                         bail!("page {i}: the kernel's LZ4 block decodes to a different page");
                     }
@@ -165,7 +177,12 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
         let name = format!("warpforge CUDA L{}", level.number());
         let kernel = load(gpu, &Lz4WarpCompressKernel::at_level(n, level))?;
         let seconds = timed(gpu, sets.len(), runs, |s| {
-            launch(gpu, &kernel, n, &[&sets.inputs[s], &bufs[s].slots, &bufs[s].meta])
+            launch(
+                gpu,
+                &kernel,
+                n,
+                &[&sets.inputs[s], &bufs[s].slots, &bufs[s].meta],
+            )
         })?;
         // Every set's output, downloaded once and checked; the offsets and spans for the next kernels.
         let mut checked = Checked::default();
@@ -219,7 +236,12 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
 
         let seconds = timed(gpu, sets.len(), runs, |s| {
             let b = &bufs[s];
-            launch(gpu, &compact, n, &[&b.slots, &b.meta, &b.offsets, &b.compact])
+            launch(
+                gpu,
+                &compact,
+                n,
+                &[&b.slots, &b.meta, &b.offsets, &b.compact],
+            )
         })?;
         let mut compacted = 0u64;
         for (s, b) in bufs.iter().enumerate() {
@@ -244,9 +266,10 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
             ratio: None,
             fallback_pages: Some(0),
             verified_pages: compacted,
-            note: "moves each LZ4 block from its 4 KiB slot to its offset (the batch API's download \
+            note:
+                "moves each LZ4 block from its 4 KiB slot to its offset (the batch API's download \
                    step); GB/s over all pages of the set; verified: blocks equal to their slots"
-                .into(),
+                    .into(),
         });
 
         let mut seconds = Vec::new();
@@ -257,7 +280,14 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
             if lz4 == 0 {
                 continue;
             }
-            let t = gpu.time(|| launch(gpu, &decompress, lz4, &[&b.compact, &b.spans, &b.decoded, &b.status]))?;
+            let t = gpu.time(|| {
+                launch(
+                    gpu,
+                    &decompress,
+                    lz4,
+                    &[&b.compact, &b.spans, &b.decoded, &b.status],
+                )
+            })?;
             if run >= total - runs.timed {
                 seconds.push(t / (lz4 * PAGE_SIZE) as f64 * set_bytes as f64);
             }
@@ -273,7 +303,10 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
                 for k in range {
                     let i = b.lz4_pages[k];
                     if status[k] & 0xff != decode_status::OK {
-                        bail!("{name} decompress, set {s}: page {i}: status {:#x}", status[k]);
+                        bail!(
+                            "{name} decompress, set {s}: page {i}: status {:#x}",
+                            status[k]
+                        );
                     }
                     if decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE] != set[i] {
                         bail!("{name} decompress, set {s}: page {i} decodes to a different page");
@@ -284,7 +317,9 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
             })?;
         }
         if seconds.is_empty() {
-            report.skipped.push(format!("{name} decompress: no page compressed to LZ4"));
+            report
+                .skipped
+                .push(format!("{name} decompress: no page compressed to LZ4"));
             continue;
         }
         report.figures.push(Figure {
