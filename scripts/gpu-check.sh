@@ -19,6 +19,7 @@
 #   PERF_BIN  the perf bundle folder (default gpu-perf, git-ignored)
 #   WHEELS  where `perf-build` finds the nvCOMP 6.0 wheel (default .whl, git-ignored)
 #   NCU     Nsight Compute for `perf` (default: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia)
+#   BENCH_TIMEOUT, NCU_TIMEOUT  seconds `perf` gives the bench (400) and ncu (120)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
 #   SANITIZER  compute-sanitizer to use (default: PATH, then $CUDA_HOME/bin, then /usr/local/cuda*/bin)
@@ -427,7 +428,7 @@ find_ncu() {
 # Occupancy and issue rate of each of our kernels (one launch each, every level) from ncu's CSV.
 ncu_step() { # ncu, pages
   local csv=$RESULTS/ncu.csv
-  "$1" --clock-control none --target-processes all --kernel-name regex:lz4_ --csv --log-file "$csv" \
+  bounded "${NCU_TIMEOUT:-120}" "$1" --clock-control none --target-processes all --kernel-name regex:lz4_ --csv --log-file "$csv" \
     --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum \
     "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return 1
   if grep -q '"ID"' "$csv"; then
@@ -498,7 +499,9 @@ perf() {
   fi
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [[ -z ${VK_DRIVER_FILES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
-  step bench "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
+  # Bounded so that ncu still runs inside the device machine's 10 minutes a command; the bench writes
+  # perf.json after every section, so a cut run still leaves what it measured.
+  step bench bounded "${BENCH_TIMEOUT:-400}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
     --nvcomp "$PERF_BIN/libnvcomp.so.6" --json "$RESULTS/perf.json"
   local ncu
   if ncu=$(find_ncu); then
@@ -510,6 +513,13 @@ perf() {
   else
     skip ncu "ncu not found (looked: $ncu): no occupancy or issue-rate figures"
   fi
+}
+
+# Runs a command for at most N seconds where `timeout` exists (exit 124 when cut).
+bounded() { # seconds, command...
+  local limit=$1
+  shift
+  if command -v timeout >/dev/null; then timeout -k 10 "$limit" "$@"; else "$@"; fi
 }
 
 unpack_pages() { # xz file, destination

@@ -124,7 +124,16 @@ fn load_pages(path: &str, mib: usize, sets: usize) -> Result<Vec<Page>, String> 
         .collect())
 }
 
-fn section(report: &mut Report, name: &str, result: Result<()>) {
+/// Runs one section, saying on stderr when it starts and ends (a run cut short still shows where).
+fn section(report: &mut Report, name: &str, run: impl FnOnce(&mut Report) -> Result<()>) {
+    eprintln!("gpu_kernel_bench: {name} ...");
+    let start = std::time::Instant::now();
+    let result = run(report);
+    eprintln!(
+        "gpu_kernel_bench: {name}: {} after {:.1} s",
+        if result.is_ok() { "done" } else { "FAILED" },
+        start.elapsed().as_secs_f64()
+    );
     if let Err(e) = result {
         eprintln!("gpu_kernel_bench: {name} FAILED: {e:#}");
         report.failures.push(format!("{name}: {e:#}"));
@@ -187,12 +196,14 @@ fn run(args: Args) -> Result<ExitCode> {
             )),
         );
         if on("cpu") {
-            let r = host::lz4_flex(&pages, args.host_runs, &mut report);
-            section(&mut report, "lz4_flex", r);
+            section(&mut report, "lz4_flex", |r| {
+                host::lz4_flex(&pages, args.host_runs, r)
+            });
         }
         if on("webgpu") {
-            let r = host::webgpu(&pages, args.host_runs, &mut report);
-            section(&mut report, "WebGPU batch API", r);
+            section(&mut report, "WebGPU batch API", |r| {
+                host::webgpu(&pages, args.host_runs, r)
+            });
         }
         write_json(&report, args.json.as_deref());
         print!("{}", report.text());
@@ -244,34 +255,38 @@ fn run(args: Args) -> Result<ExitCode> {
     }
     let sets = Sets::upload(&gpu, &pages, args.sets)?;
     if on("ours") {
-        let r = ours::run(&gpu, &pages, &sets, args.runs, &mut report);
-        section(&mut report, "warpforge kernels", r);
+        section(&mut report, "warpforge kernels", |r| {
+            ours::run(&gpu, &pages, &sets, args.runs, r)
+        });
         write_json(&report, args.json.as_deref());
     }
     if let (true, Some(lib)) = (on("nvcomp"), &args.nvcomp) {
-        let r = nvcomp::run(&gpu, lib, &pages, &sets, args.runs, &mut report);
-        section(&mut report, "nvCOMP", r);
+        section(&mut report, "nvCOMP", |r| {
+            nvcomp::run(&gpu, lib, &pages, &sets, args.runs, r)
+        });
         write_json(&report, args.json.as_deref());
     }
     if on("pcie") {
-        let r = pcie(&gpu, &mut report);
-        section(&mut report, "pinned copies", r);
+        section(&mut report, "pinned copies", |r| pcie(&gpu, r));
     }
     drop(sets);
     gpu.sync()?;
     if on("host") {
-        let r = host::cuda(&pages, args.host_runs, &mut report);
-        section(&mut report, "CUDA batch API", r);
+        section(&mut report, "CUDA batch API", |r| {
+            host::cuda(&pages, args.host_runs, r)
+        });
         write_json(&report, args.json.as_deref());
     }
     if on("cpu") {
-        let r = host::lz4_flex(&pages, args.host_runs, &mut report);
-        section(&mut report, "lz4_flex", r);
+        section(&mut report, "lz4_flex", |r| {
+            host::lz4_flex(&pages, args.host_runs, r)
+        });
         write_json(&report, args.json.as_deref());
     }
     if on("webgpu") {
-        let r = host::webgpu(&pages, args.host_runs, &mut report);
-        section(&mut report, "WebGPU batch API", r);
+        section(&mut report, "WebGPU batch API", |r| {
+            host::webgpu(&pages, args.host_runs, r)
+        });
     }
     write_json(&report, args.json.as_deref());
     print!("{}", report.text());
