@@ -110,7 +110,7 @@ fn batch_api(
         fallback_pages: Some(fell_back),
         verified_pages: checked,
         note: format!(
-            "whole compress_batch calls ({} pages, batch {}); median kernel time inside them {:.3} ms \
+            "whole compress_batch calls ({} pages, batch {}; fallback counts every timed call); median kernel time inside them {:.3} ms \
              ({}, {:.2} GB/s); H2D {:.3} ms, D2H {:.3} ms ({}) in the last call",
             pages.len(),
             compressor.config().batch_size,
