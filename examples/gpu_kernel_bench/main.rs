@@ -235,7 +235,7 @@ fn run(args: Args) -> Result<ExitCode> {
             total >> 20,
             args.pages,
             args.sets,
-            total / args.sets >> 20
+            (total / args.sets) >> 20
         )),
     );
     report.set(
