@@ -437,6 +437,11 @@ import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
 head, body = rows[0], rows[1:]
 col = {n: i for i, n in enumerate(head)}
+need = ["ID", "Metric Name", "Metric Unit", "Metric Value"]
+kname = next((c for c in ("Kernel Name", "Function Name", "Demangled Name") if c in col), None)
+if kname is None or any(c not in col for c in need):
+    print("ncu's CSV has columns this summary does not know (" + ", ".join(head) + "); the raw CSV is ncu.csv")
+    sys.exit(0)
 names = {"sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
          "sm__maximum_warps_per_active_cycle_pct": "theoretical occ %",
          "sm__inst_issued.avg.per_cycle_active": "issued/cycle/SM (max 4)",
@@ -445,7 +450,7 @@ names = {"sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
          "gpu__time_duration.sum": "duration"}
 print("ncu (--clock-control none), one launch of each kernel, 256 MiB of pages, levels in Lz4Level::ALL order:")
 for r in body:
-    k = r[col["Kernel Name"]] + " #" + r[col["ID"]]
+    k = r[col[kname]] + " #" + r[col["ID"]]
     m, unit, v = r[col["Metric Name"]], r[col["Metric Unit"]], r[col["Metric Value"]]
     if m in names:
         print(f"  {k:<28} {names[m]:<24} {v} {unit}")
