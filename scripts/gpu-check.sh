@@ -4,13 +4,22 @@
 #   scripts/gpu-check.sh bundle   only check the page corpus and unpack it into $BIN/dev.pages (no cargo)
 #   scripts/gpu-check.sh build    bundle, then release binaries into $BIN/; prints the bundle's size
 #   scripts/gpu-check.sh run      run only, from $BIN/ (a GPU machine without Rust: carry $BIN there)
+#   scripts/gpu-check.sh perf-build  here: the side-by-side bench (ours at every level, nvCOMP 6.0, the
+#                                 batch API, lz4_flex, WebGPU), libnvcomp.so.6 from $WHEELS and the pages
+#                                 (xz) into $PERF_BIN/; prints its size against the carry limit
+#   scripts/gpu-check.sh perf     there: every figure, verified; perf.json, perf-summary.txt, perf.log
+#                                 and ncu's CSV under $OUT (carry $PERF_BIN and .gl)
 # Environment:
 #   BIN     the bundle folder, relative to the repository root or absolute (default gpu-bin, git-ignored)
 #   CORPUS  the page corpus bundled by `bundle`/`build`, xz-compressed (*.xz) or plain
 #           (default ../shared/corpus/dev.pages.xz, relative to the repository root)
 #   PAGES   a plain file of whole 4 KiB pages: `bundle`/`build` bundle it instead of CORPUS, and
 #           `run` reads it instead of $BIN/dev.pages
-#   MIB     MiB pushed through compress_batch (default 1024)
+#   MIB     MiB pushed through compress_batch, and of pages for `perf` (default 1024)
+#   PERF_BIN  the perf bundle folder (default gpu-perf, git-ignored)
+#   WHEELS  where `perf-build` finds the nvCOMP 6.0 wheel (default .whl, git-ignored)
+#   NCU     Nsight Compute for `perf` (default: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia)
+#   BENCH_TIMEOUT, NCU_TIMEOUT  seconds `perf` gives the bench (400) and ncu (120)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
 #   SANITIZER  compute-sanitizer to use (default: PATH, then $CUDA_HOME/bin, then /usr/local/cuda*/bin)
@@ -20,6 +29,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 BIN=${BIN:-gpu-bin}
+PERF_BIN=${PERF_BIN:-gpu-perf}
+WHEELS=${WHEELS:-.whl}
 CORPUS=${CORPUS:-../shared/corpus/dev.pages.xz}
 MODE=${1:-all}
 PAGE_BYTES=4096
@@ -285,6 +296,11 @@ write_summary() {
       grep -h "^device:\|compress_batch:\|measured H2D\|decompress_batch:\|^ratio" "$WORK/logs/$log.txt" | sed 's/^/   /' || true
     fi
   done
+  # perf: the bench's own table (every figure with its labels), then ncu's.
+  if [[ -s $WORK/logs/bench.txt ]] && grep -q "^== gpu_kernel_bench summary" "$WORK/logs/bench.txt"; then
+    sed -n '/^== gpu_kernel_bench summary/,$p' "$WORK/logs/bench.txt"
+  fi
+  if [[ -s ${RESULTS:-$WORK}/ncu-summary.txt ]]; then cat "${RESULTS:-$WORK}/ncu-summary.txt"; fi
   if [[ -n ${OUT:-} ]]; then echo "logs: $COMBINED (under \$OUT)"; else echo "logs: $COMBINED, one per step in $WORK/logs/"; fi
   if [[ -n $SIGNAL ]]; then echo "gpu-check: interrupted by SIG$SIGNAL"; fi
   if ((fails)); then echo "gpu-check: $fails step(s) FAILED"; else echo "gpu-check: no step failed"; fi
@@ -304,18 +320,237 @@ finish() {
     { head -c $((7 << 20)) "$COMBINED"; printf '\n[... %s bytes cut ...]\n' "$((bytes - (14 << 20)))"
       tail -c $((7 << 20)) "$COMBINED"; } > "$COMBINED.cut" && mv -f "$COMBINED.cut" "$COMBINED"
   fi
-  if [[ -n ${OUT:-} ]]; then rm -rf "$WORK"; else rm -f "$WORK/c.wfpa" "$WORK/d.pages"; fi
+  if [[ -n ${OUT:-} ]]; then rm -rf "$WORK"; else rm -f "$WORK/c.wfpa" "$WORK/d.pages" "$WORK/dev.pages"; fi
   if [[ -n $SIGNAL ]]; then exit "$rc"; fi
   if ((fails)); then exit 1; fi
   if ((rc != 0)); then exit "$rc"; fi # the script itself broke: say so by its status
   exit 0
 }
 
+# ---- perf: warpforge's kernels side by side with nvCOMP (issue 21, docs/gpu.md "Side by side") ----
+
+# The nvCOMP 6.0 wheel (PyPI nvidia-libnvcomp-cu13), downloaded here into $WHEELS; prints its path.
+nvcomp_wheel() {
+  local w
+  for w in "$WHEELS"/nvidia_libnvcomp_cu13-6.0.*-py3-none-manylinux*_x86_64.whl; do
+    [[ -f $w ]] && { echo "$w"; return 0; }
+  done
+  return 1
+}
+
+# Reads one member of a wheel (a zip) to stdout: unzip, else Python's zipfile.
+wheel_member() { # wheel, member
+  if command -v unzip >/dev/null; then
+    unzip -p "$1" "$2"
+  else
+    python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' "$1" "$2"
+  fi
+}
+
+# Here (Rust, no GPU): the pages (xz), libnvcomp.so.6 and its 6.0 headers checked, the bench binary,
+# all in $PERF_BIN; its size against what may travel.
+perf_build() {
+  local wheel
+  if ! wheel=$(nvcomp_wheel); then
+    err "no nvCOMP 6.0 wheel in $WHEELS/ (looked for $(abs "$WHEELS")/nvidia_libnvcomp_cu13-6.0.*.whl)."
+    err "  Fix, in the repository root of this machine (it needs PyPI; the GPU machine has no network):"
+    err "    python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \\"
+    err "      --platform manylinux_2_28_x86_64 -d $WHEELS 'nvidia-libnvcomp-cu13==6.0.*' 'nvidia-nvcomp-cu13==6.0.*'"
+    err "  (.whl/ in the repository root is git-ignored), or set WHEELS to the folder that holds them. Nothing was built."
+    exit 2
+  fi
+  BIN=$PERF_BIN bundle
+  say "compressing the pages for the trip: $PERF_BIN/dev.pages.xz"
+  xz -T2 -6 -c "$PERF_BIN/dev.pages" > "$PERF_BIN/dev.pages.xz.part" && mv -f "$PERF_BIN/dev.pages.xz.part" "$PERF_BIN/dev.pages.xz"
+  rm -f "$PERF_BIN/dev.pages"
+
+  # The library, and the 6.0 headers whose prototypes examples/gpu_kernel_bench/nvcomp.rs copies.
+  local inc
+  inc=$(mktemp -d)
+  wheel_member "$wheel" nvidia/libnvcomp/lib64/libnvcomp.so.6 > "$PERF_BIN/libnvcomp.so.6" || {
+    err "$wheel holds no nvidia/libnvcomp/lib64/libnvcomp.so.6: not the nvCOMP 6.0 wheel?"; exit 2; }
+  for h in nvcomp/version.h nvcomp/lz4.h nvcomp/shared_types.h; do
+    wheel_member "$wheel" "nvidia/libnvcomp/include/$h" > "$inc/${h##*/}" || {
+      err "$wheel holds no include/$h"; exit 2; }
+  done
+  if ! grep -q '^#define NVCOMP_VER_MAJOR 6$' "$inc/version.h" || ! grep -q '^#define NVCOMP_VER_MINOR 0$' "$inc/version.h"; then
+    err "$wheel is not nvCOMP 6.0 (include/nvcomp/version.h): the bench's prototypes are 6.0's"; exit 2
+  fi
+  local f
+  for f in nvcompBatchedLZ4CompressAsync nvcompBatchedLZ4DecompressAsync nvcompBatchedLZ4CompressGetTempSize \
+    nvcompBatchedLZ4DecompressGetTempSize nvcompBatchedLZ4CompressGetMaxOutputChunkSize; do
+    grep -q "^nvcompStatus_t $f($" "$inc/lz4.h" || { err "include/nvcomp/lz4.h declares no $f"; exit 2; }
+  done
+  rm -rf "$inc"
+  say "nvCOMP 6.0 from $wheel: $PERF_BIN/libnvcomp.so.6 ($(mib "$(wc -c < "$PERF_BIN/libnvcomp.so.6")")), headers checked"
+
+  cargo build --release --example gpu_kernel_bench
+  local target=${CARGO_TARGET_DIR:-target}
+  cp "$target/release/examples/gpu_kernel_bench" "$PERF_BIN/"
+  if command -v strip >/dev/null; then strip "$PERF_BIN/gpu_kernel_bench" || err "could not strip the bench"; fi
+  # nvCOMP opened here as it will be there (host-side calls only): the library loads, its symbols
+  # resolve, its version is 6.0.
+  "$PERF_BIN/gpu_kernel_bench" --nvcomp-info "$PERF_BIN/libnvcomp.so.6" || { err "the bench could not open nvCOMP"; exit 1; }
+
+  local tree_b=0 bundle_b gl_b=0
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    tree_b=$(git ls-files -z -co --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1) || true
+    tree_b=${tree_b:-0}
+  fi
+  bundle_b=$(du -sb "$PERF_BIN" | cut -f1)
+  [[ -d .gl ]] && gl_b=$(du -sb .gl | cut -f1)
+  say "bundle $PERF_BIN/: $(mib "$bundle_b") ($(cd "$PERF_BIN" && du -bh gpu_kernel_bench libnvcomp.so.6 dev.pages.xz | tr '\t\n' ' ' | sed 's/ $//')),"
+  say "  plus the working tree $(mib "$tree_b") and .gl $(mib "$gl_b"): $(mib $((bundle_b + tree_b + gl_b))) of the $(mib "$CARRY_LIMIT") that travel"
+  if ((bundle_b + tree_b + gl_b > CARRY_LIMIT)); then
+    err "the perf bundle is too large to carry to the device machine ($(mib $((bundle_b + tree_b + gl_b))) > $(mib "$CARRY_LIMIT"))"
+    exit 1
+  fi
+  [[ -d .gl ]] || say "note: no .gl/ (the Vulkan loader .debs, docs/gpu.md): the WebGPU figure will be skipped there"
+  case $(abs "$PERF_BIN") in
+    "$ROOT"/*) say "on the GPU machine: carry [\"${PERF_BIN#"$ROOT"/}\", \".gl\"] and run scripts/gpu-check.sh perf" ;;
+    *) say "note: $PERF_BIN is outside the repository: only folders inside it can be carried to a GPU machine" ;;
+  esac
+}
+
+# Nsight Compute: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia/nsight-compute/*; prints
+# the path or where it looked.
+find_ncu() {
+  if [[ -n ${NCU:-} && -x ${NCU:-} ]]; then echo "$NCU"; return 0; fi
+  if command -v ncu 2>/dev/null; then return 0; fi
+  local d
+  for d in ${CUDA_HOME:+"$CUDA_HOME/bin"} $(printf '%s\n' /usr/local/cuda*/bin /opt/nvidia/nsight-compute/*/ 2>/dev/null | sort -rV); do
+    [[ -x $d/ncu ]] && { echo "$d/ncu"; return 0; }
+  done
+  echo "NCU, PATH, \$CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia/nsight-compute/*"
+  return 1
+}
+
+# Occupancy and issue rate of each of our kernels (one launch each, every level) from ncu's CSV.
+ncu_step() { # ncu, pages
+  local csv=$RESULTS/ncu.csv
+  bounded "${NCU_TIMEOUT:-120}" "$1" --clock-control none --target-processes all --kernel-name regex:lz4_ --csv --log-file "$csv" \
+    --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum \
+    "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return 1
+  if grep -q '"ID"' "$csv"; then
+    python3 - "$csv" <<'PY' | tee "$RESULTS/ncu-summary.txt"
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+head, body = rows[0], rows[1:]
+col = {n: i for i, n in enumerate(head)}
+need = ["ID", "Metric Name", "Metric Unit", "Metric Value"]
+kname = next((c for c in ("Kernel Name", "Function Name", "Demangled Name") if c in col), None)
+if kname is None or any(c not in col for c in need):
+    print("ncu's CSV has columns this summary does not know (" + ", ".join(head) + "); the raw CSV is ncu.csv")
+    sys.exit(0)
+names = {"sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
+         "sm__maximum_warps_per_active_cycle_pct": "theoretical occ %",
+         "sm__inst_issued.avg.per_cycle_active": "issued/cycle/SM (max 4)",
+         "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active %",
+         "launch__registers_per_thread": "regs/thread",
+         "gpu__time_duration.sum": "duration"}
+print("ncu (--clock-control none), one launch of each kernel, 256 MiB of pages, levels in Lz4Level::ALL order:")
+for r in body:
+    k = r[col[kname]] + " #" + r[col["ID"]]
+    m, unit, v = r[col["Metric Name"]], r[col["Metric Unit"]], r[col["Metric Value"]]
+    if m in names:
+        print(f"  {k:<28} {names[m]:<24} {v} {unit}")
+PY
+  else
+    echo "ncu wrote no metrics (see $csv)"
+    return 1
+  fi
+}
+
+# There (GPU, no Rust): every figure, then the summary table.
+perf() {
+  local missing=() t
+  for t in gpu_kernel_bench libnvcomp.so.6 dev.pages.xz; do [[ -s $PERF_BIN/$t ]] || missing+=("$PERF_BIN/$t"); done
+  if ((${#missing[@]})); then
+    err "missing from the perf bundle: ${missing[*]} (looked in $(abs "$PERF_BIN"))."
+    err "  Fix: run \`scripts/gpu-check.sh perf-build\` on a machine with Rust first (it needs the nvCOMP"
+    err "  wheels in $WHEELS/), and carry $PERF_BIN (and .gl) here."
+    exit 2
+  fi
+  if ! command -v nvidia-smi >/dev/null && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'; then
+    err "no NVIDIA GPU here: neither nvidia-smi nor libcuda.so is on this machine. \`perf\` measures on a GPU"
+    err "  machine (carry $PERF_BIN and .gl there); nothing was measured."
+    exit 2
+  fi
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-perf.XXXXXX")
+  mkdir -p "$WORK/logs"
+  if [[ -n ${OUT:-} ]]; then RESULTS=$OUT; else RESULTS=$WORK; fi
+  mkdir -p "$RESULTS"
+  COMBINED=$RESULTS/perf.log
+  SUMMARY=$RESULTS/perf-summary.txt
+  : > "$COMBINED"
+  STEPS=(nvidia-smi unpack vulkan bench ncu)
+  declare -gA RESULT=() NOTE=() TIME=()
+  CURRENT='' SIGNAL=''
+  trap finish EXIT
+  trap 'SIGNAL=INT; exit 130' INT
+  trap 'SIGNAL=TERM; exit 143' TERM
+  trap 'SIGNAL=HUP; exit 129' HUP
+  if command -v nvidia-smi >/dev/null; then
+    step nvidia-smi nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+  else
+    skip nvidia-smi "nvidia-smi not on PATH"
+  fi
+  local pages=$WORK/dev.pages
+  step unpack unpack_pages "$PERF_BIN/dev.pages.xz" "$pages"
+  if [[ -n $(compgen -G '.gl/*.deb') ]] && ! ldconfig -p 2>/dev/null | grep -q libvulkan; then
+    step vulkan install_vulkan_loader
+  else
+    skip vulkan "$(if ldconfig -p 2>/dev/null | grep -q libvulkan; then echo "a Vulkan loader is already installed"; else echo "no .gl/*.deb carried and no Vulkan loader: WebGPU will have no GPU adapter"; fi)"
+  fi
+  local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [[ -z ${VK_DRIVER_FILES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
+  # Bounded so that ncu still runs inside the device machine's 10 minutes a command; the bench writes
+  # perf.json after every section, so a cut run still leaves what it measured.
+  step bench bounded "${BENCH_TIMEOUT:-400}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
+    --nvcomp "$PERF_BIN/libnvcomp.so.6" --json "$RESULTS/perf.json"
+  local ncu
+  if ncu=$(find_ncu); then
+    step ncu ncu_step "$ncu" "$pages"
+    if [[ ${RESULT[ncu]} == FAILED ]] && grep -q "ERR_NVGPUCTRPERM\|LibraryNotLoaded\|not permitted" "$WORK/logs/ncu.txt"; then
+      RESULT[ncu]=SKIPPED NOTE[ncu]="ncu may not read the counters here: $(grep -m1 "ERR_NVGPUCTRPERM\|LibraryNotLoaded\|not permitted" "$WORK/logs/ncu.txt" | cut -c1-120)"
+      write_summary > "$SUMMARY"
+    fi
+  else
+    skip ncu "ncu not found (looked: $ncu): no occupancy or issue-rate figures"
+  fi
+}
+
+# Runs a command for at most N seconds where `timeout` exists (exit 124 when cut).
+bounded() { # seconds, command...
+  local limit=$1
+  shift
+  if command -v timeout >/dev/null; then timeout -k 10 "$limit" "$@"; else "$@"; fi
+}
+
+unpack_pages() { # xz file, destination
+  if command -v xz >/dev/null; then
+    xz -dc -- "$1" > "$2"
+  else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
+  fi
+  echo "$(($(wc -c < "$2") / PAGE_BYTES)) pages in $2"
+}
+
+# The Vulkan loader from the carried .debs (the device README's recipe), so that wgpu finds the GPU.
+install_vulkan_loader() {
+  local f
+  for f in .gl/*.deb; do dpkg -x "$f" / || return 1; done
+  ldconfig
+  ldconfig -p | grep libvulkan
+}
+
 case $MODE in
   bundle) bundle ;;
   build) build ;;
   run) run ;;
+  perf-build) perf_build ;;
+  perf) perf ;;
   all) build; run ;;
   -h | --help | help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' ;;
-  *) err "usage: $0 [bundle|build|run] (no argument: build, then run; --help for the environment)"; exit 2 ;;
+  *) err "usage: $0 [bundle|build|run|perf-build|perf] (no argument: build, then run; --help for the environment)"; exit 2 ;;
 esac

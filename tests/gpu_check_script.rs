@@ -1,6 +1,7 @@
 //! `scripts/gpu-check.sh`, the one command run unattended on a lent GPU machine: its corpus checks and
 //! the bundling of the pages into `$BIN/` work without cargo, a GPU or `../shared`, and a missing
-//! corpus or pages file stops it at once with exit status 2 and a message saying how to fix it.
+//! corpus or pages file stops it at once with exit status 2 and a message saying how to fix it. So do
+//! a bad mode, `perf-build` without the nvCOMP wheels and `perf` without its bundle.
 #![cfg(unix)]
 
 use std::io::Write;
@@ -29,7 +30,17 @@ fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<&Path>) -> 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check.sh");
     let mut cmd = Command::new("bash");
     cmd.arg(&script).arg(mode);
-    for var in ["PAGES", "CORPUS", "BIN", "OUT", "MIB", "SANITIZER"] {
+    for var in [
+        "PAGES",
+        "CORPUS",
+        "BIN",
+        "OUT",
+        "MIB",
+        "SANITIZER",
+        "PERF_BIN",
+        "WHEELS",
+        "NCU",
+    ] {
         cmd.env_remove(var);
     }
     for (key, value) in vars {
@@ -196,5 +207,74 @@ fn run_without_pages_says_to_build_first() {
         std::fs::read_dir(&bin).expect("bin").next().is_none(),
         "run wrote nothing into BIN"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `cargo` first on PATH that only leaves a mark (it must never run): (PATH prefix, mark file).
+fn fake_cargo(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = dir.join("fake-path");
+    std::fs::create_dir_all(&fake).expect("dir");
+    let mark = dir.join("cargo-ran");
+    let cargo = fake.join("cargo");
+    std::fs::write(
+        &cargo,
+        format!("#!/bin/sh\ntouch '{}'\nexit 0\n", mark.display()),
+    )
+    .expect("write");
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    (fake, mark)
+}
+
+#[test]
+fn an_unknown_mode_is_a_usage_error_naming_the_modes() {
+    let out = gpu_check("no-such-mode", &[], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("usage:") && err.contains("perf-build|perf"),
+        "{err}"
+    );
+}
+
+#[test]
+fn perf_build_without_the_nvcomp_wheels_stops_before_cargo_and_says_how_to_get_them() {
+    let dir = temp_dir("perf-no-wheels");
+    let wheels = dir.join("wheels");
+    std::fs::create_dir_all(&wheels).expect("dir");
+    let perf_bin = dir.join("perf");
+    let (fake, mark) = fake_cargo(&dir);
+    let out = gpu_check(
+        "perf-build",
+        &[("WHEELS", &wheels), ("PERF_BIN", &perf_bin)],
+        Some(&fake),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&wheels.display().to_string()), "{err}");
+    assert!(
+        err.contains("pip download") && err.contains("nvidia-libnvcomp-cu13==6.0"),
+        "says how to get the wheels: {err}"
+    );
+    assert!(err.contains("Nothing was built"), "{err}");
+    assert!(!mark.exists(), "cargo ran although the wheels are missing");
+    assert!(!perf_bin.exists(), "nothing was bundled");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn perf_without_its_bundle_says_to_run_perf_build_first() {
+    let dir = temp_dir("perf-no-bundle");
+    let perf_bin = dir.join("perf");
+    let out = gpu_check("perf", &[("PERF_BIN", &perf_bin)], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&perf_bin.join("gpu_kernel_bench").display().to_string())
+            && err.contains("libnvcomp.so.6"),
+        "names what is missing: {err}"
+    );
+    assert!(err.contains("scripts/gpu-check.sh perf-build"), "{err}");
+    assert!(!perf_bin.exists(), "perf wrote nothing");
     let _ = std::fs::remove_dir_all(&dir);
 }

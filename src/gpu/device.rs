@@ -113,14 +113,17 @@ pub struct KnownGpu {
     pub memory_gib: u64,
 }
 
-/// The GPUs the documentation names, newest first. H100 and H200 are the same GH100 configuration
-/// (132 SMs, 50 MiB L2); they differ in memory (80 GiB HBM3, 141 GB HBM3e).
+/// The GPUs the documentation names, newest first. H100 and H200 are both GH100 with 132 SMs; they
+/// differ in L2 and memory. The H200's 60 MiB of L2 was read off a lent H200 of this workplace
+/// (PyTorch's `L2_cache_size`, 2026-10-28; ../shared/GPU.md), as the H100's 50 MiB
+/// was off a lent H100 (2026-11-13); memory: 80 GiB HBM3, 141 GB HBM3e.
 pub const KNOWN_GPUS: [KnownGpu; 6] = [
     KnownGpu {
         name: "H200",
         architecture: "Hopper",
         compute_capability: (9, 0),
-        l2_mib: 50,
+        // 60 MiB as read on a lent H200 (PyTorch, 2026-10-28), not the H100's 50 MiB.
+        l2_mib: 60,
         memory_gib: 141,
     },
     KnownGpu {

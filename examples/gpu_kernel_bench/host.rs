@@ -1,0 +1,231 @@
+//! Host-to-host figures on the host clock: the public `GpuBatchCompressor` (CUDA at every level, and
+//! WebGPU), and lz4_flex on every core (`CpuCodec`, the `cpu` row of `warpforge bench`). Every record
+//! is checked (LZ4 blocks decoded by lz4_flex, same-filled patterns, raw pages) and every page that
+//! comes back compared byte for byte.
+
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use warpforge::archive::Record;
+use warpforge::codec::{CpuCodec, PageCodec};
+use warpforge::gpu::{GpuBackend, GpuBatchCompressor, GpuBatchConfig};
+use warpforge::kernels::lz4::{same_filled_pattern, Lz4Level};
+use warpforge::{Algorithm, PAGE_SIZE};
+
+use crate::gpu::{par_check, Page};
+use crate::report::{Figure, Report, Scope};
+
+/// Every record reproduces its page; returns (pages checked, payload bytes).
+fn check_records(pages: &[Page], records: &[Record]) -> Result<(u64, u64)> {
+    if records.len() != pages.len() {
+        bail!("{} records for {} pages", records.len(), pages.len());
+    }
+    let payload = par_check(pages.len(), |range| {
+        let mut payload = 0u64;
+        for i in range {
+            payload += match &records[i] {
+                Record::Lz4(block) => {
+                    let d = lz4_flex::block::decompress(block, PAGE_SIZE)
+                        .map_err(|e| anyhow::anyhow!("page {i}: lz4_flex: {e}"))?;
+                    if d != pages[i] {
+                        bail!("page {i}: the LZ4 block decodes to a different page");
+                    }
+                    block.len() as u64
+                }
+                Record::SameFilled(p) => {
+                    if same_filled_pattern(&pages[i]) != Some(*p) {
+                        bail!("page {i}: wrong same-filled pattern");
+                    }
+                    8
+                }
+                Record::Raw(raw) => {
+                    if raw[..] != pages[i] {
+                        bail!("page {i}: the raw record is not the page");
+                    }
+                    PAGE_SIZE as u64
+                }
+            };
+        }
+        Ok(payload)
+    })?;
+    Ok((pages.len() as u64, payload))
+}
+
+fn same_pages(a: &[Page], b: &[Page]) -> Result<u64> {
+    if a.len() != b.len() {
+        bail!("{} pages came back for {}", b.len(), a.len());
+    }
+    par_check(a.len(), |range| {
+        for i in range.clone() {
+            if a[i] != b[i] {
+                bail!("page {i} came back different");
+            }
+        }
+        Ok(range.len() as u64)
+    })
+}
+
+/// `compressor` on all of `pages`: one warm-up call on the first batch, then `runs` timed whole calls
+/// each way. Figures labelled `name`.
+fn batch_api(
+    name: &str,
+    mut compressor: GpuBatchCompressor,
+    pages: &[Page],
+    runs: usize,
+    report: &mut Report,
+) -> Result<()> {
+    let bytes = (pages.len() * PAGE_SIZE) as u64;
+    let warm = &pages[..pages.len().min(compressor.config().batch_size)];
+    let records = compressor.compress_batch(warm)?.pages;
+    compressor.decompress_batch(&records)?;
+    let before = compressor.stats().cpu_fallback_pages;
+    let (mut cs, mut ds, mut kernel_ns, mut last) = (Vec::new(), Vec::new(), Vec::new(), None);
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let result = compressor.compress_batch(pages)?;
+        cs.push(t.elapsed().as_secs_f64());
+        kernel_ns.push(result.kernel_time_ns);
+        last = Some(result);
+    }
+    let result = last.context("no run")?;
+    let fell_back = compressor.stats().cpu_fallback_pages - before;
+    let (checked, payload) = check_records(pages, &result.pages)?;
+    let mut back = Vec::new();
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        back = compressor.decompress_batch(&result.pages)?;
+        ds.push(t.elapsed().as_secs_f64());
+    }
+    let same = same_pages(pages, &back)?;
+    kernel_ns.sort_unstable();
+    let k = kernel_ns[kernel_ns.len() / 2] as f64 / 1e9;
+    report.figures.push(Figure {
+        backend: name.into(),
+        op: "compress".into(),
+        scope: Scope::HostToHost,
+        clock: "host clock".into(),
+        bytes,
+        seconds: cs,
+        ratio: Some(bytes as f64 / payload as f64),
+        fallback_pages: Some(fell_back),
+        verified_pages: checked,
+        note: format!(
+            "whole compress_batch calls ({} pages, batch {}; fallback counts every timed call); median kernel time inside them {:.3} ms \
+             ({}, {:.2} GB/s); H2D {:.3} ms, D2H {:.3} ms ({}) in the last call",
+            pages.len(),
+            compressor.config().batch_size,
+            k * 1e3,
+            result.kernel_clock,
+            bytes as f64 / k / 1e9,
+            result.h2d_time_ns as f64 / 1e6,
+            result.d2h_time_ns as f64 / 1e6,
+            result.transfer_clock
+        ),
+    });
+    report.figures.push(Figure {
+        backend: name.into(),
+        op: "decompress".into(),
+        scope: Scope::HostToHost,
+        clock: "host clock".into(),
+        bytes,
+        seconds: ds,
+        ratio: None,
+        fallback_pages: None,
+        verified_pages: same,
+        note: "whole decompress_batch calls; every page compared byte for byte (decompress has no \
+               CPU fallback: a GPU failure is an error)"
+            .into(),
+    });
+    Ok(())
+}
+
+/// The CUDA batch API at every level.
+pub fn cuda(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
+    for level in Lz4Level::ALL {
+        let config = GpuBatchConfig {
+            algorithm: Algorithm::Lz4Level(level),
+            ..GpuBatchConfig::default()
+        };
+        let compressor = GpuBatchCompressor::new(config)
+            .with_context(|| format!("GpuBatchCompressor::new at {level}"))?;
+        let name = format!("warpforge batch API CUDA L{}", level.number());
+        batch_api(&name, compressor, pages, runs, report).with_context(|| name.clone())?;
+    }
+    Ok(())
+}
+
+/// The WebGPU batch API at the default level, refused on a software adapter (it would not be the GPU).
+pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
+    let compressor = match GpuBatchCompressor::with_backend(
+        GpuBatchConfig::default(),
+        GpuBackend::WebGpu,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            report.skipped.push(format!(
+                    "WebGPU: no adapter could be opened ({e}); on the GPU machine carry .gl (the Vulkan \
+                     loader, docs/gpu.md)"
+                ));
+            return Ok(());
+        }
+    };
+    let adapter = compressor.device().name;
+    let lower = adapter.to_lowercase();
+    if ["llvmpipe", "lavapipe", "swiftshader", "software"]
+        .iter()
+        .any(|s| lower.contains(s))
+    {
+        report.skipped.push(format!(
+            "WebGPU: the adapter is `{adapter}`, a software rasterizer, not the GPU (is the NVIDIA Vulkan \
+             driver visible? carry .gl and set VK_DRIVER_FILES, docs/gpu.md)"
+        ));
+        return Ok(());
+    }
+    report.set("webgpu_adapter", serde_json::json!(adapter));
+    let name = format!("warpforge batch API WebGPU L{}", Lz4Level::DEFAULT.number());
+    batch_api(&name, compressor, pages, runs, report)
+}
+
+/// lz4_flex on every core, both ways.
+pub fn lz4_flex(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
+    let bytes = (pages.len() * PAGE_SIZE) as u64;
+    let mut codec = CpuCodec;
+    let mut records = codec.compress(pages)?;
+    let (mut cs, mut ds) = (Vec::new(), Vec::new());
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        records = codec.compress(pages)?;
+        cs.push(t.elapsed().as_secs_f64());
+    }
+    let (checked, payload) = check_records(pages, &records)?;
+    let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    for _ in 0..runs.max(1) + 1 {
+        let t = Instant::now();
+        codec
+            .decompress(&records, &mut out)?
+            .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
+        ds.push(t.elapsed().as_secs_f64());
+    }
+    ds.remove(0); // the first touches the output's fresh memory
+    let same = same_pages(pages, &out)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let name = format!("lz4_flex ({cores} threads)");
+    for (op, seconds, ratio, verified) in [
+        ("compress", cs, Some(bytes as f64 / payload as f64), checked),
+        ("decompress", ds, None, same),
+    ] {
+        report.figures.push(Figure {
+            backend: name.clone(),
+            op: op.into(),
+            scope: Scope::HostToHost,
+            clock: "host clock".into(),
+            bytes,
+            seconds,
+            ratio,
+            fallback_pages: None,
+            verified_pages: verified,
+            note: "CpuCodec (`warpforge bench`'s cpu row): pages in host memory, every core".into(),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,185 @@
+//! Every figure of the run with its labels (backend, scope, clock, fallbacks, verified pages), the text
+//! table and the JSON file.
+
+use serde_json::{json, Value};
+
+/// Where the pages were and where the results went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Pages already in GPU memory, results left there: the kernel alone.
+    DeviceResident,
+    /// Pages in host memory in, results in host memory out: the whole call.
+    HostToHost,
+    /// A copy between pinned host memory and the device.
+    Transfer,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::DeviceResident => "device-resident",
+            Scope::HostToHost => "host-to-host",
+            Scope::Transfer => "transfer",
+        }
+    }
+}
+
+/// One measured figure.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// What ran: `warpforge CUDA L2`, `nvCOMP 6.0 LZ4`, `lz4_flex (16 threads)`, ...
+    pub backend: String,
+    /// `compress`, `compact`, `decompress`, `H2D`, `D2H`.
+    pub op: String,
+    pub scope: Scope,
+    /// `CUDA events`, `host clock`, `WebGPU timestamp queries`.
+    pub clock: String,
+    /// Bytes the rate counts per run: uncompressed page bytes (the LZ4 pages only for a decompress
+    /// kernel, which never sees the others), or the bytes copied.
+    pub bytes: u64,
+    /// Seconds of each timed run.
+    pub seconds: Vec<f64>,
+    /// Uncompressed bytes ÷ compressed payload bytes (LZ4 blocks, raw pages, 8-byte patterns), where
+    /// the figure compresses.
+    pub ratio: Option<f64>,
+    /// Pages that fell back to the CPU (`None`: no fallback path exists for this figure).
+    pub fallback_pages: Option<u64>,
+    /// Pages whose output was checked against the input pages (0 for a transfer).
+    pub verified_pages: u64,
+    /// Anything else a reader needs.
+    pub note: String,
+}
+
+pub fn median(seconds: &[f64]) -> f64 {
+    let mut v = seconds.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[v.len() / 2]
+}
+
+impl Figure {
+    /// GB/s (10⁹ B/s) at the median run.
+    pub fn gbps(&self) -> f64 {
+        self.bytes as f64 / median(&self.seconds) / 1e9
+    }
+
+    /// GB/s at the slowest and the fastest run.
+    fn range(&self) -> (f64, f64) {
+        let max = self.seconds.iter().copied().fold(f64::MIN, f64::max);
+        let min = self.seconds.iter().copied().fold(f64::MAX, f64::min);
+        (self.bytes as f64 / max / 1e9, self.bytes as f64 / min / 1e9)
+    }
+
+    fn json(&self) -> Value {
+        let (lo, hi) = self.range();
+        json!({
+            "backend": self.backend,
+            "op": self.op,
+            "scope": self.scope.name(),
+            "clock": self.clock,
+            "gbps_median": self.gbps(),
+            "gbps_slowest_run": lo,
+            "gbps_fastest_run": hi,
+            "runs": self.seconds.len(),
+            "bytes_per_run": self.bytes,
+            "median_ms": median(&self.seconds) * 1e3,
+            "ratio": self.ratio,
+            "cpu_fallback_pages": self.fallback_pages,
+            "verified_pages": self.verified_pages,
+            "note": self.note,
+        })
+    }
+}
+
+/// Everything the run produced.
+#[derive(Default)]
+pub struct Report {
+    /// Device, pages, rotation, what ceilings to read the figures against.
+    pub context: Vec<(String, Value)>,
+    pub figures: Vec<Figure>,
+    /// Sections not measured here, and why.
+    pub skipped: Vec<String>,
+    /// Sections that failed (a failed check included); any makes the exit status 1.
+    pub failures: Vec<String>,
+}
+
+impl Report {
+    pub fn set(&mut self, key: &str, value: Value) {
+        self.context.push((key.to_owned(), value));
+    }
+
+    pub fn json(&self) -> String {
+        let mut context = serde_json::Map::new();
+        for (k, v) in &self.context {
+            context.insert(k.clone(), v.clone());
+        }
+        let doc = json!({
+            "context": context,
+            "figures": self.figures.iter().map(Figure::json).collect::<Vec<_>>(),
+            "skipped": self.skipped,
+            "failures": self.failures,
+        });
+        serde_json::to_string_pretty(&doc).expect("JSON of plain values") + "\n"
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = String::from("== gpu_kernel_bench summary\n");
+        for (k, v) in &self.context {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            s += &format!("{k}: {v}\n");
+        }
+        s += &format!(
+            "{:<30} {:<10} {:<15} {:<13} {:>9} {:>17} {:>5} {:>7} {:>9} {:>9}\n",
+            "backend",
+            "op",
+            "scope",
+            "clock",
+            "GB/s",
+            "(slowest-fastest)",
+            "runs",
+            "ratio",
+            "fallback",
+            "verified"
+        );
+        for f in &self.figures {
+            let (lo, hi) = f.range();
+            s += &format!(
+                "{:<30} {:<10} {:<15} {:<13} {:>9.2} {:>17} {:>5} {:>7} {:>9} {:>9}\n",
+                f.backend,
+                f.op,
+                f.scope.name(),
+                f.clock,
+                f.gbps(),
+                format!("({lo:.2}-{hi:.2})"),
+                f.seconds.len(),
+                f.ratio.map_or("-".into(), |r| format!("{r:.3}")),
+                f.fallback_pages.map_or("n/a".into(), |p| p.to_string()),
+                f.verified_pages
+            );
+            if !f.note.is_empty() {
+                s += &format!("    {}\n", f.note);
+            }
+        }
+        s += "GB/s: 10^9 bytes of uncompressed pages per second at the median run (decompress kernels: \
+              the LZ4 pages they decode; transfers: bytes copied). ratio: page bytes / compressed \
+              payload (LZ4 blocks, raw pages, 8-byte patterns; nvCOMP: its chunks). fallback: pages \
+              the CPU redid (n/a: no fallback path). verified: pages checked against the input.\n";
+        for why in &self.skipped {
+            s += &format!("SKIPPED: {why}\n");
+        }
+        for why in &self.failures {
+            s += &format!("FAILED: {why}\n");
+        }
+        s += if self.failures.is_empty() {
+            "gpu_kernel_bench: every measured output verified\n"
+        } else {
+            "gpu_kernel_bench: FAILED (see above)\n"
+        };
+        s
+    }
+}
