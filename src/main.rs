@@ -54,8 +54,9 @@ enum Command {
         /// Which implementation compresses.
         #[arg(long, default_value = "auto", value_parser = backend_choice())]
         backend: BackendChoice,
-        /// How hard to search for matches: 1 (fast: the cheapest kernel), 2 (default), 3 (high: a
-        /// little smaller, about 1.6x the kernel cost of 2). Every level writes standard LZ4 blocks;
+        /// How hard to search for matches: 0 (throughput: one hash table, greedy; the cheapest kernel,
+        /// about liblz4's default ratio), 1 (fast), 2 (default), 3 (high: a little smaller, about 2x
+        /// the kernel cost of 2). Every level writes standard LZ4 blocks;
         /// `cpu` (lz4_flex) has no levels. docs/lz4.md measures each.
         #[arg(long, default_value = "2", value_parser = parse_level)]
         level: Lz4Level,
@@ -330,7 +331,7 @@ fn report(verb: &str, with: &str, s: &Summary) {
 fn parse_level(text: &str) -> Result<Lz4Level, String> {
     let number: u8 = text
         .parse()
-        .map_err(|_| format!("`{text}` is not a level: the levels are 1, 2 and 3"))?;
+        .map_err(|_| format!("`{text}` is not a level: the levels are 0, 1, 2 and 3"))?;
     Lz4Level::from_number(number).map_err(|e| e.to_string())
 }
 
