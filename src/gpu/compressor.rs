@@ -1,9 +1,11 @@
 //! [`GpuBatchCompressor`]: batches through a GPU engine, failed batches redone on the CPU.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::driver_cuda::CudaDriver;
+use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
 use super::engine::{Engine, LaunchEngine};
 use super::ring_engine::RingEngine;
@@ -97,6 +99,20 @@ impl GpuBatchCompressor {
     ) -> Result<GpuBatchCompressor, GpuError> {
         config.validate()?;
         let engine = RingEngine::new(LaunchDriver::new(launcher), &config)?;
+        Ok(GpuBatchCompressor::with_engine(config, Box::new(engine)))
+    }
+
+    /// A compressor running the CUDA engine's host pipeline on a driver that records every kernel's
+    /// output into `tape` (computed with the CPU reference) and, once the tape is switched to replay,
+    /// copies the recorded outputs back instead of computing: the host side alone, without a GPU, for
+    /// `warpforge host-bench`. Times are on the host clock; [`ReplayTape::device_ns`] is the part of
+    /// them that stood in for the device.
+    pub fn replaying(
+        config: GpuBatchConfig,
+        tape: Arc<ReplayTape>,
+    ) -> Result<GpuBatchCompressor, GpuError> {
+        config.validate()?;
+        let engine = RingEngine::new(ReplayDriver::new(tape), &config)?;
         Ok(GpuBatchCompressor::with_engine(config, Box::new(engine)))
     }
 

@@ -9,7 +9,8 @@
 use warpforge_ir::Verified;
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::runtime::{Clock, Launcher, Loaded};
+use crate::kernels::blocks_for;
+use crate::runtime::{Backend, BufferArg, Clock, Launcher, Loaded};
 
 /// A kernel argument: a device buffer the kernel reads, or one it writes.
 pub enum Arg<'a, B> {
@@ -80,6 +81,20 @@ pub trait Driver {
         pages: usize,
         args: &mut [Arg<'_, Self::Buffer>],
     ) -> Result<(), GpuError>;
+
+    /// Runs a page kernel over `pages` pages from host bytes to host bytes and waits for it: the
+    /// runtime launcher's one-shot launch (decompression goes this way).
+    fn launch_host(
+        &self,
+        kernel: &Loaded,
+        pages: usize,
+        buffers: &mut [BufferArg<'_>],
+    ) -> anyhow::Result<()> {
+        let blocks = blocks_for(pages, Backend::Cuda);
+        self.launcher()
+            .launch(kernel, blocks, buffers, &[pages as u64])?;
+        Ok(())
+    }
 
     /// Records `event` on `stream`.
     fn record(&self, event: &Self::Event, stream: &Self::Stream) -> Result<(), GpuError>;

@@ -35,6 +35,7 @@ mod config;
 mod device;
 mod driver;
 mod driver_cuda;
+mod driver_replay;
 mod driver_sim;
 mod engine;
 mod error;
@@ -50,6 +51,7 @@ pub use device::{
     cuda_devices, cuda_probe, known_gpus_table, measure_h2d_gbps, GpuBackend, GpuDeviceInfo,
     KnownGpu, KNOWN_GPUS,
 };
+pub use driver_replay::ReplayTape;
 pub use error::GpuError;
 pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,

@@ -20,7 +20,7 @@ use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::Record;
 use crate::kernel_io::{decompress_through, record_from_meta, DecodeError, Page, PageMeta};
 use crate::kernels::Lz4WarpDecompressKernel;
-use crate::kernels::{blocks_for, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
+use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
 use crate::runtime::{Backend, Loaded, Timings};
 use crate::PAGE_SIZE;
 
@@ -309,12 +309,11 @@ impl<D: Driver> Engine for RingEngine<D> {
         records: &[Record],
         out: &mut [Page],
     ) -> Result<Result<(), DecodeError>, GpuError> {
-        let launcher = self.driver.launcher();
+        let (driver, kernel) = (&self.driver, &self.decompress);
         let (result, _) = decompress_through(records, out, |buffers, n| {
-            let blocks = blocks_for(n as usize, Backend::Cuda);
-            Ok(launcher.launch(&self.decompress, blocks, buffers, &[u64::from(n)])?)
+            driver.launch_host(kernel, n as usize, buffers)
         })
-        .map_err(|e| GpuError::from_launch(launcher.backend(), e))?;
+        .map_err(|e| GpuError::from_launch(driver.launcher().backend(), e))?;
         Ok(result)
     }
 }
