@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
 
+use crate::archive::PackedRecords;
 use crate::codec::Page;
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use crate::PAGE_SIZE;
@@ -59,6 +60,10 @@ pub struct HostBenchReport {
     pub compress: Direction,
     /// Decompression.
     pub decompress: Direction,
+    /// Compression through the owned-records API (`compress_batch`: one allocation per record).
+    pub compress_owned: Direction,
+    /// Decompression through `decompress_batch` (owned records in, a fresh output vector out).
+    pub decompress_owned: Direction,
     /// Pages redone on the CPU (must be 0: the replayed GPU path handled every page).
     pub cpu_fallback_pages: u64,
 }
@@ -73,8 +78,9 @@ pub fn cycle_pages(corpus: &[Page], pages: usize) -> Vec<Page> {
     corpus.iter().cycle().take(pages).copied().collect()
 }
 
-/// Times `runs` replayed compress and decompress calls of the whole of `pages` (after one untimed
-/// recording run of each), checking the round trip after each run. `progress` counts runs.
+/// Times `runs` replayed compress and decompress calls of the whole of `pages` through each API
+/// (after one untimed recording run), checking the round trip after each call. `progress` counts
+/// runs.
 pub fn run(
     pages: &[Page],
     runs: usize,
@@ -89,66 +95,85 @@ pub fn run(
     progress.set_length(runs as u64 + 1);
 
     // Recording run (untimed): the kernels' outputs computed on the CPU.
-    let records = gpu.compress_batch(pages).context("recording compression")?.pages;
-    let stored_bytes = records.iter().map(|r| r.encoded_len()).sum();
-    let decoded = gpu.decompress_batch(&records).context("recording decompression")?;
+    let mut recorded = PackedRecords::new();
+    gpu.compress_into(pages, &mut recorded)
+        .context("recording compression")?;
+    let mut decoded = vec![[0u8; PAGE_SIZE]; pages.len()];
+    gpu.decompress_into(&recorded, &mut decoded)
+        .context("recording decompression")?;
     ensure!(
         decoded.as_slice() == pages,
         "the recorded round trip changed the pages"
     );
-    drop(decoded);
     tape.replay();
     progress.inc(1);
 
-    let (mut c_host, mut c_wall, mut d_host, mut d_wall) = (vec![], vec![], vec![], vec![]);
-    let timed = |f: &mut dyn FnMut() -> anyhow::Result<()>| -> anyhow::Result<(f64, f64)> {
+    let mut times: [(Vec<f64>, Vec<f64>); 4] = Default::default();
+    let mut timed = |row: usize, f: &mut dyn FnMut() -> anyhow::Result<()>| {
         let device = tape.device_ns();
         let start = Instant::now();
         f()?;
         let wall = start.elapsed().as_nanos() as f64;
         let device = (tape.device_ns() - device) as f64;
-        Ok(((wall - device) / 1e6, wall / 1e6))
+        times[row].0.push((wall - device) / 1e6);
+        times[row].1.push(wall / 1e6);
+        anyhow::Ok(())
     };
-    let mut replayed = Vec::new();
+    let mut packed = PackedRecords::new();
     for run in 0..runs {
+        // The packed API, its buffers reused from run to run (as a streaming caller reuses them).
         tape.rewind();
-        drop(std::mem::take(&mut replayed));
-        let (host, wall) = timed(&mut || {
-            replayed = gpu.compress_batch(pages)?.pages;
-            Ok(())
+        decoded.iter_mut().for_each(|p| p.fill(0xa5));
+        timed(0, &mut || {
+            Ok(gpu.compress_into(pages, &mut packed).map(drop)?)
         })?;
-        c_host.push(host);
-        c_wall.push(wall);
         ensure!(
-            replayed == records,
+            packed == recorded,
             "run {run}: the replayed compression gave other records than the recorded one"
         );
-        let mut decoded = Vec::new();
-        let (host, wall) = timed(&mut || {
-            decoded = gpu.decompress_batch(&replayed)?;
-            Ok(())
-        })?;
-        d_host.push(host);
-        d_wall.push(wall);
+        timed(1, &mut || Ok(gpu.decompress_into(&packed, &mut decoded)?))?;
         ensure!(
             decoded.as_slice() == pages,
             "run {run}: the replayed round trip changed the pages"
         );
+        // The owned-records API: a Vec of records and a fresh output vector per call.
+        tape.rewind();
+        let mut records = Vec::new();
+        timed(2, &mut || {
+            records = gpu.compress_batch(pages)?.pages;
+            Ok(())
+        })?;
+        ensure!(
+            records == recorded.to_records(),
+            "run {run}: compress_batch gave other records than the recorded ones"
+        );
+        let mut fresh = Vec::new();
+        timed(3, &mut || {
+            fresh = gpu.decompress_batch(&records)?;
+            Ok(())
+        })?;
+        ensure!(
+            fresh.as_slice() == pages,
+            "run {run}: decompress_batch changed the pages"
+        );
+        drop((records, fresh));
         progress.inc(1);
     }
-    let direction = |host, wall| Direction {
+    let [c, d, co, dfresh] = times.map(|(host, wall)| Direction {
         host_ms: median(host),
         wall_ms: median(wall),
         bytes,
-    };
+    });
     Ok(HostBenchReport {
         pages: pages.len(),
         runs,
         config,
-        stored_bytes,
+        stored_bytes: recorded.encoded_len(),
         launches: tape.launches(),
-        compress: direction(c_host, c_wall),
-        decompress: direction(d_host, d_wall),
+        compress: c,
+        decompress: d,
+        compress_owned: co,
+        decompress_owned: dfresh,
         cpu_fallback_pages: gpu.stats().cpu_fallback_pages,
     })
 }
@@ -158,7 +183,8 @@ impl HostBenchReport {
     pub fn text(&self) -> String {
         let mut s = format!(
             "host pipeline of the CUDA engine on the replay driver (recorded kernel outputs, no GPU; \
-             host clock, host-to-host work only)\n{} pages ({:.1} MiB), batch {} pages x {} ring \
+             host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
+             buffers reused); compress_batch / decompress_batch: owned records, fresh output\n{} pages ({:.1} MiB), batch {} pages x {} ring \
              slots, ratio {:.3}x, {} launches replayed per run, median of {} runs\n",
             self.pages,
             (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
@@ -168,9 +194,14 @@ impl HostBenchReport {
             self.launches,
             self.runs
         );
-        for (name, d) in [("compress", &self.compress), ("decompress", &self.decompress)] {
+        for (name, d) in [
+            ("compress", &self.compress),
+            ("decompress", &self.decompress),
+            ("compress_batch", &self.compress_owned),
+            ("decompress_batch", &self.decompress_owned),
+        ] {
             s += &format!(
-                "{name:<10}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms)\n",
+                "{name:<16}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms)\n",
                 d.host_ms_per_gib(),
                 d.host_gbps(),
                 d.wall_ms,
@@ -202,6 +233,8 @@ impl HostBenchReport {
             "launches": self.launches,
             "compress": direction(&self.compress),
             "decompress": direction(&self.decompress),
+            "compress_batch": direction(&self.compress_owned),
+            "decompress_batch": direction(&self.decompress_owned),
             "cpu_fallback_pages": self.cpu_fallback_pages,
         })
         .to_string()

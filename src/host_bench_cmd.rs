@@ -54,7 +54,8 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
         )
     };
     progress.set_message("host-bench");
-    let report = warpforge::host_bench::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
+    let report =
+        warpforge::host_bench::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
     progress.finish_and_clear();
     if args.json {
         println!("{}", report.json());

@@ -9,7 +9,10 @@ use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
 use super::engine::{Engine, LaunchEngine};
 use super::ring_engine::RingEngine;
-use super::{BatchResult, BatchStats, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError};
+use super::{
+    BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
+};
+use crate::archive::{PackedRecords, Records};
 use crate::kernel_io::{reference, Lz4Kernels, Page};
 use crate::runtime::Launcher;
 use crate::{CompressedPage, PAGE_SIZE};
@@ -184,27 +187,37 @@ impl GpuBatchCompressor {
 
     /// Compresses `pages` in chunks of `batch_size`. A chunk the GPU fails is redone on the CPU (logged
     /// to stderr and counted in [`BatchStats::cpu_fallbacks`] and [`BatchResult::cpu_fallback_pages`]);
-    /// the records are the same either way. After a sticky error every chunk goes to the CPU.
+    /// the records are the same either way. After a sticky error every chunk goes to the CPU. The
+    /// records are owned, one allocation per LZ4 or raw page: [`GpuBatchCompressor::compress_into`]
+    /// packs them into two reusable buffers instead.
     pub fn compress_batch(&mut self, pages: &[[u8; PAGE_SIZE]]) -> Result<BatchResult, GpuError> {
         let start = Instant::now();
+        let mut packed = PackedRecords::new();
+        let times = self.compress_into(pages, &mut packed)?;
+        let mut result = BatchResult::from_times(times, packed.to_records());
+        result.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
+        Ok(result)
+    }
+
+    /// [`GpuBatchCompressor::compress_batch`] into `out` (cleared first, its buffers reused): one
+    /// record per page, packed, with no allocation per page. The timings are those of
+    /// [`BatchResult`].
+    pub fn compress_into(
+        &mut self,
+        pages: &[[u8; PAGE_SIZE]],
+        out: &mut PackedRecords,
+    ) -> Result<BatchTimes, GpuError> {
+        let start = Instant::now();
         let batch = self.config.batch_size;
+        out.reset(pages.len());
         let outcomes = match &self.poisoned {
-            None => self.engine.compress_chunks(pages, batch),
+            None => self.engine.compress_chunks(pages, batch, out),
             Some(why) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
                 pages.chunks(batch).map(|_| Err(why.clone())).collect()
             }
         };
-        let mut result = BatchResult {
-            pages: Vec::with_capacity(pages.len()),
-            h2d_time_ns: 0,
-            kernel_time_ns: 0,
-            d2h_time_ns: 0,
-            total_time_ns: 0,
-            kernel_clock: Default::default(),
-            transfer_clock: Default::default(),
-            cpu_fallback_pages: 0,
-        };
+        let mut times = BatchTimes::default();
         for (k, (chunk, outcome)) in pages.chunks(batch).zip(outcomes).enumerate() {
             let global = self.batches_seen + k as u64;
             let outcome = match self.faults.remove(&global) {
@@ -212,23 +225,14 @@ impl GpuBatchCompressor {
                 None => outcome,
             };
             match outcome {
-                Ok((records, t)) if records.len() == chunk.len() => {
-                    result.pages.extend(records);
-                    result.h2d_time_ns += t.upload_ns;
-                    result.kernel_time_ns += t.kernel_ns;
-                    result.d2h_time_ns += t.download_ns;
-                    result.kernel_clock = t.kernel_clock;
-                    result.transfer_clock = t.transfer_clock;
+                Ok(t) => {
+                    times.h2d_time_ns += t.upload_ns;
+                    times.kernel_time_ns += t.kernel_ns;
+                    times.d2h_time_ns += t.download_ns;
+                    times.kernel_clock = t.kernel_clock;
+                    times.transfer_clock = t.transfer_clock;
                 }
-                outcome => {
-                    let error = match outcome {
-                        Err(e) => e,
-                        Ok((records, _)) => GpuError::NotAvailable(format!(
-                            "{} records for {} pages",
-                            records.len(),
-                            chunk.len()
-                        )),
-                    };
+                Err(error) => {
                     let first = k * batch;
                     if self.poisoned.is_none() {
                         eprintln!(
@@ -237,54 +241,74 @@ impl GpuBatchCompressor {
                         );
                     }
                     let records = reference::compress(chunk, self.config.algorithm.lz4_level());
-                    result.pages.extend(records);
-                    result.cpu_fallback_pages += chunk.len();
+                    for (i, record) in records.iter().enumerate() {
+                        out.set(first + i, record.view());
+                    }
+                    times.cpu_fallback_pages += chunk.len();
                     self.stats.cpu_fallback_pages += chunk.len() as u64;
                     self.note_failure(&error);
                 }
             }
         }
         self.batches_seen += pages.len().div_ceil(batch) as u64;
-        result.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
+        times.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
         self.stats.pages_compressed += pages.len() as u64;
         self.stats.total_bytes_in += (pages.len() * PAGE_SIZE) as u64;
-        self.stats.total_bytes_out += result
-            .pages
-            .iter()
-            .map(CompressedPage::encoded_len)
-            .sum::<usize>() as u64;
-        self.stats.total_time_ns += result.total_time_ns;
-        Ok(result)
+        self.stats.total_bytes_out += out.encoded_len() as u64;
+        self.stats.total_time_ns += times.total_time_ns;
+        Ok(times)
     }
 
     /// Decompresses `pages` in chunks of `batch_size`. A chunk the GPU fails is redone on the CPU; a
-    /// malformed page is [`GpuError::Corrupt`] with its index in `pages`.
+    /// malformed page is [`GpuError::Corrupt`] with its index in `pages`. The output is a fresh
+    /// vector: [`GpuBatchCompressor::decompress_into`] writes into the caller's pages instead.
     pub fn decompress_batch(
         &mut self,
         pages: &[CompressedPage],
     ) -> Result<Vec<[u8; PAGE_SIZE]>, GpuError> {
-        let batch = self.config.batch_size;
         let mut out: Vec<Page> = vec![[0u8; PAGE_SIZE]; pages.len()];
-        for (k, (records, dst)) in pages.chunks(batch).zip(out.chunks_mut(batch)).enumerate() {
+        self.decompress_into(&pages, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decodes `records` (owned [`CompressedPage`]s or [`PackedRecords`]) into `out`, one page per
+    /// record; every page of `out` is written. A chunk the GPU fails is redone on the CPU; a malformed
+    /// page is [`GpuError::Corrupt`] with its index in `records`, and a length mismatch is
+    /// [`GpuError::Config`].
+    pub fn decompress_into(
+        &mut self,
+        records: &dyn Records,
+        out: &mut [[u8; PAGE_SIZE]],
+    ) -> Result<(), GpuError> {
+        if records.count() != out.len() {
+            return Err(GpuError::Config(format!(
+                "decompress_into: {} records for {} output pages",
+                records.count(),
+                out.len()
+            )));
+        }
+        let batch = self.config.batch_size;
+        let outcomes = match &self.poisoned {
+            None => self.engine.decompress_chunks(records, batch, out),
+            Some(why) => {
+                let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
+                out.chunks(batch).map(|_| Err(why.clone())).collect()
+            }
+        };
+        for (k, (dst, outcome)) in out.chunks_mut(batch).zip(outcomes).enumerate() {
             let first = k * batch;
-            let outcome = match &self.poisoned {
-                None => self.engine.decompress_chunk(records, dst),
-                Some(why) => Err(GpuError::NotAvailable(format!(
-                    "the GPU is unusable after {why}"
-                ))),
-            };
             let decoded = match outcome {
                 Ok(decoded) => decoded,
                 Err(e) => {
                     if self.poisoned.is_none() {
                         eprintln!(
                             "warpforge: GPU decompression of pages {first}..{} failed: {e}; decoding them on the CPU",
-                            first + records.len()
+                            first + dst.len()
                         );
                     }
-                    self.stats.cpu_fallback_pages += records.len() as u64;
+                    self.stats.cpu_fallback_pages += dst.len() as u64;
                     self.note_failure(&e);
-                    reference::decompress(records, dst)
+                    reference::decompress_records(records, first, dst)
                 }
             };
             decoded.map_err(|e| GpuError::Corrupt {
@@ -292,7 +316,7 @@ impl GpuBatchCompressor {
                 detail: e.detail,
             })?;
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the CUDA engine's host pipeline asks of a device: streams, events, device and page-locked
 //! host buffers, asynchronous copies and kernel launches — the driver API's shape. [`RingEngine`]
-//! (the ring, the meta-first compaction, decompression) is written once against it; `CudaDriver`
+//! (the ring, the meta-first compaction, decompression, both directions through the same ring) is written once against it; `CudaDriver`
 //! answers with cudarc on a GPU, `LaunchDriver` with a runtime launcher on the CPU (the simulator
 //! standing in for the driver), so the host logic that talks to CUDA runs in CI.
 //!
@@ -9,8 +9,7 @@
 use warpforge_ir::Verified;
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::kernels::blocks_for;
-use crate::runtime::{Backend, BufferArg, Clock, Launcher, Loaded};
+use crate::runtime::{Clock, Loaded};
 
 /// A kernel argument: a device buffer the kernel reads, or one it writes.
 pub enum Arg<'a, B> {
@@ -35,8 +34,6 @@ pub trait Driver {
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
-    /// The runtime launcher on the same device (decompression launches through it).
-    fn launcher(&self) -> &Launcher;
     /// Loads a kernel for this device.
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError>;
     /// The clock the events measure with.
@@ -81,20 +78,6 @@ pub trait Driver {
         pages: usize,
         args: &mut [Arg<'_, Self::Buffer>],
     ) -> Result<(), GpuError>;
-
-    /// Runs a page kernel over `pages` pages from host bytes to host bytes and waits for it: the
-    /// runtime launcher's one-shot launch (decompression goes this way).
-    fn launch_host(
-        &self,
-        kernel: &Loaded,
-        pages: usize,
-        buffers: &mut [BufferArg<'_>],
-    ) -> anyhow::Result<()> {
-        let blocks = blocks_for(pages, Backend::Cuda);
-        self.launcher()
-            .launch(kernel, blocks, buffers, &[pages as u64])?;
-        Ok(())
-    }
 
     /// Records `event` on `stream`.
     fn record(&self, event: &Self::Event, stream: &Self::Stream) -> Result<(), GpuError>;

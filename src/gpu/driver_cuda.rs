@@ -52,10 +52,6 @@ impl Driver for CudaDriver {
         self.info.clone()
     }
 
-    fn launcher(&self) -> &Launcher {
-        &self.launcher
-    }
-
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
         Ok(self.launcher.load(kernel)?)
     }

@@ -25,7 +25,7 @@ use crate::kernel_io::reference::parallel_map;
 use crate::kernels::lz4::{
     decode_status, encode_page_level, lz4_decompress_block, Lz4Level, PageEncoding,
 };
-use crate::runtime::{BufferArg, Clock, Launcher, Loaded};
+use crate::runtime::{Clock, Launcher, Loaded};
 use crate::PAGE_SIZE;
 
 /// Bytes a recorded launch wrote into one output buffer: `(offset in the buffer, range of data)`.
@@ -172,7 +172,9 @@ impl ReplayTape {
         };
         match (name, ins, outs.len()) {
             ("lz4_compress", [input], 2) => {
-                let input = input.get(..pages * PAGE_SIZE).ok_or_else(|| short("input"))?;
+                let input = input
+                    .get(..pages * PAGE_SIZE)
+                    .ok_or_else(|| short("input"))?;
                 let pages: Vec<&[u8]> = input.chunks_exact(PAGE_SIZE).collect();
                 let level = self.level;
                 let encoded = parallel_map(&pages, |p: &&[u8]| {
@@ -197,7 +199,9 @@ impl ReplayTape {
             }
             ("lz4_compact", [slots, meta, offsets], 1) => {
                 let word = |b: &[u8], i: usize| -> Result<u32, GpuError> {
-                    let w = b.get(4 * i..4 * i + 4).ok_or_else(|| short("meta or offsets"))?;
+                    let w = b
+                        .get(4 * i..4 * i + 4)
+                        .ok_or_else(|| short("meta or offsets"))?;
                     Ok(u32::from_le_bytes(w.try_into().expect("4 bytes")))
                 };
                 let mut out = Vec::new();
@@ -276,7 +280,7 @@ fn apply(name: &str, outputs: &[Patch], outs: &mut [&mut [u8]]) -> Result<(), Gp
 /// A driver whose launches record into, or replay from, a [`ReplayTape`].
 pub struct ReplayDriver {
     tape: Arc<ReplayTape>,
-    /// Loads kernels (the simulator: loading verifies, nothing is emitted) and answers `launcher()`.
+    /// Loads kernels (the simulator: loading verifies, nothing is emitted).
     launcher: Launcher,
     epoch: Instant,
 }
@@ -331,10 +335,6 @@ impl Driver for ReplayDriver {
             compute_capability: (0, 0),
             backend: crate::Backend::Sim,
         }
-    }
-
-    fn launcher(&self) -> &Launcher {
-        &self.launcher
     }
 
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
@@ -400,29 +400,6 @@ impl Driver for ReplayDriver {
         }
         self.tape
             .device(|| self.tape.launch(name, pages, &ins, &mut outs))
-    }
-
-    fn launch_host(
-        &self,
-        kernel: &Loaded,
-        pages: usize,
-        buffers: &mut [BufferArg<'_>],
-    ) -> anyhow::Result<()> {
-        let name = match kernel.kernel().name.as_str() {
-            n if n.contains("decompress") => "lz4_decompress",
-            n if n.contains("compact") => "lz4_compact",
-            _ => "lz4_compress",
-        };
-        let (mut ins, mut outs) = (Vec::new(), Vec::new());
-        for buffer in buffers.iter_mut() {
-            match buffer {
-                BufferArg::ReadOnly(b) => ins.push(&**b),
-                BufferArg::ReadWrite(b) => outs.push(&mut **b),
-            }
-        }
-        self.tape
-            .device(|| self.tape.launch(name, pages, &ins, &mut outs))?;
-        Ok(())
     }
 
     fn record(&self, event: &Self::Event, _: &()) -> Result<(), GpuError> {

@@ -49,10 +49,6 @@ impl Driver for LaunchDriver {
         }
     }
 
-    fn launcher(&self) -> &Launcher {
-        &self.launcher
-    }
-
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
         Ok(self.launcher.load(kernel)?)
     }

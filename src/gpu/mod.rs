@@ -42,6 +42,8 @@ mod error;
 mod policy;
 mod result;
 pub mod ring;
+mod ring_compress;
+mod ring_decompress;
 mod ring_engine;
 
 pub use crate::runtime::Timings;
@@ -57,7 +59,7 @@ pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
     NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,
 };
-pub use result::{BatchResult, BatchStats};
+pub use result::{BatchResult, BatchStats, BatchTimes};
 
 /// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,
 /// without devices, or when the driver fails. Probed once per process ([`cuda_probe`] says why not).
