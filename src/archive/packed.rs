@@ -15,6 +15,8 @@
 //! assert_eq!(packed.to_records()[1], Record::SameFilled(0));
 //! ```
 
+use rayon::prelude::*;
+
 use super::Record;
 use crate::PAGE_SIZE;
 
@@ -167,9 +169,13 @@ impl PackedRecords {
         self.entries.push(entry);
     }
 
-    /// The owned records (one allocation per LZ4 or raw page: for callers that need [`Record`]s).
+    /// The owned records (one allocation per LZ4 or raw page, made on every core: for callers that
+    /// need [`Record`]s).
     pub fn to_records(&self) -> Vec<Record> {
-        self.iter().map(RecordRef::to_record).collect()
+        self.entries
+            .par_iter()
+            .map(|&e| self.entry_ref(e).to_record())
+            .collect()
     }
 
     /// Bytes the records take in the archive.

@@ -7,15 +7,24 @@ use std::time::Instant;
 use super::driver_cuda::CudaDriver;
 use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
-use super::engine::{Engine, LaunchEngine};
+use super::engine::{all_failed, chunk_ranges, Engine, LaunchEngine};
 use super::ring_engine::RingEngine;
 use super::{
     BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
 };
 use crate::archive::{PackedRecords, Records};
-use crate::kernel_io::{reference, Lz4Kernels, Page};
+use crate::kernel_io::{pages_of, reference, Lz4Kernels, Page};
 use crate::runtime::Launcher;
 use crate::{CompressedPage, PAGE_SIZE};
+
+/// Where a compress call's pages are.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    /// The caller's pages.
+    Pages(&'a [Page]),
+    /// The first pages of the engine's staging buffer.
+    Staged(usize),
+}
 
 /// Compresses and decompresses batches of pages on a GPU.
 pub struct GpuBatchCompressor {
@@ -28,6 +37,9 @@ pub struct GpuBatchCompressor {
     batches_seen: u64,
     /// Why the device is unusable (a sticky error): from then on every batch goes to the CPU.
     poisoned: Option<String>,
+    /// The packed records `compress_batch` builds its owned ones from, kept so its buffers are
+    /// reused from call to call.
+    packed: PackedRecords,
 }
 
 impl GpuBatchCompressor {
@@ -68,7 +80,7 @@ impl GpuBatchCompressor {
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
                 let level = config.algorithm.lz4_level();
-                Box::new(LaunchEngine(Lz4Kernels::new(
+                Box::new(LaunchEngine::new(Lz4Kernels::new(
                     Launcher::WebGpu(device),
                     level,
                 )?))
@@ -76,7 +88,7 @@ impl GpuBatchCompressor {
             GpuBackend::Sim => {
                 let sim = Launcher::Sim(Default::default());
                 let level = config.algorithm.lz4_level();
-                Box::new(LaunchEngine(Lz4Kernels::new(sim, level)?))
+                Box::new(LaunchEngine::new(Lz4Kernels::new(sim, level)?))
             }
             GpuBackend::Cpu | GpuBackend::Reference => {
                 return Err(GpuError::Config(format!(
@@ -131,6 +143,7 @@ impl GpuBatchCompressor {
             faults: BTreeMap::new(),
             batches_seen: 0,
             poisoned: None,
+            packed: PackedRecords::new(),
         }
     }
 
@@ -192,9 +205,11 @@ impl GpuBatchCompressor {
     /// packs them into two reusable buffers instead.
     pub fn compress_batch(&mut self, pages: &[[u8; PAGE_SIZE]]) -> Result<BatchResult, GpuError> {
         let start = Instant::now();
-        let mut packed = PackedRecords::new();
-        let times = self.compress_into(pages, &mut packed)?;
-        let mut result = BatchResult::from_times(times, packed.to_records());
+        let mut packed = std::mem::take(&mut self.packed);
+        let times = self.compress_into(pages, &mut packed);
+        let records = packed.to_records();
+        self.packed = packed;
+        let mut result = BatchResult::from_times(times?, records);
         result.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
         Ok(result)
     }
@@ -207,18 +222,54 @@ impl GpuBatchCompressor {
         pages: &[[u8; PAGE_SIZE]],
         out: &mut PackedRecords,
     ) -> Result<BatchTimes, GpuError> {
+        self.compress_from(Input::Pages(pages), out)
+    }
+
+    /// Input pages to fill in place before [`GpuBatchCompressor::compress_staged`]: at least `pages`
+    /// pages, as bytes (what an earlier call left there until written). On CUDA they are page-locked,
+    /// so the upload reads them where the caller put them (a file read straight into them skips the
+    /// staging copy that [`GpuBatchCompressor::compress_into`] makes). Kept and reused; asking for
+    /// more pages than before allocates.
+    pub fn staging_pages(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        self.engine.staging(pages)
+    }
+
+    /// [`GpuBatchCompressor::compress_into`] on the first `pages` pages written into
+    /// [`GpuBatchCompressor::staging_pages`]; [`GpuError::Config`] when fewer were staged.
+    pub fn compress_staged(
+        &mut self,
+        pages: usize,
+        out: &mut PackedRecords,
+    ) -> Result<BatchTimes, GpuError> {
+        let staged = self.engine.staged()?.len() / PAGE_SIZE;
+        if pages > staged {
+            return Err(super::engine::unstaged(pages, staged));
+        }
+        self.compress_from(Input::Staged(pages), out)
+    }
+
+    fn compress_from(
+        &mut self,
+        input: Input<'_>,
+        out: &mut PackedRecords,
+    ) -> Result<BatchTimes, GpuError> {
         let start = Instant::now();
         let batch = self.config.batch_size;
-        out.reset(pages.len());
-        let outcomes = match &self.poisoned {
-            None => self.engine.compress_chunks(pages, batch, out),
-            Some(why) => {
+        let n = match input {
+            Input::Pages(pages) => pages.len(),
+            Input::Staged(n) => n,
+        };
+        out.reset(n);
+        let outcomes = match (&self.poisoned, input) {
+            (None, Input::Pages(pages)) => self.engine.compress_chunks(pages, batch, out),
+            (None, Input::Staged(n)) => self.engine.compress_staged(n, batch, out),
+            (Some(why), _) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
-                pages.chunks(batch).map(|_| Err(why.clone())).collect()
+                all_failed(n, batch, why)
             }
         };
         let mut times = BatchTimes::default();
-        for (k, (chunk, outcome)) in pages.chunks(batch).zip(outcomes).enumerate() {
+        for (k, (range, outcome)) in chunk_ranges(n, batch).into_iter().zip(outcomes).enumerate() {
             let global = self.batches_seen + k as u64;
             let outcome = match self.faults.remove(&global) {
                 Some(injected) => Err(injected),
@@ -233,27 +284,33 @@ impl GpuBatchCompressor {
                     times.transfer_clock = t.transfer_clock;
                 }
                 Err(error) => {
-                    let first = k * batch;
                     if self.poisoned.is_none() {
                         eprintln!(
-                            "warpforge: GPU batch {global} (pages {first}..{}) failed: {error}; compressing it on the CPU",
-                            first + chunk.len()
+                            "warpforge: GPU batch {global} (pages {}..{}) failed: {error}; compressing it on the CPU",
+                            range.start, range.end
                         );
                     }
-                    let records = reference::compress(chunk, self.config.algorithm.lz4_level());
-                    for (i, record) in records.iter().enumerate() {
-                        out.set(first + i, record.view());
+                    let level = self.config.algorithm.lz4_level();
+                    let records = match input {
+                        Input::Pages(pages) => reference::compress(&pages[range.clone()], level),
+                        Input::Staged(_) => reference::compress(
+                            &pages_of(self.engine.staged()?)[range.clone()],
+                            level,
+                        ),
+                    };
+                    for (i, record) in range.clone().zip(&records) {
+                        out.set(i, record.view());
                     }
-                    times.cpu_fallback_pages += chunk.len();
-                    self.stats.cpu_fallback_pages += chunk.len() as u64;
+                    times.cpu_fallback_pages += range.len();
+                    self.stats.cpu_fallback_pages += range.len() as u64;
                     self.note_failure(&error);
                 }
             }
         }
-        self.batches_seen += pages.len().div_ceil(batch) as u64;
+        self.batches_seen += n.div_ceil(batch) as u64;
         times.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
-        self.stats.pages_compressed += pages.len() as u64;
-        self.stats.total_bytes_in += (pages.len() * PAGE_SIZE) as u64;
+        self.stats.pages_compressed += n as u64;
+        self.stats.total_bytes_in += (n * PAGE_SIZE) as u64;
         self.stats.total_bytes_out += out.encoded_len() as u64;
         self.stats.total_time_ns += times.total_time_ns;
         Ok(times)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::*;
 use crate::archive::{PackedRecords, Records};
 use crate::codec::{PageCodec, ReferenceCodec};
-use crate::gpu::engine::{chunk_ranges, ChunkOutcome, DecodeOutcome};
+use crate::gpu::engine::{chunk_ranges, ChunkOutcome, DecodeOutcome, VecStaging};
 use crate::kernel_io::reference;
 use crate::kernels::lz4::pages::{page, PageKind};
 use crate::runtime::Clock;
@@ -16,6 +16,7 @@ use crate::runtime::Timings;
 /// Compresses with the reference and reports fixed device-clock timings; counts the chunks it was given.
 struct FakeEngine {
     chunks: Arc<AtomicUsize>,
+    staging: VecStaging,
 }
 
 impl Engine for FakeEngine {
@@ -57,6 +58,28 @@ impl Engine for FakeEngine {
             .collect()
     }
 
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        Ok(self.staging.get_mut(pages))
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        Ok(self.staging.bytes())
+    }
+
+    fn compress_staged(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let mut staging = std::mem::take(&mut self.staging);
+        let outcomes = staging.compress(pages, batch, |input| {
+            self.compress_chunks(input, batch, out)
+        });
+        self.staging = staging;
+        outcomes
+    }
+
     fn decompress_chunks(
         &mut self,
         records: &dyn Records,
@@ -86,6 +109,7 @@ fn compressor(batch_size: usize) -> (GpuBatchCompressor, Arc<AtomicUsize>) {
     };
     let engine = FakeEngine {
         chunks: Arc::clone(&chunks),
+        staging: VecStaging::default(),
     };
     (
         GpuBatchCompressor::with_engine(config, Box::new(engine)),

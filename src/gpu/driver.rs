@@ -53,11 +53,12 @@ pub trait Driver {
     /// The host buffer's bytes, to write (no copy from it may be pending).
     fn host_mut<'h>(&self, host: &'h mut Self::Host) -> Result<&'h mut [u8], GpuError>;
 
-    /// Queues a copy of the first `len` bytes of `src` to `dst`.
+    /// Queues a copy of `len` bytes of `src`, from byte `offset`, to the start of `dst`.
     fn upload(
         &self,
         stream: &Self::Stream,
         src: &Self::Host,
+        offset: usize,
         len: usize,
         dst: &mut Self::Buffer,
     ) -> Result<(), GpuError>;

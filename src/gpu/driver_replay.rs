@@ -369,7 +369,15 @@ impl Driver for ReplayDriver {
         Ok(host)
     }
 
-    fn upload(&self, _: &(), src: &Vec<u8>, len: usize, dst: &mut Vec<u8>) -> Result<(), GpuError> {
+    fn upload(
+        &self,
+        _: &(),
+        src: &Vec<u8>,
+        offset: usize,
+        len: usize,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), GpuError> {
+        let src = src.get(offset..).unwrap_or_default();
         self.tape.device(|| copy(src, len, dst, "upload"))
     }
 

@@ -6,8 +6,9 @@ use std::ops::Range;
 
 use super::{GpuDeviceInfo, GpuError};
 use crate::archive::{PackedRecords, Record, Records};
-use crate::kernel_io::{DecodeError, Lz4Kernels, Page};
+use crate::kernel_io::{pages_of, DecodeError, Lz4Kernels, Page};
 use crate::runtime::Timings;
+use crate::PAGE_SIZE;
 
 /// The outcome of one compressed chunk: its stage times (its records are in the caller's
 /// [`PackedRecords`]), or why the GPU failed it.
@@ -38,6 +39,19 @@ pub trait Engine {
         batch: usize,
         out: &mut PackedRecords,
     ) -> Vec<ChunkOutcome>;
+    /// At least `pages` input pages, as bytes, that the caller fills in place before
+    /// [`Engine::compress_staged`]: page-locked on CUDA, so the upload reads them directly. Kept and
+    /// reused; growing it allocates.
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError>;
+    /// The staging pages' bytes (for the CPU redo of a failed chunk).
+    fn staged(&self) -> Result<&[u8], GpuError>;
+    /// [`Engine::compress_chunks`] on the first `pages` staged pages.
+    fn compress_staged(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome>;
     /// Decodes `records` into `out` (same length) in chunks of `batch` pages; one outcome per chunk.
     fn decompress_chunks(
         &mut self,
@@ -47,8 +61,69 @@ pub trait Engine {
     ) -> Vec<DecodeOutcome>;
 }
 
+/// Every chunk of a call over `pages` pages failed with `error` (before anything ran).
+pub fn all_failed(pages: usize, batch: usize, error: GpuError) -> Vec<ChunkOutcome> {
+    chunk_ranges(pages, batch)
+        .iter()
+        .map(|_| Err(error.clone()))
+        .collect()
+}
+
+/// Staging pages in ordinary memory, for engines whose uploads need no page-locked buffer.
+#[derive(Default)]
+pub struct VecStaging(Vec<u8>);
+
+impl VecStaging {
+    /// At least `pages` pages.
+    pub fn get_mut(&mut self, pages: usize) -> &mut [u8] {
+        if self.0.len() < pages * PAGE_SIZE {
+            self.0.resize(pages * PAGE_SIZE, 0);
+        }
+        &mut self.0[..pages * PAGE_SIZE]
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Runs `compress` on the first `pages` staged pages (an error for each chunk when fewer were
+    /// staged).
+    pub fn compress(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        compress: impl FnOnce(&[Page]) -> Vec<ChunkOutcome>,
+    ) -> Vec<ChunkOutcome> {
+        match self.0.get(..pages * PAGE_SIZE) {
+            Some(bytes) => compress(pages_of(bytes)),
+            None => all_failed(pages, batch, unstaged(pages, self.0.len() / PAGE_SIZE)),
+        }
+    }
+}
+
+/// The error of compressing more staged pages than were staged.
+pub fn unstaged(pages: usize, staged: usize) -> GpuError {
+    GpuError::Config(format!(
+        "compress_staged of {pages} pages, but only {staged} were staged (call staging_pages first)"
+    ))
+}
+
 /// The page kernels on a runtime launcher, one launch per chunk, chunks one after another.
-pub struct LaunchEngine(pub Lz4Kernels);
+pub struct LaunchEngine {
+    kernels: Lz4Kernels,
+    staging: VecStaging,
+}
+
+impl LaunchEngine {
+    /// The engine on `kernels`.
+    pub fn new(kernels: Lz4Kernels) -> LaunchEngine {
+        LaunchEngine {
+            kernels,
+            staging: VecStaging::default(),
+        }
+    }
+}
 
 /// A launch failure of `kernels` as the batch API reports it.
 fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
@@ -57,7 +132,7 @@ fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
 
 impl Engine for LaunchEngine {
     fn info(&self) -> GpuDeviceInfo {
-        let launcher = self.0.launcher();
+        let launcher = self.kernels.launcher();
         GpuDeviceInfo {
             index: 0,
             name: launcher.device_name(),
@@ -80,15 +155,37 @@ impl Engine for LaunchEngine {
             .map(|range| {
                 let first = range.start;
                 let (records, launched) = self
-                    .0
+                    .kernels
                     .compress(&pages[range])
-                    .map_err(|e| gpu_error(&self.0, e))?;
+                    .map_err(|e| gpu_error(&self.kernels, e))?;
                 for (i, record) in records.iter().enumerate() {
                     out.set(first + i, record.view());
                 }
                 Ok(launched.map(|l| l.timings).unwrap_or_default())
             })
             .collect()
+    }
+
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        Ok(self.staging.get_mut(pages))
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        Ok(self.staging.bytes())
+    }
+
+    fn compress_staged(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let mut staging = std::mem::take(&mut self.staging);
+        let outcomes = staging.compress(pages, batch, |input| {
+            self.compress_chunks(input, batch, out)
+        });
+        self.staging = staging;
+        outcomes
     }
 
     fn decompress_chunks(
@@ -105,10 +202,10 @@ impl Engine for LaunchEngine {
                     .clone()
                     .map(|i| records.record(i).to_record())
                     .collect();
-                self.0
+                self.kernels
                     .decompress(&owned, &mut out[range])
                     .map(|(r, _)| r)
-                    .map_err(|e| gpu_error(&self.0, e))
+                    .map_err(|e| gpu_error(&self.kernels, e))
             })
             .collect()
     }

@@ -40,6 +40,9 @@ pub(super) fn parallel_copy(dst: &mut [u8], src: &[u8]) {
 pub(super) struct CompressStages<'a, D: Driver> {
     pub engine: &'a mut RingEngine<D>,
     pub pages: &'a [Page],
+    /// The page-locked buffer `pages` are in, when the caller staged them there (uploaded from
+    /// directly, no staging copy).
+    pub staged: Option<&'a D::Host>,
     pub ranges: &'a [Range<usize>],
     pub out: &'a mut PackedRecords,
 }
@@ -50,7 +53,7 @@ impl<D: Driver> Stages for CompressStages<'_, D> {
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
         let range = self.ranges[chunk].clone();
         self.engine.slots[slot].first = range.start;
-        issue_compress(self.engine, slot, &self.pages[range])
+        issue_compress(self.engine, slot, &self.pages[range], self.staged)
     }
 
     fn compact(&mut self, slot: usize) -> Result<(), GpuError> {
@@ -71,23 +74,35 @@ impl<D: Driver> Stages for CompressStages<'_, D> {
     }
 }
 
-/// Stage A: stage the pages in page-locked memory (split across threads), upload, compress,
-/// download the meta words.
+/// Stage A: stage the pages in page-locked memory (split across threads) unless the caller staged
+/// them there, upload, compress, download the meta words.
 fn issue_compress<D: Driver>(
     engine: &mut RingEngine<D>,
     s: usize,
     pages: &[Page],
+    staged: Option<&D::Host>,
 ) -> Result<(), GpuError> {
     let d = &engine.driver;
     let slot = &mut engine.slots[s];
     let n = pages.len();
     slot.pages = n;
-    parallel_copy(
-        &mut d.host_mut(&mut slot.input)?[..n * PAGE_SIZE],
-        pages.as_flattened(),
-    );
     d.record(&slot.ev[0], &slot.h2d)?;
-    d.upload(&slot.h2d, &slot.input, n * PAGE_SIZE, &mut slot.d_in)?;
+    match staged {
+        Some(host) => d.upload(
+            &slot.h2d,
+            host,
+            slot.first * PAGE_SIZE,
+            n * PAGE_SIZE,
+            &mut slot.d_in,
+        )?,
+        None => {
+            parallel_copy(
+                &mut d.host_mut(&mut slot.input)?[..n * PAGE_SIZE],
+                pages.as_flattened(),
+            );
+            d.upload(&slot.h2d, &slot.input, 0, n * PAGE_SIZE, &mut slot.d_in)?;
+        }
+    }
     d.record(&slot.ev[1], &slot.h2d)?;
     d.wait(&slot.compute, &slot.ev[1])?;
     d.record(&slot.ev[2], &slot.compute)?;
@@ -133,7 +148,7 @@ fn issue_compact<D: Driver>(engine: &mut RingEngine<D>, s: usize) -> Result<(), 
         word.copy_from_slice(&o.to_le_bytes());
     }
     d.record(&slot.ev[6], &slot.h2d)?;
-    d.upload(&slot.h2d, &slot.offsets_host, n * 4, &mut slot.d_off)?;
+    d.upload(&slot.h2d, &slot.offsets_host, 0, n * 4, &mut slot.d_off)?;
     d.record(&slot.ev[7], &slot.h2d)?;
     d.wait(&slot.compute, &slot.ev[7])?;
     d.record(&slot.ev[8], &slot.compute)?;

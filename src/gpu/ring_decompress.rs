@@ -122,8 +122,14 @@ fn issue_decompress<D: Driver>(
         }
     });
     d.record(&slot.ev[0], &slot.h2d)?;
-    d.upload(&slot.h2d, &slot.input, padded, &mut slot.d_in)?;
-    d.upload(&slot.h2d, &slot.offsets_host, blocks * 8, &mut slot.d_off)?;
+    d.upload(&slot.h2d, &slot.input, 0, padded, &mut slot.d_in)?;
+    d.upload(
+        &slot.h2d,
+        &slot.offsets_host,
+        0,
+        blocks * 8,
+        &mut slot.d_off,
+    )?;
     d.record(&slot.ev[1], &slot.h2d)?;
     d.wait(&slot.compute, &slot.ev[1])?;
     d.record(&slot.ev[2], &slot.compute)?;

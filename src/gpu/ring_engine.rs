@@ -22,13 +22,13 @@
 use warpforge_ir::verify;
 
 use super::driver::Driver;
-use super::engine::{chunk_ranges, ChunkOutcome, DecodeOutcome, Engine};
+use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
 use super::ring::run_pipeline;
 use super::ring_compress::CompressStages;
 use super::ring_decompress::DecompressStages;
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::{PackedRecords, Records};
-use crate::kernel_io::Page;
+use crate::kernel_io::{pages_of, Page};
 use crate::kernels::lz4::{BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK};
 use crate::kernels::Lz4WarpDecompressKernel;
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
@@ -128,6 +128,9 @@ pub struct RingEngine<D: Driver> {
     pub(super) compact: Loaded,
     pub(super) decompress: Loaded,
     pub(super) slots: Vec<Slot<D>>,
+    /// Page-locked input pages the caller fills in place ([`Engine::staging`]), and how many pages.
+    staging: Option<D::Host>,
+    staging_pages: usize,
     batch: usize,
     async_dma: bool,
 }
@@ -164,6 +167,8 @@ impl<D: Driver> RingEngine<D> {
             compact,
             decompress,
             slots,
+            staging: None,
+            staging_pages: 0,
             batch,
             async_dma,
         })
@@ -176,6 +181,27 @@ impl<D: Driver> RingEngine<D> {
         } else {
             1
         }
+    }
+
+    /// Compresses `pages` through the ring; `staged` is the page-locked buffer they are in (uploaded
+    /// from directly), if they are.
+    fn run_compress(
+        &mut self,
+        pages: &[Page],
+        staged: Option<&D::Host>,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let ranges = chunk_ranges(pages.len(), batch.clamp(1, self.batch));
+        let depth = self.depth();
+        let mut stages = CompressStages {
+            engine: self,
+            pages,
+            staged,
+            ranges: &ranges,
+            out,
+        };
+        run_pipeline(ranges.len(), depth, &mut stages)
     }
 
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
@@ -204,15 +230,49 @@ impl<D: Driver> Engine for RingEngine<D> {
         batch: usize,
         out: &mut PackedRecords,
     ) -> Vec<ChunkOutcome> {
-        let ranges = chunk_ranges(pages.len(), batch.clamp(1, self.batch));
-        let depth = self.depth();
-        let mut stages = CompressStages {
-            engine: self,
-            pages,
-            ranges: &ranges,
-            out,
+        self.run_compress(pages, None, batch, out)
+    }
+
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        if self.staging.is_none() || self.staging_pages < pages {
+            // Free the old buffer before allocating the larger one.
+            self.staging = None;
+            self.staging_pages = 0;
+            self.staging = Some(self.driver.alloc_host(pages * PAGE_SIZE, true)?);
+            self.staging_pages = pages;
+        }
+        match &mut self.staging {
+            Some(host) => Ok(&mut self.driver.host_mut(host)?[..pages * PAGE_SIZE]),
+            None => Err(unstaged(pages, 0)),
+        }
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        match &self.staging {
+            Some(host) => Ok(&self.driver.host(host)?[..self.staging_pages * PAGE_SIZE]),
+            None => Ok(&[]),
+        }
+    }
+
+    fn compress_staged(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let Some(staging) = self.staging.take() else {
+            return all_failed(pages, batch, unstaged(pages, 0));
         };
-        run_pipeline(ranges.len(), depth, &mut stages)
+        let outcomes = match self.driver.host(&staging) {
+            Ok(bytes) if pages <= self.staging_pages => {
+                let input = pages_of(&bytes[..pages * PAGE_SIZE]);
+                self.run_compress(input, Some(&staging), batch, out)
+            }
+            Ok(_) => all_failed(pages, batch, unstaged(pages, self.staging_pages)),
+            Err(e) => all_failed(pages, batch, e),
+        };
+        self.staging = Some(staging);
+        outcomes
     }
 
     fn decompress_chunks(
