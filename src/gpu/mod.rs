@@ -67,6 +67,11 @@ pub fn gpu_available() -> bool {
     cuda_probe().is_ok()
 }
 
+/// The example of `docs/host-pipeline.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/host-pipeline.md")]
+pub struct HostPipelineDocDoctests;
+
 /// The examples of `docs/gpu.md`, compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/gpu.md")]
