@@ -29,6 +29,7 @@ pub mod codec;
 pub mod demo;
 pub mod emit_output;
 pub mod gpu;
+pub mod host_bench;
 pub mod kernel_io;
 pub mod pipeline;
 

@@ -15,6 +15,7 @@ use warpforge::ptx::occupancy::Occupancy;
 use warpforge::ptx::ptxas::Ptxas;
 use warpforge::ptx::{emit as emit_ptx, Sm};
 
+mod host_bench_cmd;
 mod run_cmd;
 
 /// Write GPU kernels once in a typed Rust IR; emit, lint and run them.
@@ -105,6 +106,9 @@ enum Command {
         #[arg(long)]
         stats: bool,
     },
+    /// Time the CUDA engine's host pipeline alone on a driver that replays recorded kernel outputs
+    /// (no GPU): host ms per GiB and GB/s per direction.
+    HostBench(host_bench_cmd::HostBenchArgs),
     /// Lint kernels for hazards: divergent barriers and warp collectives, mask mismatches, misaligned
     /// and out-of-bounds accesses, the F081 pattern. Exit status 1 when any finding is an error.
     Lint {
@@ -504,6 +508,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Run(args) => std::process::exit(run_cmd::run(args)),
+        Command::HostBench(args) => host_bench_cmd::run(args),
         Command::Info => {
             info();
             Ok(())

@@ -14,11 +14,14 @@
 //! page index. The footer is written after the records from a spill file, so compressing needs memory
 //! independent of the input size.
 
+mod packed;
 mod reader;
 mod writer;
 
 use std::fmt;
 
+pub(crate) use packed::Entry;
+pub use packed::{PackedRecords, RecordRef, Records};
 pub use reader::ArchiveReader;
 pub use writer::ArchiveWriter;
 

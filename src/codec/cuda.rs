@@ -110,10 +110,9 @@ impl PageCodec for CudaCodec {
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
         let before = self.0.stats().cpu_fallback_pages;
-        match self.0.decompress_batch(records) {
-            Ok(pages) => {
+        match self.0.decompress_into(&records, out) {
+            Ok(()) => {
                 self.no_fallback(before, "decode")?;
-                out.copy_from_slice(&pages);
                 Ok(Ok(()))
             }
             Err(GpuError::Corrupt { page, detail }) => Ok(Err(DecodeError {

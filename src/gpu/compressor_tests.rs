@@ -5,8 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::*;
+use crate::archive::{PackedRecords, Records};
 use crate::codec::{PageCodec, ReferenceCodec};
-use crate::gpu::engine::ChunkOutcome;
+use crate::gpu::engine::{chunk_ranges, ChunkOutcome, DecodeOutcome, VecStaging};
+use crate::kernel_io::reference;
 use crate::kernels::lz4::pages::{page, PageKind};
 use crate::runtime::Clock;
 use crate::runtime::Timings;
@@ -14,6 +16,7 @@ use crate::runtime::Timings;
 /// Compresses with the reference and reports fixed device-clock timings; counts the chunks it was given.
 struct FakeEngine {
     chunks: Arc<AtomicUsize>,
+    staging: VecStaging,
 }
 
 impl Engine for FakeEngine {
@@ -28,35 +31,73 @@ impl Engine for FakeEngine {
         }
     }
 
-    fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
-        pages
-            .chunks(batch)
-            .map(|chunk| {
+    fn compress_chunks(
+        &mut self,
+        pages: &[Page],
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        chunk_ranges(pages.len(), batch)
+            .into_iter()
+            .map(|range| {
                 self.chunks.fetch_add(1, Ordering::SeqCst);
                 let records = ReferenceCodec::default()
-                    .compress(chunk)
+                    .compress(&pages[range.clone()])
                     .expect("reference");
-                let t = Timings {
+                for (i, record) in range.zip(&records) {
+                    out.set(i, record.view());
+                }
+                Ok(Timings {
                     upload_ns: 10,
                     kernel_ns: 20,
                     download_ns: 30,
                     kernel_clock: Clock::CudaEvents,
                     transfer_clock: Clock::CudaEvents,
-                };
-                Ok((records, t))
+                })
             })
             .collect()
     }
 
-    fn decompress_chunk(
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        Ok(self.staging.get_mut(pages))
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        Ok(self.staging.bytes())
+    }
+
+    fn compress_staged(
         &mut self,
-        records: &[crate::archive::Record],
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let mut staging = std::mem::take(&mut self.staging);
+        let outcomes = staging.compress(pages, batch, |input| {
+            self.compress_chunks(input, batch, out)
+        });
+        self.staging = staging;
+        outcomes
+    }
+
+    fn decompress_chunks(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
         out: &mut [Page],
-    ) -> Result<Result<(), crate::codec::DecodeError>, GpuError> {
-        self.chunks.fetch_add(1, Ordering::SeqCst);
-        ReferenceCodec::default()
-            .decompress(records, out)
-            .map_err(|e| GpuError::NotAvailable(e.to_string()))
+    ) -> Vec<DecodeOutcome> {
+        chunk_ranges(out.len(), batch)
+            .into_iter()
+            .map(|range| {
+                self.chunks.fetch_add(1, Ordering::SeqCst);
+                let first = range.start;
+                Ok(reference::decompress_records(
+                    records,
+                    first,
+                    &mut out[range],
+                ))
+            })
+            .collect()
     }
 }
 
@@ -68,6 +109,7 @@ fn compressor(batch_size: usize) -> (GpuBatchCompressor, Arc<AtomicUsize>) {
     };
     let engine = FakeEngine {
         chunks: Arc::clone(&chunks),
+        staging: VecStaging::default(),
     };
     (
         GpuBatchCompressor::with_engine(config, Box::new(engine)),

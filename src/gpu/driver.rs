@@ -1,6 +1,6 @@
 //! What the CUDA engine's host pipeline asks of a device: streams, events, device and page-locked
 //! host buffers, asynchronous copies and kernel launches — the driver API's shape. [`RingEngine`]
-//! (the ring, the meta-first compaction, decompression) is written once against it; `CudaDriver`
+//! (the ring, the meta-first compaction, decompression, both directions through the same ring) is written once against it; `CudaDriver`
 //! answers with cudarc on a GPU, `LaunchDriver` with a runtime launcher on the CPU (the simulator
 //! standing in for the driver), so the host logic that talks to CUDA runs in CI.
 //!
@@ -9,7 +9,7 @@
 use warpforge_ir::Verified;
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::runtime::{Clock, Launcher, Loaded};
+use crate::runtime::{Clock, Loaded};
 
 /// A kernel argument: a device buffer the kernel reads, or one it writes.
 pub enum Arg<'a, B> {
@@ -34,8 +34,6 @@ pub trait Driver {
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
-    /// The runtime launcher on the same device (decompression launches through it).
-    fn launcher(&self) -> &Launcher;
     /// Loads a kernel for this device.
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError>;
     /// The clock the events measure with.
@@ -55,11 +53,12 @@ pub trait Driver {
     /// The host buffer's bytes, to write (no copy from it may be pending).
     fn host_mut<'h>(&self, host: &'h mut Self::Host) -> Result<&'h mut [u8], GpuError>;
 
-    /// Queues a copy of the first `len` bytes of `src` to `dst`.
+    /// Queues a copy of `len` bytes of `src`, from byte `offset`, to the start of `dst`.
     fn upload(
         &self,
         stream: &Self::Stream,
         src: &Self::Host,
+        offset: usize,
         len: usize,
         dst: &mut Self::Buffer,
     ) -> Result<(), GpuError>;

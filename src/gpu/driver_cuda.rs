@@ -52,10 +52,6 @@ impl Driver for CudaDriver {
         self.info.clone()
     }
 
-    fn launcher(&self) -> &Launcher {
-        &self.launcher
-    }
-
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
         Ok(self.launcher.load(kernel)?)
     }
@@ -104,12 +100,19 @@ impl Driver for CudaDriver {
         &self,
         stream: &Self::Stream,
         src: &Self::Host,
+        offset: usize,
         len: usize,
         dst: &mut Self::Buffer,
     ) -> Result<(), GpuError> {
         let host = src.as_slice().map_err(err("cuEventSynchronize"))?;
+        let Some(bytes) = host.get(offset..offset + len) else {
+            return Err(GpuError::NotAvailable(format!(
+                "upload of {len} bytes from byte {offset} of a {}-byte page-locked buffer",
+                host.len()
+            )));
+        };
         stream
-            .memcpy_htod(&host[..len], dst)
+            .memcpy_htod(bytes, dst)
             .map_err(err("cuMemcpyHtoDAsync"))
     }
 

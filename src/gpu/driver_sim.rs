@@ -49,10 +49,6 @@ impl Driver for LaunchDriver {
         }
     }
 
-    fn launcher(&self) -> &Launcher {
-        &self.launcher
-    }
-
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
         Ok(self.launcher.load(kernel)?)
     }
@@ -85,7 +81,15 @@ impl Driver for LaunchDriver {
         Ok(host)
     }
 
-    fn upload(&self, _: &(), src: &Vec<u8>, len: usize, dst: &mut Vec<u8>) -> Result<(), GpuError> {
+    fn upload(
+        &self,
+        _: &(),
+        src: &Vec<u8>,
+        offset: usize,
+        len: usize,
+        dst: &mut Vec<u8>,
+    ) -> Result<(), GpuError> {
+        let src = src.get(offset..).unwrap_or_default();
         copy(src, len, dst, "upload")
     }
 

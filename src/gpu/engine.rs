@@ -1,31 +1,129 @@
 //! What a GPU backend does for the batch compressor ([`Engine`]), and the engine of every backend that
 //! runs one launch per chunk through the runtime's launch API ([`LaunchEngine`]: WebGPU, the
-//! simulator). The CUDA engine (`cuda.rs`) pipelines chunks through its DMA ring instead.
+//! simulator). The CUDA engine (`ring_engine.rs`) pipelines chunks through its DMA ring instead.
+
+use std::ops::Range;
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::archive::Record;
-use crate::kernel_io::{DecodeError, Lz4Kernels, Page};
+use crate::archive::{PackedRecords, Record, Records};
+use crate::kernel_io::{pages_of, DecodeError, Lz4Kernels, Page};
 use crate::runtime::Timings;
+use crate::PAGE_SIZE;
 
-/// The outcome of one chunk: its records and stage times, or why the GPU failed it.
-pub type ChunkOutcome = Result<(Vec<Record>, Timings), GpuError>;
+/// The outcome of one compressed chunk: its stage times (its records are in the caller's
+/// [`PackedRecords`]), or why the GPU failed it.
+pub type ChunkOutcome = Result<Timings, GpuError>;
+
+/// The outcome of one decoded chunk: a device failure is `Err`; a malformed page is `Ok(Err(..))`
+/// with its index in the chunk.
+pub type DecodeOutcome = Result<Result<(), DecodeError>, GpuError>;
+
+/// The chunks of `pages` items, `batch` at a time.
+pub fn chunk_ranges(pages: usize, batch: usize) -> Vec<Range<usize>> {
+    let batch = batch.max(1);
+    (0..pages.div_ceil(batch))
+        .map(|k| k * batch..((k + 1) * batch).min(pages))
+        .collect()
+}
 
 /// A GPU backend.
 pub trait Engine {
     /// The device.
     fn info(&self) -> GpuDeviceInfo;
-    /// Compresses `pages` in chunks of `batch` pages; one outcome per chunk, in order.
-    fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome>;
-    /// Decodes one chunk (a device failure is `Err`; a malformed page is `Ok(Err(..))`).
-    fn decompress_chunk(
+    /// Compresses `pages` in chunks of `batch` pages, setting each page's record in `out` (which holds
+    /// one record per page); one outcome per chunk, in order. A failed chunk's records are unspecified
+    /// (the caller redoes it).
+    fn compress_chunks(
         &mut self,
-        records: &[Record],
+        pages: &[Page],
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome>;
+    /// At least `pages` input pages, as bytes, that the caller fills in place before
+    /// [`Engine::compress_staged`]: page-locked on CUDA, so the upload reads them directly. Kept and
+    /// reused; growing it allocates.
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError>;
+    /// The staging pages' bytes (for the CPU redo of a failed chunk).
+    fn staged(&self) -> Result<&[u8], GpuError>;
+    /// [`Engine::compress_chunks`] on the first `pages` staged pages.
+    fn compress_staged(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome>;
+    /// Decodes `records` into `out` (same length) in chunks of `batch` pages; one outcome per chunk.
+    fn decompress_chunks(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
         out: &mut [Page],
-    ) -> Result<Result<(), DecodeError>, GpuError>;
+    ) -> Vec<DecodeOutcome>;
+}
+
+/// Every chunk of a call over `pages` pages failed with `error` (before anything ran).
+pub fn all_failed(pages: usize, batch: usize, error: GpuError) -> Vec<ChunkOutcome> {
+    chunk_ranges(pages, batch)
+        .iter()
+        .map(|_| Err(error.clone()))
+        .collect()
+}
+
+/// Staging pages in ordinary memory, for engines whose uploads need no page-locked buffer.
+#[derive(Default)]
+pub struct VecStaging(Vec<u8>);
+
+impl VecStaging {
+    /// At least `pages` pages.
+    pub fn get_mut(&mut self, pages: usize) -> &mut [u8] {
+        if self.0.len() < pages * PAGE_SIZE {
+            self.0.resize(pages * PAGE_SIZE, 0);
+        }
+        &mut self.0[..pages * PAGE_SIZE]
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Runs `compress` on the first `pages` staged pages (an error for each chunk when fewer were
+    /// staged).
+    pub fn compress(
+        &mut self,
+        pages: usize,
+        batch: usize,
+        compress: impl FnOnce(&[Page]) -> Vec<ChunkOutcome>,
+    ) -> Vec<ChunkOutcome> {
+        match self.0.get(..pages * PAGE_SIZE) {
+            Some(bytes) => compress(pages_of(bytes)),
+            None => all_failed(pages, batch, unstaged(pages, self.0.len() / PAGE_SIZE)),
+        }
+    }
+}
+
+/// The error of compressing more staged pages than were staged.
+pub fn unstaged(pages: usize, staged: usize) -> GpuError {
+    GpuError::Config(format!(
+        "compress_staged of {pages} pages, but only {staged} were staged (call staging_pages first)"
+    ))
 }
 
 /// The page kernels on a runtime launcher, one launch per chunk, chunks one after another.
-pub struct LaunchEngine(pub Lz4Kernels);
+pub struct LaunchEngine {
+    kernels: Lz4Kernels,
+    staging: VecStaging,
+}
+
+impl LaunchEngine {
+    /// The engine on `kernels`.
+    pub fn new(kernels: Lz4Kernels) -> LaunchEngine {
+        LaunchEngine {
+            kernels,
+            staging: VecStaging::default(),
+        }
+    }
+}
 
 /// A launch failure of `kernels` as the batch API reports it.
 fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
@@ -34,7 +132,7 @@ fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
 
 impl Engine for LaunchEngine {
     fn info(&self) -> GpuDeviceInfo {
-        let launcher = self.0.launcher();
+        let launcher = self.kernels.launcher();
         GpuDeviceInfo {
             index: 0,
             name: launcher.device_name(),
@@ -46,25 +144,69 @@ impl Engine for LaunchEngine {
         }
     }
 
-    fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
-        pages
-            .chunks(batch.max(1))
-            .map(|chunk| {
-                let (records, launched) =
-                    self.0.compress(chunk).map_err(|e| gpu_error(&self.0, e))?;
-                Ok((records, launched.map(|l| l.timings).unwrap_or_default()))
+    fn compress_chunks(
+        &mut self,
+        pages: &[Page],
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        chunk_ranges(pages.len(), batch)
+            .into_iter()
+            .map(|range| {
+                let first = range.start;
+                let (records, launched) = self
+                    .kernels
+                    .compress(&pages[range])
+                    .map_err(|e| gpu_error(&self.kernels, e))?;
+                for (i, record) in records.iter().enumerate() {
+                    out.set(first + i, record.view());
+                }
+                Ok(launched.map(|l| l.timings).unwrap_or_default())
             })
             .collect()
     }
 
-    fn decompress_chunk(
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        Ok(self.staging.get_mut(pages))
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        Ok(self.staging.bytes())
+    }
+
+    fn compress_staged(
         &mut self,
-        records: &[Record],
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let mut staging = std::mem::take(&mut self.staging);
+        let outcomes = staging.compress(pages, batch, |input| {
+            self.compress_chunks(input, batch, out)
+        });
+        self.staging = staging;
+        outcomes
+    }
+
+    fn decompress_chunks(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
         out: &mut [Page],
-    ) -> Result<Result<(), DecodeError>, GpuError> {
-        self.0
-            .decompress(records, out)
-            .map(|(r, _)| r)
-            .map_err(|e| gpu_error(&self.0, e))
+    ) -> Vec<DecodeOutcome> {
+        chunk_ranges(out.len(), batch)
+            .into_iter()
+            .map(|range| {
+                // The runtime's launch API takes owned records (these backends are not the hot path).
+                let owned: Vec<Record> = range
+                    .clone()
+                    .map(|i| records.record(i).to_record())
+                    .collect();
+                self.kernels
+                    .decompress(&owned, &mut out[range])
+                    .map(|(r, _)| r)
+                    .map_err(|e| gpu_error(&self.kernels, e))
+            })
+            .collect()
     }
 }

@@ -35,12 +35,15 @@ mod config;
 mod device;
 mod driver;
 mod driver_cuda;
+mod driver_replay;
 mod driver_sim;
 mod engine;
 mod error;
 mod policy;
 mod result;
 pub mod ring;
+mod ring_compress;
+mod ring_decompress;
 mod ring_engine;
 
 pub use crate::runtime::Timings;
@@ -50,18 +53,24 @@ pub use device::{
     cuda_devices, cuda_probe, known_gpus_table, measure_h2d_gbps, GpuBackend, GpuDeviceInfo,
     KnownGpu, KNOWN_GPUS,
 };
+pub use driver_replay::ReplayTape;
 pub use error::GpuError;
 pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
     NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,
 };
-pub use result::{BatchResult, BatchStats};
+pub use result::{BatchResult, BatchStats, BatchTimes};
 
 /// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,
 /// without devices, or when the driver fails. Probed once per process ([`cuda_probe`] says why not).
 pub fn gpu_available() -> bool {
     cuda_probe().is_ok()
 }
+
+/// The example of `docs/host-pipeline.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/host-pipeline.md")]
+pub struct HostPipelineDocDoctests;
 
 /// The examples of `docs/gpu.md`, compiled as doc tests.
 #[cfg(doctest)]

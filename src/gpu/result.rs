@@ -108,6 +108,43 @@ impl BatchResult {
     }
 }
 
+/// What one [`super::GpuBatchCompressor::compress_into`] call measured: a [`BatchResult`] without
+/// the records (they went into the caller's [`crate::archive::PackedRecords`]). Same fields, same
+/// clocks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BatchTimes {
+    /// Host-to-device transfer time (ns), summed over the GPU's chunks; clock: `transfer_clock`.
+    pub h2d_time_ns: u64,
+    /// Kernel execution time (ns), summed over the GPU's chunks; clock: `kernel_clock`.
+    pub kernel_time_ns: u64,
+    /// Device-to-host transfer time (ns), summed; clock: `transfer_clock`.
+    pub d2h_time_ns: u64,
+    /// Wall-clock time of the whole call (ns, host clock), CPU fallbacks included.
+    pub total_time_ns: u64,
+    /// The clock of `kernel_time_ns`.
+    pub kernel_clock: Clock,
+    /// The clock of `h2d_time_ns` and `d2h_time_ns`.
+    pub transfer_clock: Clock,
+    /// Pages of this call compressed on the CPU because the GPU failed their chunk.
+    pub cpu_fallback_pages: usize,
+}
+
+impl BatchResult {
+    /// The result of a call that measured `times` and produced `pages`.
+    pub fn from_times(times: BatchTimes, pages: Vec<CompressedPage>) -> BatchResult {
+        BatchResult {
+            pages,
+            h2d_time_ns: times.h2d_time_ns,
+            kernel_time_ns: times.kernel_time_ns,
+            d2h_time_ns: times.d2h_time_ns,
+            total_time_ns: times.total_time_ns,
+            kernel_clock: times.kernel_clock,
+            transfer_clock: times.transfer_clock,
+            cpu_fallback_pages: times.cpu_fallback_pages,
+        }
+    }
+}
+
 /// Running totals of a compressor (times on the host clock).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BatchStats {

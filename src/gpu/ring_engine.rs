@@ -1,79 +1,110 @@
 //! The CUDA engine's host pipeline, on any [`Driver`]: warpforge's page kernels launched from their
-//! launch metadata, fed through page-locked host buffers, timed with events. Each ring slot has its
-//! own three streams (H2D, kernels, D2H), so the upload of batch k+1, the kernels of batch k and the
-//! download of batch k−1 overlap and no slot's work queues behind another's.
+//! launch metadata, fed through page-locked host buffers, timed with events. Both directions run
+//! through the same ring of slots ([`super::ring::run_pipeline`]); each slot has its own three
+//! streams (H2D, kernels, D2H), so the upload of batch k+1, the kernels of batch k and the download of
+//! batch k−1 overlap and no slot's work queues behind another's. Every host and device buffer, stream
+//! and event is allocated once, when the engine is built, and reused by every batch of either
+//! direction; nothing the kernels only write is zero-filled or uploaded.
 //!
-//! The slot's own events order its host buffers: `meta` is read after event 5, `out` after event 11,
-//! and `input` / `offsets` are rewritten only after the slot was finished (event 11, which follows
-//! events 9, 7 and 1) or after every stream was drained.
+//! Compression (`ring_compress.rs`): upload the pages; compress (each page into its 4 KiB slot, plus 4
+//! meta words); download the meta words only; compute each LZ4 page's offset on the host; upload the
+//! offsets; compact the blocks into one contiguous buffer; download exactly the compressed bytes and
+//! append them, in one copy, to the caller's [`PackedRecords`].
 //!
-//! Per batch: upload the pages; compress (each page into its 4 KiB slot, plus 4 meta words); download
-//! the meta words only; compute each LZ4 page's offset on the host; upload the offsets; compact the
-//! blocks into one contiguous buffer; download exactly the compressed bytes.
+//! Decompression (`ring_decompress.rs`): gather the batch's LZ4 blocks straight into the slot's
+//! page-locked buffer (split across threads), upload blocks and spans, decode, download the decoded
+//! pages and status words, and write every page of the caller's output (decoded, raw or same-filled)
+//! in one parallel pass.
+//!
+//! The slot's own events order its host buffers: a host buffer is read only after the event that
+//! follows its download, and rewritten only after the slot was finished or every stream was drained.
 
 use warpforge_ir::verify;
 
-use super::driver::{Arg, Driver};
-use super::engine::{ChunkOutcome, Engine};
-use super::ring::{run_pipeline, Stages};
+use super::driver::Driver;
+use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
+use super::ring::run_pipeline;
+use super::ring_compress::CompressStages;
+use super::ring_decompress::DecompressStages;
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
-use crate::archive::Record;
-use crate::kernel_io::{decompress_through, record_from_meta, DecodeError, Page, PageMeta};
+use crate::archive::{PackedRecords, Records};
+use crate::kernel_io::{pages_of, Page};
+use crate::kernels::lz4::{BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK};
 use crate::kernels::Lz4WarpDecompressKernel;
-use crate::kernels::{blocks_for, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
-use crate::runtime::{Backend, Loaded, Timings};
+use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
+use crate::runtime::{Backend, Loaded};
 use crate::PAGE_SIZE;
 
 /// Events of one slot, recorded around each stage.
 const EVENTS: usize = 12;
 
-/// The 4 meta words of page `i` in a downloaded meta buffer.
-fn meta_words(meta: &[u8], i: usize) -> [u32; 4] {
-    [0, 1, 2, 3].map(|k| {
-        let at = 16 * i + 4 * k;
-        u32::from_le_bytes([meta[at], meta[at + 1], meta[at + 2], meta[at + 3]])
-    })
+/// Bytes of the `blocks` buffer a batch of `pages` LZ4 blocks may need (each at most
+/// [`LZ4_MAX_PAGE_BLOCK`] bytes; longer ones are rejected on the host), padded.
+fn blocks_capacity(pages: usize) -> usize {
+    (pages * LZ4_MAX_PAGE_BLOCK as usize).div_ceil(BLOCKS_ALIGN) * BLOCKS_ALIGN + BLOCKS_ALIGN
 }
 
-/// One ring slot: host and device buffers for a batch, and its timing events.
-struct Slot<D: Driver> {
-    input: D::Host,
-    d_in: D::Buffer,
-    d_slots: D::Buffer,
-    d_meta: D::Buffer,
-    meta: D::Host,
-    offsets_host: D::Host,
-    d_off: D::Buffer,
-    d_compact: D::Buffer,
-    out: D::Host,
-    ev: Vec<D::Event>,
+/// One ring slot: host and device buffers for a batch of either direction, and its timing events.
+pub(super) struct Slot<D: Driver> {
+    /// Compression: the pages. Decompression: the gathered LZ4 blocks.
+    pub input: D::Host,
+    /// `input` on the device.
+    pub d_in: D::Buffer,
+    /// Compression: each page's 4 KiB output slot. Decompression: the decoded pages.
+    pub d_slots: D::Buffer,
+    /// Compression: 4 meta words per page. Decompression: 1 status word per page.
+    pub d_meta: D::Buffer,
+    /// `d_meta` on the host.
+    pub meta: D::Host,
+    /// Compression: each page's block offset (1 word). Decompression: each block's span (2 words).
+    pub offsets_host: D::Host,
+    /// `offsets_host` on the device.
+    pub d_off: D::Buffer,
+    /// Compression: the compacted blocks.
+    pub d_compact: D::Buffer,
+    /// Compression: the compacted blocks. Decompression: the decoded pages.
+    pub out: D::Host,
+    pub ev: Vec<D::Event>,
     /// The slot's own H2D, kernel and D2H streams, so that its compaction and download never queue
     /// behind the next slot's upload or kernel.
-    h2d: D::Stream,
-    compute: D::Stream,
-    d2h: D::Stream,
-    /// Index (in the whole call) of the first page it holds, and how many it holds.
-    first: usize,
-    pages: usize,
-    /// Byte offset of each page's block in the compacted output (LZ4 pages only).
-    offsets: Vec<u32>,
+    pub h2d: D::Stream,
+    pub compute: D::Stream,
+    pub d2h: D::Stream,
+    /// Index (in the whole call) of the first page it holds, and how many pages went to the device.
+    pub first: usize,
+    pub pages: usize,
+    /// Compression: byte offset of each page's block in the compacted output (LZ4 pages only).
+    pub offsets: Vec<u32>,
+    /// Compression: bytes of compacted blocks.
+    pub total: usize,
+    /// Decompression: per page of the batch, its block's index on the device, or [`SIMPLE`] /
+    /// [`TOO_LONG`].
+    pub lz4_slot: Vec<u32>,
+    /// Decompression: (page index in the batch, byte offset) where each gather part starts.
+    pub cuts: Vec<(usize, usize)>,
 }
+
+/// A page that is not LZ4 (filled on the host).
+pub(super) const SIMPLE: u32 = u32::MAX;
+/// An LZ4 block longer than any block of one page (reported on the host, never uploaded).
+pub(super) const TOO_LONG: u32 = u32::MAX - 1;
 
 impl<D: Driver> Slot<D> {
     fn new(driver: &D, batch: usize) -> Result<Slot<D>, GpuError> {
         let (h2d, compute, d2h) = (driver.stream()?, driver.stream()?, driver.stream()?);
         let bytes = batch * PAGE_SIZE;
+        let blocks = blocks_capacity(batch);
         let ev = (0..EVENTS)
             .map(|_| driver.event())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Slot {
-            input: driver.alloc_host(bytes, false)?,
-            d_in: driver.alloc(&compute, bytes)?,
+            input: driver.alloc_host(blocks, false)?,
+            d_in: driver.alloc(&compute, blocks)?,
             d_slots: driver.alloc(&compute, bytes)?,
             d_meta: driver.alloc(&compute, batch * 16)?,
             meta: driver.alloc_host(batch * 16, true)?,
-            offsets_host: driver.alloc_host(batch * 4, false)?,
-            d_off: driver.alloc(&compute, batch * 4)?,
+            offsets_host: driver.alloc_host(batch * 8, false)?,
+            d_off: driver.alloc(&compute, batch * 8)?,
             d_compact: driver.alloc(&compute, bytes)?,
             out: driver.alloc_host(bytes, true)?,
             ev,
@@ -82,46 +113,24 @@ impl<D: Driver> Slot<D> {
             d2h,
             first: 0,
             pages: 0,
-            offsets: Vec::new(),
+            offsets: Vec::with_capacity(batch),
+            total: 0,
+            lz4_slot: Vec::with_capacity(batch),
+            cuts: Vec::new(),
         })
-    }
-}
-
-/// The engine seen as the ring's three stages.
-struct RingStages<'a, 'p, D: Driver> {
-    engine: &'a mut RingEngine<D>,
-    chunks: &'a [&'p [Page]],
-}
-
-impl<D: Driver> Stages for RingStages<'_, '_, D> {
-    type Output = (Vec<Record>, Timings);
-
-    fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
-        // Every chunk but the last has the first one's length.
-        self.engine.slots[slot].first = chunk * self.chunks[0].len();
-        self.engine.issue_compress(slot, self.chunks[chunk])
-    }
-
-    fn compact(&mut self, slot: usize) -> Result<(), GpuError> {
-        self.engine.issue_compact(slot)
-    }
-
-    fn finish(&mut self, slot: usize, chunk: usize) -> Result<Self::Output, GpuError> {
-        self.engine.collect(slot, self.chunks[chunk])
-    }
-
-    fn quiesce(&mut self) {
-        self.engine.quiesce();
     }
 }
 
 /// The page kernels pipelined through a ring of slots on a [`Driver`].
 pub struct RingEngine<D: Driver> {
-    driver: D,
-    compress: Loaded,
-    compact: Loaded,
-    decompress: Loaded,
-    slots: Vec<Slot<D>>,
+    pub(super) driver: D,
+    pub(super) compress: Loaded,
+    pub(super) compact: Loaded,
+    pub(super) decompress: Loaded,
+    pub(super) slots: Vec<Slot<D>>,
+    /// Page-locked input pages the caller fills in place ([`Engine::staging`]), and how many pages.
+    staging: Option<D::Host>,
+    staging_pages: usize,
     batch: usize,
     async_dma: bool,
 }
@@ -158,124 +167,45 @@ impl<D: Driver> RingEngine<D> {
             compact,
             decompress,
             slots,
+            staging: None,
+            staging_pages: 0,
             batch,
             async_dma,
         })
     }
 
-    /// Stage A: upload the pages, compress, download the meta words.
-    fn issue_compress(&mut self, s: usize, pages: &[Page]) -> Result<(), GpuError> {
-        let d = &self.driver;
-        let slot = &mut self.slots[s];
-        let n = pages.len();
-        slot.pages = n;
-        d.host_mut(&mut slot.input)?[..n * PAGE_SIZE].copy_from_slice(pages.as_flattened());
-        d.record(&slot.ev[0], &slot.h2d)?;
-        d.upload(&slot.h2d, &slot.input, n * PAGE_SIZE, &mut slot.d_in)?;
-        d.record(&slot.ev[1], &slot.h2d)?;
-        d.wait(&slot.compute, &slot.ev[1])?;
-        d.record(&slot.ev[2], &slot.compute)?;
-        d.launch(
-            &slot.compute,
-            &self.compress,
-            "lz4_compress",
-            n,
-            &mut [
-                Arg::In(&slot.d_in),
-                Arg::Out(&mut slot.d_slots),
-                Arg::Out(&mut slot.d_meta),
-            ],
-        )?;
-        d.record(&slot.ev[3], &slot.compute)?;
-        d.wait(&slot.d2h, &slot.ev[3])?;
-        d.record(&slot.ev[4], &slot.d2h)?;
-        d.download(&slot.d2h, &slot.d_meta, n * 16, &mut slot.meta)?;
-        d.record(&slot.ev[5], &slot.d2h)
+    /// Ring depth for a call.
+    fn depth(&self) -> usize {
+        if self.async_dma {
+            self.slots.len()
+        } else {
+            1
+        }
     }
 
-    /// Stage B: wait for the meta words, upload the offsets, compact, download the compressed bytes.
-    fn issue_compact(&mut self, s: usize) -> Result<(), GpuError> {
-        let d = &self.driver;
-        let slot = &mut self.slots[s];
-        let n = slot.pages;
-        d.synchronize(&slot.ev[5])?;
-        let meta = d.host(&slot.meta)?;
-        slot.offsets.clear();
-        let mut total = 0usize;
-        for i in 0..n {
-            slot.offsets.push(total as u32);
-            total += PageMeta::decode(meta_words(meta, i))
-                .map_err(|detail| GpuError::Corrupt {
-                    page: slot.first + i,
-                    detail,
-                })?
-                .block_len();
-        }
-        let off = d.host_mut(&mut slot.offsets_host)?;
-        for (i, o) in slot.offsets.iter().enumerate() {
-            off[4 * i..4 * i + 4].copy_from_slice(&o.to_le_bytes());
-        }
-        d.record(&slot.ev[6], &slot.h2d)?;
-        d.upload(&slot.h2d, &slot.offsets_host, n * 4, &mut slot.d_off)?;
-        d.record(&slot.ev[7], &slot.h2d)?;
-        d.wait(&slot.compute, &slot.ev[7])?;
-        d.record(&slot.ev[8], &slot.compute)?;
-        d.launch(
-            &slot.compute,
-            &self.compact,
-            "lz4_compact",
-            n,
-            &mut [
-                Arg::In(&slot.d_slots),
-                Arg::In(&slot.d_meta),
-                Arg::In(&slot.d_off),
-                Arg::Out(&mut slot.d_compact),
-            ],
-        )?;
-        d.record(&slot.ev[9], &slot.compute)?;
-        d.wait(&slot.d2h, &slot.ev[9])?;
-        d.record(&slot.ev[10], &slot.d2h)?;
-        if total > 0 {
-            d.download(&slot.d2h, &slot.d_compact, total, &mut slot.out)?;
-        }
-        d.record(&slot.ev[11], &slot.d2h)
-    }
-
-    /// Stage C: wait for the bytes and build the records.
-    fn collect(&mut self, s: usize, pages: &[Page]) -> ChunkOutcome {
-        let d = &self.driver;
-        let slot = &self.slots[s];
-        d.synchronize(&slot.ev[11])?;
-        d.check()?;
-        let meta = d.host(&slot.meta)?;
-        let out = d.host(&slot.out)?;
-        let records = pages
-            .iter()
-            .enumerate()
-            .map(|(i, page)| {
-                record_from_meta(meta_words(meta, i), page, |len| {
-                    let at = slot.offsets[i] as usize;
-                    out[at..at + len].to_vec()
-                })
-                .map_err(|detail| GpuError::Corrupt {
-                    page: slot.first + i,
-                    detail,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let ns = |a: usize| d.elapsed_ns(&slot.ev[a], &slot.ev[a + 1]);
-        let timings = Timings {
-            upload_ns: ns(0)? + ns(6)?,
-            kernel_ns: ns(2)? + ns(8)?,
-            download_ns: ns(4)? + ns(10)?,
-            kernel_clock: d.clock(),
-            transfer_clock: d.clock(),
+    /// Compresses `pages` through the ring; `staged` is the page-locked buffer they are in (uploaded
+    /// from directly), if they are.
+    fn run_compress(
+        &mut self,
+        pages: &[Page],
+        staged: Option<&D::Host>,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let ranges = chunk_ranges(pages.len(), batch.clamp(1, self.batch));
+        let depth = self.depth();
+        let mut stages = CompressStages {
+            engine: self,
+            pages,
+            staged,
+            ranges: &ranges,
+            out,
         };
-        Ok((records, timings))
+        run_pipeline(ranges.len(), depth, &mut stages)
     }
 
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
-    fn quiesce(&self) {
+    pub(super) fn quiesce(&self) {
         // A stale recorded error makes the drains below return early without waiting: take it first
         // (it belongs to this failure).
         let _ = self.driver.check();
@@ -294,27 +224,71 @@ impl<D: Driver> Engine for RingEngine<D> {
         self.driver.info()
     }
 
-    fn compress_chunks(&mut self, pages: &[Page], batch: usize) -> Vec<ChunkOutcome> {
-        let chunks: Vec<&[Page]> = pages.chunks(batch.clamp(1, self.batch)).collect();
-        let depth = if self.async_dma { self.slots.len() } else { 1 };
-        let mut stages = RingStages {
-            engine: self,
-            chunks: &chunks,
-        };
-        run_pipeline(chunks.len(), depth, &mut stages)
+    fn compress_chunks(
+        &mut self,
+        pages: &[Page],
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        self.run_compress(pages, None, batch, out)
     }
 
-    fn decompress_chunk(
+    fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        if self.staging.is_none() || self.staging_pages < pages {
+            // Free the old buffer before allocating the larger one.
+            self.staging = None;
+            self.staging_pages = 0;
+            self.staging = Some(self.driver.alloc_host(pages * PAGE_SIZE, true)?);
+            self.staging_pages = pages;
+        }
+        match &mut self.staging {
+            Some(host) => Ok(&mut self.driver.host_mut(host)?[..pages * PAGE_SIZE]),
+            None => Err(unstaged(pages, 0)),
+        }
+    }
+
+    fn staged(&self) -> Result<&[u8], GpuError> {
+        match &self.staging {
+            Some(host) => Ok(&self.driver.host(host)?[..self.staging_pages * PAGE_SIZE]),
+            None => Ok(&[]),
+        }
+    }
+
+    fn compress_staged(
         &mut self,
-        records: &[Record],
+        pages: usize,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        let Some(staging) = self.staging.take() else {
+            return all_failed(pages, batch, unstaged(pages, 0));
+        };
+        let outcomes = match self.driver.host(&staging) {
+            Ok(bytes) if pages <= self.staging_pages => {
+                let input = pages_of(&bytes[..pages * PAGE_SIZE]);
+                self.run_compress(input, Some(&staging), batch, out)
+            }
+            Ok(_) => all_failed(pages, batch, unstaged(pages, self.staging_pages)),
+            Err(e) => all_failed(pages, batch, e),
+        };
+        self.staging = Some(staging);
+        outcomes
+    }
+
+    fn decompress_chunks(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
         out: &mut [Page],
-    ) -> Result<Result<(), DecodeError>, GpuError> {
-        let launcher = self.driver.launcher();
-        let (result, _) = decompress_through(records, out, |buffers, n| {
-            let blocks = blocks_for(n as usize, Backend::Cuda);
-            Ok(launcher.launch(&self.decompress, blocks, buffers, &[u64::from(n)])?)
-        })
-        .map_err(|e| GpuError::from_launch(launcher.backend(), e))?;
-        Ok(result)
+    ) -> Vec<DecodeOutcome> {
+        let ranges = chunk_ranges(out.len(), batch.clamp(1, self.batch));
+        let depth = self.depth();
+        let mut stages = DecompressStages {
+            engine: self,
+            records,
+            ranges: &ranges,
+            out,
+        };
+        run_pipeline(ranges.len(), depth, &mut stages)
     }
 }

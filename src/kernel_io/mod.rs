@@ -12,13 +12,28 @@ pub mod reference;
 pub use lz4_kernels::Lz4Kernels;
 pub use meta::{record_from_meta, PageMeta};
 
-use crate::archive::Record;
+use crate::archive::{Record, RecordRef};
 use crate::kernels::lz4::{decode_status, BLOCKS_ALIGN};
 use crate::runtime::BufferArg;
 use crate::PAGE_SIZE;
 
 /// A page in memory.
 pub type Page = [u8; PAGE_SIZE];
+
+/// The whole pages at the start of `bytes` (a trailing partial page is left out).
+pub fn pages_of(bytes: &[u8]) -> &[Page] {
+    let n = bytes.len() / PAGE_SIZE;
+    // SAFETY: `Page` is `[u8; PAGE_SIZE]`, with the alignment of `u8`; the first `n * PAGE_SIZE`
+    // bytes of `bytes` are `n` such arrays, borrowed for as long as `bytes` is.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<Page>(), n) }
+}
+
+/// The whole pages at the start of `bytes`, to write (a trailing partial page is left out).
+pub fn pages_of_mut(bytes: &mut [u8]) -> &mut [Page] {
+    let n = bytes.len() / PAGE_SIZE;
+    // SAFETY: as in `pages_of`; the borrow is unique because `bytes` is.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<Page>(), n) }
+}
 
 /// A page that could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +54,21 @@ pub fn fill_simple(record: &Record, out: &mut Page) -> bool {
             }
         }
         Record::Lz4(_) => return false,
+    }
+    true
+}
+
+/// Fills `out` from a non-LZ4 record; `false` for an LZ4 record ([`fill_simple`] on a borrowed
+/// record).
+pub fn fill_ref(record: RecordRef<'_>, out: &mut Page) -> bool {
+    match record {
+        RecordRef::Raw(page) => out.copy_from_slice(page),
+        RecordRef::SameFilled(pattern) => {
+            for chunk in out.chunks_exact_mut(8) {
+                chunk.copy_from_slice(&pattern.to_le_bytes());
+            }
+        }
+        RecordRef::Lz4(_) => return false,
     }
     true
 }
@@ -149,6 +179,23 @@ pub fn pad_blocks(data: &mut Vec<u8>) {
     data.resize(len, 0);
 }
 
+/// What a decompress kernel status word says is wrong with its block (code in the low byte, where
+/// decoding stopped above it); `None` when the block decoded to one page.
+pub fn status_error(status: u32) -> Option<String> {
+    let reason = match status & 0xff {
+        decode_status::OK => return None,
+        decode_status::TRUNCATED => "a length or the literals run past the end of the block",
+        decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
+        decode_status::OVERFLOW => "the block decodes to more than a page",
+        decode_status::TOO_LONG => "the block is longer than any block of one page",
+        _ => "the block ends with a match or decodes to less than a page",
+    };
+    Some(format!(
+        "malformed LZ4 block at byte {}: {reason}",
+        status >> 8
+    ))
+}
+
 /// Copies each decoded page to `out`, or names the first malformed block (`status(k)` is block k's
 /// status word: code in the low byte, where decoding stopped above it).
 pub fn scatter_decoded(
@@ -158,18 +205,7 @@ pub fn scatter_decoded(
     out: &mut [Page],
 ) -> Result<(), DecodeError> {
     for (k, &i) in blocks.pages.iter().enumerate() {
-        let s = status(k);
-        if s & 0xff != decode_status::OK {
-            let reason = match s & 0xff {
-                decode_status::TRUNCATED => {
-                    "a length or the literals run past the end of the block"
-                }
-                decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
-                decode_status::OVERFLOW => "the block decodes to more than a page",
-                decode_status::TOO_LONG => "the block is longer than any block of one page",
-                _ => "the block ends with a match or decodes to less than a page",
-            };
-            let detail = format!("malformed LZ4 block at byte {}: {reason}", s >> 8);
+        if let Some(detail) = status_error(status(k)) {
             return Err(DecodeError { index: i, detail });
         }
         out[i].copy_from_slice(&decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE]);

@@ -1,8 +1,11 @@
 //! The CPU reference of the page kernels on every core, and the helpers the CPU codecs share: the
 //! GPU batch API falls back to it, the `reference` codec is it.
 
-use super::{fill_simple, DecodeError, Page};
+use rayon::prelude::*;
+
+use super::{fill_ref, fill_simple, DecodeError, Page};
 use crate::archive::Record;
+use crate::archive::{RecordRef, Records};
 use crate::kernels::lz4::{encode_page_level, lz4_decompress_block, Lz4Level, PageEncoding};
 use crate::PAGE_SIZE;
 
@@ -17,6 +20,32 @@ pub fn decompress(records: &[Record], out: &mut [Page]) -> Result<(), DecodeErro
     decode_all(records, out, |block, page| {
         lz4_decompress_block(block, page).map_err(|e| e.to_string())
     })
+}
+
+/// Decodes records `first..first + out.len()` of `records` into `out` on every core (rayon); a
+/// [`DecodeError`]'s index counts from `first`. The first malformed page (lowest index) is reported.
+pub fn decompress_records(
+    records: &dyn Records,
+    first: usize,
+    out: &mut [Page],
+) -> Result<(), DecodeError> {
+    out.par_iter_mut()
+        .enumerate()
+        .map(|(i, page)| match records.record(first + i) {
+            RecordRef::Lz4(block) => match lz4_decompress_block(block, page) {
+                Ok(PAGE_SIZE) => Ok(()),
+                Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
+                Err(e) => Err(e.to_string()),
+            }
+            .map_err(|detail| DecodeError { index: i, detail }),
+            simple => {
+                fill_ref(simple, page);
+                Ok(())
+            }
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// The record of an encoding from the reference algorithm (the kernels' format).

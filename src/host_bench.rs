@@ -1,0 +1,262 @@
+//! `warpforge host-bench`: the CUDA engine's host pipeline timed on its own, without a GPU. The
+//! compressor runs on a driver that replays recorded kernel outputs ([`ReplayTape`]): one untimed run
+//! records every launch (outputs computed with the CPU reference, byte-identical to the kernels), the
+//! timed runs replay them. Each direction's host time is the call's wall time (host clock) minus the
+//! time the driver spent standing in for the device (uploads, downloads, replayed launches), so what
+//! is left is the host work alone: staging, gathering, record building, scattering. After every timed
+//! run, outside the timed region, each decoded page is compared with its input.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{ensure, Context};
+use indicatif::ProgressBar;
+
+use crate::archive::PackedRecords;
+use crate::codec::Page;
+use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
+use crate::PAGE_SIZE;
+
+/// Bytes in a GiB.
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// One direction's figures, medians over the timed runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Direction {
+    /// Host work per call (wall time minus device stand-in time), ms.
+    pub host_ms: f64,
+    /// Wall time per call, ms (host clock; includes the replay driver's copies).
+    pub wall_ms: f64,
+    /// Bytes of pages per call.
+    pub bytes: usize,
+}
+
+impl Direction {
+    /// Host milliseconds per GiB of pages.
+    pub fn host_ms_per_gib(&self) -> f64 {
+        self.host_ms * GIB / self.bytes as f64
+    }
+
+    /// Pages' bytes per second of host work, GB/s (10⁹ B/s).
+    pub fn host_gbps(&self) -> f64 {
+        self.bytes as f64 / (self.host_ms.max(1e-9) / 1e3) / 1e9
+    }
+}
+
+/// What `warpforge host-bench` measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostBenchReport {
+    /// Pages per call.
+    pub pages: usize,
+    /// Timed runs per direction.
+    pub runs: usize,
+    /// The batch configuration (pages per batch, ring slots).
+    pub config: GpuBatchConfig,
+    /// Bytes of records (as the archive stores them) for the pages.
+    pub stored_bytes: usize,
+    /// Kernel launches recorded (and replayed per run).
+    pub launches: usize,
+    /// Compression.
+    pub compress: Direction,
+    /// Decompression.
+    pub decompress: Direction,
+    /// Compression through the owned-records API (`compress_batch`: one allocation per record).
+    pub compress_owned: Direction,
+    /// Decompression through `decompress_batch` (owned records in, a fresh output vector out).
+    pub decompress_owned: Direction,
+    /// Compression of pages already in the compressor's staging pages (`compress_staged`; filling
+    /// them is not timed).
+    pub compress_staged: Direction,
+    /// Pages redone on the CPU (must be 0: the replayed GPU path handled every page).
+    pub cpu_fallback_pages: u64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// `pages` pages taken from `corpus` in order, cycling through it as often as needed.
+pub fn cycle_pages(corpus: &[Page], pages: usize) -> Vec<Page> {
+    corpus.iter().cycle().take(pages).copied().collect()
+}
+
+/// Times `runs` replayed compress and decompress calls of the whole of `pages` through each API
+/// (after one untimed recording run), checking the round trip after each call. `progress` counts
+/// runs.
+pub fn run(
+    pages: &[Page],
+    runs: usize,
+    config: GpuBatchConfig,
+    progress: &ProgressBar,
+) -> anyhow::Result<HostBenchReport> {
+    ensure!(!pages.is_empty(), "host-bench needs at least one page");
+    ensure!(runs > 0, "host-bench needs at least one run");
+    let tape = ReplayTape::new(config.algorithm.lz4_level());
+    let mut gpu = GpuBatchCompressor::replaying(config.clone(), Arc::clone(&tape))?;
+    let bytes = pages.len() * PAGE_SIZE;
+    progress.set_length(runs as u64 + 1);
+
+    // Recording run (untimed): the kernels' outputs computed on the CPU.
+    let mut recorded = PackedRecords::new();
+    gpu.compress_into(pages, &mut recorded)
+        .context("recording compression")?;
+    let mut decoded = vec![[0u8; PAGE_SIZE]; pages.len()];
+    gpu.decompress_into(&recorded, &mut decoded)
+        .context("recording decompression")?;
+    ensure!(
+        decoded.as_slice() == pages,
+        "the recorded round trip changed the pages"
+    );
+    tape.replay();
+    progress.inc(1);
+
+    let mut times: [(Vec<f64>, Vec<f64>); 5] = Default::default();
+    let mut timed = |row: usize, f: &mut dyn FnMut() -> anyhow::Result<()>| {
+        let device = tape.device_ns();
+        let start = Instant::now();
+        f()?;
+        let wall = start.elapsed().as_nanos() as f64;
+        let device = (tape.device_ns() - device) as f64;
+        times[row].0.push((wall - device) / 1e6);
+        times[row].1.push(wall / 1e6);
+        anyhow::Ok(())
+    };
+    let mut packed = PackedRecords::new();
+    for run in 0..runs {
+        // The packed API, its buffers reused from run to run (as a streaming caller reuses them).
+        tape.rewind();
+        decoded.iter_mut().for_each(|p| p.fill(0xa5));
+        timed(0, &mut || {
+            Ok(gpu.compress_into(pages, &mut packed).map(drop)?)
+        })?;
+        ensure!(
+            packed == recorded,
+            "run {run}: the replayed compression gave other records than the recorded one"
+        );
+        timed(1, &mut || Ok(gpu.decompress_into(&packed, &mut decoded)?))?;
+        ensure!(
+            decoded.as_slice() == pages,
+            "run {run}: the replayed round trip changed the pages"
+        );
+        // The pages already in the compressor's staging pages (filled here, untimed, as a reader
+        // would fill them).
+        tape.rewind();
+        gpu.staging_pages(pages.len())?
+            .copy_from_slice(pages.as_flattened());
+        packed.clear();
+        timed(4, &mut || {
+            Ok(gpu.compress_staged(pages.len(), &mut packed).map(drop)?)
+        })?;
+        ensure!(
+            packed == recorded,
+            "run {run}: the replayed staged compression gave other records than the recorded one"
+        );
+        // The owned-records API: a Vec of records and a fresh output vector per call.
+        tape.rewind();
+        let mut records = Vec::new();
+        timed(2, &mut || {
+            records = gpu.compress_batch(pages)?.pages;
+            Ok(())
+        })?;
+        ensure!(
+            records == recorded.to_records(),
+            "run {run}: compress_batch gave other records than the recorded ones"
+        );
+        let mut fresh = Vec::new();
+        timed(3, &mut || {
+            fresh = gpu.decompress_batch(&records)?;
+            Ok(())
+        })?;
+        ensure!(
+            fresh.as_slice() == pages,
+            "run {run}: decompress_batch changed the pages"
+        );
+        drop((records, fresh));
+        progress.inc(1);
+    }
+    let [c, d, co, dfresh, staged] = times.map(|(host, wall)| Direction {
+        host_ms: median(host),
+        wall_ms: median(wall),
+        bytes,
+    });
+    Ok(HostBenchReport {
+        pages: pages.len(),
+        runs,
+        config,
+        stored_bytes: recorded.encoded_len(),
+        launches: tape.launches(),
+        compress: c,
+        decompress: d,
+        compress_owned: co,
+        decompress_owned: dfresh,
+        compress_staged: staged,
+        cpu_fallback_pages: gpu.stats().cpu_fallback_pages,
+    })
+}
+
+impl HostBenchReport {
+    /// The report as text: one line per direction.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "host pipeline of the CUDA engine on the replay driver (recorded kernel outputs, no GPU; \
+             host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
+             buffers reused); compress_staged: pages already in the staging pages (filling them \
+             untimed); compress_batch / decompress_batch: owned records, fresh output\n{} pages ({:.1} MiB), batch {} pages x {} ring \
+             slots, ratio {:.3}x, {} launches replayed per run, median of {} runs\n",
+            self.pages,
+            (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
+            self.config.batch_size,
+            self.config.ring_buffer_slots,
+            (self.pages * PAGE_SIZE) as f64 / self.stored_bytes.max(1) as f64,
+            self.launches,
+            self.runs
+        );
+        for (name, d) in [
+            ("compress", &self.compress),
+            ("decompress", &self.decompress),
+            ("compress_staged", &self.compress_staged),
+            ("compress_batch", &self.compress_owned),
+            ("decompress_batch", &self.decompress_owned),
+        ] {
+            s += &format!(
+                "{name:<16}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms)\n",
+                d.host_ms_per_gib(),
+                d.host_gbps(),
+                d.wall_ms,
+                d.host_ms
+            );
+        }
+        s += &format!("CPU fallbacks: {} pages\n", self.cpu_fallback_pages);
+        s
+    }
+
+    /// The report as one JSON object.
+    pub fn json(&self) -> String {
+        let direction = |d: &Direction| {
+            serde_json::json!({
+                "host_ms": d.host_ms,
+                "wall_ms": d.wall_ms,
+                "host_ms_per_gib": d.host_ms_per_gib(),
+                "host_gbps": d.host_gbps(),
+            })
+        };
+        serde_json::json!({
+            "driver": "replay (recorded kernel outputs, no GPU)",
+            "clock": "host",
+            "pages": self.pages,
+            "runs": self.runs,
+            "batch_size": self.config.batch_size,
+            "ring_buffer_slots": self.config.ring_buffer_slots,
+            "stored_bytes": self.stored_bytes,
+            "launches": self.launches,
+            "compress": direction(&self.compress),
+            "decompress": direction(&self.decompress),
+            "compress_staged": direction(&self.compress_staged),
+            "compress_batch": direction(&self.compress_owned),
+            "decompress_batch": direction(&self.decompress_owned),
+            "cpu_fallback_pages": self.cpu_fallback_pages,
+        })
+        .to_string()
+    }
+}
