@@ -6,7 +6,8 @@
 use proptest::prelude::*;
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::kernels::lz4::{
-    encode_page, lz4_compress_block, lz4_compress_bound, PageEncoding, PAGE_SIZE,
+    encode_page, encode_page_level, lz4_compress_block, lz4_compress_bound, Lz4Level, PageEncoding,
+    PAGE_SIZE,
 };
 
 /// One launch: inputs, outputs (initial contents), scalars, and what the outputs must become.
@@ -126,10 +127,15 @@ pub fn lz4_pages() -> impl Strategy<Value = Vec<[u8; PAGE_SIZE]>> {
 
 /// `lz4-compress`: the reference encoding of each page, in the kernel's output layout.
 fn lz4_compress_case(pages: Vec<[u8; PAGE_SIZE]>) -> Case {
+    lz4_compress_case_at(pages, Lz4Level::DEFAULT)
+}
+
+/// `lz4-compress-l0/l1/l3`: the same at another level.
+fn lz4_compress_case_at(pages: Vec<[u8; PAGE_SIZE]>, level: Lz4Level) -> Case {
     let mut output = vec![0u8; pages.len() * PAGE_SIZE];
     let mut meta = Vec::new();
     for (i, p) in pages.iter().enumerate() {
-        let words: [u32; 4] = match encode_page(p) {
+        let words: [u32; 4] = match encode_page_level(p, level) {
             PageEncoding::Lz4(block) => {
                 output[i * PAGE_SIZE..i * PAGE_SIZE + block.len()].copy_from_slice(&block);
                 [0, block.len() as u32, 0, 0]
@@ -224,6 +230,15 @@ pub fn strategy(name: &str) -> BoxedStrategy<Case> {
             .prop_map(warp_collectives_case)
             .boxed(),
         "lz4-compress" => lz4_pages().prop_map(lz4_compress_case).boxed(),
+        "lz4-compress-l0" => lz4_pages()
+            .prop_map(|p| lz4_compress_case_at(p, Lz4Level::THROUGHPUT))
+            .boxed(),
+        "lz4-compress-l1" => lz4_pages()
+            .prop_map(|p| lz4_compress_case_at(p, Lz4Level::FAST))
+            .boxed(),
+        "lz4-compress-l3" => lz4_pages()
+            .prop_map(|p| lz4_compress_case_at(p, Lz4Level::HIGH))
+            .boxed(),
         "lz4-decompress" => lz4_pages().prop_map(lz4_decompress_case).boxed(),
         "lz4-compact" => lz4_pages()
             .prop_flat_map(|pages| {
