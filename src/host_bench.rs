@@ -203,11 +203,12 @@ impl HostBenchReport {
              host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
              buffers reused); compress_staged: pages already in the staging pages (filling them \
              untimed); compress_batch / decompress_batch: owned records, fresh output\n{} pages ({:.1} MiB), batch {} pages x {} ring \
-             slots, ratio {:.3}x, {} launches replayed per run, median of {} runs\n",
+             slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs\n",
             self.pages,
             (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
             self.config.batch_size,
             self.config.ring_buffer_slots,
+            self.config.algorithm.lz4_level(),
             (self.pages * PAGE_SIZE) as f64 / self.stored_bytes.max(1) as f64,
             self.launches,
             self.runs
@@ -248,6 +249,7 @@ impl HostBenchReport {
             "runs": self.runs,
             "batch_size": self.config.batch_size,
             "ring_buffer_slots": self.config.ring_buffer_slots,
+            "level": self.config.algorithm.lz4_level().to_string(),
             "stored_bytes": self.stored_bytes,
             "launches": self.launches,
             "compress": direction(&self.compress),

@@ -138,6 +138,9 @@ fn staged_pages_compress_like_the_callers_pages() {
     gpu.compress_staged(pages.len(), &mut staged)
         .expect("compress_staged");
     assert_eq!(staged, direct);
+    assert!(gpu.staging_pages(0).expect("no pages").is_empty());
+    gpu.compress_staged(0, &mut staged).expect("no pages");
+    assert!(staged.is_empty());
     match gpu.compress_staged(pages.len() + 1, &mut staged) {
         Err(GpuError::Config(why)) => assert!(why.contains("staged"), "{why}"),
         other => panic!("more pages than staged: {other:?}"),

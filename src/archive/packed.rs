@@ -114,13 +114,22 @@ pub enum Entry {
 /// The records of a batch, packed (see the module docs). Built by the GPU batch API
 /// ([`crate::gpu::GpuBatchCompressor::compress_into`]); decoded by
 /// [`crate::gpu::GpuBatchCompressor::decompress_into`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Two values are equal when they hold the same records, wherever their bytes sit in the buffers.
+#[derive(Clone, Debug, Default)]
 pub struct PackedRecords {
     /// The LZ4 blocks and raw pages, in no particular order.
     data: Vec<u8>,
     /// One per page, in page order.
     entries: Vec<Entry>,
 }
+
+impl PartialEq for PackedRecords {
+    fn eq(&self, other: &PackedRecords) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for PackedRecords {}
 
 impl PackedRecords {
     /// No records.
@@ -264,6 +273,14 @@ mod tests {
         assert!(reused.is_empty());
         reused.reset(2);
         reused.set(1, RecordRef::Lz4(&[9]));
+        // The same records with their bytes elsewhere in the buffer are equal.
+        let mut other = PackedRecords::new();
+        other.reset(2);
+        other.set(0, RecordRef::Lz4(&[7, 7]));
+        other.set(1, RecordRef::Lz4(&[9]));
+        other.set(0, RecordRef::SameFilled(0));
+        assert_eq!(other, reused);
+        assert_ne!(other, packed);
         assert_eq!(
             reused.to_records(),
             [Record::SameFilled(0), Record::Lz4(vec![9])]

@@ -1,8 +1,9 @@
 //! What the CUDA engine's host pipeline asks of a device: streams, events, device and page-locked
 //! host buffers, asynchronous copies and kernel launches — the driver API's shape. [`RingEngine`]
-//! (the ring, the meta-first compaction, decompression, both directions through the same ring) is written once against it; `CudaDriver`
-//! answers with cudarc on a GPU, `LaunchDriver` with a runtime launcher on the CPU (the simulator
-//! standing in for the driver), so the host logic that talks to CUDA runs in CI.
+//! (the ring, the meta-first compaction, decompression: both directions through the same ring) is
+//! written once against it; `CudaDriver` answers with cudarc on a GPU, `LaunchDriver` with a runtime
+//! launcher on the CPU (the simulator standing in for the driver), so the host logic that talks to
+//! CUDA runs in CI, and `ReplayDriver` with recorded kernel outputs (`warpforge host-bench`).
 //!
 //! [`RingEngine`]: super::ring_engine::RingEngine
 

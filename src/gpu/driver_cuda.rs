@@ -152,7 +152,9 @@ impl Driver for CudaDriver {
         launch.arg(&count);
         // SAFETY: the page kernels take their buffers in this order and then the page count; every
         // buffer holds a whole batch, of which the kernel touches the first `count` pages (the
-        // compaction's offsets come from the meta words, so every block lands inside its output).
+        // compaction's offsets come from the meta words, so every block lands inside its output;
+        // the decompress kernel reads each block within its span, which the host placed inside the
+        // uploaded, 16-byte padded blocks, and rejects longer blocks before reading them).
         unsafe { launch.launch(cfg) }.map_err(|e| GpuError::cuda(launch_call(name), e.0 as u32))?;
         Ok(())
     }

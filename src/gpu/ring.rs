@@ -133,9 +133,11 @@ impl Ring {
 pub trait Stages {
     /// A finished batch.
     type Output;
-    /// Queue the upload and the compression kernel of `chunk` in `slot` (do not wait).
+    /// Queue the upload and the first kernel of `chunk` in `slot` (do not wait); for compression the
+    /// compress kernel, for decompression the decode and its download.
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError>;
-    /// Wait for the slot's sizes, then queue the compaction and the download of its compressed bytes.
+    /// The second step, for compression: wait for the slot's sizes, then queue the compaction and
+    /// the download of its compressed bytes (decompression has none).
     fn compact(&mut self, slot: usize) -> Result<(), GpuError>;
     /// Wait for the slot's bytes and build its output.
     fn finish(&mut self, slot: usize, chunk: usize) -> Result<Self::Output, GpuError>;

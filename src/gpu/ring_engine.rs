@@ -234,6 +234,10 @@ impl<D: Driver> Engine for RingEngine<D> {
     }
 
     fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
+        if pages == 0 {
+            // Nothing to allocate (a zero-byte page-locked allocation is an error on CUDA).
+            return Ok(&mut []);
+        }
         if self.staging.is_none() || self.staging_pages < pages {
             // Free the old buffer before allocating the larger one.
             self.staging = None;
