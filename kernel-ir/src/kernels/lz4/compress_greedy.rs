@@ -19,13 +19,10 @@ use crate::Mask;
 /// "No position" in the table.
 const EMPTY: u32 = 0xFFFF;
 
-/// Constants of the step, built once before the parse loop.
+/// Constants of the step beyond the page's ([`super::warp_ops::PageConsts`]), built once before the
+/// parse loop.
 #[derive(Clone, Copy)]
 struct StepConsts {
-    zero: Val<U32>,
-    one: Val<U32>,
-    two: Val<U32>,
-    top: Val<U32>,
     searchable: Val<U32>,
     last: Val<U32>,
     empty: Val<U32>,
@@ -55,10 +52,6 @@ impl Ctx {
         });
         b.warp_sync(Mask::FULL);
         let c = StepConsts {
-            zero: b.u32(0),
-            one: b.u32(1),
-            two: b.u32(2),
-            top: b.u32(31),
             searchable: b.u32(SEARCHABLE),
             last: b.u32(SEARCHABLE - 1),
             empty: b.u32(EMPTY),
@@ -105,9 +98,9 @@ impl Ctx {
     /// After a match: the position two bytes before its end (the new `pos`) enters the table, by lane 0.
     fn write_before_end(&self, b: &mut KernelBuilder, p: &PageCtx, c: &StepConsts) {
         let end = b.read(self.pos);
-        let at = b.sub(end, c.two);
+        let at = b.sub(end, p.page.k.two);
         let inside = b.lt(at, c.searchable);
-        let lane0 = b.eq(p.lane, c.zero);
+        let lane0 = b.eq(p.lane, p.page.k.zero);
         let writes = b.and(inside, lane0);
         b.if_(writes, |b| {
             let (slot, _) = self.bucket(b, p, c, at);
@@ -152,19 +145,19 @@ impl Ctx {
         let off_key = b.add(c.marker, p.lane);
         let key = b.select(valid, slot, off_key);
         let same = b.match_any(key, Mask::FULL);
-        let my_bit = b.shl(c.one, p.lane);
-        let below = b.sub(my_bit, c.one);
+        let my_bit = b.shl(p.page.k.one, p.lane);
+        let below = b.sub(my_bit, p.page.k.one);
         let earlier = b.and(same, below);
         // The newest two earlier lanes with the same bucket: the highest set bits (31 − clz).
-        let has_one = b.ne(earlier, c.zero);
+        let has_one = b.ne(earlier, p.page.k.zero);
         let leading = b.clz(earlier);
-        let latest = b.sub(c.top, leading);
-        let latest_bit = b.shl(c.one, latest);
-        let latest_bit = b.select(has_one, latest_bit, c.zero);
+        let latest = b.sub(p.page.k.thirty_one, leading);
+        let latest_bit = b.shl(p.page.k.one, latest);
+        let latest_bit = b.select(has_one, latest_bit, p.page.k.zero);
         let rest = b.xor(earlier, latest_bit);
-        let has_two = b.ne(rest, c.zero);
+        let has_two = b.ne(rest, p.page.k.zero);
         let leading = b.clz(rest);
-        let second = b.sub(c.top, leading);
+        let second = b.sub(p.page.k.thirty_one, leading);
         let pair = b.load(self.buckets(), slot);
         let newest = b.and(pair, c.empty);
         let older = b.shr(pair, c.sixteen);
@@ -181,18 +174,18 @@ impl Ctx {
         let (f, any) = first_lane(b, hit);
         // The positions tried: lanes up to `f`, or every valid lane when none has a candidate (valid
         // lanes are a prefix: up to `last − pos`).
-        let limit = b.select(any, f, c.top);
+        let limit = b.select(any, f, p.page.k.thirty_one);
         let valid_to = b.sub(c.last, pos);
         let limit = b.min(limit, valid_to);
         let tried = b.le(p.lane, limit);
-        let writers = b.shl(c.two, limit);
-        let writers = b.sub(writers, c.one);
-        let upto = b.shl(c.two, p.lane);
-        let upto = b.sub(upto, c.one);
+        let writers = b.shl(p.page.k.two, limit);
+        let writers = b.sub(writers, p.page.k.one);
+        let upto = b.shl(p.page.k.two, p.lane);
+        let upto = b.sub(upto, p.page.k.one);
         let not_upto = b.not(upto);
         let later = b.and(same, writers);
         let later = b.and(later, not_upto);
-        let is_last = b.eq(later, c.zero);
+        let is_last = b.eq(later, p.page.k.zero);
         let writes = b.and(tried, is_last);
         // Every lane has read the bucket before any lane writes it.
         b.warp_sync(Mask::FULL);
@@ -202,7 +195,7 @@ impl Ctx {
             b.store(self.buckets(), slot, pair);
         });
         b.warp_sync(Mask::FULL);
-        let from = b.min(f, c.top);
+        let from = b.min(f, p.page.k.thirty_one);
         let candidate = broadcast(b, candidate, from);
         StepResult {
             first: f,
