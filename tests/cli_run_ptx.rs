@@ -39,7 +39,7 @@ fn a_wfir_kernels_ptx_on_ptx_sim_matches_the_simulator_for_every_target() {
     let pages: Vec<u8> = (0..4 * 4096u32).map(|i| (i / 7 % 251) as u8).collect();
     let input = write(&dir, "pages.bin", &pages);
     let words = "--kernel lz4-compress --backend ptx-sim --check sim --arg output=zeros:16384 \
-                 --arg meta=zeros:16 --arg pages=4";
+                 --arg meta=zeros:16 --arg scratch=zeros:16384 --arg pages=4";
     let more = ["--arg".to_owned(), format!("input=@{input}")];
     let out = warpforge(words, &strs(&more));
     let stdout = text(&out.stdout);

@@ -5,7 +5,8 @@ use common::{adapter_or_skip, liblz4_compress};
 
 use warpforge::ir::kernels::lz4::pages::{page, PageKind};
 use warpforge::ir::kernels::lz4::{
-    encode_page, encode_page_level, lz4_compress_kernel_level, Lz4Level, PageEncoding, PAGE_SIZE,
+    compress_scratch_bytes, encode_page, encode_page_level, lz4_compress_kernel_level, Lz4Level,
+    PageEncoding, PAGE_SIZE,
 };
 use warpforge::ir::verify;
 use warpforge::runtime::webgpu::{BufferArg, WebGpuDevice};
@@ -20,10 +21,12 @@ fn compress_on_webgpu(pages: &[[u8; PAGE_SIZE]], level: Lz4Level) -> Vec<PageEnc
     let input: Vec<u8> = pages.iter().flatten().copied().collect();
     let mut output = vec![0u8; pages.len() * PAGE_SIZE];
     let mut meta = vec![0u8; pages.len() * 16];
+    let mut scratch = vec![0u8; compress_scratch_bytes(level, pages.len())];
     let mut buffers = [
         BufferArg::ReadOnly(&input),
         BufferArg::ReadWrite(&mut output),
         BufferArg::ReadWrite(&mut meta),
+        BufferArg::ReadWrite(&mut scratch),
     ];
     device
         .run(

@@ -8,7 +8,9 @@
 use anyhow::{anyhow, bail, Context, Result};
 use warpforge::ir::verify;
 use warpforge::kernel_io::PageMeta;
-use warpforge::kernels::lz4::{decode_status, same_filled_pattern, Lz4Level};
+use warpforge::kernels::lz4::{
+    compress_scratch_bytes, decode_status, same_filled_pattern, Lz4Level,
+};
 use warpforge::kernels::{
     blocks_for, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel,
 };
@@ -45,7 +47,7 @@ fn launch(gpu: &Gpu, kernel: &CudaKernel, pages: usize, buffers: &[&CudaSlice<u8
     builder.arg(&count);
     // SAFETY: the page kernels take their buffers in this order and then the page count (as the
     // batch API's driver launches them); every buffer holds the whole set the kernel touches: pages
-    // in, 4 KiB slots and 16-byte meta words out (compress); slots, meta, 4-byte offsets in and the
+    // in, 4 KiB slots and 16-byte meta words out, the chain-level scratch of 8 KiB per page (compress); slots, meta, 4-byte offsets in and the
     // compacted blocks out (compact, the offsets computed from the same meta words); blocks padded
     // to 16 bytes, 8-byte spans in, pages and 4-byte statuses out (decompress).
     unsafe { builder.launch(cfg) }
@@ -158,6 +160,8 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
     let set_bytes = (n * PAGE_SIZE) as u64;
     let compact = load(gpu, &Lz4CompactKernel::new(n))?;
     let decompress = load(gpu, &Lz4WarpDecompressKernel::new(n))?;
+    // The compress kernel's working memory: one buffer, since the launches run one after another.
+    let scratch: CudaSlice<u8> = gpu.zeros(compress_scratch_bytes(Lz4Level::DEFAULT, n))?;
     let mut bufs = (0..sets.len())
         .map(|_| {
             Ok(SetBuffers {
@@ -181,7 +185,7 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
                 gpu,
                 &kernel,
                 n,
-                &[&sets.inputs[s], &bufs[s].slots, &bufs[s].meta],
+                &[&sets.inputs[s], &bufs[s].slots, &bufs[s].meta, &scratch],
             )
         })?;
         // Every set's output, downloaded once and checked; the offsets and spans for the next kernels.

@@ -12,12 +12,15 @@ use warpforge_ir::Verified;
 use super::{GpuDeviceInfo, GpuError};
 use crate::runtime::{Clock, Loaded};
 
-/// A kernel argument: a device buffer the kernel reads, or one it writes.
+/// A kernel argument: a device buffer the kernel reads, one it writes, or its working memory.
 pub enum Arg<'a, B> {
     /// Read only.
     In(&'a B),
-    /// Read and written.
+    /// Read and written: the launch's results.
     Out(&'a mut B),
+    /// Read and written by the kernel for itself (the compress kernel's chain slots): no result, no
+    /// initial contents.
+    Scratch(&'a mut B),
 }
 
 /// The driver operations of the host pipeline. Work on one stream runs in issue order; an event

@@ -146,7 +146,7 @@ impl Driver for CudaDriver {
         for arg in args.iter_mut() {
             match arg {
                 Arg::In(b) => launch.arg(*b),
-                Arg::Out(b) => launch.arg(&mut **b),
+                Arg::Out(b) | Arg::Scratch(b) => launch.arg(&mut **b),
             };
         }
         launch.arg(&count);

@@ -115,7 +115,7 @@ impl Driver for LaunchDriver {
             .iter_mut()
             .map(|a| match a {
                 Arg::In(b) => BufferArg::ReadOnly(b.as_slice()),
-                Arg::Out(b) => BufferArg::ReadWrite(b.as_mut_slice()),
+                Arg::Out(b) | Arg::Scratch(b) => BufferArg::ReadWrite(b.as_mut_slice()),
             })
             .collect();
         let blocks = blocks_for(pages, Backend::Cuda);

@@ -115,6 +115,7 @@ fn issue_compress<D: Driver>(
             Arg::In(&slot.d_in),
             Arg::Out(&mut slot.d_slots),
             Arg::Out(&mut slot.d_meta),
+            Arg::Scratch(&mut slot.d_scratch),
         ],
     )?;
     d.record(&slot.ev[3], &slot.compute)?;

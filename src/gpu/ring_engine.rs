@@ -29,7 +29,7 @@ use super::ring_decompress::DecompressStages;
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::{PackedRecords, Records};
 use crate::kernel_io::{pages_of, Page};
-use crate::kernels::lz4::{BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK};
+use crate::kernels::lz4::{compress_scratch_bytes, Lz4Level, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK};
 use crate::kernels::Lz4WarpDecompressKernel;
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
 use crate::runtime::{Backend, Loaded};
@@ -56,6 +56,8 @@ pub(super) struct Slot<D: Driver> {
     pub d_meta: D::Buffer,
     /// `d_meta` on the host.
     pub meta: D::Host,
+    /// Compression: the kernel's chain slots ([`compress_scratch_bytes`]), never copied.
+    pub d_scratch: D::Buffer,
     /// Compression: each page's block offset (1 word). Decompression: each block's span (2 words).
     pub offsets_host: D::Host,
     /// `offsets_host` on the device.
@@ -90,7 +92,7 @@ pub(super) const SIMPLE: u32 = u32::MAX;
 pub(super) const TOO_LONG: u32 = u32::MAX - 1;
 
 impl<D: Driver> Slot<D> {
-    fn new(driver: &D, batch: usize) -> Result<Slot<D>, GpuError> {
+    fn new(driver: &D, batch: usize, level: Lz4Level) -> Result<Slot<D>, GpuError> {
         let (h2d, compute, d2h) = (driver.stream()?, driver.stream()?, driver.stream()?);
         let bytes = batch * PAGE_SIZE;
         let blocks = blocks_capacity(batch);
@@ -103,6 +105,7 @@ impl<D: Driver> Slot<D> {
             d_slots: driver.alloc(&compute, bytes)?,
             d_meta: driver.alloc(&compute, batch * 16)?,
             meta: driver.alloc_host(batch * 16, true)?,
+            d_scratch: driver.alloc(&compute, compress_scratch_bytes(level, batch))?,
             offsets_host: driver.alloc_host(batch * 8, false)?,
             d_off: driver.alloc(&compute, batch * 8)?,
             d_compact: driver.alloc(&compute, bytes)?,
@@ -158,7 +161,7 @@ impl<D: Driver> RingEngine<D> {
         // Without async DMA the ring has one slot: allocate only that one.
         let depth = if async_dma { slots.max(1) } else { 1 };
         let slots = (0..depth)
-            .map(|_| Slot::new(&driver, batch))
+            .map(|_| Slot::new(&driver, batch, level))
             .collect::<Result<Vec<_>, _>>()?;
         driver.settle()?;
         Ok(RingEngine {

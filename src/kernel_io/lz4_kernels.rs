@@ -14,6 +14,7 @@ use crate::runtime::{BufferArg, LaunchError, Launched, Launcher, Loaded};
 pub struct Lz4Kernels {
     launcher: Launcher,
     compress: Loaded,
+    level: Lz4Level,
     decompress: Loaded,
 }
 
@@ -31,6 +32,7 @@ impl Lz4Kernels {
         Ok(Lz4Kernels {
             launcher,
             compress,
+            level,
             decompress,
         })
     }
@@ -65,7 +67,7 @@ impl Lz4Kernels {
 
     /// Compresses a batch: one record per page, and the launch (`None` for an empty batch).
     pub fn compress(&self, pages: &[Page]) -> anyhow::Result<(Vec<Record>, Option<Launched>)> {
-        compress_through(pages, |buffers, n| {
+        compress_through(pages, self.level, |buffers, n| {
             self.launch(&self.compress, buffers, n).map(Some)
         })
     }

@@ -13,7 +13,7 @@ pub use lz4_kernels::Lz4Kernels;
 pub use meta::{record_from_meta, PageMeta};
 
 use crate::archive::{Record, RecordRef};
-use crate::kernels::lz4::{decode_status, BLOCKS_ALIGN};
+use crate::kernels::lz4::{compress_scratch_bytes, decode_status, Lz4Level, BLOCKS_ALIGN};
 use crate::runtime::BufferArg;
 use crate::PAGE_SIZE;
 
@@ -77,11 +77,12 @@ fn word(bytes: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
 }
 
-/// One batch through the compress kernel (one warp per page): builds its buffers (pages in, 4 KiB
-/// output slots and 16-byte meta words out), calls `launch(buffers, pages)` and reads the records.
-/// `launch`'s result rides along.
+/// One batch through the compress kernel at `level` (one warp per page): builds its buffers (pages in,
+/// 4 KiB output slots and 16-byte meta words out, the kernel's scratch), calls `launch(buffers, pages)`
+/// and reads the records. `launch`'s result rides along.
 pub fn compress_through<T: Default>(
     pages: &[Page],
+    level: Lz4Level,
     launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> anyhow::Result<T>,
 ) -> anyhow::Result<(Vec<Record>, T)> {
     if pages.is_empty() {
@@ -90,10 +91,12 @@ pub fn compress_through<T: Default>(
     let input: Vec<u8> = pages.as_flattened().to_vec();
     let mut output = vec![0u8; pages.len() * PAGE_SIZE];
     let mut meta = vec![0u8; pages.len() * 16];
+    let mut scratch = vec![0u8; compress_scratch_bytes(level, pages.len())];
     let mut buffers = [
         BufferArg::ReadOnly(&input),
         BufferArg::ReadWrite(&mut output),
         BufferArg::ReadWrite(&mut meta),
+        BufferArg::ReadWrite(&mut scratch),
     ];
     let extra = launch(&mut buffers, pages.len() as u32)?;
     let records = pages

@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::kernels::lz4::{
-    encode_page, encode_page_level, lz4_compress_block, lz4_compress_bound, Lz4Level, PageEncoding,
-    PAGE_SIZE,
+    compress_scratch_bytes, encode_page, encode_page_level, lz4_compress_block, lz4_compress_bound,
+    Lz4Level, PageEncoding, PAGE_SIZE,
 };
 
 /// One launch: inputs, outputs (initial contents), scalars, and what the outputs must become.
@@ -148,7 +148,13 @@ fn lz4_compress_case_at(pages: Vec<[u8; PAGE_SIZE]>, level: Lz4Level) -> Case {
     Case {
         blocks: pages.len() as u32,
         inputs: vec![pages.concat()],
-        outputs: vec![vec![0; pages.len() * PAGE_SIZE], vec![0; pages.len() * 16]],
+        // The scratch starts with garbage: the kernel must not depend on its contents (and it is not
+        // compared: it has no expected value).
+        outputs: vec![
+            vec![0; pages.len() * PAGE_SIZE],
+            vec![0; pages.len() * 16],
+            vec![0xEE; compress_scratch_bytes(level, pages.len())],
+        ],
         scalars: vec![pages.len() as u64],
         expected: vec![output, meta],
     }

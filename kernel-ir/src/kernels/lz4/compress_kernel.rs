@@ -4,14 +4,16 @@
 //!
 //! Parameters: `input` (pages as little-endian 32-bit words, 1024 per page, read-only), `output` (one
 //! 4096-byte slot per page for its LZ4 block), `meta` (4 words per page: kind, block length, pattern
-//! low word, pattern high word), `pages` (how many pages). Per warp, shared memory holds the page
-//! (4 KiB), `table` (4096 × u16) and `sorted` (4096 × u16): 20 KiB.
+//! low word, pattern high word), `scratch` (chain levels: 4096 × u16 per page, see
+//! [`compress_scratch_bytes`]; the throughput level does not touch it), `pages` (how many pages). Per
+//! warp, shared memory holds the page (4 KiB) and `sorted` (4096 × u16): 12 KiB, so 16 warps fit in an
+//! sm_90 SM; the throughput level keeps `buckets` (8 KiB) instead of `sorted`.
 //!
 //! Phases, all warp-cooperative: (1) load the page, `vote all` for same-filled pages (kind 2);
 //! (2) the chains: every searchable position sorted by hash, stably (a counting sort: `match_any` ranks
 //! positions of a chunk, a warp scan turns counts into bucket starts), so `sorted` lists each chain
-//! oldest first and `table[p]` is `p`'s slot in it — chain entry `k` of `p` is `sorted[table[p] − 1 −
-//! k]`, read by lane `k` without walking; (3) the parse: each lane probes one position (walks its chain
+//! oldest first and `scratch[p]` (global memory) is `p`'s slot in it — chain entry `k` of `p` is
+//! `sorted[scratch[p] − 1 − k]`, read by lane `k` without walking; (3) the parse: each lane probes one position (walks its chain
 //! until an entry verifies, the bucket ends or the depth is reached), `ballot` + `ffs` picks the first
 //! hit; there lanes compare 32 chain entries at a time word by word up to the nice length and a
 //! warp-wide maximum picks the longest (then the most recent); the lazy steps repeat that one or two
@@ -23,8 +25,8 @@
 
 use super::warp_ops::{first_lane, for_range, PageConsts, SharedPage};
 use super::{
-    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS,
-    LZ4_MF_LIMIT, PAGE_SIZE,
+    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
+    PAGE_SIZE,
 };
 use crate::builder::{GlobalBuf, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
 use crate::{Access, Kernel, Mask, VoteMode};
@@ -35,13 +37,24 @@ pub(super) const SEARCHABLE: u32 = (PAGE_SIZE - LZ4_MF_LIMIT + 1) as u32;
 pub(super) const END_LIMIT: u32 = (PAGE_SIZE - LZ4_LAST_LITERALS) as u32;
 pub(super) const PAGE: u32 = PAGE_SIZE as u32;
 
+/// Bytes of the compress kernel's `scratch` buffer for a batch of `pages` pages at `level`: every
+/// position's slot in its chain (u16) for the chain levels, one unused group of 16 bytes for the
+/// throughput level (a buffer is never empty). Its contents need no initialization: a lane reads only
+/// slots it wrote itself.
+pub fn compress_scratch_bytes(level: Lz4Level, pages: usize) -> usize {
+    match level.uses_chains() {
+        true => pages * PAGE_SIZE * 2,
+        false => 16,
+    }
+}
+
 /// Builds the compress kernel at the default level with `warps_per_block` warps (pages) per block.
 pub fn lz4_compress_kernel(warps_per_block: u32) -> Kernel {
     lz4_compress_kernel_level(warps_per_block, Lz4Level::DEFAULT)
 }
 
 /// Builds the compress kernel at `level` with `warps_per_block` warps (pages) per block. Every level
-/// has the same entry point, parameters and shared memory; only the search differs.
+/// has the same entry point and parameters; the search and the shared arrays differ.
 pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kernel {
     let mut b = KernelBuilder::new("lz4_compress_pages", 32 * warps_per_block);
     let k = Ctx::declare(&mut b, warps_per_block, level);
@@ -59,13 +72,15 @@ pub(super) struct Ctx {
     pub(super) output: GlobalBuf<U8>,
     pub(super) meta: GlobalBuf<U32>,
     pub(super) pages: crate::builder::ScalarParam<U32>,
+    /// Chain levels: every position's slot in `sorted`, 4096 per page (global memory: 8 KiB less shared
+    /// memory per page; each lane reads back only the slots it wrote).
+    pub(super) scratch: GlobalBuf<U16>,
     pub(super) page_words: SharedArr<U32>,
-    /// Chain levels: the hash counts, then every position's slot in `sorted`.
-    pub(super) table: Option<SharedArr<U16>>,
     /// The throughput level: one word per bucket, its newest position in the low half, the older one
     /// in the high half.
     pub(super) buckets: Option<SharedArr<U32>>,
-    /// Chain levels only (the throughput level has no chains).
+    /// Chain levels only (the throughput level has no chains): the hash counts and bucket starts while
+    /// the chains are built, then every chain, oldest entry first.
     pub(super) sorted: Option<SharedArr<U16>>,
     pub(super) level: Lz4Level,
     pub(super) i: Local<U32>,
@@ -89,6 +104,8 @@ pub(super) struct Ctx {
     pub(super) len: Local<U32>,
     pub(super) key: Local<U32>,
     pub(super) match_len: Local<U32>,
+    /// The compare loop's last aligned word (the first of the next word's two).
+    pub(super) carry: Local<U32>,
 }
 
 /// Per-page values every phase uses.
@@ -96,8 +113,10 @@ pub(super) struct Ctx {
 pub(super) struct PageCtx {
     pub(super) lane: Val<U32>,
     pub(super) page: SharedPage,
+    /// This warp's first element of `sorted` (chain levels) or `buckets` (throughput level).
     pub(super) table_base: Val<U32>,
-    pub(super) sorted_base: Val<U32>,
+    /// This page's first element of `scratch`.
+    pub(super) slots_base: Val<U64>,
     pub(super) out_base: Val<U64>,
     pub(super) g: Val<U32>,
 }
@@ -108,11 +127,9 @@ impl Ctx {
             input: b.buffer("input", Access::ReadOnly),
             output: b.buffer("output", Access::ReadWrite),
             meta: b.buffer("meta", Access::ReadWrite),
+            scratch: b.buffer("scratch", Access::ReadWrite),
             pages: b.scalar_param("pages"),
             page_words: b.shared("page", warps * 1024, 16),
-            table: level
-                .uses_chains()
-                .then(|| b.shared("table", warps * LZ4_HASH_SIZE as u32, 4)),
             buckets: (!level.uses_chains())
                 .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),
             sorted: level
@@ -140,12 +157,8 @@ impl Ctx {
             len: b.local("len"),
             key: b.local("key"),
             match_len: b.local("match_len"),
+            carry: b.local("carry"),
         }
-    }
-
-    /// The chain levels' `table` array.
-    pub(super) fn table(&self) -> SharedArr<U16> {
-        self.table.expect("only chain levels keep slots")
     }
 
     /// The throughput level's `buckets` array.
@@ -173,13 +186,12 @@ impl Ctx {
         let words = b.u32(1024);
         let page_base = b.mul(warp, words);
         let entries = match self.level.uses_chains() {
-            true => LZ4_HASH_SIZE,
-            false => FAST_BUCKETS,
+            true => PAGE,
+            false => FAST_BUCKETS as u32,
         };
-        let entries = b.u32(entries as u32);
+        let entries = b.u32(entries);
         let table_base = b.mul(warp, entries);
         let page_bytes = b.u32(PAGE);
-        let sorted_base = b.mul(warp, page_bytes);
         let out_base = b.mul_wide(g, page_bytes);
         let p = PageCtx {
             lane,
@@ -189,7 +201,7 @@ impl Ctx {
                 k,
             },
             table_base,
-            sorted_base,
+            slots_base: out_base,
             out_base,
             g,
         };
@@ -280,7 +292,8 @@ impl Ctx {
             let valid = b.lt(x, searchable);
             let last = b.u32(SEARCHABLE - 1);
             let safe_x = b.min(x, last);
-            let hit = self.probe(b, p, safe_x, valid);
+            let slot = self.slot_window(b, p, pos);
+            let hit = self.probe(b, p, safe_x, slot, valid);
             let (f, any) = first_lane(b, hit);
             let nothing = b.not(any);
             b.if_(nothing, |b| {

@@ -1,6 +1,6 @@
 //! The compress kernel's match search: the per-lane probe for the first position with a verified chain
 //! entry, the warp-wide longest match at one position, the lazy steps, and the forward and backward
-//! extensions. Chain entry `k` of `x` is `sorted[table[x] − 1 − k]` (see [`super::compress_chains`]).
+//! extensions. Chain entry `k` of `x` is `sorted[scratch[x] − 1 − k]` (see [`super::compress_chains`]).
 
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
 use super::warp_ops::{broadcast, first_lane};
@@ -8,43 +8,43 @@ use crate::builder::{Bool, KernelBuilder, Val, U32};
 use crate::{Mask, ShuffleMode, VoteMode};
 
 impl Ctx {
-    /// Chain entry `k` of the position whose slot is `slot` (position 0 when there is none, with
-    /// `false`).
+    /// Chain entry `k` of the position whose slot is `slot`, and whether there is one (the oldest
+    /// position of the bucket's first slot when there is none, or when the lane is not `active`: idle
+    /// lanes read one shared slot, which costs no bank conflict).
     fn entry(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         slot: Val<U32>,
         k: Val<U32>,
+        active: Option<Val<Bool>>,
     ) -> (Val<U32>, Val<Bool>) {
         let in_chain = b.lt(k, slot);
         let one = b.u32(1);
         let back = b.add(k, one);
         let at = b.sub(slot, back);
         let zero = b.u32(0);
-        let at = b.select(in_chain, at, zero);
-        let at = b.add(p.sorted_base, at);
+        let reads = match active {
+            Some(active) => b.and(in_chain, active),
+            None => in_chain,
+        };
+        let at = b.select(reads, at, zero);
+        let at = b.add(p.table_base, at);
         let q = b.load(self.sorted(), at);
         (b.zext::<U32, _>(q), in_chain)
     }
 
-    /// `x`'s slot in `sorted`.
-    fn slot_of(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> Val<U32> {
-        let at = b.add(p.table_base, x);
-        let slot = b.load(self.table(), at);
-        b.zext::<U32, _>(slot)
-    }
-
-    /// Whether one of the first `depth` chain entries of `x` (this lane's position) verifies. Lanes walk
-    /// their chains until an entry verifies, the bucket ends or the depth is reached.
+    /// Whether one of the first `depth` chain entries of `x` (this lane's position, whose slot is
+    /// `slot`) verifies. Lanes walk their chains until an entry verifies, the bucket ends or the depth
+    /// is reached.
     pub(super) fn probe(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         x: Val<U32>,
+        slot: Val<U32>,
         valid: Val<Bool>,
     ) -> Val<Bool> {
-        let slot = self.slot_of(b, p, x);
         let wx = p.page.word_at(b, x);
         let hx = hash(b, wx);
         let zero = b.u32(0);
@@ -64,8 +64,9 @@ impl Ctx {
             let (_, any) = first_lane(b, alive);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
-            let (q, in_chain) = self.entry(b, p, slot, k);
-            let wq = p.page.word_at(b, q);
+            let (q, in_chain) = self.entry(b, p, slot, k, Some(alive));
+            let reads = b.and(alive, in_chain);
+            let (wq, _) = p.page.word_at_if(b, q, reads);
             let same = b.eq(wq, wx);
             let hit = b.and(alive, in_chain);
             let hit = b.and(hit, same);
@@ -189,8 +190,8 @@ impl Ctx {
     /// length is extended as far as it goes. Length 0 when no entry verifies.
     fn longest(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> (Val<U32>, Val<U32>) {
         let (depth, nice) = (self.level.depth(), self.level.nice());
-        // Every lane loads the same slot; the broadcast lets the uniformity analysis see it.
-        let slot = self.slot_of(b, p, x);
+        // Lane 0 asks for `x`'s slot; the broadcast hands it to every lane.
+        let slot = self.slot_window(b, p, x);
         let lane0 = b.u32(0);
         let slot = broadcast(b, slot, lane0);
         // Lane j holds the word at x + 4j: the bytes every entry is compared with.
@@ -216,20 +217,21 @@ impl Ctx {
             let done = b.or(deep, ended);
             b.if_(done, |b| b.break_());
             let k = b.add(round, p.lane);
-            let (q, in_chain) = self.entry(b, p, slot, k);
-            let wq = p.page.word_at(b, q);
-            let same = b.eq(wq, wx);
-            let mut ok = b.and(in_chain, same);
+            let (q, in_chain) = self.entry(b, p, slot, k, None);
+            let mut reads = in_chain;
             if depth % 32 != 0 {
                 // Only the last round can reach past the depth.
                 let depth_v = b.u32(depth);
                 let in_depth = b.lt(k, depth_v);
-                ok = b.and(ok, in_depth);
+                reads = b.and(reads, in_depth);
             }
+            let (wq, hi) = p.page.word_at_if(b, q, reads);
+            let same = b.eq(wq, wx);
+            let ok = b.and(reads, same);
             let four = b.u32(4);
             let zero = b.u32(0);
             let len = b.select(ok, four, zero);
-            self.compare_words(b, p, q, ok, x_words, limit, len);
+            self.compare_words(b, p, q, hi, ok, x_words, limit, len);
             let len = b.read(self.len);
             let len = b.min(len, limit);
             let sixteen = b.u32(16);
@@ -260,7 +262,7 @@ impl Ctx {
         let ffff = b.u32(0xFFFF);
         let recency = b.and(key, ffff);
         let k = b.sub(ffff, recency);
-        let (q, _) = self.entry(b, p, slot, k);
+        let (q, _) = self.entry(b, p, slot, k, None);
         let nice_v = b.u32(nice);
         let reached = b.eq(len, nice_v);
         b.assign(self.match_len, len);
@@ -274,13 +276,16 @@ impl Ctx {
     /// Lane-wise: extends this lane's `len` (4 when `ok`) 4 bytes per step while the words at `q + len`
     /// and `x + len` agree and `len < limit`; a differing word adds its equal low bytes. Leaves the
     /// length in `len`. Lanes that are still going all have the same `len`, so lane `len / 4` of
-    /// `x_words` holds the word of `x` to compare.
+    /// `x_words` holds the word of `x` to compare. `hi` is the second aligned word of `q`'s: each step
+    /// loads one aligned word and reuses the one before, and lanes that stopped read the page's first
+    /// word (no bank conflicts for idle lanes).
     #[allow(clippy::too_many_arguments)]
     fn compare_words(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         q: Val<U32>,
+        hi: Val<U32>,
         ok: Val<Bool>,
         x_words: Val<U32>,
         limit: Val<U32>,
@@ -294,6 +299,11 @@ impl Ctx {
         let going = b.select(going, one, zero);
         b.assign(self.alive, going);
         b.assign(self.step, one);
+        b.assign(self.carry, hi);
+        let k = p.page.k;
+        let shift = p.page.shift_of(b, q);
+        // The aligned word before the next one to load: `(q + len) / 4` for a lane that goes on.
+        let q_word = b.shr(q, k.two);
         b.loop_(|b| {
             let alive = b.read(self.alive);
             let one = b.u32(1);
@@ -304,10 +314,17 @@ impl Ctx {
             let j = b.read(self.step);
             let xw = b.shuffle(ShuffleMode::Index, x_words, j, Mask::FULL);
             let len = b.read(self.len);
-            // In the page: `q + len < x + limit <= END_LIMIT` while a lane goes on, at most 3 more
-            // after it stops, and `word_at` keeps its second word inside the page.
-            let at = b.add(q, len);
-            let qw = p.page.word_at(b, at);
+            // In the page: `q + len < x + limit <= END_LIMIT` while a lane goes on, so the word after
+            // `(q + len) / 4` is in the page too; a stopped lane reads word 0.
+            let words = b.shr(len, k.two);
+            let next = b.add(q_word, words);
+            let next = b.add(next, k.one);
+            let next = b.select(alive, next, k.zero);
+            let at = b.add(p.page.base, next);
+            let new_hi = b.load(p.page.words, at);
+            let lo = b.read(self.carry);
+            b.assign(self.carry, new_hi);
+            let qw = p.page.join(b, lo, new_hi, shift);
             let diff = b.xor(xw, qw);
             let zero = b.u32(0);
             let equal = b.eq(diff, zero);

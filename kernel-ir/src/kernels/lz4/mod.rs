@@ -60,7 +60,7 @@ mod warp_ops;
 use std::fmt;
 
 pub use compact_kernel::lz4_compact_kernel;
-pub use compress_kernel::{lz4_compress_kernel, lz4_compress_kernel_level};
+pub use compress_kernel::{compress_scratch_bytes, lz4_compress_kernel, lz4_compress_kernel_level};
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{
     decode_status, lz4_decompress_kernel, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK, STAGE_BYTES,

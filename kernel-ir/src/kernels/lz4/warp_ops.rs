@@ -120,12 +120,34 @@ impl SharedPage {
         self.word(b, i, false)
     }
 
+    /// [`word_at`](Self::word_at) in lanes where `active` holds, and the second aligned word it read
+    /// (the first one of the word at `i + 4`). Other lanes read the page's first two words, whatever
+    /// their `i`: lanes reading one word share a bank access, so idle lanes cost no bank conflicts.
+    pub fn word_at_if(
+        self,
+        b: &mut KernelBuilder,
+        i: Val<U32>,
+        active: Val<Bool>,
+    ) -> (Val<U32>, Val<U32>) {
+        let i = b.select(active, i, self.k.zero);
+        let (lo, hi) = self.aligned_pair(b, i, true);
+        let shift = self.shift_of(b, i);
+        (self.join(b, lo, hi, shift), hi)
+    }
+
     fn word(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> Val<U32> {
+        let (lo, hi) = self.aligned_pair(b, i, clamp);
+        let shift = self.shift_of(b, i);
+        self.join(b, lo, hi, shift)
+    }
+
+    /// The aligned words holding byte `i` and the 4 after it: word `i / 4` and the next (clamped to the
+    /// page when `clamp`: it is only used when `i` is unaligned, and then it exists).
+    fn aligned_pair(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> (Val<U32>, Val<U32>) {
         let k = self.k;
         let word_index = b.shr(i, k.two);
         let at = b.add(self.base, word_index);
         let lo = b.load(self.words, at);
-        // The next word, clamped to the page (it is only used when `i` is unaligned, and then it exists).
         let next_index = b.add(word_index, k.one);
         let next_index = match clamp {
             true => b.min(next_index, k.last_word),
@@ -133,8 +155,24 @@ impl SharedPage {
         };
         let next_at = b.add(self.base, next_index);
         let hi = b.load(self.words, next_at);
-        let in_word = b.and(i, k.three);
-        let shift = b.shl(in_word, k.three);
+        (lo, hi)
+    }
+
+    /// Bits to shift the aligned words of byte `i` by: `8 * (i % 4)`.
+    pub fn shift_of(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        let in_word = b.and(i, self.k.three);
+        b.shl(in_word, self.k.three)
+    }
+
+    /// The unaligned word made of aligned words `lo` and `hi`, `shift` bits into `lo`.
+    pub fn join(
+        self,
+        b: &mut KernelBuilder,
+        lo: Val<U32>,
+        hi: Val<U32>,
+        shift: Val<U32>,
+    ) -> Val<U32> {
+        let k = self.k;
         // `hi << (32 - shift)` as two shifts, so that an aligned `i` (shift 0) takes nothing from `hi`.
         let low_part = b.shr(lo, shift);
         let hi_once = b.shl(hi, k.one);
