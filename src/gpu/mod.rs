@@ -33,6 +33,7 @@
 mod compressor;
 mod config;
 mod device;
+mod device_codec;
 mod driver;
 mod driver_cuda;
 mod driver_replay;
@@ -53,6 +54,7 @@ pub use device::{
     cuda_devices, cuda_probe, known_gpus_table, measure_h2d_gbps, GpuBackend, GpuDeviceInfo,
     KnownGpu, KNOWN_GPUS,
 };
+pub use device_codec::{DeviceBuffer, DeviceCodec, DeviceRecords, PageSpan};
 pub use driver_replay::ReplayTape;
 pub use error::GpuError;
 pub use policy::{
