@@ -177,6 +177,9 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         "setp.le.u32 %p1, %r1, 95;",
         "setp.gt.u32 %p1, 64, %r1;",
         "div.u32 %r2, %r1, 32;\n    setp.eq.u32 %p1, %r2, 1;",
+        // nvcc writes `warpSize` as the ISA's predefined constant WARP_SZ (32).
+        "setp.lt.u32 %p1, %r1, WARP_SZ;",
+        "div.u32 %r2, %r1, WARP_SZ;\n    setp.eq.u32 %p1, %r2, 1;",
     ] {
         assert_eq!(w001(&ptx("", uniform), true), 0, "{uniform}");
     }
@@ -185,6 +188,7 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         "setp.le.u32 %p1, %r1, 32;",
         "setp.eq.u32 %p1, %r1, 0;",
         "div.u32 %r2, %r1, 16;\n    setp.eq.u32 %p1, %r2, 1;",
+        "rem.u32 %r2, %r1, WARP_SZ;\n    setp.lt.u32 %p1, %r2, 8;",
     ] {
         assert_eq!(w001(&ptx("", divergent), true), 1, "{divergent}");
     }

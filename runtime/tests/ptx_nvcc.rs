@@ -368,3 +368,31 @@ fn every_corpus_entry_decodes_or_names_what_it_lacks() {
     }
     assert_eq!(refused.len(), 14, "{refused:#?}");
 }
+
+/// nvcc writes `warpSize` as the PTX ISA's predefined constant `WARP_SZ` (`mov.u32 %r, WARP_SZ;`,
+/// or as an operand): it is 32. Each thread stores `warp * 1000 + lane` computed with it, and
+/// `WARP_SZ` itself.
+#[test]
+fn the_warp_size_constant_nvcc_writes_is_32() {
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n\n\
+        .visible .entry warp_sz(.param .u64 out)\n{\n    .reg .b32 %r<8>;\n    .reg .b64 %rd<5>;\n    \
+        ld.param.u64 %rd1, [out];\n    cvta.to.global.u64 %rd2, %rd1;\n    mov.u32 %r1, %tid.x;\n    \
+        div.u32 %r2, %r1, WARP_SZ;\n    rem.u32 %r3, %r1, WARP_SZ;\n    mad.lo.s32 %r4, %r2, 1000, %r3;\n    \
+        mov.u32 %r5, WARP_SZ;\n    mul.wide.u32 %rd3, %r1, 8;\n    add.s64 %rd4, %rd2, %rd3;\n    \
+        st.global.v2.u32 [%rd4], {%r4, %r5};\n    ret;\n}\n";
+    let k = kernel(text, "warp_sz");
+    let threads = 96usize;
+    let mut out = vec![0u8; threads * 8];
+    let mut buffers = [BufferArg::ReadWrite(&mut out)];
+    launch(
+        "WARP_SZ",
+        &k,
+        (1, threads as u32, 0),
+        &[PtxArg::Buffer],
+        &mut buffers,
+    );
+    let want: Vec<i32> = (0..threads as i32)
+        .flat_map(|t| [t / 32 * 1000 + t % 32, 32])
+        .collect();
+    assert_eq!(i32s(&out), want);
+}

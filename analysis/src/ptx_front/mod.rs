@@ -32,7 +32,13 @@ mod warp_level;
 
 use text::{Parsed, Stmt};
 
+/// The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`): 32.
+const WARP_SZ: &str = "WARP_SZ";
+
 fn parse_imm(s: &str) -> Option<u64> {
+    if s == WARP_SZ {
+        return Some(32);
+    }
     let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
         u64::from_str_radix(h.trim_end_matches('U'), 16).ok()?

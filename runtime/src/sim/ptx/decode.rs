@@ -372,6 +372,8 @@ impl Decoder<'_> {
                 Ok(self.regs.constant(u64::from(bits)))
             }
             OperandKind::Float(_) => Err("a float immediate where an integer is expected".into()),
+            // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).
+            OperandKind::Symbol(name) if name == "WARP_SZ" => Ok(self.regs.constant(32)),
             OperandKind::Symbol(name) => match self.layout.symbols.get(name) {
                 Some(s) => Ok(self.regs.constant(s.addr)),
                 None => Err(format!(
