@@ -318,13 +318,14 @@ struct DeviceCore<D: Driver> {
     compress: Loaded,
     decompress: Loaded,
     level: Lz4Level,
-    /// The compress kernel's scratch, grown to the largest call so far.
-    scratch: Option<D::Buffer>,
-    scratch_pages: usize,
+    /// The compress kernel's scratch and the pages it has room for, grown to the largest call so far.
+    scratch: Option<(D::Buffer, usize)>,
     /// The spans on the device, grown likewise, and their page-locked staging with the event after
     /// its last upload.
     spans: Option<(D::Buffer, D::Host, usize)>,
     uploaded: D::Event,
+    /// Recorded by [`Self::synchronize`].
+    done: D::Event,
 }
 
 impl<D: Driver> DeviceCore<D> {
@@ -336,7 +337,7 @@ impl<D: Driver> DeviceCore<D> {
         let compress = load(&Lz4WarpCompressKernel::at_level(0, level))?;
         let decompress = load(&Lz4WarpDecompressKernel::new(0))?;
         let stream = driver.stream()?;
-        let uploaded = driver.event()?;
+        let (uploaded, done) = (driver.event()?, driver.event()?);
         driver.record(&uploaded, &stream)?;
         Ok(DeviceCore {
             driver,
@@ -345,9 +346,9 @@ impl<D: Driver> DeviceCore<D> {
             decompress,
             level,
             scratch: None,
-            scratch_pages: 0,
             spans: None,
             uploaded,
+            done,
         })
     }
 
@@ -358,14 +359,13 @@ impl<D: Driver> DeviceCore<D> {
         slots: &mut D::Buffer,
         meta: &mut D::Buffer,
     ) -> Result<(), GpuError> {
-        if self.scratch.is_none() || self.scratch_pages < count {
+        if self.scratch.as_ref().is_none_or(|(_, n)| *n < count) {
             let bytes = compress_scratch_bytes(self.level, count);
             // The old scratch may still be in use by queued work: let it finish before dropping it.
             self.synchronize()?;
-            self.scratch = Some(self.driver.alloc(&self.stream, bytes)?);
-            self.scratch_pages = count;
+            self.scratch = Some((self.driver.alloc(&self.stream, bytes)?, count));
         }
-        let scratch = self.scratch.as_mut().expect("allocated above");
+        let (scratch, _) = self.scratch.as_mut().expect("allocated above");
         self.driver.launch(
             &self.stream,
             &self.compress,
@@ -421,9 +421,8 @@ impl<D: Driver> DeviceCore<D> {
     }
 
     fn synchronize(&self) -> Result<(), GpuError> {
-        let done = self.driver.event()?;
-        self.driver.record(&done, &self.stream)?;
-        self.driver.synchronize(&done)?;
+        self.driver.record(&self.done, &self.stream)?;
+        self.driver.synchronize(&self.done)?;
         self.driver.check()
     }
 }

@@ -20,6 +20,7 @@ use std::time::Instant;
 use warpforge_ir::Verified;
 
 use super::driver::{Arg, Driver};
+use super::driver_sim::copy;
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernel_io::reference::parallel_map;
 use crate::kernels::lz4::{
@@ -306,19 +307,6 @@ fn resident(bytes: usize) -> Vec<u8> {
     v
 }
 
-/// Copies the first `len` bytes of `src` into `dst` (an error past either end, as the GPU would fault).
-fn copy(src: &[u8], len: usize, dst: &mut [u8], what: &str) -> Result<(), GpuError> {
-    if len > src.len() || len > dst.len() {
-        return Err(GpuError::Sim(format!(
-            "replay: {what} of {len} bytes from a {}-byte buffer into a {}-byte one",
-            src.len(),
-            dst.len()
-        )));
-    }
-    dst[..len].copy_from_slice(&src[..len]);
-    Ok(())
-}
-
 impl Driver for ReplayDriver {
     type Stream = ();
     type Event = std::cell::Cell<u64>;
@@ -377,7 +365,7 @@ impl Driver for ReplayDriver {
         dst: &mut Vec<u8>,
     ) -> Result<(), GpuError> {
         let src = src.get(offset..).unwrap_or_default();
-        self.tape.device(|| copy(src, len, dst, "upload"))
+        self.tape.device(|| copy(src, len, dst, "replay: upload"))
     }
 
     fn download(
@@ -387,7 +375,7 @@ impl Driver for ReplayDriver {
         len: usize,
         dst: &mut Vec<u8>,
     ) -> Result<(), GpuError> {
-        self.tape.device(|| copy(src, len, dst, "download"))
+        self.tape.device(|| copy(src, len, dst, "replay: download"))
     }
 
     fn launch(

@@ -155,7 +155,7 @@ impl Driver for LaunchDriver {
 
 /// Copies the first `len` bytes of `src` into `dst`, refusing a copy past either end (the GPU would
 /// fault on it: here it is an error, not a panic).
-fn copy(src: &[u8], len: usize, dst: &mut [u8], what: &str) -> Result<(), GpuError> {
+pub(super) fn copy(src: &[u8], len: usize, dst: &mut [u8], what: &str) -> Result<(), GpuError> {
     if len > src.len() || len > dst.len() {
         return Err(GpuError::Sim(format!(
             "{what} of {len} bytes from a {}-byte buffer into a {}-byte one",

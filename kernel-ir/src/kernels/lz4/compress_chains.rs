@@ -11,7 +11,7 @@
 use super::compress_kernel::{hash, Ctx, PageCtx, SEARCHABLE};
 use super::warp_ops::for_range;
 use super::{LZ4_HASH_SIZE, PAGE_SIZE};
-use crate::builder::{Bool, KernelBuilder, Val, U16, U32, U64};
+use crate::builder::{KernelBuilder, Val, U16, U32, U64};
 use crate::{Mask, ShuffleMode};
 
 // The counts and bucket starts live in `sorted` while the chains are built.
@@ -168,7 +168,7 @@ impl Ctx {
         let rel = b.and(rel, lanes);
         let mine = b.add(base, rel);
         let searchable = b.u32(SEARCHABLE);
-        let ok: Val<Bool> = b.lt(mine, searchable);
+        let ok = b.lt(mine, searchable);
         let mine = b.select(ok, mine, p.lane);
         let slot = self.own_slot(b, p, mine);
         let src = b.add(base, p.lane);

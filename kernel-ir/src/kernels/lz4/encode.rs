@@ -130,18 +130,24 @@ pub fn lz4_compress_block_level(
                 _ => k += 1,
             }
         }
-        let (mut start, mut from) = (x, q);
-        while start > anchor && from > 0 && input[start - 1] == input[from - 1] {
-            start -= 1;
-            from -= 1;
-            len += 1;
-        }
+        let back = agreeing_before(input, x, q, anchor);
+        let (start, from, len) = (x - back, q - back, len + back);
         push_sequence(&mut out, &input[anchor..start], Some((start - from, len)));
         p = start + len;
         anchor = p;
     }
     push_sequence(&mut out, &input[anchor..], None);
     finish(out, output)
+}
+
+/// How many bytes before `x` equal those before `q` (`q < x`), without going below `anchor` or byte 0:
+/// how far a match at `x` from `q` extends backward over the pending literals.
+pub(super) fn agreeing_before(input: &[u8], x: usize, q: usize, anchor: usize) -> usize {
+    let mut back = 0;
+    while x - back > anchor && q - back > 0 && input[x - back - 1] == input[q - back - 1] {
+        back += 1;
+    }
+    back
 }
 
 /// Copies the finished block `out` into `output`, returning its size.

@@ -19,7 +19,7 @@
 //! first lane with a verified candidate starts the match, and the lanes up to it write the table, the
 //! last lane of each hash winning — exactly the positions, and the order, of the sequential parse.
 
-use super::encode::{push_sequence, read32, searchable, NO_LINK};
+use super::encode::{agreeing_before, push_sequence, read32, searchable, NO_LINK};
 use super::{LZ4_HASH_MULT, LZ4_HASH_SIZE, LZ4_LAST_LITERALS, LZ4_MIN_MATCH};
 
 /// Bits of the throughput level's hash.
@@ -61,12 +61,8 @@ pub(super) fn compress_greedy(input: &[u8]) -> Vec<u8> {
         while p + len < end_limit && input[q + len] == input[p + len] {
             len += 1;
         }
-        let (mut start, mut from) = (p, q);
-        while start > anchor && from > 0 && input[start - 1] == input[from - 1] {
-            start -= 1;
-            from -= 1;
-            len += 1;
-        }
+        let back = agreeing_before(input, p, q, anchor);
+        let (start, from, len) = (p - back, q - back, len + back);
         push_sequence(&mut out, &input[anchor..start], Some((start - from, len)));
         p = start + len;
         anchor = p;
