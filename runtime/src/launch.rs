@@ -381,7 +381,7 @@ impl Launcher {
             (Launcher::PtxSim(options, _), Form::Ptx(ptx)) => {
                 let ir = kernel.kernel();
                 let params = ir.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
-                crate::arguments::check_arguments(&ir.name, params, blocks, buffers, scalars)
+                warpforge_sim::check_arguments(&ir.name, params, blocks, buffers, scalars)
                     .map_err(SimError::Arguments)?;
                 let mut next_scalar = scalars.iter();
                 let args: Vec<PtxArg> = (ir.params.iter())

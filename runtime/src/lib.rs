@@ -5,7 +5,7 @@
 //!   arguments on every backend ([`BufferArg`]s and scalar bits in parameter order); every launch
 //!   returns [`Launched`]: the stage [`Timings`] tagged with their [`Clock`], and on `sim` the
 //!   simulator's report. [`open`] opens a backend by name ([`Backend`]).
-//! - [`sim`]: the CPU simulator — verified IR executed with warp semantics, a sanitizer (memcheck,
+//! - [`sim`]: the CPU simulator, its own crate (`warpforge-sim`, re-exported here) — verified IR executed with warp semantics, a sanitizer (memcheck,
 //!   synccheck, racecheck) and execution counters. The definition every other backend is checked
 //!   against. [`sim::ptx`] executes PTX on the same machinery (`ptx-sim`: the emitted PTX of a
 //!   kernel, or any PTX module), so the CUDA half is checked without a GPU.
@@ -18,17 +18,16 @@
 
 #![deny(missing_docs)]
 
-mod arguments;
-mod buffer_arg;
 mod clock;
 pub mod cuda;
 pub mod launch;
-pub mod sim;
 pub mod webgpu;
 
-pub use buffer_arg::BufferArg;
 pub use clock::{Clock, Timings};
 pub use launch::{open, Backend, LaunchError, Launched, Launcher, Loaded};
+/// The CPU simulator (`warpforge-sim`), re-exported: the `sim` and `ptx-sim` backends launch through it.
+pub use warpforge_sim as sim;
+pub use warpforge_sim::BufferArg;
 
 /// The CUDA driver bindings the CUDA backend is built on, re-exported so that engines built on
 /// [`cuda`] (the façade's DMA ring) use the same version.

@@ -10,8 +10,8 @@ use warpforge_ir::{ParamKind, Verified};
 use super::device::open_context;
 use super::error::driver_err;
 use super::{CudaDeviceInfo, CudaError, CudaKernel};
-use crate::arguments::check_arguments;
 use crate::{BufferArg, Clock, Timings};
+use warpforge_sim::check_arguments;
 
 /// A CUDA device opened for launching: its context, one stream, and its description.
 pub struct CudaDevice {

@@ -24,10 +24,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use warpforge_ir::{parse_kernel, verify};
-use warpforge_runtime::sim::{
-    self, lane_list, Finding, FindingKind, Severity, SimOptions, SimReport,
-};
-use warpforge_runtime::BufferArg;
+use warpforge_sim::BufferArg;
+use warpforge_sim::{lane_list, Finding, FindingKind, Severity, SimOptions, SimReport};
 
 use FindingKind::*;
 
@@ -57,7 +55,7 @@ fn launch(
         .iter_mut()
         .map(|b| BufferArg::ReadWrite(b))
         .collect();
-    let report = sim::run(&verified, blocks, &mut args, &[], options)
+    let report = warpforge_sim::run(&verified, blocks, &mut args, &[], options)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     drop(args);
     (report, buffers)

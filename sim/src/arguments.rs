@@ -8,7 +8,7 @@ use crate::BufferArg;
 /// Checks a launch of `blocks` blocks of kernel `name`, whose parameters are `params` (name and kind,
 /// in parameter order), with `buffers` (buffer parameters in order) and `scalars` (scalar parameters'
 /// bits in order). `Err` is one sentence naming the kernel and the parameter.
-pub(crate) fn check_arguments<'p>(
+pub fn check_arguments<'p>(
     name: &str,
     params: impl Iterator<Item = (&'p str, ParamKind)>,
     blocks: u32,

@@ -4,9 +4,9 @@
 //! that cannot complete, collectives whose lanes cannot meet, and launch shapes that contradict
 //! `.reqntid`.
 
-use warpforge_runtime::sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
-use warpforge_runtime::sim::{FindingKind, SimOptions, SimReport};
-use warpforge_runtime::BufferArg;
+use warpforge_sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
+use warpforge_sim::BufferArg;
+use warpforge_sim::{FindingKind, SimOptions, SimReport};
 
 fn corpus(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,4 +1,5 @@
-//! The `sim` backend: verified IR executed on the CPU with the IR's defined semantics. It is the
+//! `warpforge-sim`, the CPU simulator behind the `sim` and `ptx-sim` backends (`warpforge-runtime`
+//! launches through it and re-exports it as `warpforge_runtime::sim`): verified IR executed on the CPU with the IR's defined semantics. It is the
 //! definition of what a kernel computes — every emitter and backend is checked against it — and it
 //! reports what compute-sanitizer would and counts what a profiler would.
 //!
@@ -54,7 +55,9 @@
 //! and the merging of their findings) is shared too: [`ptx`] executes PTX over all of it.
 
 mod access;
+mod arguments;
 mod block;
+mod buffer_arg;
 mod decode;
 mod eval;
 mod finding;
@@ -80,9 +83,9 @@ pub use finding::{lane_list, Check, Finding, FindingKind, Severity};
 pub use profile::{ProfileEntry, ProfileSite};
 pub use stats::Counters;
 
-use crate::arguments::check_arguments;
-use crate::BufferArg;
+pub use arguments::check_arguments;
 use block::{BlockOutcome, BlockRun, Sites};
+pub use buffer_arg::BufferArg;
 use memory::GlobalBuffer;
 
 /// How a launch runs.

@@ -7,9 +7,9 @@
 //! Inputs are small integers (as floats where the kernel sums floats), so every sum is exact in any
 //! order.
 
-use warpforge_runtime::sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_runtime::sim::{SimOptions, SimReport};
-use warpforge_runtime::BufferArg;
+use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
+use warpforge_sim::BufferArg;
+use warpforge_sim::{SimOptions, SimReport};
 
 /// The four compilations of a corpus source.
 const VARIANTS: [&str; 4] = [
