@@ -18,10 +18,12 @@ use warpforge::ir::{
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
+mod dims;
 mod profile;
 mod ptx;
 mod report;
 
+use dims::Dims;
 use report::{first_difference, json, millis, print_text, Outcome, Ran};
 use warpforge::ptx::Sm;
 
@@ -32,14 +34,15 @@ Arguments (--arg, one for each kernel parameter):
   NAME=VALUE         a scalar: decimal or 0x hex (negative decimals for i32/i64; 0x hex gives the
                      bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
 
-The grid is 1 block unless --grid says otherwise; a block has the kernel's block_size threads.
+The grid is 1 block unless --grid says otherwise (X, or X,Y or X,Y,Z for a PTX file); a .wfir
+kernel's block has its block_size threads.
 --kernel NAME runs the catalog kernel in the shape the backend launches it (the LZ4 page kernels: 4
 warps per block on cuda and ptx-sim, 1 on webgpu and sim); with --check sim, the simulator runs that
 same form. --backend ptx-sim emits the kernel's PTX for --sm (70, 80 or 90; default 70) and runs that
 PTX on the PTX simulator; --check sim compares it with the IR on the simulator.
 
 A PTX file (FILE.ptx) runs an entry (--entry NAME; optional when the module has one) on the PTX
-simulator (--backend sim or ptx-sim). Blocks have the entry's .reqntid threads, or --block THREADS
+simulator (--backend sim or ptx-sim). Blocks have the entry's .reqntid shape, or --block X[,Y[,Z]]
 (required without .reqntid, refused when it contradicts it); --dynamic-shared BYTES sizes .extern
 .shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
 is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a
@@ -70,15 +73,16 @@ pub struct RunArgs {
     /// lavapipe) or cuda (the first CUDA GPU of SM 7.0+). A PTX file runs on sim (= ptx-sim).
     #[arg(long, value_parser = run_backend())]
     backend: Backend,
-    /// Blocks in the grid (default: 1 block).
-    #[arg(long, alias = "blocks", value_name = "BLOCKS", default_value = "1", value_parser = clap::value_parser!(u32).range(1..))]
-    grid: u32,
+    /// Blocks in the grid: X, X,Y or X,Y,Z (default: 1 block; a .wfir kernel's grid is 1-D).
+    #[arg(long, alias = "blocks", value_name = "X[,Y[,Z]]", default_value = "1")]
+    grid: Dims,
     /// The PTX entry to run (PTX files; optional when the module has one entry).
     #[arg(long, value_name = "NAME")]
     entry: Option<String>,
-    /// Threads per block (PTX files: required without `.reqntid`, refused when it contradicts it).
-    #[arg(long, value_name = "THREADS", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    block: Option<u32>,
+    /// Threads per block, X[,Y[,Z]] (PTX files: required without `.reqntid`, refused when it
+    /// contradicts it).
+    #[arg(long, value_name = "X[,Y[,Z]]")]
+    block: Option<Dims>,
     /// Bytes of dynamic shared memory for `.extern .shared` arrays (PTX files).
     #[arg(long, value_name = "BYTES")]
     dynamic_shared: Option<u32>,
@@ -192,6 +196,13 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     if args.block.is_some() {
         misplaced.push(format!("--block {what} block size is its own block_size"));
     }
+    if !args.grid.is_linear() {
+        misplaced.push(format!(
+            "--grid {}: a .wfir kernel's grid is 1-D (blocks in x): give --grid {}",
+            args.grid,
+            args.grid.count()
+        ));
+    }
     if args.dynamic_shared.is_some() {
         misplaced.push(format!(
             "--dynamic-shared {what} shared memory is declared in it"
@@ -225,7 +236,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     let sim = Launcher::Sim(sim_options.clone());
     let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
     let outcome = if on_sim {
-        let launched = launch(&sim, &verified, args.grid, &mut buffers, &bits)?;
+        let launched = launch(&sim, &verified, args.grid.0[0], &mut buffers, &bits)?;
         Outcome {
             backend: "sim".into(),
             time: format!("{} (host clock)", millis(launched.timings.kernel_ns)),
@@ -247,10 +258,10 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?
         };
         let mut sim_buffers = args.check.map(|_| buffers.clone());
-        let launched = launch(&launcher, &verified, args.grid, &mut buffers, &bits)?;
+        let launched = launch(&launcher, &verified, args.grid.0[0], &mut buffers, &bits)?;
         let (report, check) = match sim_buffers.as_mut() {
             Some(sim_buffers) => {
-                let report = launch(&sim, &verified, args.grid, sim_buffers, &bits)?.sim;
+                let report = launch(&sim, &verified, args.grid.0[0], sim_buffers, &bits)?.sim;
                 let own = launched.sim.clone();
                 (
                     own.or(report),
@@ -306,17 +317,18 @@ fn finish(
         }
     }
     let stats = args.stats.then_some(outcome.report.as_ref()).flatten();
+    let blocks = u32::try_from(args.grid.count()).unwrap_or(u32::MAX);
     let profile = outcome.profile.as_ref().zip(outcome.report.as_ref());
     match args.format {
         RunFormat::Text => {
-            print_text(ran, args.grid, &outcome, stats, clean);
+            print_text(ran, blocks, &outcome, stats, clean);
             if let Some((source, report)) = profile {
-                print!("\n{}", profile::text(source, &report.profile, args.grid));
+                print!("\n{}", profile::text(source, &report.profile, blocks));
             }
         }
         RunFormat::Json => {
             let profile = profile.map(|(source, report)| profile::json(source, &report.profile));
-            println!("{}", json(ran, args.grid, &outcome, stats, profile, clean));
+            println!("{}", json(ran, blocks, &outcome, stats, profile, clean));
         }
     }
     if !write_errors.is_empty() {

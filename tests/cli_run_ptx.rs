@@ -175,3 +175,74 @@ fn ptx_usage_errors_exit_2_and_unimplemented_instructions_exit_1() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_ptx_entry_runs_on_a_2d_grid_of_2d_blocks_and_bad_shapes_are_named() {
+    let dir = scratch("ptx-2d");
+    let (width, height) = (70u32, 45u32);
+    let input: Vec<f32> = (0..width * height).map(|i| i as f32).collect();
+    let x = write(&dir, "in.bin", &f32_bytes(&input));
+    let out_file = dir.join("out.bin");
+    let args = [
+        corpus("transpose.nvcc13.sm80.ptx"),
+        "--arg".into(),
+        format!("transpose_param_1=@{x}"),
+        "--out".into(),
+        format!("transpose_param_0={}", out_file.display()),
+    ];
+    let words = format!(
+        "--backend sim --grid 3,2 --block 32,8,1 --arg transpose_param_0=zeros:{} \
+         --arg transpose_param_2={width} --arg transpose_param_3={height}",
+        input.len() * 4
+    );
+    let out = warpforge(&words, &strs(&args));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("6 blocks of 256 threads: clean"),
+        "{stdout}"
+    );
+    let got = f32s(&std::fs::read(&out_file).expect("written"));
+    let mut want = vec![0f32; input.len()];
+    for y in 0..height {
+        for x in 0..width {
+            want[(x * height + y) as usize] = input[(y * width + x) as usize];
+        }
+    }
+    assert_eq!(got, want);
+
+    // A zero dimension, four numbers, a block past 1024 threads: exit 2, each named.
+    for (shape, says) in [
+        ("--grid 3,0", "y is 0"),
+        ("--grid 1,2,3,4", "at most three"),
+        ("--block 64,32", "1 to 1024 threads"),
+    ] {
+        let words = format!(
+            "--backend sim {shape} --arg transpose_param_0=zeros:64 \
+             --arg transpose_param_1=zeros:64 --arg transpose_param_2=4 \
+             --arg transpose_param_3=4"
+        );
+        let out = warpforge(&words, &strs(&args[..1]));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{shape}: {stderr}");
+        assert!(stderr.contains(says), "{shape}: {stderr}");
+    }
+}
+
+#[test]
+fn a_wfir_kernels_grid_is_one_dimensional() {
+    let saxpy = Saxpy::new();
+    let dir = scratch("wfir-2d");
+    let paths = saxpy.paths(&dir);
+    let words = format!(
+        "--backend sim {}",
+        Saxpy::WORDS.replace("--grid 2 ", "--grid 2,2 ")
+    );
+    let out = warpforge(&words, &strs(&paths));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--grid 2,2: a .wfir kernel's grid is 1-D (blocks in x): give --grid 4"),
+        "{stderr}"
+    );
+}

@@ -393,7 +393,7 @@ impl Launcher {
                     })
                     .collect();
                 let launch = PtxLaunch {
-                    blocks,
+                    grid: [blocks, 1, 1],
                     block: [ir.block_size, 1, 1],
                     dynamic_shared: ptx.dynamic_shared,
                 };

@@ -31,8 +31,10 @@ fn run(
     buffers: &mut [BufferArg<'_>],
 ) -> SimReport {
     let launch = PtxLaunch {
-        blocks,
-        block: kernel.block_shape(Some(threads)).expect("a block shape"),
+        grid: [blocks, 1, 1],
+        block: kernel
+            .block_shape(Some([threads, 1, 1]))
+            .expect("a block shape"),
         dynamic_shared: 0,
     };
     ptx::run(kernel, &launch, args, buffers, &SimOptions::default()).expect("the launch starts")
@@ -194,9 +196,9 @@ fn an_instruction_it_does_not_implement_is_named_with_its_line() {
 fn block_shapes_follow_reqntid() {
     let kernel = PtxKernel::load(STORE, "store").expect("decodes");
     assert_eq!(kernel.block_shape(None), Ok([64, 1, 1]));
-    assert_eq!(kernel.block_shape(Some(64)), Ok([64, 1, 1]));
+    assert_eq!(kernel.block_shape(Some([64, 1, 1])), Ok([64, 1, 1]));
     let err = kernel
-        .block_shape(Some(128))
+        .block_shape(Some([128, 1, 1]))
         .expect_err("contradicts .reqntid");
     assert!(err.contains("requires blocks of 64 threads"), "{err}");
     let free =
@@ -205,9 +207,9 @@ fn block_shapes_follow_reqntid() {
         free.block_shape(None).is_err(),
         "no .reqntid: a size is required"
     );
-    assert_eq!(free.block_shape(Some(96)), Ok([96, 1, 1]));
+    assert_eq!(free.block_shape(Some([96, 1, 1])), Ok([96, 1, 1]));
     let launch = PtxLaunch {
-        blocks: 1,
+        grid: [1, 1, 1],
         block: [128, 1, 1],
         dynamic_shared: 0,
     };

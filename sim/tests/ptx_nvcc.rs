@@ -88,8 +88,10 @@ fn launch(
 ) -> SimReport {
     let (blocks, threads, dynamic_shared) = shape;
     let launch = PtxLaunch {
-        blocks,
-        block: kernel.block_shape(Some(threads)).expect("a block shape"),
+        grid: [blocks, 1, 1],
+        block: kernel
+            .block_shape(Some([threads, 1, 1]))
+            .expect("a block shape"),
         dynamic_shared,
     };
     let report = ptx::run(kernel, &launch, args, buffers, &SimOptions::default())

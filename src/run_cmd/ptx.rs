@@ -68,11 +68,11 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         Err(e) => return Err(fault(format!("{file}: {e}"))),
     };
     let block = kernel
-        .block_shape(args.block)
+        .block_shape(args.block.map(|d| d.0))
         .map_err(|e| usage(format!("{file}: {e}")))?;
     let (mut buffers, values, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
     let launch = PtxLaunch {
-        blocks: args.grid,
+        grid: args.grid.0,
         block,
         dynamic_shared: args.dynamic_shared.unwrap_or(0),
     };

@@ -67,7 +67,7 @@ impl<'a> PtxBlock<'a> {
             launch,
             globals,
             options,
-            (block, launch.grid),
+            (block, launch.blocks),
             shared,
             warps,
         );
@@ -90,6 +90,9 @@ impl<'a> PtxBlock<'a> {
         };
         let mut regs = vec![[0u64; 32]; program.reg_bits.len()];
         let [bx, by, bz] = self.launch.block;
+        let [gx, gy, _] = self.launch.grid;
+        let b = self.run.block;
+        let ctaid = [b % gx, b / gx % gy, b / (gx * gy)];
         for &(r, init) in &program.init {
             let col = &mut regs[r as usize];
             for (lane, v) in col.iter_mut().enumerate() {
@@ -102,10 +105,8 @@ impl<'a> PtxBlock<'a> {
                         Special::Tid(1) => t / u64::from(bx) % u64::from(by),
                         Special::Tid(_) => t / (u64::from(bx) * u64::from(by)),
                         Special::Ntid(d) => u64::from([bx, by, bz][usize::from(d.min(2))]),
-                        Special::Ctaid(0) => u64::from(self.run.block),
-                        Special::Ctaid(_) => 0,
-                        Special::Nctaid(0) => u64::from(self.launch.grid),
-                        Special::Nctaid(_) => 1,
+                        Special::Ctaid(d) => u64::from(ctaid[usize::from(d.min(2))]),
+                        Special::Nctaid(d) => u64::from(self.launch.grid[usize::from(d.min(2))]),
                         Special::LaneId => u64::from(lane),
                         Special::WarpId => u64::from(index),
                         Special::NWarpId => u64::from(self.launch.threads.div_ceil(32)),

@@ -174,19 +174,26 @@ impl PtxKernel {
 
     /// The block shape of a launch with `given` threads per block (or none): `.reqntid`'s; a given
     /// size must agree with it, and one is required when the entry has none.
-    pub fn block_shape(&self, given: Option<u32>) -> Result<[u32; 3], String> {
+    pub fn block_shape(&self, given: Option<[u32; 3]>) -> Result<[u32; 3], String> {
         let name = self.name();
+        let threads = |d: [u32; 3]| d.iter().map(|&n| u64::from(n)).product::<u64>();
         match (self.reqntid(), given) {
             (Some(req), None) => Ok(req),
-            (Some(req), Some(t)) if req.iter().product::<u32>() == t => Ok(req),
+            (Some(req), Some(t)) if t == req => Ok(req),
+            // One number for a `.reqntid` of several dimensions: the same thread count.
+            (Some(req), Some([t, 1, 1])) if threads(req) == u64::from(t) => Ok(req),
             (Some(req), Some(t)) => Err(format!(
-                "entry `{name}` requires blocks of {} threads (.reqntid {}, {}, {}); {t} given",
-                req.iter().product::<u32>(),
+                "entry `{name}` requires blocks of {} threads (.reqntid {}, {}, {}); {} given",
+                threads(req),
                 req[0],
                 req[1],
-                req[2]
+                req[2],
+                match t {
+                    [x, 1, 1] => x.to_string(),
+                    [x, y, z] => format!("{x},{y},{z}"),
+                }
             )),
-            (None, Some(t)) => Ok([t, 1, 1]),
+            (None, Some(t)) => Ok(t),
             (None, None) => Err(format!(
                 "entry `{name}` has no .reqntid: give the threads per block"
             )),
@@ -197,8 +204,9 @@ impl PtxKernel {
 /// The shape of a PTX launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PtxLaunch {
-    /// Blocks in the grid (one-dimensional).
-    pub blocks: u32,
+    /// Blocks in the grid in x, y, z (`%nctaid`); block `b` of the launch (in findings and counters)
+    /// is `%ctaid` = (`b % x`, `b / x % y`, `b / (x * y)`), x fastest as on CUDA.
+    pub grid: [u32; 3],
     /// Threads per block in x, y, z.
     pub block: [u32; 3],
     /// Bytes of dynamic shared memory (for `.extern .shared` arrays).
@@ -224,7 +232,9 @@ pub(crate) struct LaunchState<'p> {
     pub first_shared: u32,
     pub block: [u32; 3],
     pub threads: u32,
-    pub grid: u32,
+    pub grid: [u32; 3],
+    /// Blocks in the grid: the product of `grid`.
+    pub blocks: u32,
     pub dynamic_shared: u32,
     pub shared_total: u32,
     /// The parameter space's bytes.
@@ -266,6 +276,29 @@ impl Sites for LaunchState<'_> {
     }
 }
 
+/// The number of blocks of a grid of `grid` (x, y, z), checked against CUDA's limits: each
+/// dimension at least 1, x below 2^31, y and z at most 65,535, and the product below 2^32.
+fn grid_blocks(grid: [u32; 3]) -> Result<u32, String> {
+    let [x, y, z] = grid;
+    if grid.contains(&0) {
+        return Err(format!(
+            "a grid has at least one block in each dimension, not {x}x{y}x{z}"
+        ));
+    }
+    if x > i32::MAX as u32 || y > 65_535 || z > 65_535 {
+        return Err(format!(
+            "grid {x}x{y}x{z} is past CUDA's limits (x < 2^31, y and z <= 65535)"
+        ));
+    }
+    x.checked_mul(y)
+        .and_then(|xy| xy.checked_mul(z))
+        .ok_or_else(|| {
+            format!(
+                "grid {x}x{y}x{z} has 2^32 blocks or more; the simulator counts blocks in 32 bits"
+            )
+        })
+}
+
 /// Runs `kernel` with the shape `launch`, the parameters `args` in order (each [`PtxArg::Buffer`]
 /// takes the next of `buffers`), on the CPU. Every `ReadWrite` buffer holds its contents after the
 /// launch, also when a finding stopped some blocks.
@@ -283,10 +316,14 @@ pub fn run(
 ) -> Result<SimReport, SimError> {
     let program = &kernel.program;
     let bad = |m: String| SimError::Arguments(format!("entry `{}`: {m}", program.name));
-    let threads: u32 = launch.block.iter().product();
-    if threads == 0 || threads > 1024 {
-        return Err(bad(format!("a block has 1 to 1024 threads, not {threads}")));
+    let [tx, ty, tz] = launch.block;
+    let threads = u64::from(tx) * u64::from(ty) * u64::from(tz);
+    if threads == 0 || threads > 1024 || tz > 64 {
+        return Err(bad(format!(
+            "a block has 1 to 1024 threads, at most 64 in z, not {tx}x{ty}x{tz}"
+        )));
     }
+    let threads = threads as u32;
     if let Some(req) = program.reqntid {
         if req != launch.block {
             return Err(bad(format!(
@@ -303,9 +340,7 @@ pub fn run(
             )));
         }
     }
-    if launch.blocks == 0 {
-        return Err(bad("a launch needs at least one block, got 0".into()));
-    }
+    let blocks = grid_blocks(launch.grid).map_err(bad)?;
     if args.len() != program.params.len() {
         let names: Vec<&str> = program.params.iter().map(|p| p.name.as_str()).collect();
         return Err(bad(format!(
@@ -350,9 +385,9 @@ pub fn run(
         )));
     }
     let start = Instant::now();
-    let mut globals = global_buffers(buffers, options, launch.blocks);
+    let mut globals = global_buffers(buffers, options, blocks);
     let module = (!program.module_globals.is_empty()).then(|| {
-        let track = options.sanitize && launch.blocks > 1;
+        let track = options.sanitize && blocks > 1;
         globals.push(GlobalBuffer::with_tracking(&program.module_globals, track));
         arrays.push("module variables".to_owned());
         (
@@ -387,14 +422,15 @@ pub fn run(
         first_shared,
         block: launch.block,
         threads,
-        grid: launch.blocks,
+        grid: launch.grid,
+        blocks,
         dynamic_shared: launch.dynamic_shared,
         shared_total,
         params,
         map: GlobalMap::new(&lengths, module),
     };
-    let workers = worker_threads(program.global_atomics, options, launch.blocks);
-    let outcomes = run_grid(launch.blocks, workers, |block| {
+    let workers = worker_threads(program.global_atomics, options, blocks);
+    let outcomes = run_grid(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()
     });
     copy_back(&globals, buffers);
