@@ -74,6 +74,9 @@ pub(crate) struct BlockRun<'a, P: Sites = Program> {
     /// Statements (and kinds) already reported in this block, so a loop reports once.
     pub reported: Vec<(FindingKind, u32, u32)>,
     pub steps: u64,
+    /// Whether a write changed a byte of memory since the scheduler last cleared it (the PTX
+    /// scheduler's deadlock proof).
+    pub changed: bool,
 }
 
 /// Why a block stops early.
@@ -107,6 +110,7 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             findings: Vec::new(),
             reported: Vec::new(),
             steps: 0,
+            changed: false,
         }
     }
 

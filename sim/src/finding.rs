@@ -66,6 +66,10 @@ pub enum FindingKind {
     GlobalRace,
     /// A block executed more warp-instructions than the step limit (an endless loop?). The block stops.
     StepLimit,
+    /// Warps that wait on each other through memory and can never stop waiting (PTX): every warp
+    /// still running came back to a state it had been in, with no byte of memory changed in between
+    /// and no other block running. The block stops.
+    Deadlock,
 }
 
 impl FindingKind {
@@ -79,7 +83,7 @@ impl FindingKind {
             | FindingKind::CollectiveMask
             | FindingKind::ShuffleOutsideMask => Check::Synccheck,
             FindingKind::SharedRace | FindingKind::GlobalRace => Check::Racecheck,
-            FindingKind::StepLimit => Check::Launch,
+            FindingKind::StepLimit | FindingKind::Deadlock => Check::Launch,
         }
     }
 
@@ -95,6 +99,7 @@ impl FindingKind {
             FindingKind::SharedRace => "shared-race",
             FindingKind::GlobalRace => "global-race",
             FindingKind::StepLimit => "step-limit",
+            FindingKind::Deadlock => "deadlock",
         }
     }
 
@@ -116,6 +121,7 @@ impl FindingKind {
                 | FindingKind::PartialBarrier
                 | FindingKind::CollectiveMask
                 | FindingKind::StepLimit
+                | FindingKind::Deadlock
         )
     }
 }

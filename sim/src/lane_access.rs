@@ -92,9 +92,14 @@ impl<P: Sites> BlockRun<'_, P> {
             self.check_blocks(who, pc, l, mem, addr, size, !atomic, atomic)?;
         }
         match mem.space {
-            Space::Global(b) => self.globals[b as usize].write(addr, size, value),
+            Space::Global(b) => {
+                let global = &self.globals[b as usize];
+                self.changed |= global.read(addr, size) != value & width_mask(size);
+                global.write(addr, size, value);
+            }
             Space::Shared { offset } => {
                 let at = (u64::from(offset) + addr) as usize;
+                self.changed |= read_bytes(&self.shared, at, size) != value & width_mask(size);
                 write_bytes(&mut self.shared, at, size, value);
                 if !self.written.is_empty() {
                     self.written[at..at + size as usize].fill(true);
@@ -233,5 +238,14 @@ impl<P: Sites> BlockRun<'_, P> {
         };
         let at = (mem, byte);
         self.memory_finding(kind, pc, who, l, at, r.first_pc, detail)
+    }
+}
+
+/// The low `size` bytes of a value.
+fn width_mask(size: u32) -> u64 {
+    if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (size * 8)) - 1
     }
 }

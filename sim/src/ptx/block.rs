@@ -1,6 +1,6 @@
-//! One block of a PTX launch: its warps (run in a fixed order, each until it waits at a barrier or
-//! finishes), their registers and SIMT stacks, each thread's local memory, and the block barriers
-//! with the PTX ISA's semantics (`barrier`/`bar`): barrier `a` completes when every thread that has
+//! One block of a PTX launch: its warps (taking turns in a fixed order: `schedule.rs`), their
+//! registers and SIMT stacks, each thread's local memory, and the block barriers with the PTX ISA's
+//! semantics (`barrier`/`bar`): barrier `a` completes when every thread that has
 //! not exited has arrived (or, with a thread count `b`, when `b` threads have: warps arrive whole);
 //! exited threads never hold a barrier up; `bar.arrive` counts without waiting; `bar.red` reduces a
 //! predicate over the threads that arrive. A barrier that can never complete is reported (the
@@ -42,6 +42,8 @@ pub(crate) struct PtxWarp {
     pub state: WarpState,
     /// Warp-instructions issued (orders its accesses for racecheck).
     pub step: u64,
+    /// The warp ends its turn after this instruction (`nanosleep`): other warps run first.
+    pub yield_turn: bool,
 }
 
 /// A block being executed.
@@ -51,7 +53,7 @@ pub(crate) struct PtxBlock<'a> {
     /// Each thread's local memory, thread after thread.
     pub local: Vec<u8>,
     /// Threads that arrived at each barrier with `bar.arrive` since it last completed.
-    arrivals: [u32; 16],
+    pub(super) arrivals: [u32; 16],
 }
 
 impl<'a> PtxBlock<'a> {
@@ -128,6 +130,7 @@ impl<'a> PtxBlock<'a> {
             regs,
             state: WarpState::Running,
             step: 0,
+            yield_turn: false,
         }
     }
 
@@ -140,47 +143,8 @@ impl<'a> PtxBlock<'a> {
         self.run.outcome(stopped)
     }
 
-    fn schedule(&mut self, warps: &mut [PtxWarp]) -> Result<(), Stop> {
-        loop {
-            for warp in warps.iter_mut() {
-                while warp.state == WarpState::Running {
-                    self.run.steps += 1;
-                    if self.run.steps > self.run.options.step_limit {
-                        let pc = warp.stack.top().map_or(0, |t| t.pc);
-                        let f = self.run.finding(
-                            FindingKind::StepLimit,
-                            pc,
-                            warp.index,
-                            warp.stack.top().map_or(0, |t| t.mask),
-                            None,
-                            format!(
-                                "the block ran more than {} warp-instructions without finishing \
-                                 (an endless loop?); it was stopped here",
-                                self.run.options.step_limit
-                            ),
-                        );
-                        return self.run.report(FindingKind::StepLimit, pc, 0, f);
-                    }
-                    if self.run.options.profile {
-                        let pc = warp.stack.top().map_or(0, |t| t.pc as usize);
-                        let before = self.run.counters;
-                        let stepped = self.step(warp);
-                        self.run.attribute(pc, &before);
-                        stepped?;
-                    } else {
-                        self.step(warp)?;
-                    }
-                }
-            }
-            if warps.iter().all(|w| w.state == WarpState::Done) {
-                return Ok(());
-            }
-            self.release_barriers(warps)?;
-        }
-    }
-
     /// Executes the next instruction of `warp` (or lets another of its paths run first).
-    fn step(&mut self, warp: &mut PtxWarp) -> Result<(), Stop> {
+    pub(super) fn step(&mut self, warp: &mut PtxWarp) -> Result<(), Stop> {
         let program = self.launch.program;
         let Some(top) = warp.stack.top() else {
             warp.state = WarpState::Done;
@@ -225,6 +189,13 @@ impl<'a> PtxBlock<'a> {
             }
             Op::Bar { .. } => self.exec_barrier(warp, pc, active, lanes)?,
             op if op.sync_mask().is_some() => self.exec_collective(warp, pc, active, lanes)?,
+            Op::Yield => {
+                warp.step += 1;
+                self.run.counters.control += 1;
+                self.run.counters.active_lanes += count;
+                warp.yield_turn = true;
+                warp.stack.advance();
+            }
             Op::Activemask { d } => {
                 warp.step += 1;
                 self.run.counters.collective += 1;
@@ -382,7 +353,7 @@ impl<'a> PtxBlock<'a> {
 
     /// Every running warp waits at a barrier or is done: complete the barriers that can complete,
     /// or report the block as stuck.
-    fn release_barriers(&mut self, warps: &mut [PtxWarp]) -> Result<(), Stop> {
+    pub(super) fn release_barriers(&mut self, warps: &mut [PtxWarp]) -> Result<(), Stop> {
         let live = warps.iter().filter(|w| w.state != WarpState::Done).count() as u32;
         let mut released = false;
         for id in 0..16u32 {

@@ -298,7 +298,9 @@ impl Decoder<'_> {
             "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "redux" => {
                 self.sync(inst)
             }
-            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" => self.no_op(inst),
+            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
+                self.no_op(inst)
+            }
             _ => self.alu(inst),
         }
     }
@@ -307,14 +309,25 @@ impl Decoder<'_> {
     fn no_op(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
         mods.ignore(&[
-            "cta", "gl", "gpu", "sys", "cluster", "sc", "acq_rel", "global", "local", "L1", "L2",
+            "cta", "gl", "gpu", "sys", "cluster", "sc", "acq_rel", "acquire", "release", "global",
+            "local", "L1", "L2",
         ]);
-        mods.finish()?;
+        match inst.opcode.as_str() {
+            // The proxy fences order the async and generic proxies: one proxy here.
+            "fence" => mods.ignore(&["proxy", "async", "alias", "mbarrier_init", "shared"]),
+            // Programmatic dependent launch: one grid at a time here, so there is nothing to wait for.
+            "griddepcontrol" => mods.ignore(&["launch_dependents", "wait"]),
+            _ => {}
+        }
         if inst.opcode == "nanosleep" {
+            mods.ignore(&["u32"]);
+            mods.finish()?;
             // Its operand is a duration: read it so a bad register is still an error.
             operands::<1>(inst)?;
             self.src(&inst.operands[0], Imm::Int)?;
+            return Ok(Op::Yield);
         }
+        mods.finish()?;
         Ok(Op::Nop)
     }
 

@@ -397,8 +397,14 @@ impl PtxBlock<'_> {
                     .write(who, pc, l, mem, rel + at, elem, value, false)
             }
             Place::Local(off) => {
-                let base = self.local_base(warp, l);
-                write_bytes(&mut self.local, base + (off + at) as usize, elem, value);
+                let at = self.local_base(warp, l) + (off + at) as usize;
+                let mask = if elem >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (elem * 8)) - 1
+                };
+                self.run.changed |= read_bytes(&self.local, at, elem) != value & mask;
+                write_bytes(&mut self.local, at, elem, value);
                 Ok(())
             }
             // Stores to the parameter and constant spaces are refused when decoding.
@@ -431,7 +437,9 @@ impl PtxBlock<'_> {
                 }
                 let g = &self.run.globals[buffer as usize];
                 let old = g.read(offset, size);
-                g.write(offset, size, rmw(op, ty, true, old, b, c));
+                let new = rmw(op, ty, true, old, b, c);
+                self.run.changed |= new != old;
+                g.write(offset, size, new);
                 Ok(old)
             }
             Place::Shared(abs) => {
@@ -447,7 +455,9 @@ impl PtxBlock<'_> {
             Place::Local(off) => {
                 let base = self.local_base(who.warp, l) + off as usize;
                 let old = read_bytes(&self.local, base, size);
-                write_bytes(&mut self.local, base, size, rmw(op, ty, false, old, b, c));
+                let new = rmw(op, ty, false, old, b, c);
+                self.run.changed |= new != old;
+                write_bytes(&mut self.local, base, size, new);
                 Ok(old)
             }
             Place::Param(_) | Place::Const(_) => Ok(0),

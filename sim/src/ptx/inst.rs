@@ -499,9 +499,11 @@ pub(crate) enum Op {
         a: R,
         mask: R,
     },
-    /// `membar`, `fence`, `prefetch`, `nanosleep`: nothing to do in a sequentially consistent,
-    /// cacheless simulator.
+    /// `membar`, `fence`, `prefetch`, `griddepcontrol`: nothing to do in a sequentially consistent,
+    /// cacheless simulator that runs one grid at a time.
     Nop,
+    /// `nanosleep`: the warp ends its turn (other warps of the block run first); no time passes.
+    Yield,
 }
 
 /// An instruction, its guard and where it came from.

@@ -46,6 +46,7 @@ mod exec_warp;
 mod inst;
 mod layout;
 mod registers;
+mod schedule;
 mod simt;
 
 use std::fmt;
@@ -235,6 +236,8 @@ pub(crate) struct LaunchState<'p> {
     pub grid: [u32; 3],
     /// Blocks in the grid: the product of `grid`.
     pub blocks: u32,
+    /// Whether blocks run one after another (no other block writes memory while one runs).
+    pub serial: bool,
     pub dynamic_shared: u32,
     pub shared_total: u32,
     /// The parameter space's bytes.
@@ -416,6 +419,7 @@ pub fn run(
             "{shared_total} bytes of shared memory per block; the simulator allows {MAX_SHARED}"
         )));
     }
+    let workers = worker_threads(program.global_atomics, options, blocks);
     let state = LaunchState {
         program,
         arrays,
@@ -424,12 +428,12 @@ pub fn run(
         threads,
         grid: launch.grid,
         blocks,
+        serial: workers == 1,
         dynamic_shared: launch.dynamic_shared,
         shared_total,
         params,
         map: GlobalMap::new(&lengths, module),
     };
-    let workers = worker_threads(program.global_atomics, options, blocks);
     let outcomes = run_grid(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()
     });
