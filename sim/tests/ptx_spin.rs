@@ -209,3 +209,88 @@ fn nanosleep_in_the_spin_hands_the_turn_over_and_fences_decode() {
         "with nanosleep {polls_sleep} warp-instructions, without {polls_plain}"
     );
 }
+
+/// Reads the clocks and the SM registers; spins until `%globaltimer` has moved 5,000 "ns".
+const CLOCKS: &str = "\
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry clocks(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %clock;
+    mov.u64 %rd2, %clock64;
+    mov.u64 %rd3, %globaltimer;
+WAIT:
+    mov.u64 %rd4, %globaltimer;
+    sub.s64 %rd5, %rd4, %rd3;
+    setp.lt.u64 %p1, %rd5, 5000;
+    @%p1 bra WAIT;
+    mov.u32 %r2, %clock;
+    mov.u32 %r3, %smid;
+    mov.u32 %r4, %nsmid;
+    mov.u64 %rd6, %gridid;
+    mov.u32 %r5, %globaltimer_lo;
+    mov.u32 %r6, %tid.x;
+    setp.ne.u32 %p1, %r6, 0;
+    @%p1 bra END;
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    st.global.u64 [%rd1+8], %rd2;
+    st.global.u64 [%rd1+16], %rd5;
+    st.global.u32 [%rd1+24], %r3;
+    st.global.u32 [%rd1+28], %r4;
+    st.global.u64 [%rd1+32], %rd6;
+    st.global.u32 [%rd1+40], %r5;
+END:
+    ret;
+}
+";
+
+#[test]
+fn clocks_are_deterministic_monotone_counters_and_a_timed_wait_ends() {
+    let kernel = PtxKernel::load(CLOCKS, "clocks").expect("decodes");
+    let launch = PtxLaunch {
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared: 0,
+    };
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut out = vec![0u8; 44];
+        let report = ptx::run(
+            &kernel,
+            &launch,
+            &[PtxArg::Buffer],
+            &mut [BufferArg::ReadWrite(&mut out)],
+            &SimOptions::default(),
+        )
+        .expect("the launch starts");
+        assert!(report.is_clean(), "{:#?}", findings(&report));
+        runs.push(out);
+    }
+    assert_eq!(runs[0], runs[1], "the same launch reads the same clocks");
+    let out = &runs[0];
+    let u32_at = |at: usize| u32::from_le_bytes(out[at..at + 4].try_into().expect("4"));
+    let u64_at = |at: usize| u64::from_le_bytes(out[at..at + 8].try_into().expect("8"));
+    let (first, later, clock64) = (u32_at(0), u32_at(4), u64_at(8));
+    // Warp 0's instructions: `%clock` at its 3rd, `%clock64` at its 4th.
+    assert_eq!((first, clock64), (3, 4));
+    assert!(later > first + 1000, "{first} .. {later}");
+    assert!(
+        u64_at(16) >= 5000,
+        "the wait saw 5,000 ns pass: {}",
+        u64_at(16)
+    );
+    assert_eq!(
+        (u32_at(24), u32_at(28), u64_at(32)),
+        (0, 1, 0),
+        "%smid, %nsmid, %gridid"
+    );
+    assert!(u64::from(u32_at(40)) >= u64_at(16));
+}

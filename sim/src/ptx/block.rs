@@ -11,7 +11,7 @@ use super::super::block::{BlockRun, Stop};
 use super::super::finding::{lane_list, FindingKind};
 use super::super::memory::GlobalBuffer;
 use super::super::SimOptions;
-use super::inst::{BarKind, BarRed, Op};
+use super::inst::{BarKind, BarRed, Op, Timer};
 use super::registers::{Init, Special};
 use super::simt::SimtStack;
 use super::LaunchState;
@@ -119,6 +119,8 @@ impl<'a> PtxBlock<'a> {
                         Special::LanemaskGe => u64::from(u32::MAX << lane),
                         Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
                         Special::TotalSmem => u64::from(self.launch.shared_total),
+                        Special::SmId | Special::GridId => 0,
+                        Special::NSmId => 1,
                     },
                 };
             }
@@ -194,6 +196,22 @@ impl<'a> PtxBlock<'a> {
                 self.run.counters.control += 1;
                 self.run.counters.active_lanes += count;
                 warp.yield_turn = true;
+                warp.stack.advance();
+            }
+            Op::Clock { d, timer } => {
+                warp.step += 1;
+                self.run.counters.arithmetic += 1;
+                self.run.counters.active_lanes += count;
+                let value = match timer {
+                    Timer::Clock => warp.step & 0xffff_ffff,
+                    Timer::Clock64 => warp.step,
+                    Timer::GlobalTimer => self.run.steps,
+                    Timer::GlobalTimerLo => self.run.steps & 0xffff_ffff,
+                    Timer::GlobalTimerHi => self.run.steps >> 32,
+                };
+                for l in super::lanes(lanes) {
+                    warp.regs[*d as usize][l] = value;
+                }
                 warp.stack.advance();
             }
             Op::Activemask { d } => {

@@ -7,7 +7,7 @@ use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
 use super::inst::{
-    BoolOp, Cmp, CmpTy, DivKind, FBin, FMods, FUn, Half, Int, IntBin, IntUn, Op, Rnd, Ty,
+    BoolOp, Cmp, CmpTy, DivKind, FBin, FMods, FUn, Half, Int, IntBin, IntUn, Op, Rnd, Timer, Ty,
 };
 
 /// The one type modifier of an instruction.
@@ -156,6 +156,22 @@ impl Decoder<'_> {
             .ok_or_else(|| format!("type `.{}` is not supported", t.name()))?
             .bits();
         let [d, a] = operands::<2>(inst)?;
+        if let OperandKind::Register(r) = &a.kind {
+            let timer = match (r.name.as_str(), r.component) {
+                ("%clock", None) => Some(Timer::Clock),
+                ("%clock64", None) => Some(Timer::Clock64),
+                ("%globaltimer", None) => Some(Timer::GlobalTimer),
+                ("%globaltimer_lo", None) => Some(Timer::GlobalTimerLo),
+                ("%globaltimer_hi", None) => Some(Timer::GlobalTimerHi),
+                _ => None,
+            };
+            if let Some(timer) = timer {
+                return Ok(Op::Clock {
+                    d: self.dst(d, bits)?,
+                    timer,
+                });
+            }
+        }
         let imm = if t == DataType::F32 {
             Imm::F32
         } else {

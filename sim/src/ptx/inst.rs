@@ -504,6 +504,23 @@ pub(crate) enum Op {
     Nop,
     /// `nanosleep`: the warp ends its turn (other warps of the block run first); no time passes.
     Yield,
+    /// `mov` from a clock: `%clock`/`%clock64` (the warp's warp-instructions issued so far: one
+    /// cycle each) or `%globaltimer` (`_lo`, `_hi`; the block's warp-instructions so far as
+    /// nanoseconds). Deterministic and monotone; `bits` is the destination's width.
+    Clock {
+        d: R,
+        timer: Timer,
+    },
+}
+
+/// Which clock a `mov` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Timer {
+    Clock,
+    Clock64,
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
 }
 
 /// An instruction, its guard and where it came from.

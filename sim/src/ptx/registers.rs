@@ -36,6 +36,10 @@ pub(crate) enum Special {
     /// `%dynamic_smem_size`, `%total_smem_size`.
     DynamicSmem,
     TotalSmem,
+    /// `%smid` (0: one SM), `%nsmid` (1), `%gridid` (0: one grid at a time).
+    SmId,
+    NSmId,
+    GridId,
 }
 
 impl Special {
@@ -64,6 +68,9 @@ impl Special {
             "%lanemask_ge" => Some(Special::LanemaskGe),
             "%dynamic_smem_size" => Some(Special::DynamicSmem),
             "%total_smem_size" => Some(Special::TotalSmem),
+            "%smid" => Some(Special::SmId),
+            "%nsmid" => Some(Special::NSmId),
+            "%gridid" => Some(Special::GridId),
             _ => None,
         }
     }
