@@ -205,9 +205,9 @@ impl<'a> PtxBlock<'a> {
                 let value = match timer {
                     Timer::Clock => warp.step & 0xffff_ffff,
                     Timer::Clock64 => warp.step,
-                    Timer::GlobalTimer => self.run.steps,
-                    Timer::GlobalTimerLo => self.run.steps & 0xffff_ffff,
-                    Timer::GlobalTimerHi => self.run.steps >> 32,
+                    Timer::Global => self.run.steps,
+                    Timer::GlobalLo => self.run.steps & 0xffff_ffff,
+                    Timer::GlobalHi => self.run.steps >> 32,
                 };
                 for l in super::lanes(lanes) {
                     warp.regs[*d as usize][l] = value;

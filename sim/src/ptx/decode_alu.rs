@@ -160,9 +160,9 @@ impl Decoder<'_> {
             let timer = match (r.name.as_str(), r.component) {
                 ("%clock", None) => Some(Timer::Clock),
                 ("%clock64", None) => Some(Timer::Clock64),
-                ("%globaltimer", None) => Some(Timer::GlobalTimer),
-                ("%globaltimer_lo", None) => Some(Timer::GlobalTimerLo),
-                ("%globaltimer_hi", None) => Some(Timer::GlobalTimerHi),
+                ("%globaltimer", None) => Some(Timer::Global),
+                ("%globaltimer_lo", None) => Some(Timer::GlobalLo),
+                ("%globaltimer_hi", None) => Some(Timer::GlobalHi),
                 _ => None,
             };
             if let Some(timer) = timer {

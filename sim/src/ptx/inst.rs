@@ -518,9 +518,9 @@ pub(crate) enum Op {
 pub(crate) enum Timer {
     Clock,
     Clock64,
-    GlobalTimer,
-    GlobalTimerLo,
-    GlobalTimerHi,
+    Global,
+    GlobalLo,
+    GlobalHi,
 }
 
 /// An instruction, its guard and where it came from.
