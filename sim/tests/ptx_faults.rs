@@ -176,13 +176,13 @@ fn an_instruction_it_does_not_implement_is_named_with_its_line() {
     let err = PtxKernel::load(&text, "store").expect_err(".cc is not implemented");
     assert!(err.to_string().contains("`.cc`"), "{err}");
 
-    // Real compiler output: Triton's softmax uses ex2.approx.
-    let softmax = corpus("softmax.triton39.sm80.ptx");
-    let err = PtxKernel::load(&softmax, "softmax").expect_err("ex2 is not implemented");
-    let line = line_of(&softmax, "ex2.approx.f32");
+    // Real compiler output: Triton's matmul uses ldmatrix.
+    let matmul = corpus("matmul.triton39.sm80.ptx");
+    let err = PtxKernel::load(&matmul, "matmul").expect_err("ldmatrix is not implemented");
+    let line = line_of(&matmul, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
     assert!(
         err.to_string()
-            .starts_with(&format!("line {line}: `ex2.approx.f32")),
+            .starts_with(&format!("line {line}: `ldmatrix.sync.aligned.m8n8.x4")),
         "{err}"
     );
     let err = PtxKernel::load(STORE, "nope").expect_err("no such entry");

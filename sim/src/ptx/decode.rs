@@ -69,6 +69,11 @@ impl Mods {
         }
     }
 
+    /// Whether modifier `m` is there (without taking it).
+    pub fn has(&self, m: &str) -> bool {
+        self.list.iter().any(|x| x == m)
+    }
+
     /// Takes `m` if present.
     pub fn take(&mut self, m: &str) -> bool {
         match self.list.iter().position(|x| x == m) {

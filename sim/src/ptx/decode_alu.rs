@@ -126,6 +126,8 @@ impl Decoder<'_> {
                     c: self.src(c, Imm::F32)?,
                 }
             }
+            "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => self.approx(inst, &mut mods)?,
+            "sqrt" | "rcp" if mods.has("approx") => self.approx(inst, &mut mods)?,
             "sqrt" | "rcp" => {
                 let fm = float_mods(&mut mods, true)?;
                 if one_type(&mut mods)? != DataType::F32 {

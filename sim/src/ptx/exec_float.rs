@@ -119,6 +119,7 @@ pub(crate) fn fun(op: FUn, mods: FMods, a: u64) -> u64 {
         FUn::Abs => u64::from(x.abs().to_bits()),
         FUn::Sqrt => result(x.sqrt(), mods),
         FUn::Rcp => result(1.0 / x, mods),
+        _ => result(super::approx::approx(op, x), mods),
     }
 }
 

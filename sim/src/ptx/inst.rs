@@ -167,10 +167,17 @@ pub(crate) enum DivKind {
 pub(crate) enum FUn {
     Neg,
     Abs,
-    /// `sqrt.rn`.
+    /// `sqrt.rn` (and `sqrt.approx`).
     Sqrt,
-    /// `rcp.rn`.
+    /// `rcp.rn` (and `rcp.approx`).
     Rcp,
+    /// The `.approx` functions (`approx.rs`).
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Rsqrt,
+    Tanh,
 }
 
 /// Modifiers every `f32` arithmetic instruction may carry.

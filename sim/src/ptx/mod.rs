@@ -33,6 +33,7 @@
 //! (+ `exec_int.rs`, `exec_float.rs`), `exec_mem.rs`, `exec_warp.rs`, `address.rs`.
 
 mod address;
+mod approx;
 mod block;
 mod cfg;
 mod decode;
