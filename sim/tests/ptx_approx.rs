@@ -145,8 +145,7 @@ fn approx_forms_that_are_not_supported_are_refused_by_name() {
              .reg .f32 %f<3>;\n    .reg .b16 %h<3>;\n    .reg .f64 %fd<3>;\n    {text} %f2, %f1;\n    ret;\n}}\n"
         );
         let err = PtxKernel::load(&source, "f")
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(err.contains(says), "{text}: {err}");
         assert!(err.contains("line 9"), "{text}: {err}");
