@@ -1,0 +1,52 @@
+//! Regressions from the `ptx_sim` fuzz target (fuzz/): hostile PTX is refused with its line and the
+//! limit it passes, or runs to a report; never a panic, a hang or an unbounded allocation.
+
+use warpforge_sim::ptx::{run, PtxArg, PtxError, PtxKernel, PtxLaunch};
+use warpforge_sim::{BufferArg, SimOptions};
+
+/// A module with one entry `k(.param .u64 p)` whose body is `body`.
+fn entry(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n    .param .u64 p\n)\n{{\n{body}\nret;\n}}\n"
+    )
+}
+
+/// Loads `body` as entry `k` and runs it on one block of 32 threads with a 256-byte buffer.
+fn load_and_run(body: &str) -> Result<(), PtxError> {
+    let kernel = PtxKernel::load(&entry(body), "k")?;
+    let mut buffer = vec![0u8; 256];
+    let launch = PtxLaunch {
+        blocks: 1,
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let options = SimOptions {
+        step_limit: 10_000,
+        ..SimOptions::default()
+    };
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    run(&kernel, &launch, &[PtxArg::Buffer], buffers, &options).expect("arguments match");
+    Ok(())
+}
+
+#[test]
+fn a_huge_register_range_is_refused_with_its_line() {
+    // Was: 100 million register names built (and a register file of 25 GiB per warp).
+    let e = load_and_run(".reg .b32 %r<5>;\n.reg .b32 %big<100000000>;").expect_err("too many");
+    let PtxError::Unsupported {
+        line,
+        text,
+        message,
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, 10, "{e}");
+    assert_eq!(text, ".reg .b32 %big<100000000>", "{e}");
+    assert!(message.contains("allows 65536 per entry"), "{e}");
+}
+
+#[test]
+fn many_registers_under_the_limit_load() {
+    load_and_run(".reg .b32 %r<60000>;\nmov.u32 %r59999, %tid.x;").expect("under the limit");
+}
