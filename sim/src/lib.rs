@@ -171,6 +171,10 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// The most shared memory an IR kernel's block may have in the simulator (each block running at a
+/// time allocates it; the verifier lets a kernel declare up to 4 GiB).
+pub const MAX_SHARED_BYTES: u64 = 1 << 20;
+
 /// Runs `kernel` over `blocks` blocks on the CPU. `buffers` are the buffer parameters in parameter
 /// order (a `read_write` buffer needs [`BufferArg::ReadWrite`]); `scalars` the scalar parameters' bits
 /// in parameter order (see `warpforge_ir::Literal::to_bits`). Every `ReadWrite` slice holds the
@@ -179,7 +183,8 @@ impl std::error::Error for SimError {}
 ///
 /// # Errors
 ///
-/// [`SimError::Arguments`] when the arguments do not match the kernel. Kernel faults are not errors of
+/// [`SimError::Arguments`] when the arguments do not match the kernel, or its shared arrays are larger
+/// than [`MAX_SHARED_BYTES`]. Kernel faults are not errors of
 /// the call: they are findings in the [`SimReport`] ([`SimReport::is_clean`]).
 pub fn run(
     kernel: &Verified<'_>,
@@ -190,6 +195,17 @@ pub fn run(
 ) -> Result<SimReport, SimError> {
     let params = kernel.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
     check_arguments(&kernel.name, params, blocks, buffers, scalars).map_err(SimError::Arguments)?;
+    match kernel.shared_bytes() {
+        Some(bytes) if bytes <= MAX_SHARED_BYTES => {}
+        bytes => {
+            return Err(SimError::Arguments(format!(
+                "kernel `{}`: {} bytes of shared memory per block; the simulator allows {MAX_SHARED_BYTES} \
+                 (MAX_SHARED_BYTES in sim/src/lib.rs; sm_90 allows 227 KiB)",
+                kernel.name,
+                bytes.map_or("too many".to_owned(), |b| b.to_string())
+            )))
+        }
+    }
     let start = Instant::now();
     let program = decode::decode(kernel, scalars);
     let globals = global_buffers(buffers, options, blocks);
