@@ -50,3 +50,20 @@ fn a_huge_register_range_is_refused_with_its_line() {
 fn many_registers_under_the_limit_load() {
     load_and_run(".reg .b32 %r<60000>;\nmov.u32 %r59999, %tid.x;").expect("under the limit");
 }
+
+#[test]
+fn module_globals_past_the_limit_are_refused_with_their_line() {
+    // Was: 260 MB of module variables accepted, and with racecheck over 2 blocks a 2 GB shadow.
+    let text = entry("ret;").replace(
+        ".address_size 64\n",
+        ".address_size 64\n.global .align 4 .b8 g[260000000];\n",
+    );
+    let e = PtxKernel::load(&text, "k").expect_err("too large");
+    let PtxError::Unsupported { line, message, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, 4, "{e}");
+    assert!(message.contains("past 16 MiB (MAX_MODULE_GLOBALS"), "{e}");
+    let fits = text.replace("260000000", "1000000");
+    PtxKernel::load(&fits, "k").expect("1 MB of module variables");
+}
