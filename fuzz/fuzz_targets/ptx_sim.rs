@@ -54,8 +54,10 @@ fn launch(kernel: &PtxKernel, byte: &dyn Fn(usize) -> u8) {
         None if byte(1) & 0x80 != 0 => [32 * (1 + u32::from(byte(1) % 4)), 1, 1],
         None => [1 + u32::from(byte(1) % 64), 1 + u32::from(byte(2) % 2), 1],
     };
-    // Bounded work: at most 256 threads per block (a larger `.reqntid` is not launched).
-    if block.iter().map(|&d| u64::from(d)).product::<u64>() > 256 {
+    // Bounded work: at most 256 threads per block (a `.reqntid` of 257 to 1024 threads is not
+    // launched; a larger one is, and must be refused).
+    let threads = block.iter().map(|&d| u64::from(d)).product::<u64>();
+    if (257..=1024).contains(&threads) {
         return;
     }
     let buffer_bytes = 64 * (1 + usize::from(byte(3) % 64));

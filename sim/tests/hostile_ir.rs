@@ -2,7 +2,7 @@
 //! simulator allocate without bound are refused with the limit.
 
 use warpforge_ir::{parse_kernel, verify};
-use warpforge_sim::{run, BufferArg, SimError, SimOptions, MAX_SHARED_BYTES};
+use warpforge_sim::{run, BufferArg, SimError, SimOptions, MAX_BLOCKS, MAX_SHARED_BYTES};
 
 const HUGE_SHARED: &str = "kernel k {
     block_size 32
@@ -44,4 +44,19 @@ fn shared_arrays_at_the_limit_run() {
     let verified = verify(&kernel).expect("verifies");
     let report = run(&verified, 1, &mut [], &[], &SimOptions::default()).expect("runs");
     assert!(report.is_clean(), "{:?}", report.findings);
+}
+
+#[test]
+fn grids_past_the_limit_are_refused() {
+    // Was: an outcome slot allocated for each of 4 billion blocks before the first ran.
+    let text = HUGE_SHARED.replace("1000000000", "32");
+    let kernel = parse_kernel(&text).expect("parses");
+    let verified = verify(&kernel).expect("verifies");
+    let e = run(&verified, u32::MAX, &mut [], &[], &SimOptions::default()).expect_err("too many");
+    let SimError::Arguments(message) = e;
+    assert!(message.contains("4294967295 blocks"), "{message}");
+    assert!(
+        message.contains(&format!("at most {MAX_BLOCKS}")),
+        "{message}"
+    );
 }

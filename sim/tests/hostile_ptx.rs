@@ -67,3 +67,53 @@ fn module_globals_past_the_limit_are_refused_with_their_line() {
     let fits = text.replace("260000000", "1000000");
     PtxKernel::load(&fits, "k").expect("1 MB of module variables");
 }
+
+#[test]
+fn a_block_shape_whose_product_overflows_is_refused() {
+    // (2^31 + 1) · 2 threads wraps to 2 in 32 bits.
+    let kernel = PtxKernel::load(&entry("ret;"), "k").expect("loads");
+    let launch = PtxLaunch {
+        blocks: 1,
+        block: [(1 << 31) + 1, 2, 1],
+        dynamic_shared: 0,
+    };
+    let mut buffer = vec![0u8; 256];
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    let e = run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        buffers,
+        &SimOptions::default(),
+    )
+    .expect_err("too many threads");
+    assert!(e.to_string().contains("1 to 1024 threads"), "{e}");
+    let req = entry("ret;").replace(")\n{", ")\n.reqntid 2147483649, 2, 1\n{");
+    let kernel = PtxKernel::load(&req, "k").expect("loads");
+    let e = kernel.block_shape(Some(2)).expect_err("not 2 threads");
+    assert!(e.contains("4294967298 threads"), "{e}");
+}
+
+#[test]
+fn grids_past_the_limit_are_refused() {
+    let kernel = PtxKernel::load(&entry("ret;"), "k").expect("loads");
+    let launch = PtxLaunch {
+        blocks: u32::MAX,
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let mut buffer = vec![0u8; 256];
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    let e = run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        buffers,
+        &SimOptions::default(),
+    )
+    .expect_err("too many blocks");
+    assert!(
+        e.to_string().contains("runs at most 4194304 per launch"),
+        "{e}"
+    );
+}

@@ -178,10 +178,10 @@ impl PtxKernel {
         let name = self.name();
         match (self.reqntid(), given) {
             (Some(req), None) => Ok(req),
-            (Some(req), Some(t)) if req.iter().product::<u32>() == t => Ok(req),
+            (Some(req), Some(t)) if threads_of(req) == u64::from(t) => Ok(req),
             (Some(req), Some(t)) => Err(format!(
                 "entry `{name}` requires blocks of {} threads (.reqntid {}, {}, {}); {t} given",
-                req.iter().product::<u32>(),
+                threads_of(req),
                 req[0],
                 req[1],
                 req[2]
@@ -192,6 +192,11 @@ impl PtxKernel {
             )),
         }
     }
+}
+
+/// The threads in a block of shape `block` (a product that may not fit in 32 bits).
+fn threads_of(block: [u32; 3]) -> u64 {
+    block.iter().map(|&d| u64::from(d)).product()
 }
 
 /// The shape of a PTX launch.
@@ -283,10 +288,10 @@ pub fn run(
 ) -> Result<SimReport, SimError> {
     let program = &kernel.program;
     let bad = |m: String| SimError::Arguments(format!("entry `{}`: {m}", program.name));
-    let threads: u32 = launch.block.iter().product();
-    if threads == 0 || threads > 1024 {
-        return Err(bad(format!("a block has 1 to 1024 threads, not {threads}")));
-    }
+    let threads = match threads_of(launch.block) {
+        n @ 1..=1024 => n as u32,
+        n => return Err(bad(format!("a block has 1 to 1024 threads, not {n}"))),
+    };
     if let Some(req) = program.reqntid {
         if req != launch.block {
             return Err(bad(format!(
@@ -296,16 +301,17 @@ pub fn run(
         }
     }
     if let Some(max) = program.maxntid {
-        if threads > max.iter().product() {
+        if u64::from(threads) > threads_of(max) {
             return Err(bad(format!(
                 "blocks have at most {} threads (.maxntid), not {threads}",
-                max.iter().product::<u32>()
+                threads_of(max)
             )));
         }
     }
     if launch.blocks == 0 {
         return Err(bad("a launch needs at least one block, got 0".into()));
     }
+    super::check_blocks(launch.blocks).map_err(bad)?;
     if args.len() != program.params.len() {
         let names: Vec<&str> = program.params.iter().map(|p| p.name.as_str()).collect();
         return Err(bad(format!(
