@@ -282,7 +282,10 @@ pub(crate) fn arith(op: Arith, a: Fact, b: Option<Fact>) -> Fact {
             let m = a.align.min(b.align);
             let (ra, rb) = (a.rem % m, b.rem % m);
             let rem = if op == Arith::Or { ra | rb } else { ra ^ rb };
-            let top_bit = u64::MAX >> a.hi.max(b.hi).leading_zeros();
+            // (0 when both are 0: a shift by 64 would overflow.)
+            let top_bit = u64::MAX
+                .checked_shr(a.hi.max(b.hi).leading_zeros())
+                .unwrap_or(0);
             let (lo, hi) = if op == Arith::Or {
                 (a.lo.max(b.lo), top_bit.min(a.hi.saturating_add(b.hi)))
             } else {

@@ -15,7 +15,11 @@ fuzz_target!(|data: &[u8]| {
         let n = lz4_compress_block_level(input, &mut block, level).expect("the bound always fits");
         let block = &block[..n];
         let mut out = vec![0u8; input.len()];
-        assert_eq!(lz4_decompress_block(block, &mut out), Ok(input.len()), "{level}");
+        assert_eq!(
+            lz4_decompress_block(block, &mut out),
+            Ok(input.len()),
+            "{level}"
+        );
         assert_eq!(out, input, "our decoder, {level}");
         let theirs = lz4_flex::block::decompress(block, input.len()).expect("lz4_flex decodes it");
         assert_eq!(theirs, input, "lz4_flex, {level}");

@@ -171,6 +171,25 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// The most shared memory an IR kernel's block may have in the simulator (each block running at a
+/// time allocates it; the verifier lets a kernel declare up to 4 GiB).
+pub const MAX_SHARED_BYTES: u64 = 1 << 20;
+
+/// The most blocks a simulated launch may have: the simulator keeps every block's outcome (counters,
+/// findings) until the launch ends, so the grid bounds its memory.
+pub const MAX_BLOCKS: u32 = 1 << 22;
+
+/// `Err` naming [`MAX_BLOCKS`] when a grid of `blocks` blocks is larger.
+pub(crate) fn check_blocks(blocks: u32) -> Result<(), String> {
+    if blocks > MAX_BLOCKS {
+        return Err(format!(
+            "{blocks} blocks; the simulator runs at most {MAX_BLOCKS} per launch \
+             (MAX_BLOCKS in sim/src/lib.rs): launch the grid in parts"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `kernel` over `blocks` blocks on the CPU. `buffers` are the buffer parameters in parameter
 /// order (a `read_write` buffer needs [`BufferArg::ReadWrite`]); `scalars` the scalar parameters' bits
 /// in parameter order (see `warpforge_ir::Literal::to_bits`). Every `ReadWrite` slice holds the
@@ -179,7 +198,8 @@ impl std::error::Error for SimError {}
 ///
 /// # Errors
 ///
-/// [`SimError::Arguments`] when the arguments do not match the kernel. Kernel faults are not errors of
+/// [`SimError::Arguments`] when the arguments do not match the kernel, its shared arrays are larger
+/// than [`MAX_SHARED_BYTES`] or the grid than [`MAX_BLOCKS`]. Kernel faults are not errors of
 /// the call: they are findings in the [`SimReport`] ([`SimReport::is_clean`]).
 pub fn run(
     kernel: &Verified<'_>,
@@ -190,6 +210,19 @@ pub fn run(
 ) -> Result<SimReport, SimError> {
     let params = kernel.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
     check_arguments(&kernel.name, params, blocks, buffers, scalars).map_err(SimError::Arguments)?;
+    check_blocks(blocks)
+        .map_err(|m| SimError::Arguments(format!("kernel `{}`: {m}", kernel.name)))?;
+    match kernel.shared_bytes() {
+        Some(bytes) if bytes <= MAX_SHARED_BYTES => {}
+        bytes => {
+            return Err(SimError::Arguments(format!(
+                "kernel `{}`: {} bytes of shared memory per block; the simulator allows {MAX_SHARED_BYTES} \
+                 (MAX_SHARED_BYTES in sim/src/lib.rs; sm_90 allows 227 KiB)",
+                kernel.name,
+                bytes.map_or("too many".to_owned(), |b| b.to_string())
+            )))
+        }
+    }
     let start = Instant::now();
     let program = decode::decode(kernel, scalars);
     let globals = global_buffers(buffers, options, blocks);

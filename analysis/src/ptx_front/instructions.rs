@@ -201,8 +201,9 @@ impl Entry {
                 } else {
                     Vec::new()
                 };
-                let (addr, mut uses) = self.address(&ops[addr_at], space, &loc);
-                for o in &ops[addr_at + 1..] {
+                let at = ops.get(addr_at).map_or("[]", String::as_str);
+                let (addr, mut uses) = self.address(at, space, &loc);
+                for o in ops.iter().skip(addr_at + 1) {
                     let v = self.value(o, &loc);
                     uses.push(v);
                 }
@@ -285,7 +286,7 @@ impl Entry {
                 self.push(&loc, Op::Arith(Arith::And), defs, vec![t, mask], guard);
                 return;
             }
-            "mad" if matches!(parts.get(1), Some(&"lo" | &"wide")) => {
+            "mad" if ops.len() == 4 && matches!(parts.get(1), Some(&"lo" | &"wide")) => {
                 // d = a * b + c, as two steps the range analysis understands.
                 let (a, b, c) = (
                     self.value(&ops[1], &loc),

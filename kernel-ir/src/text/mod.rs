@@ -15,6 +15,11 @@ pub use parse::parse_kernel;
 
 use std::fmt;
 
+/// How deep `if`/`loop` blocks may nest in the text form: deeper input is refused with its line, so
+/// hostile text cannot exhaust the stack of the parser, the verifier or anything after them. Kernels
+/// built in Rust are not limited.
+pub const MAX_NESTING: usize = 128;
+
 /// A syntax or naming error in the text form, with its 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {

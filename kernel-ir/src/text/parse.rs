@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::keywords as kw;
 use super::lexer::{tokenize, Spanned, Tok};
 use super::parse_values::parse_int;
-use super::ParseError;
+use super::{ParseError, MAX_NESTING};
 use crate::arena::Handle;
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
 use crate::stmt::{Block, Mask, MemRef, Stmt, WarpOp};
@@ -24,6 +24,7 @@ pub fn parse_kernel(src: &str) -> Result<Kernel, ParseError> {
         names: HashMap::new(),
         defs: Vec::new(),
         uses: Vec::new(),
+        depth: 0,
     };
     parser.kernel()?;
     parser.finish_values()?;
@@ -46,6 +47,8 @@ pub(super) struct Parser {
     pub(super) defs: Vec<Option<(ScalarType, usize, usize)>>,
     /// Every value use, with its position, checked once all definitions are known.
     pub(super) uses: Vec<(u32, usize, usize)>,
+    /// How many `{ … }` blocks enclose the current statement.
+    depth: usize,
 }
 
 pub(super) type PResult<T> = Result<T, ParseError>;
@@ -239,8 +242,16 @@ impl Parser {
     }
 
     fn braced_block(&mut self) -> PResult<Block> {
+        if self.depth >= MAX_NESTING {
+            return self.err(format!(
+                "blocks (`if`, `loop`) nested deeper than {MAX_NESTING} (warpforge_ir::text::MAX_NESTING)"
+            ));
+        }
         self.expect_punct('{')?;
-        let block = self.block()?;
+        self.depth += 1;
+        let block = self.block();
+        self.depth -= 1;
+        let block = block?;
         self.expect_punct('}')?;
         Ok(block)
     }

@@ -122,6 +122,18 @@ impl Parser {
         self.expect_punct(':')?;
         let ty = self.scalar_type()?;
         let slot = n as usize;
+        // Values are numbered densely from %0, one definition each: a number past the text's token
+        // count can never be dense (and would size `defs` by the number, not by the text).
+        if slot >= self.toks.len() {
+            return Err(ParseError {
+                line: t.line,
+                col: t.col,
+                message: format!(
+                    "value %{n} is numbered past the kernel's values: the text has fewer than {n} \
+                     definitions, and values are numbered densely from %0"
+                ),
+            });
+        }
         if slot >= self.defs.len() {
             self.defs.resize(slot + 1, None);
         }

@@ -237,7 +237,17 @@ impl Decoder<'_> {
                                 message: "vector and array registers are not supported".into(),
                             });
                         }
-                        self.regs.declare(&d.name, d.range, v.ty);
+                        let text = match d.range {
+                            Some(n) => format!(".reg .{} {}<{n}>", v.ty.name(), d.name),
+                            None => format!(".reg .{} {}", v.ty.name(), d.name),
+                        };
+                        self.regs
+                            .declare(&d.name, d.range, v.ty)
+                            .map_err(|message| PtxError::Unsupported {
+                                line: d.pos.line,
+                                text,
+                                message,
+                            })?;
                     }
                 }
                 Statement::Label(l) => {

@@ -46,6 +46,10 @@ pub(crate) struct SharedArray {
     pub size: u32,
 }
 
+/// The most bytes of module `.global` variables: the simulator holds them twice (initial bytes and
+/// the launch's copy) and racecheck keeps 8 bytes of shadow per byte across blocks.
+pub(crate) const MAX_MODULE_GLOBALS: u64 = 16 << 20;
+
 /// Everything pass 1 finds.
 #[derive(Debug, Default)]
 pub(crate) struct Layout {
@@ -180,14 +184,18 @@ impl Layout {
                             &mut l.constants
                         };
                         let at = align_up(bytes.len() as u64, align);
-                        let limit = if global { 256 << 20 } else { 64 << 10 };
+                        let limit = if global { MAX_MODULE_GLOBALS } else { 64 << 10 };
                         if at.saturating_add(size) > limit {
                             let what = if global {
-                                "module `.global` variables past 256 MiB"
+                                format!(
+                                    "module `.global` variables past {} MiB (MAX_MODULE_GLOBALS in \
+                                     sim/src/ptx/layout.rs)",
+                                    MAX_MODULE_GLOBALS >> 20
+                                )
                             } else {
-                                "`.const` variables past 64 KiB (CUDA's constant bank)"
+                                "`.const` variables past 64 KiB (CUDA's constant bank)".into()
                             };
-                            return Err(bad(d.pos.line, text.clone(), what.into()));
+                            return Err(bad(d.pos.line, text.clone(), what));
                         }
                         bytes.resize(at as usize, 0);
                         let init = initial_bytes(v.ty, d, size as usize)

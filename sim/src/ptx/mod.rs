@@ -178,15 +178,14 @@ impl PtxKernel {
     /// size must agree with it, and one is required when the entry has none.
     pub fn block_shape(&self, given: Option<[u32; 3]>) -> Result<[u32; 3], String> {
         let name = self.name();
-        let threads = |d: [u32; 3]| d.iter().map(|&n| u64::from(n)).product::<u64>();
         match (self.reqntid(), given) {
             (Some(req), None) => Ok(req),
             (Some(req), Some(t)) if t == req => Ok(req),
             // One number for a `.reqntid` of several dimensions: the same thread count.
-            (Some(req), Some([t, 1, 1])) if threads(req) == u64::from(t) => Ok(req),
+            (Some(req), Some([t, 1, 1])) if threads_of(req) == u64::from(t) => Ok(req),
             (Some(req), Some(t)) => Err(format!(
                 "entry `{name}` requires blocks of {} threads (.reqntid {}, {}, {}); {} given",
-                threads(req),
+                threads_of(req),
                 req[0],
                 req[1],
                 req[2],
@@ -201,6 +200,11 @@ impl PtxKernel {
             )),
         }
     }
+}
+
+/// The threads in a block of shape `block` (a product that may not fit in 32 bits).
+fn threads_of(block: [u32; 3]) -> u64 {
+    block.iter().map(|&d| u64::from(d)).product()
 }
 
 /// The shape of a PTX launch.
@@ -337,14 +341,15 @@ pub fn run(
         }
     }
     if let Some(max) = program.maxntid {
-        if threads > max.iter().product() {
+        if u64::from(threads) > threads_of(max) {
             return Err(bad(format!(
                 "blocks have at most {} threads (.maxntid), not {threads}",
-                max.iter().product::<u32>()
+                threads_of(max)
             )));
         }
     }
     let blocks = grid_blocks(launch.grid).map_err(bad)?;
+    super::check_blocks(blocks).map_err(bad)?;
     if args.len() != program.params.len() {
         let names: Vec<&str> = program.params.iter().map(|p| p.name.as_str()).collect();
         return Err(bad(format!(

@@ -10,6 +10,11 @@ use warpforge_ptx::parse::{Component, DataType, Register};
 
 use super::inst::R;
 
+/// The most registers an entry may have (declared, and the constants and special registers the
+/// decoder adds): each warp keeps 32 lanes × 8 bytes of each, so this bounds a warp's register file
+/// at 16 MiB (compilers declare a few thousand).
+pub(crate) const MAX_REGISTERS: usize = 1 << 16;
+
 /// A special register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Special {
@@ -122,8 +127,17 @@ impl Registers {
         (self.bits.len() - 1) as R
     }
 
-    /// Declares `name` (or `name0` … `name{range-1}`) of type `ty` in the innermost scope.
-    pub fn declare(&mut self, name: &str, range: Option<u32>, ty: DataType) {
+    /// Declares `name` (or `name0` … `name{range-1}`) of type `ty` in the innermost scope; `Err` says
+    /// why not (more than [`MAX_REGISTERS`] in all).
+    pub fn declare(&mut self, name: &str, range: Option<u32>, ty: DataType) -> Result<(), String> {
+        let count = range.map_or(1, u64::from);
+        if self.bits.len() as u64 + count > MAX_REGISTERS as u64 {
+            return Err(format!(
+                "{count} registers here, {} before: the simulator allows {MAX_REGISTERS} per entry \
+                 (each warp keeps 256 bytes per register; MAX_REGISTERS in sim/src/ptx/registers.rs)",
+                self.bits.len()
+            ));
+        }
         let bits = width(ty);
         if self.scopes.is_empty() {
             self.push_scope();
@@ -138,6 +152,7 @@ impl Registers {
                 scope.insert(n, r);
             }
         }
+        Ok(())
     }
 
     /// The declared register `reg` names (innermost scope first).

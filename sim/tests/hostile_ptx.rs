@@ -1,0 +1,121 @@
+//! Regressions from the `ptx_sim` fuzz target (fuzz/): hostile PTX is refused with its line and the
+//! limit it passes, or runs to a report; never a panic, a hang or an unbounded allocation.
+
+use warpforge_sim::ptx::{run, PtxArg, PtxError, PtxKernel, PtxLaunch};
+use warpforge_sim::{BufferArg, SimOptions};
+
+/// A module with one entry `k(.param .u64 p)` whose body is `body`.
+fn entry(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n    .param .u64 p\n)\n{{\n{body}\nret;\n}}\n"
+    )
+}
+
+/// Loads `body` as entry `k` and runs it on one block of 32 threads with a 256-byte buffer.
+fn load_and_run(body: &str) -> Result<(), PtxError> {
+    let kernel = PtxKernel::load(&entry(body), "k")?;
+    let mut buffer = vec![0u8; 256];
+    let launch = PtxLaunch {
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let options = SimOptions {
+        step_limit: 10_000,
+        ..SimOptions::default()
+    };
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    run(&kernel, &launch, &[PtxArg::Buffer], buffers, &options).expect("arguments match");
+    Ok(())
+}
+
+#[test]
+fn a_huge_register_range_is_refused_with_its_line() {
+    // Was: 100 million register names built (and a register file of 25 GiB per warp).
+    let e = load_and_run(".reg .b32 %r<5>;\n.reg .b32 %big<100000000>;").expect_err("too many");
+    let PtxError::Unsupported {
+        line,
+        text,
+        message,
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, 10, "{e}");
+    assert_eq!(text, ".reg .b32 %big<100000000>", "{e}");
+    assert!(message.contains("allows 65536 per entry"), "{e}");
+}
+
+#[test]
+fn many_registers_under_the_limit_load() {
+    load_and_run(".reg .b32 %r<60000>;\nmov.u32 %r59999, %tid.x;").expect("under the limit");
+}
+
+#[test]
+fn module_globals_past_the_limit_are_refused_with_their_line() {
+    // Was: 260 MB of module variables accepted, and with racecheck over 2 blocks a 2 GB shadow.
+    let text = entry("ret;").replace(
+        ".address_size 64\n",
+        ".address_size 64\n.global .align 4 .b8 g[260000000];\n",
+    );
+    let e = PtxKernel::load(&text, "k").expect_err("too large");
+    let PtxError::Unsupported { line, message, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, 4, "{e}");
+    assert!(message.contains("past 16 MiB (MAX_MODULE_GLOBALS"), "{e}");
+    let fits = text.replace("260000000", "1000000");
+    PtxKernel::load(&fits, "k").expect("1 MB of module variables");
+}
+
+#[test]
+fn a_block_shape_whose_product_overflows_is_refused() {
+    // (2^31 + 1) · 2 threads wraps to 2 in 32 bits.
+    let kernel = PtxKernel::load(&entry("ret;"), "k").expect("loads");
+    let launch = PtxLaunch {
+        grid: [1, 1, 1],
+        block: [(1 << 31) + 1, 2, 1],
+        dynamic_shared: 0,
+    };
+    let mut buffer = vec![0u8; 256];
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    let e = run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        buffers,
+        &SimOptions::default(),
+    )
+    .expect_err("too many threads");
+    assert!(e.to_string().contains("1 to 1024 threads"), "{e}");
+    let req = entry("ret;").replace(")\n{", ")\n.reqntid 2147483649, 2, 1\n{");
+    let kernel = PtxKernel::load(&req, "k").expect("loads");
+    let e = kernel
+        .block_shape(Some([2, 1, 1]))
+        .expect_err("not 2 threads");
+    assert!(e.contains("4294967298 threads"), "{e}");
+}
+
+#[test]
+fn grids_past_the_limit_are_refused() {
+    let kernel = PtxKernel::load(&entry("ret;"), "k").expect("loads");
+    let launch = PtxLaunch {
+        grid: [i32::MAX as u32, 2, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let mut buffer = vec![0u8; 256];
+    let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+    let e = run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        buffers,
+        &SimOptions::default(),
+    )
+    .expect_err("too many blocks");
+    assert!(
+        e.to_string().contains("runs at most 4194304 per launch"),
+        "{e}"
+    );
+}
