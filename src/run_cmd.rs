@@ -19,40 +19,15 @@ use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
 mod dims;
+mod help;
 mod profile;
 mod ptx;
 mod report;
 
 use dims::Dims;
+use help::HELP;
 use report::{first_difference, json, millis, print_text, Outcome, Ran};
 use warpforge::ptx::Sm;
-
-const HELP: &str = "\
-Arguments (--arg, one for each kernel parameter):
-  NAME=@FILE.bin     a buffer's initial contents: raw little-endian elements of its type
-  NAME=zeros:COUNT   a buffer of COUNT zero elements (COUNT bytes for a PTX file's pointer)
-  NAME=VALUE         a scalar: decimal or 0x hex (negative decimals for i32/i64; 0x hex gives the
-                     bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
-
-The grid is 1 block unless --grid says otherwise (X, or X,Y or X,Y,Z for a PTX file); a .wfir
-kernel's block has its block_size threads.
---kernel NAME runs the catalog kernel in the shape the backend launches it (the LZ4 page kernels: 4
-warps per block on cuda and ptx-sim, 1 on webgpu and sim); with --check sim, the simulator runs that
-same form. --backend ptx-sim emits the kernel's PTX for --sm (70, 80 or 90; default 70) and runs that
-PTX on the PTX simulator; --check sim compares it with the IR on the simulator.
-
-A PTX file (FILE.ptx) runs an entry (--entry NAME; optional when the module has one) on the PTX
-simulator (--backend sim or ptx-sim). Blocks have the entry's .reqntid shape, or --block X[,Y[,Z]]
-(required without .reqntid, refused when it contradicts it); --dynamic-shared BYTES sizes .extern
-.shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
-is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a
-scalar of the declared type. Findings name the PTX line.
-
-Each --out NAME=FILE.bin gets a read_write buffer's bytes after the kernel, written once the run is
-over, also when the run found errors, so that the damage can be inspected.
-
-Exit status: 0 ran clean; 1 a sanitizer error, a kernel fault, a --check mismatch or a backend that
-could not run; 2 bad usage (each bad argument is named).";
 
 /// The arguments of `warpforge run`.
 #[derive(Args, Debug)]
