@@ -85,7 +85,7 @@ pub(super) struct Ctx {
     pub(super) level: Lz4Level,
     pub(super) i: Local<U32>,
     pub(super) j: Local<U32>,
-    pub(super) same: Local<U32>,
+    pub(super) diff: Local<U32>,
     pub(super) pos: Local<U32>,
     pub(super) anchor: Local<U32>,
     pub(super) out: Local<U32>,
@@ -138,7 +138,7 @@ impl Ctx {
             level,
             i: b.local("i"),
             j: b.local("j"),
-            same: b.local("same"),
+            diff: b.local("diff"),
             pos: b.local("pos"),
             anchor: b.local("anchor"),
             out: b.local("out"),
@@ -206,9 +206,8 @@ impl Ctx {
             g,
         };
         self.load_page(b, &p);
-        let same = b.read(self.same);
-        let one = b.u32(1);
-        let lane_same = b.eq(same, one);
+        let diff = b.read(self.diff);
+        let lane_same = b.eq(diff, p.page.k.zero);
         let all_same = b.vote(VoteMode::All, lane_same, Mask::FULL);
         b.if_else(
             all_same,
@@ -223,8 +222,8 @@ impl Ctx {
         );
     }
 
-    /// Loads the page into shared memory, 16 bytes per lane and load, and leaves in `same` whether this
-    /// lane's words repeat the page's first 8 bytes.
+    /// Loads the page into shared memory, 16 bytes per lane and load, and leaves in `diff` the OR of
+    /// this lane's words XOR the page's first 8 bytes (zero when they all repeat them).
     fn load_page(&self, b: &mut KernelBuilder, p: &PageCtx) {
         let k = p.page.k;
         let words = b.u32(1024);
@@ -233,7 +232,7 @@ impl Ctx {
         let w0 = b.load(self.input, first_word);
         let second = b.add(first_word, k.one);
         let w1 = b.load(self.input, second);
-        b.assign(self.same, k.one);
+        b.assign(self.diff, k.zero);
         let start = b.shl(p.lane, k.two);
         for_range(b, self.i, start, words, 128, |b, i| {
             let src = b.add(first_word, i);
@@ -248,10 +247,12 @@ impl Ctx {
             let diff = b.or(da, db);
             let diff = b.or(diff, dc);
             let diff = b.or(diff, dd);
-            let differs = b.ne(diff, k.zero);
-            b.if_(differs, |b| {
-                b.assign(self.same, k.zero);
-            });
+            // An OR across the loop, not a flag cleared under a branch: CUDA 13.0's ptxas
+            // (sm_90, also the 580 driver's JIT) compiled the flag form of this kernel with the
+            // `vote.all` reading the flag's negation (docs/gpu.md, "A ptxas miscompile").
+            let acc = b.read(self.diff);
+            let acc = b.or(acc, diff);
+            b.assign(self.diff, acc);
         });
         b.warp_sync(Mask::FULL);
     }
