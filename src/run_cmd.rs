@@ -22,6 +22,7 @@ mod dims;
 mod help;
 mod profile;
 mod ptx;
+mod ptx_cuda;
 mod report;
 
 use dims::Dims;

@@ -173,3 +173,64 @@ fn every_catalog_kernel_runs_on_cuda_through_run_checked_against_sim() {
     }
     every_catalog_kernel_through_run(Backend::Cuda);
 }
+
+/// A PTX file that nvcc wrote (a CUB block scan of the lint corpus) on the GPU with `--check sim`:
+/// identical to the PTX simulator, and the scan the test computes.
+#[test]
+fn a_ptx_file_runs_on_cuda_like_on_the_ptx_simulator() {
+    if cuda_or_skip("a_ptx_file_runs_on_cuda_like_on_the_ptx_simulator").is_none() {
+        return;
+    }
+    let dir = scratch("ptx-cuda");
+    let input: Vec<i32> = (0..1000).map(|i| (i * 7919 % 201) - 100).collect();
+    let bytes: Vec<u8> = input.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let entry = "_Z15cub_scan_rakingPKiPiS1_i";
+    // Where it was built, or relative to the root of a copy (scripts/gpu-check.sh).
+    let file = "analysis/tests/corpus/ptx/cub_block_scan.nvcc13.sm90.ptx";
+    let built = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let ptx = match std::path::Path::new(&built).exists() {
+        true => built,
+        false => file.to_owned(),
+    };
+    let args = [
+        ptx,
+        "--entry".into(),
+        entry.into(),
+        "--arg".into(),
+        format!("{entry}_param_0=@{}", write(&dir, "in", &bytes)),
+        "--arg".into(),
+        format!("{entry}_param_1=zeros:4000"),
+        "--arg".into(),
+        format!("{entry}_param_2=zeros:32"),
+        "--arg".into(),
+        format!("{entry}_param_3=1000"),
+        "--out".into(),
+        format!("{entry}_param_1={}", dir.join("out.bin").display()),
+    ];
+    let out = warpforge(
+        "--backend cuda --check sim --grid 8 --block 128",
+        &strs(&args),
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("on cuda ("), "{stdout}");
+    assert!(
+        stdout.contains("identical"),
+        "the check says what it compared: {stdout}"
+    );
+    let got: Vec<i32> = std::fs::read(dir.join("out.bin"))
+        .expect("written")
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    let mut want = Vec::new();
+    for block in input.chunks(128) {
+        let mut sum = 0;
+        for x in block {
+            want.push(sum);
+            sum += x;
+        }
+    }
+    assert_eq!(got, want, "exclusive prefix sums per block of 128");
+    std::fs::remove_dir_all(dir).expect("clean up");
+}

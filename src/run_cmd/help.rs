@@ -15,7 +15,8 @@ same form. --backend ptx-sim emits the kernel's PTX for --sm (70, 80 or 90; defa
 PTX on the PTX simulator; --check sim compares it with the IR on the simulator.
 
 A PTX file (FILE.ptx) runs an entry (--entry NAME; optional when the module has one) on the PTX
-simulator (--backend sim or ptx-sim). Blocks have the entry's .reqntid shape, or --block X[,Y[,Z]]
+simulator (--backend sim or ptx-sim) or on a GPU (--backend cuda: the driver compiles the PTX; with
+--check sim the PTX simulator runs it too and every buffer is compared byte for byte). Blocks have the entry's .reqntid shape, or --block X[,Y[,Z]]
 (required without .reqntid, refused when it contradicts it); --dynamic-shared BYTES sizes .extern
 .shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
 is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a

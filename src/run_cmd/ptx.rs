@@ -1,5 +1,6 @@
 //! `warpforge run FILE.ptx`: one entry of a PTX module (nvcc's, NVRTC's, Triton's or warpforge's) on
-//! the PTX simulator. PTX parameters are untyped bytes: a 64-bit parameter given a buffer
+//! the PTX simulator, or on a GPU (`--backend cuda`, `--check sim` comparing it with the simulator:
+//! `ptx_cuda.rs`). PTX parameters are untyped bytes: a 64-bit parameter given a buffer
 //! (`@FILE.bin`, `zeros:BYTES`) gets the buffer's address, any other value is a scalar of the
 //! parameter's declared type. Every buffer may be written to a file afterwards (the PTX does not say
 //! which ones the kernel writes). Findings name the PTX line.
@@ -7,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use warpforge::ir::{Access, ScalarType};
+use warpforge::runtime::cuda::{PtxShape, PtxValue};
 use warpforge::runtime::sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch, PtxParam};
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{Backend, BufferArg};
@@ -24,15 +26,23 @@ enum Value {
 pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
     let file = path.display().to_string();
     let mut errors = Vec::new();
-    if !matches!(args.backend, Backend::Sim | Backend::PtxSim) {
+    let on_cuda = args.backend == Backend::Cuda;
+    if !matches!(args.backend, Backend::Sim | Backend::PtxSim | Backend::Cuda) {
         errors.push(format!(
-            "--backend {}: a PTX file runs on the PTX simulator: --backend sim (or ptx-sim)",
+            "--backend {}: a PTX file runs on the PTX simulator (--backend sim or ptx-sim) or on a \
+             GPU (--backend cuda)",
             args.backend
         ));
-    }
-    if args.check.is_some() {
+    } else if args.check.is_some() && !on_cuda {
         errors.push(
-            "--check sim compares a backend with the IR on the simulator; a PTX file has no IR"
+            "--check sim compares --backend cuda with the PTX simulator; on sim the run is the \
+             simulator's already"
+                .into(),
+        );
+    }
+    if on_cuda && args.profile && args.check.is_none() {
+        errors.push(
+            "--profile shows the simulator's counters: add --check sim to get those of its run"
                 .into(),
         );
     }
@@ -82,13 +92,40 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         profile: args.profile,
         ..SimOptions::default()
     };
-    let ptx_args: Vec<PtxArg> = values
-        .iter()
-        .map(|v| match v {
-            Value::Buffer => PtxArg::Buffer,
-            Value::Scalar(bits) => PtxArg::Scalar(*bits),
-        })
-        .collect();
+    if on_cuda {
+        let shape = PtxShape {
+            grid: launch.grid,
+            block,
+            dynamic_shared: launch.dynamic_shared,
+        };
+        let cuda_values: Vec<PtxValue> = values
+            .iter()
+            .zip(kernel.params())
+            .map(|(v, p)| match v {
+                Value::Buffer => PtxValue::Buffer,
+                Value::Scalar(bits) => PtxValue::Scalar {
+                    bits: *bits,
+                    bytes: p.size,
+                },
+            })
+            .collect();
+        let run = super::ptx_cuda::CudaRun {
+            file: &file,
+            text: &text,
+            kernel: &kernel,
+            shape,
+            values: &cuda_values,
+            sim_args: &ptx_sim_args(&values),
+            options: &options,
+        };
+        let (outcome, clean) = run.execute(args, &mut buffers)?;
+        let ran = Ran {
+            name: &entry,
+            block_size: block.iter().product(),
+        };
+        return finish(args, &ran, outcome, &buffers, outs, clean);
+    }
+    let ptx_args = ptx_sim_args(&values);
     let mut buffer_args: Vec<BufferArg<'_>> = buffers.iter_mut().map(Buffer::arg).collect();
     let report = ptx::run(&kernel, &launch, &ptx_args, &mut buffer_args, &options)
         .map_err(|e| usage(e.to_string()))?;
@@ -111,6 +148,17 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         block_size: block.iter().product(),
     };
     finish(args, &ran, outcome, &buffers, outs, clean)
+}
+
+/// The simulator's arguments for `values`.
+fn ptx_sim_args(values: &[Value]) -> Vec<PtxArg> {
+    values
+        .iter()
+        .map(|v| match v {
+            Value::Buffer => PtxArg::Buffer,
+            Value::Scalar(bits) => PtxArg::Scalar(*bits),
+        })
+        .collect()
 }
 
 /// The IR scalar type a PTX parameter's value is read as, and its width in bits.

@@ -12,13 +12,16 @@
 //! - [`CudaDevice::run`] launches a kernel from host bytes to host bytes on the device's stream:
 //!   stream-ordered uploads, the launch, downloads of the read-write buffers, each stage between CUDA
 //!   events ([`Clock::CudaEvents`](crate::Clock::CudaEvents)).
+//! - [`CudaDevice::run_ptx`] launches one entry of anybody's PTX (a user's file) in any 3-D shape, its
+//!   parameters given as buffers and scalars in order ([`PtxValue`], [`PtxShape`]).
 //! - Every driver failure is a [`CudaError`] naming the call and the `CUresult` by name
 //!   ([`cu_result_name`]); [`is_sticky`] says which leave the context unusable.
 //!
 //! Engines that pipeline many launches (the LZ4 batch API's DMA ring) build on the same pieces:
 //! [`CudaDevice::context`], [`CudaKernel`], [`driver_err`].
 //!
-//! Files: `device.rs` (discovery), `module.rs` (PTX load), `run.rs` (one launch), `error.rs`,
+//! Files: `device.rs` (discovery), `module.rs` (PTX load), `run.rs` (one launch), `ptx_file.rs` (a PTX file's entry),
+//! `error.rs`,
 //! `names.rs` (`CUresult` names).
 //!
 //! [`LaunchInfo`]: warpforge_ptx::LaunchInfo
@@ -29,6 +32,7 @@ mod device;
 mod error;
 mod module;
 mod names;
+mod ptx_file;
 mod run;
 
 pub use device::{
@@ -38,6 +42,7 @@ pub use device::{
 pub use error::{driver_err, CudaError};
 pub use module::CudaKernel;
 pub use names::{cu_result_name, is_sticky};
+pub use ptx_file::{PtxShape, PtxValue};
 pub use run::CudaDevice;
 
 /// Environment variable that makes a missing CUDA device a test failure instead of a skip (set it on a

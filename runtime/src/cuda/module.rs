@@ -88,7 +88,7 @@ impl CudaKernel {
 
 /// Why the driver rejects `ptx`: loads it again through `cuModuleLoadDataEx` with a JIT error-log
 /// buffer and returns the log (`None` if it loads this time or the log cannot be had).
-fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> Option<String> {
+pub(super) fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> Option<String> {
     use std::ffi::{c_void, CString};
     ctx.bind_to_thread().ok()?;
     let source = CString::new(ptx).ok()?;

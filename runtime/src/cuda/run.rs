@@ -38,6 +38,11 @@ impl CudaDevice {
         &self.info
     }
 
+    /// The stream every launch of this device runs on.
+    pub(super) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
     /// Emits `kernel` as PTX for this device's SM and loads it.
     pub fn load(&self, kernel: &Verified<'_>) -> Result<CudaKernel, CudaError> {
         CudaKernel::load(&self.ctx, &self.info, kernel, self.info.sm())
@@ -168,7 +173,7 @@ impl CudaDevice {
 }
 
 /// A scalar argument at its parameter's width.
-enum Scalar {
+pub(super) enum Scalar {
     B1(u8),
     B2(u16),
     B4(u32),
@@ -176,7 +181,7 @@ enum Scalar {
 }
 
 impl Scalar {
-    fn new(size: u32, bits: u64) -> Scalar {
+    pub(super) fn new(size: u32, bits: u64) -> Scalar {
         match size {
             1 => Scalar::B1(bits as u8),
             2 => Scalar::B2(bits as u16),
@@ -185,7 +190,7 @@ impl Scalar {
         }
     }
 
-    fn push<'a>(&'a self, launch: &mut cudarc::driver::LaunchArgs<'a>) {
+    pub(super) fn push<'a>(&'a self, launch: &mut cudarc::driver::LaunchArgs<'a>) {
         match self {
             Scalar::B1(v) => launch.arg(v),
             Scalar::B2(v) => launch.arg(v),
