@@ -42,3 +42,14 @@ fn or_of_two_zeros_lints() {
          st.shared.u32 [%r5], %r7;",
     );
 }
+
+#[test]
+fn a_body_that_starts_with_ret_or_bra_lints() {
+    // Was: "a block" panic: the first instruction ended a basic block before any was opened.
+    let empty = ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k()\n{\n.reg .b32 %r<2>;\nret;\n}\n";
+    assert!(lint_ptx(empty).expect("an empty kernel").is_empty());
+    let jump = empty.replace("ret;\n", "bra $L_end;\n$L_end:\nret;\n");
+    lint_ptx(&jump).expect("lints");
+    let exit = empty.replace("ret;\n", "exit;\n");
+    lint_ptx(&exit).expect("lints");
+}

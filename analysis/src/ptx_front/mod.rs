@@ -235,7 +235,13 @@ impl Entry {
     }
 
     fn end_block(&mut self, term: Terminator, target: Option<String>, falls: bool) {
-        let b = self.blocks.last_mut().expect("a block");
+        if self.blocks.is_empty() {
+            // The body's first instruction ends a block (`ret;` alone, a leading `bra`).
+            self.blocks.push((Vec::new(), Terminator::Jump, None, true));
+        }
+        let Some(b) = self.blocks.last_mut() else {
+            return;
+        };
         b.1 = term;
         b.2 = target;
         b.3 = falls;
