@@ -29,33 +29,14 @@ pub fn lint_ptx_with(source: &str, assume_warp_aligned: bool) -> Result<Vec<Diag
 }
 
 /// The findings of entries `0..n` (`one` lowers and checks an entry), in entry order; a module with
-/// many entries is checked on every core (each entry is analysed on its own).
+/// many entries is checked on every core (rayon; each entry is analysed on its own).
 fn check_all(n: usize, one: impl Fn(usize) -> Vec<Diagnostic> + Sync) -> Vec<Diagnostic> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let threads = cores.min(n / 4).max(1);
-    if threads == 1 {
+    use rayon::prelude::*;
+    // Below 8 entries the threads cost more than they save.
+    if n < 8 {
         return (0..n).flat_map(&one).collect();
     }
-    let chunk = n.div_ceil(threads);
-    let one = &one;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                s.spawn(move || {
-                    (t * chunk..((t + 1) * chunk).min(n))
-                        .flat_map(one)
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(found) => found,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    })
+    (0..n).into_par_iter().flat_map_iter(&one).collect()
 }
 
 /// Whether any finding is an error.

@@ -168,30 +168,19 @@ impl Sets {
     }
 }
 
-/// Runs `check(range)` over `0..n` split across every core; sums what the parts return, or the first
-/// error.
+/// Runs `check(range)` over `0..n` split across every core (rayon); sums what the parts return, or
+/// the first error.
 pub fn par_check<T: Send + Default + std::ops::AddAssign>(
     n: usize,
     check: impl Fn(Range<usize>) -> Result<T> + Sync,
 ) -> Result<T> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let chunk = n.div_ceil(threads).max(1);
-    let parts: Vec<Result<T>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|start| {
-                let check = &check;
-                scope.spawn(move || check(start..(start + chunk).min(n)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow!("a check thread panicked")))
-            })
-            .collect()
-    });
+    use rayon::prelude::*;
+    let chunk = n.div_ceil(rayon::current_num_threads()).max(1);
+    let parts: Vec<Result<T>> = (0..n)
+        .into_par_iter()
+        .step_by(chunk)
+        .map(|start| check(start..(start + chunk).min(n)))
+        .collect();
     let mut total = T::default();
     for part in parts {
         total += part?;

@@ -72,8 +72,6 @@ mod warp;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use warpforge_ir::{Access, Verified};
@@ -266,43 +264,33 @@ pub(crate) fn worker_threads(serial: bool, options: &SimOptions, blocks: u32) ->
     .max(1)
 }
 
-/// Runs blocks `0..blocks` with `run_block` on `threads` worker threads (blocks taken in order);
-/// their outcomes in block order.
+/// Runs blocks `0..blocks` with `run_block` on `threads` worker threads (rayon: the global pool when
+/// `threads` is every core, else a pool of `threads`; one thread runs them in order); their outcomes
+/// in block order.
 pub(crate) fn run_grid(
     blocks: u32,
     threads: usize,
     run_block: impl Fn(u32) -> BlockOutcome + Sync,
 ) -> Vec<BlockOutcome> {
-    let outcomes: Vec<Mutex<Option<BlockOutcome>>> =
-        (0..blocks).map(|_| Mutex::new(None)).collect();
-    let next = AtomicU32::new(0);
-    let work = || loop {
-        let block = next.fetch_add(1, Ordering::Relaxed);
-        if block >= blocks {
-            return;
-        }
-        let outcome = run_block(block);
-        *outcomes[block as usize]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-    };
-    if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(work);
-            }
-        });
+    use rayon::prelude::*;
+    if threads <= 1 {
+        return (0..blocks).map(run_block).collect();
     }
-    outcomes
-        .into_iter()
-        .map(|o| {
-            o.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every block ran")
-        })
-        .collect()
+    // One block per task: blocks differ widely in cost (a page of zeros against a page of text).
+    let run = || -> Vec<BlockOutcome> {
+        (0..blocks)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(&run_block)
+            .collect()
+    };
+    if threads >= rayon::current_num_threads() {
+        return run();
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(run),
+        Err(_) => (0..blocks).map(run_block).collect(),
+    }
 }
 
 /// Copies every read-write buffer's contents back into its argument.

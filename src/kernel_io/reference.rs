@@ -57,64 +57,36 @@ pub fn record_of(encoding: PageEncoding, page: &Page) -> Record {
     }
 }
 
-/// Runs `f` over `items` split across the machine's cores, keeping order.
+/// Runs `f` over `items` on every core (rayon), keeping order.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len().max(1));
-    let chunk = items.len().div_ceil(threads).max(1);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a codec thread panicked"))
-            .collect()
-    })
+    items.par_iter().map(&f).collect()
 }
 
-/// Decodes LZ4 records with `decode` (which returns the decoded length), others directly, in parallel.
-/// A block that does not decode to exactly one page is an error.
+/// Decodes LZ4 records with `decode` (which returns the decoded length), others directly, on every
+/// core (rayon). A block that does not decode to exactly one page is an error; the first malformed
+/// page (lowest index) is reported.
 pub fn decode_all(
     records: &[Record],
     out: &mut [Page],
     decode: impl Fn(&[u8], &mut Page) -> Result<usize, String> + Sync,
 ) -> Result<(), DecodeError> {
-    let decode = |block: &[u8], page: &mut Page| match decode(block, page) {
-        Ok(n) if n == PAGE_SIZE => Ok(()),
-        Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
-        Err(e) => Err(e),
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = records.len().div_ceil(threads).max(1);
-    let results: Vec<Result<(), DecodeError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = records
-            .chunks(chunk)
-            .zip(out.chunks_mut(chunk))
-            .enumerate()
-            .map(|(c, (recs, pages))| {
-                let decode = &decode;
-                s.spawn(move || {
-                    for (i, (record, page)) in recs.iter().zip(pages.iter_mut()).enumerate() {
-                        if let Record::Lz4(block) = record {
-                            decode(block, page).map_err(|detail| DecodeError {
-                                index: c * chunk + i,
-                                detail,
-                            })?;
-                        } else {
-                            fill_simple(record, page);
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a codec thread panicked"))
-            .collect()
-    });
-    results.into_iter().collect()
+    let errors: Vec<DecodeError> = records
+        .par_iter()
+        .zip(out.par_iter_mut())
+        .enumerate()
+        .filter_map(|(index, (record, page))| {
+            let Record::Lz4(block) = record else {
+                fill_simple(record, page);
+                return None;
+            };
+            let detail = match decode(block, page) {
+                Ok(PAGE_SIZE) => return None,
+                Ok(n) => format!("the LZ4 block decodes to {n} bytes, not a page"),
+                Err(e) => e,
+            };
+            Some(DecodeError { index, detail })
+        })
+        .collect();
+    // rayon's collect keeps the items' order: the first error is the lowest index.
+    errors.into_iter().next().map_or(Ok(()), Err)
 }
