@@ -5,6 +5,8 @@
 
 use std::time::Instant;
 
+use serde::Serialize;
+
 use crate::codec::{store_page, CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
 use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::SimOptions;
@@ -313,27 +315,58 @@ impl Report {
         s
     }
 
-    /// The same as JSON.
+    /// The same as JSON, on one line.
     pub fn json(&self) -> String {
-        let rows: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"name\": {:?}, \"pages\": {}, \"compress_gbps\": {:.6}, \"decompress_gbps\": {:.6}, \"compress_pages_per_s\": {:.1}, \"decompress_pages_per_s\": {:.1}, \"ratio\": {:.6}, \"runs\": {}}}",
-                    r.name, r.pages, r.compress_gbps, r.decompress_gbps, r.compress_pages_per_s(), r.decompress_pages_per_s(), r.ratio, r.runs
-                )
+        serde_json::to_string(self).expect("plain data serializes")
+    }
+}
+
+/// `bench --json`: the table with each row's rates in pages per second too.
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    pages: usize,
+    cores: usize,
+    liblz4_ratio: f64,
+    liblz4_hc9_ratio: f64,
+    rows: Vec<RowJson<'a>>,
+    skipped: &'a [String],
+}
+
+/// One row of [`ReportJson`].
+#[derive(Serialize)]
+struct RowJson<'a> {
+    name: &'a str,
+    pages: usize,
+    compress_gbps: f64,
+    decompress_gbps: f64,
+    compress_pages_per_s: f64,
+    decompress_pages_per_s: f64,
+    ratio: f64,
+    runs: usize,
+}
+
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let rows = (self.rows.iter())
+            .map(|r| RowJson {
+                name: &r.name,
+                pages: r.pages,
+                compress_gbps: r.compress_gbps,
+                decompress_gbps: r.decompress_gbps,
+                compress_pages_per_s: r.compress_pages_per_s(),
+                decompress_pages_per_s: r.decompress_pages_per_s(),
+                ratio: r.ratio,
+                runs: r.runs,
             })
             .collect();
-        let skipped: Vec<String> = self.skipped.iter().map(|s| format!("{s:?}")).collect();
-        format!(
-            "{{\"pages\": {}, \"cores\": {}, \"liblz4_ratio\": {:.6}, \"liblz4_hc9_ratio\": {:.6}, \"rows\": [{}], \"skipped\": [{}]}}\n",
-            self.pages,
-            self.cores,
-            self.liblz4_ratio,
-            self.liblz4_hc9_ratio,
-            rows.join(", "),
-            skipped.join(", ")
-        )
+        ReportJson {
+            pages: self.pages,
+            cores: self.cores,
+            liblz4_ratio: self.liblz4_ratio,
+            liblz4_hc9_ratio: self.liblz4_hc9_ratio,
+            rows,
+            skipped: &self.skipped,
+        }
+        .serialize(serializer)
     }
 }

@@ -2,22 +2,26 @@
 //! the kernels until a GPU measures them (a model: 32 banks of 4 bytes, 32-byte sectors, no caches, no
 //! timing).
 
+use serde::Serialize;
+
+use crate::bench::Report;
 use crate::codec::{KernelCodec, Page, PageCodec, ReferenceCodec};
 use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::{Counters, SimOptions, SimReport};
 use crate::runtime::Launcher;
 
-/// One kernel's counters over the pages it ran on (one block, one warp, per page).
-#[derive(Clone, Debug, PartialEq)]
+/// One kernel's counters over the pages it ran on (one block, one warp, per page); serialized (in
+/// `bench --stats --json`) in this order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelCounters {
     /// `lz4-compress L1` (one row per level) or `lz4-decompress`.
     pub kernel: String,
     /// Pages (blocks) the kernel ran on: every page for compress, the LZ4 pages for decompress.
     pub pages: usize,
-    /// The sum over those pages.
-    pub total: Counters,
     /// The page with the most warp-instructions.
     pub max_warp_instructions: u64,
+    /// The sum over those pages.
+    pub total: Counters,
 }
 
 impl KernelCounters {
@@ -25,13 +29,13 @@ impl KernelCounters {
         KernelCounters {
             kernel,
             pages: report.blocks.len(),
-            total: report.counters,
             max_warp_instructions: report
                 .blocks
                 .iter()
                 .map(Counters::warp_instructions)
                 .max()
                 .unwrap_or(0),
+            total: report.counters,
         }
     }
 
@@ -123,19 +127,19 @@ pub fn text(rows: &[KernelCounters]) -> String {
     s
 }
 
-/// The counters as JSON: per kernel, the pages, the page maximum and the totals.
-pub fn json(rows: &[KernelCounters]) -> String {
-    let items: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"kernel\": {:?}, \"pages\": {}, \"max_warp_instructions\": {}, \"total\": {}}}",
-                r.kernel,
-                r.pages,
-                r.max_warp_instructions,
-                r.total.to_json()
-            )
-        })
-        .collect();
-    format!("[{}]", items.join(", "))
+/// `bench --stats --json`: the table and the counters.
+#[derive(Serialize)]
+struct BenchJson<'a> {
+    bench: &'a Report,
+    sim_counters: &'a [KernelCounters],
+}
+
+/// The bench's table and the counters as one JSON object on one line: `{"bench": {...},
+/// "sim_counters": [...]}`, per kernel the pages, the page maximum and the totals.
+pub fn json(bench: &Report, rows: &[KernelCounters]) -> String {
+    let both = BenchJson {
+        bench,
+        sim_counters: rows,
+    };
+    serde_json::to_string(&both).expect("plain data serializes")
 }

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
+use serde::Serialize;
 
 use crate::archive::PackedRecords;
 use crate::codec::Page;
@@ -234,31 +235,60 @@ impl HostBenchReport {
 
     /// The report as one JSON object.
     pub fn json(&self) -> String {
-        let direction = |d: &Direction| {
-            serde_json::json!({
-                "host_ms": d.host_ms,
-                "wall_ms": d.wall_ms,
-                "host_ms_per_gib": d.host_ms_per_gib(),
-                "host_gbps": d.host_gbps(),
-            })
+        let level = self.config.algorithm.lz4_level().to_string();
+        let direction = |d: &Direction| DirectionJson {
+            host_gbps: d.host_gbps(),
+            host_ms: d.host_ms,
+            host_ms_per_gib: d.host_ms_per_gib(),
+            wall_ms: d.wall_ms,
         };
-        serde_json::json!({
-            "driver": "replay (recorded kernel outputs, no GPU)",
-            "clock": "host",
-            "pages": self.pages,
-            "runs": self.runs,
-            "batch_size": self.config.batch_size,
-            "ring_buffer_slots": self.config.ring_buffer_slots,
-            "level": self.config.algorithm.lz4_level().to_string(),
-            "stored_bytes": self.stored_bytes,
-            "launches": self.launches,
-            "compress": direction(&self.compress),
-            "decompress": direction(&self.decompress),
-            "compress_staged": direction(&self.compress_staged),
-            "compress_batch": direction(&self.compress_owned),
-            "decompress_batch": direction(&self.decompress_owned),
-            "cpu_fallback_pages": self.cpu_fallback_pages,
-        })
-        .to_string()
+        let report = HostBenchJson {
+            batch_size: self.config.batch_size,
+            clock: "host",
+            compress: direction(&self.compress),
+            compress_batch: direction(&self.compress_owned),
+            compress_staged: direction(&self.compress_staged),
+            cpu_fallback_pages: self.cpu_fallback_pages,
+            decompress: direction(&self.decompress),
+            decompress_batch: direction(&self.decompress_owned),
+            driver: "replay (recorded kernel outputs, no GPU)",
+            launches: self.launches,
+            level: &level,
+            pages: self.pages,
+            ring_buffer_slots: self.config.ring_buffer_slots,
+            runs: self.runs,
+            stored_bytes: self.stored_bytes,
+        };
+        serde_json::to_string(&report).expect("plain data serializes")
     }
+}
+
+/// `host-bench --json`. The keys are in alphabetical order, as this object has printed them since it
+/// was first written.
+#[derive(Serialize)]
+struct HostBenchJson<'a> {
+    batch_size: usize,
+    clock: &'static str,
+    compress: DirectionJson,
+    compress_batch: DirectionJson,
+    compress_staged: DirectionJson,
+    cpu_fallback_pages: u64,
+    decompress: DirectionJson,
+    decompress_batch: DirectionJson,
+    driver: &'static str,
+    launches: usize,
+    level: &'a str,
+    pages: usize,
+    ring_buffer_slots: usize,
+    runs: usize,
+    stored_bytes: usize,
+}
+
+/// One direction of [`HostBenchJson`] (keys in alphabetical order too).
+#[derive(Serialize)]
+struct DirectionJson {
+    host_gbps: f64,
+    host_ms: f64,
+    host_ms_per_gib: f64,
+    wall_ms: f64,
 }

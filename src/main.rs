@@ -166,9 +166,7 @@ enum LintFormat {
 
 /// Lints; the exit status: 0 clean, 1 an error-level finding, 2 a file that is not PTX or is cut short.
 fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat, assume: bool) -> Result<u8> {
-    use warpforge::analysis::{
-        has_errors, lint_kernel, lint_ptx_with, render_json, render_text, Diagnostic,
-    };
+    use warpforge::analysis::{has_errors, lint_kernel, lint_ptx_with, render_text, Diagnostic};
     let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
     let names: Vec<String> = if kernels.is_empty() && files.is_empty() {
         catalog::entries()
@@ -223,21 +221,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat, assume: bool)
                 count(Severity::Note)
             );
         }
-        LintFormat::Json => {
-            let parts: Vec<String> = all
-                .iter()
-                .map(|(source, diags)| {
-                    render_json(source, diags)
-                        .trim()
-                        .trim_start_matches('[')
-                        .trim_end_matches(']')
-                        .trim()
-                        .to_owned()
-                })
-                .filter(|p| !p.is_empty())
-                .collect();
-            println!("[{}]", parts.join(",\n "));
-        }
+        LintFormat::Json => print!("{}", warpforge::analysis::render_json_all(&all)),
         LintFormat::Sarif => print!(
             "{}",
             warpforge::analysis::render_sarif(&all, env!("CARGO_PKG_VERSION"))
@@ -474,12 +458,8 @@ fn run(cli: Cli) -> Result<()> {
                 None
             };
             match (json, counters) {
-                (true, Some(c)) => println!(
-                    "{{\"bench\": {}, \"sim_counters\": {}}}",
-                    report.json().trim_end(),
-                    warpforge::bench_stats::json(&c)
-                ),
-                (true, None) => print!("{}", report.json()),
+                (true, Some(c)) => println!("{}", warpforge::bench_stats::json(&report, &c)),
+                (true, None) => println!("{}", report.json()),
                 (false, c) => {
                     print!("{}", report.text());
                     if let Some(c) = c {

@@ -249,18 +249,37 @@ fn bench_reports_every_cpu_codec_and_liblz4() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let json = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["pages"], 24, "{json}");
+    for ratio in ["liblz4_ratio", "liblz4_hc9_ratio"] {
+        assert!(json[ratio].as_f64().expect("a ratio") > 1.0, "{json}");
+    }
+    let rows = json["rows"].as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
     for name in [
         "lz4_flex (1 thread)",
         "cpu (lz4_flex, all cores)",
         "reference L1 (all cores)",
         "reference L2, default (all cores)",
         "reference L3 (all cores)",
-        "liblz4_ratio",
-        "liblz4_hc9_ratio",
     ] {
-        assert!(json.contains(name), "{json}");
+        assert!(names.contains(&name), "{name} in {json}");
     }
+    for row in rows {
+        for key in [
+            "compress_gbps",
+            "decompress_gbps",
+            "compress_pages_per_s",
+            "ratio",
+        ] {
+            assert!(row[key].as_f64().expect("a number") > 0.0, "{key} in {row}");
+        }
+        assert!(row["runs"].as_u64().expect("runs") >= 1, "{row}");
+    }
+    assert!(json["skipped"].is_array(), "{json}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
@@ -487,8 +506,16 @@ fn lint_writes_sarif() {
         fixture,
     ]);
     assert_eq!(out.status.code(), Some(1), "B001 is an error");
-    let log = String::from_utf8_lossy(&out.stdout);
-    assert!(log.starts_with("{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\""), "{log}");
-    assert!(log.contains("\"ruleId\": \"B001\""), "{log}");
-    assert!(log.contains("\"startLine\": 13"), "{log}");
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(
+        log["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
+    assert_eq!(log["version"], "2.1.0");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    let b001 = (results.iter())
+        .find(|r| r["ruleId"] == "B001")
+        .unwrap_or_else(|| panic!("a B001 result in {log}"));
+    let region = &b001["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 13, "{log}");
 }

@@ -296,23 +296,12 @@ fn a_planted_out_of_bounds_store_exits_1_names_the_statement_and_still_writes_ou
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
-/// Whether `json` is one balanced JSON object (brackets and braces outside strings).
-fn balanced_object(json: &str) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
-    for c in json.chars() {
-        match (in_string, escaped, c) {
-            (true, true, _) => escaped = false,
-            (true, false, '\\') => escaped = true,
-            (_, false, '"') => in_string = !in_string,
-            (false, _, '{' | '[') => depth += 1,
-            (false, _, '}' | ']') => depth -= 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return false;
-        }
-    }
-    depth == 0 && !in_string && json.starts_with('{') && json.ends_with('}')
+/// `stdout` as one JSON object on one line.
+fn one_json_object(stdout: &str) -> serde_json::Value {
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("one JSON object");
+    assert!(json.is_object(), "{stdout}");
+    json
 }
 
 #[test]
@@ -323,38 +312,62 @@ fn json_format_prints_one_object_with_findings_stats_and_outputs() {
         &[OOB_STORE],
     );
     assert_eq!(out.status.code(), Some(1));
-    let json = text(&out.stdout);
-    assert_eq!(json.lines().count(), 1, "{json}");
-    assert!(balanced_object(json.trim()), "{json}");
-    for part in [
-        r#"{"kernel":"oob_store","backend":"sim","grid":1,"#,
-        r#""clean":false,"findings":[{"kind":"out-of-bounds","check":"memcheck","severity":"error","#,
-        r#""statement":"body[1] (store to `out`)","block":0,"warp":0,"lanes":[16,17,"#,
-        r#""address":{"array":"out","offset":64},"detail":"index 16 "#,
-        r#""stats":null,"#,
-        r#""outputs":[],"profile":null}"#,
-    ] {
-        assert!(json.contains(part), "expected {part} in {json}");
+    let stdout = text(&out.stdout);
+    let json = one_json_object(&stdout);
+    // The keys in the order they have always been printed.
+    assert!(
+        stdout.starts_with(r#"{"kernel":"oob_store","backend":"sim","grid":1,"block_size":32,"#),
+        "{stdout}"
+    );
+    assert_eq!(json["clean"], false);
+    let findings = json["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{stdout}");
+    let lanes: Vec<serde_json::Value> = (16..32).map(serde_json::Value::from).collect();
+    let expected = serde_json::json!({
+        "kind": "out-of-bounds",
+        "check": "memcheck",
+        "severity": "error",
+        "statement": "body[1] (store to `out`)",
+        "block": 0,
+        "warp": 0,
+        "lanes": lanes,
+        "address": {"array": "out", "offset": 64},
+        "detail": "index 16 (4-byte access at byte 64) is past the end of `out` (64 bytes)",
+        "other_blocks": 0,
+    });
+    assert_eq!(findings[0], expected, "{stdout}");
+    for key in ["stats", "check", "profile"] {
+        assert!(json[key].is_null(), "{key} in {stdout}");
     }
+    assert_eq!(json["outputs"], serde_json::json!([]));
+    assert!(json["time"]
+        .as_str()
+        .expect("time")
+        .ends_with("(host clock)"));
+
     let out_file = dir.join("out.bin");
     let out_arg = format!("out={}", out_file.display());
     let words = "--kernel vector-add --backend sim --arg a=zeros:128 --arg b=zeros:128 \
                  --arg out=zeros:128 --arg n=128 --format json --stats";
     let out = warpforge(words, &["--out", &out_arg]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let json = text(&out.stdout);
-    assert!(balanced_object(json.trim()), "{json}");
-    let file = format!(
-        r#""outputs":[{{"name":"out","file":"{}","bytes":512}}]"#,
-        out_file.display()
+    let stdout = text(&out.stdout);
+    let json = one_json_object(&stdout);
+    assert_eq!(json["clean"], true);
+    assert_eq!(json["findings"], serde_json::json!([]));
+    let file = out_file.display().to_string();
+    assert_eq!(
+        json["outputs"],
+        serde_json::json!([{"name": "out", "file": file, "bytes": 512}])
     );
-    for part in [
-        r#""clean":true,"findings":[]"#,
-        r#""stats":{"warp_instructions":"#,
-        &file,
-    ] {
-        assert!(json.contains(part), "expected {part} in {json}");
-    }
+    let stats = &json["stats"];
+    assert_eq!(stats["warp_instructions"], 48, "{stdout}");
+    assert_eq!(stats["simt_efficiency"], 1.0, "{stdout}");
+    assert_eq!(stats["global_bytes"], 1536, "{stdout}");
+    assert!(
+        stdout.contains(r#""stats":{"warp_instructions":48,"arithmetic":"#),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 
@@ -397,12 +410,13 @@ fn webgpu_checked_against_the_simulator_matches_byte_for_byte() {
     let words = "--kernel vector-add --backend webgpu --check sim --grid 2 --arg a=zeros:256 \
                  --arg b=zeros:256 --arg out=zeros:256 --arg n=0x100 --format json";
     let out = warpforge(words, &[]);
-    let json = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{json}{}", text(&out.stderr));
-    assert!(balanced_object(json.trim()), "{json}");
-    assert!(
-        json.contains(r#""check":{"identical":true,"first_difference":null}"#),
-        "{json}"
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let json = one_json_object(&stdout);
+    assert_eq!(
+        json["check"],
+        serde_json::json!({"identical": true, "first_difference": null}),
+        "{stdout}"
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -69,15 +69,32 @@ fn lint_exits_1_on_errors_and_reports_json() {
         &bad,
         &format!("{fixtures}mask_mismatch.wfir"),
     ]);
-    let json = String::from_utf8_lossy(&json.stdout);
-    for needle in [
-        "\"rule\": \"B001\"",
-        "\"line\": 13",
-        "\"rule\": \"W002\"",
-        "\"statement\": \"body[3]\"",
-    ] {
-        assert!(json.contains(needle), "{needle} in {json}");
-    }
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).expect("one JSON array");
+    let findings = json.as_array().expect("an array");
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["rule"].as_str().expect("rule"))
+        .collect();
+    assert_eq!(rules, ["B001", "W002"], "{json}");
+    let (b001, w002) = (&findings[0], &findings[1]);
+    assert_eq!(b001["file"], bad.as_str());
+    assert_eq!(b001["name"], "divergent-barrier");
+    assert_eq!(b001["severity"], "error");
+    assert_eq!(b001["kernel"], "divergent_barrier");
+    assert_eq!(
+        b001["location"],
+        serde_json::json!({"line": 13, "column": 5})
+    );
+    assert!(b001["causes"][0]
+        .as_str()
+        .expect("a cause")
+        .starts_with("the branch at line 12, column 5 on %p1 is divergent"));
+    assert_eq!(b001["also"], serde_json::json!([]));
+    assert_eq!(
+        w002["location"],
+        serde_json::json!({"statement": "body[3]"})
+    );
+    assert_eq!(w002["kernel"], "mask_mismatch");
     let clean = warpforge(&[
         "lint",
         &format!("{fixtures}clean_reduction.wfir"),

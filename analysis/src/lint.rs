@@ -1,9 +1,11 @@
-//! Entry points of the linter and the rendering of its findings as text or JSON.
+//! Entry points of the linter and the rendering of its findings as text or JSON (serde).
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use warpforge_ir::Verified;
 
+use crate::program::Location;
 pub use crate::ptx_front::PtxError;
 use crate::rules::{check, Diagnostic, Severity};
 
@@ -69,54 +71,128 @@ pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
     out
 }
 
-/// `s` as a JSON string literal.
-pub(crate) fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+/// One finding as JSON (`warpforge lint --format json`).
+#[derive(Serialize)]
+struct FindingJson<'a> {
+    file: &'a str,
+    rule: &'static str,
+    name: &'static str,
+    severity: Severity,
+    kernel: &'a str,
+    location: LocationJson<'a>,
+    message: &'a str,
+    causes: &'a [String],
+    also: Vec<LocationJson<'a>>,
+}
+
+/// A location as JSON: `{"line": L, "column": C}` or `{"statement": "body[3]"}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum LocationJson<'a> {
+    Statement { statement: &'a str },
+    Line { line: usize, column: usize },
+}
+
+impl<'a> From<&'a Location> for LocationJson<'a> {
+    fn from(l: &'a Location) -> Self {
+        match l {
+            Location::Ir(path) => LocationJson::Statement { statement: path },
+            Location::Ptx { line, col } => LocationJson::Line {
+                line: *line,
+                column: *col,
+            },
         }
     }
-    out.push('"');
-    out
 }
 
-/// One JSON object per finding, in an array.
+fn findings_json<'a>(
+    file: &'a str,
+    diags: &'a [Diagnostic],
+) -> impl Iterator<Item = FindingJson<'a>> + 'a {
+    diags.iter().map(move |d| FindingJson {
+        file,
+        rule: d.rule,
+        name: d.name,
+        severity: d.severity,
+        kernel: &d.kernel,
+        location: (&d.location).into(),
+        message: &d.message,
+        causes: &d.causes,
+        also: d.also.iter().map(LocationJson::from).collect(),
+    })
+}
+
+/// One JSON object per finding, in an array (indented, with a final newline).
 pub fn render_json(file: &str, diags: &[Diagnostic]) -> String {
-    let items: Vec<String> = diags
-        .iter()
-        .map(|d| {
-            let location = json_location(&d.location);
-            let causes: Vec<String> = d.causes.iter().map(|c| json_string(c)).collect();
-            let also: Vec<String> = d.also.iter().map(json_location).collect();
-            format!(
-                "{{\"file\": {}, \"rule\": {}, \"name\": {}, \"severity\": {}, \"kernel\": {}, \"location\": {location}, \"message\": {}, \"causes\": [{}], \"also\": [{}]}}",
-                json_string(file),
-                json_string(d.rule),
-                json_string(d.name),
-                json_string(&d.severity.to_string()),
-                json_string(&d.kernel),
-                json_string(&d.message),
-                causes.join(", "),
-                also.join(", ")
-            )
-        })
-        .collect();
-    format!("[{}]\n", items.join(",\n "))
+    let findings: Vec<FindingJson<'_>> = findings_json(file, diags).collect();
+    serde_json::to_string_pretty(&findings).expect("plain data serializes") + "\n"
 }
 
-/// A location as a JSON object: `{"line": L, "column": C}` or `{"statement": "body[3]"}`.
-fn json_location(l: &crate::program::Location) -> String {
-    match l {
-        crate::program::Location::Ir(path) => format!("{{\"statement\": {}}}", json_string(path)),
-        crate::program::Location::Ptx { line, col } => {
-            format!("{{\"line\": {line}, \"column\": {col}}}")
+/// [`render_json`] for the findings of every source (`(source, findings)`, as for
+/// [`crate::render_sarif`]) in one array.
+pub fn render_json_all(sources: &[(String, Vec<Diagnostic>)]) -> String {
+    let findings: Vec<FindingJson<'_>> = (sources.iter())
+        .flat_map(|(source, diags)| findings_json(source, diags))
+        .collect();
+    serde_json::to_string_pretty(&findings).expect("plain data serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostic(location: Location, message: &str) -> Diagnostic {
+        Diagnostic {
+            rule: "S001",
+            name: "shared-bounds",
+            severity: Severity::Warning,
+            kernel: "k".into(),
+            location,
+            message: message.into(),
+            causes: vec!["a \"cause\"".into()],
+            also: vec![Location::Ptx { line: 7, col: 2 }],
         }
+    }
+
+    #[test]
+    fn json_findings_keep_their_keys_and_escape_strings() {
+        let diags = [diagnostic(Location::Ptx { line: 3, col: 9 }, "tab\there\n")];
+        let json = render_json("dir\\a.ptx", &diags);
+        assert!(json.ends_with("]\n"), "{json}");
+        let compact: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        assert_eq!(
+            serde_json::to_string(&compact).expect("serializes"),
+            r#"[{"also":[{"column":2,"line":7}],"causes":["a \"cause\""],"file":"dir\\a.ptx","kernel":"k","location":{"column":9,"line":3},"message":"tab\there\n","name":"shared-bounds","rule":"S001","severity":"warning"}]"#
+        );
+        let order: Vec<usize> = [
+            "file", "rule", "name", "severity", "kernel", "location", "message", "causes", "also",
+        ]
+        .iter()
+        .map(|k| json.find(&format!("\"{k}\":")).expect("key"))
+        .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{json}");
+    }
+
+    #[test]
+    fn json_of_every_source_is_one_array() {
+        let sources = vec![
+            ("a.ptx".to_owned(), vec![]),
+            (
+                "kernel k".to_owned(),
+                vec![diagnostic(Location::Ir("body[3]".into()), "m")],
+            ),
+            (
+                "b.wfir".to_owned(),
+                vec![diagnostic(Location::Ir("body[1]".into()), "n")],
+            ),
+        ];
+        let json: serde_json::Value =
+            serde_json::from_str(&render_json_all(&sources)).expect("valid JSON");
+        let files: Vec<&str> = (json.as_array().expect("an array").iter())
+            .map(|f| f["file"].as_str().expect("file"))
+            .collect();
+        assert_eq!(files, ["kernel k", "b.wfir"]);
+        assert_eq!(json[0]["location"]["statement"], "body[3]");
+        assert_eq!(render_json_all(&[]), "[]\n");
     }
 }

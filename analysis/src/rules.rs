@@ -14,13 +14,16 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, Location, MaskInfo, Op, Program, Space, Var};
 use crate::refine::Refiner;
 
-/// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// How bad a finding is; in JSON `note`, `warning` or `error`, as it is displayed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Information.
     Note,

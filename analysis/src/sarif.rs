@@ -3,9 +3,116 @@
 //! per finding. PTX findings point at their file, line and column; IR findings at their file (when
 //! there is one) and, as a logical location, the kernel and statement path.
 
-use crate::lint::json_string;
+use serde::Serialize;
+
 use crate::program::Location;
 use crate::rules::{Diagnostic, Severity, RULES};
+
+/// The SARIF log: one run.
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct Run<'a> {
+    tool: Tool<'a>,
+    results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    driver: Driver<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver<'a> {
+    name: &'static str,
+    version: &'a str,
+    information_uri: &'static str,
+    rules: Vec<Rule>,
+}
+
+/// A rule: its id, name and explanation.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: &'static str,
+    name: &'static str,
+    short_description: Message<&'static str>,
+    full_description: Message<&'static str>,
+}
+
+/// `{"text": ...}`.
+#[derive(Serialize)]
+struct Message<T> {
+    text: T,
+}
+
+/// One finding.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'static str,
+    /// The rule's index in the driver's rules (always there for warpforge's own rules).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: Message<String>,
+    locations: [ResultLocation<'a>; 1],
+    /// The grouped places (`also`) that are lines of a file; left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<RelatedLocation>,
+}
+
+/// Where a finding is: its file, line and column when it is in a file, and its kernel (and statement).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultLocation<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_location: Option<PhysicalLocation>,
+    logical_locations: [LogicalLocation<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+/// 1-based line and column.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation<'a> {
+    name: &'a str,
+    fully_qualified_name: String,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelatedLocation {
+    id: usize,
+    physical_location: PhysicalLocation,
+}
 
 fn level(severity: Severity) -> &'static str {
     match severity {
@@ -15,93 +122,101 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// One SARIF log for the findings of every source: `(source, findings)`, where a source is a file path
-/// or a description such as `kernel lz4-compress` (not a file: no physical location).
-pub fn render_sarif(sources: &[(String, Vec<Diagnostic>)], tool_version: &str) -> String {
-    let rules: Vec<String> = RULES
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"id\": {}, \"name\": {}, \"shortDescription\": {{\"text\": {}}}, \"fullDescription\": {{\"text\": {}}}}}",
-                json_string(r.id),
-                json_string(r.name),
-                json_string(r.name),
-                json_string(r.explanation)
-            )
+/// The finding's message with its causes and the places it groups.
+fn message(d: &Diagnostic) -> String {
+    let mut text = d.message.clone();
+    for cause in &d.causes {
+        text.push_str("; because ");
+        text.push_str(cause);
+    }
+    if !d.also.is_empty() {
+        let places: Vec<String> = d.also.iter().map(ToString::to_string).collect();
+        text.push_str(&format!(
+            "; the same at {} more place(s): {}",
+            d.also.len(),
+            places.join("; ")
+        ));
+    }
+    text
+}
+
+/// `source` (a file) at a line and column, or without a region.
+fn physical(source: &str, line_col: Option<(usize, usize)>) -> PhysicalLocation {
+    PhysicalLocation {
+        artifact_location: ArtifactLocation { uri: uri(source) },
+        region: line_col.map(|(start_line, start_column)| Region {
+            start_line,
+            start_column,
+        }),
+    }
+}
+
+fn result<'a>(source: &str, d: &'a Diagnostic) -> SarifResult<'a> {
+    let is_file = !source.starts_with("kernel ");
+    // The grouped places, as related locations where they are lines of the file.
+    let related_locations = (d.also.iter().enumerate())
+        .filter_map(|(id, l)| match l {
+            Location::Ptx { line, col } if is_file => Some(RelatedLocation {
+                id,
+                physical_location: physical(source, Some((*line, *col))),
+            }),
+            _ => None,
         })
         .collect();
-    let mut results = Vec::new();
-    for (source, diags) in sources {
-        let is_file = !source.starts_with("kernel ");
-        for d in diags {
-            let rule_index = RULES.iter().position(|r| r.id == d.rule);
-            let mut text = d.message.clone();
-            for cause in &d.causes {
-                text.push_str("; because ");
-                text.push_str(cause);
-            }
-            if !d.also.is_empty() {
-                let places: Vec<String> = d.also.iter().map(ToString::to_string).collect();
-                text.push_str(&format!(
-                    "; the same at {} more place(s): {}",
-                    d.also.len(),
-                    places.join("; ")
-                ));
-            }
-            // The grouped places, as related locations where they are lines of the file.
-            let related: Vec<String> = d
-                .also
-                .iter()
-                .enumerate()
-                .filter_map(|(i, l)| match l {
-                    Location::Ptx { line, col } if is_file => Some(format!(
-                        "{{\"id\": {i}, \"physicalLocation\": {{\"artifactLocation\": {{\"uri\": {}}}, \"region\": {{\"startLine\": {line}, \"startColumn\": {col}}}}}}}",
-                        json_string(&uri(source))
-                    )),
-                    _ => None,
-                })
-                .collect();
-            let related = if related.is_empty() {
-                String::new()
-            } else {
-                format!(", \"relatedLocations\": [{}]", related.join(", "))
-            };
-            let (region, statement) = match &d.location {
-                Location::Ptx { line, col } => (
-                    format!(", \"region\": {{\"startLine\": {line}, \"startColumn\": {col}}}"),
-                    None,
-                ),
-                Location::Ir(path) => (String::new(), Some(path.clone())),
-            };
-            let physical = if is_file {
-                format!(
-                    "\"physicalLocation\": {{\"artifactLocation\": {{\"uri\": {}}}{region}}}, ",
-                    json_string(&uri(source))
-                )
-            } else {
-                String::new()
-            };
-            let logical_name = match &statement {
-                Some(path) => format!("{} {path}", d.kernel),
-                None => d.kernel.clone(),
-            };
-            results.push(format!(
-                "{{\"ruleId\": {}{}, \"level\": \"{}\", \"message\": {{\"text\": {}}}, \"locations\": [{{{physical}\"logicalLocations\": [{{\"name\": {}, \"fullyQualifiedName\": {}, \"kind\": \"function\"}}]}}]{related}}}",
-                json_string(d.rule),
-                rule_index.map_or(String::new(), |i| format!(", \"ruleIndex\": {i}")),
-                level(d.severity),
-                json_string(&text),
-                json_string(&d.kernel),
-                json_string(&logical_name),
-            ));
-        }
+    let (line_col, fully_qualified_name) = match &d.location {
+        Location::Ptx { line, col } => (Some((*line, *col)), d.kernel.clone()),
+        Location::Ir(path) => (None, format!("{} {path}", d.kernel)),
+    };
+    SarifResult {
+        rule_id: d.rule,
+        rule_index: RULES.iter().position(|r| r.id == d.rule),
+        level: level(d.severity),
+        message: Message { text: message(d) },
+        locations: [ResultLocation {
+            physical_location: is_file.then(|| physical(source, line_col)),
+            logical_locations: [LogicalLocation {
+                name: &d.kernel,
+                fully_qualified_name,
+                kind: "function",
+            }],
+        }],
+        related_locations,
     }
-    format!(
-        "{{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\", \"runs\": [{{\"tool\": {{\"driver\": {{\"name\": \"warpforge\", \"version\": {}, \"informationUri\": \"https://github.com/warpforge/warpforge\", \"rules\": [{}]}}}}, \"results\": [{}]}}]}}\n",
-        json_string(tool_version),
-        rules.join(", "),
-        results.join(",\n ")
-    )
+}
+
+/// One SARIF log for the findings of every source: `(source, findings)`, where a source is a file path
+/// or a description such as `kernel lz4-compress` (not a file: no physical location). Indented, with a
+/// final newline.
+pub fn render_sarif(sources: &[(String, Vec<Diagnostic>)], tool_version: &str) -> String {
+    let rules = (RULES.iter())
+        .map(|r| Rule {
+            id: r.id,
+            name: r.name,
+            short_description: Message { text: r.name },
+            full_description: Message {
+                text: r.explanation,
+            },
+        })
+        .collect();
+    let results = (sources.iter())
+        .flat_map(|(source, diags)| diags.iter().map(move |d| result(source, d)))
+        .collect();
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "warpforge",
+                    version: tool_version,
+                    information_uri: "https://github.com/warpforge/warpforge",
+                    rules,
+                },
+            },
+            results,
+        }],
+    };
+    serde_json::to_string_pretty(&log).expect("plain data serializes") + "\n"
 }
 
 /// A relative path as a URI reference (forward slashes, spaces and `%` escaped).

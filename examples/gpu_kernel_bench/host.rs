@@ -181,7 +181,7 @@ pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
         ));
         return Ok(());
     }
-    report.set("webgpu_adapter", serde_json::json!(adapter));
+    report.set("webgpu_adapter", adapter);
     let name = format!("warpforge batch API WebGPU L{}", Lz4Level::DEFAULT.number());
     batch_api(&name, compressor, pages, runs, report)
 }

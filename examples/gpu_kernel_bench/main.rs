@@ -26,7 +26,6 @@ mod report;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use serde_json::json;
 use warpforge::PAGE_SIZE;
 
 use gpu::{Gpu, Page, Sets};
@@ -188,12 +187,12 @@ fn run(args: Args) -> Result<ExitCode> {
         let mut report = Report::default();
         report.set(
             "pages",
-            json!(format!(
+            format!(
                 "{} pages ({} MiB) from {}",
                 pages.len(),
                 (pages.len() * PAGE_SIZE) >> 20,
                 args.pages
-            )),
+            ),
         );
         if on("cpu") {
             section(&mut report, "lz4_flex", |r| {
@@ -224,27 +223,27 @@ fn run(args: Args) -> Result<ExitCode> {
     let gpu = Gpu::open()?;
     let info = &gpu.info;
     let total = pages.len() * PAGE_SIZE;
-    report.set("device", json!(info.label()));
-    report.set("l2_bytes", json!(info.l2_cache_size));
-    report.set("multiprocessors", json!(info.multiprocessors));
+    report.set("device", info.label());
+    report.set("l2_bytes", info.l2_cache_size);
+    report.set("multiprocessors", info.multiprocessors);
     report.set(
         "pages",
-        json!(format!(
+        format!(
             "{} pages ({} MiB) from {} in {} rotation sets of {} MiB",
             pages.len(),
             total >> 20,
             args.pages,
             args.sets,
             (total / args.sets) >> 20
-        )),
+        ),
     );
     report.set(
         "runs",
-        json!(format!(
+        format!(
             "device-resident: {} warm-up + {} timed launches per figure, rotating sets; host-to-host: \
              {} timed whole calls after a warm-up",
             args.runs.warmup, args.runs.timed, args.host_runs
-        )),
+        ),
     );
     if (total as u64) < 4 * info.l2_cache_size {
         report.skipped.push(format!(

@@ -402,10 +402,7 @@ pub fn run(
     }
     let all = (n * sets.len()) as u64;
     let name = format!("nvCOMP {} LZ4", nv.version.split(' ').next().unwrap_or("?"));
-    report.set(
-        "nvcomp",
-        serde_json::json!(format!("{lib}: nvCOMP {}", nv.version)),
-    );
+    report.set("nvcomp", format!("{lib}: nvCOMP {}", nv.version));
     let flex = if flex_ok == all {
         "every compressed chunk also decodes with lz4_flex to its page".to_string()
     } else {

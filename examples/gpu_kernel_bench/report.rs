@@ -1,7 +1,10 @@
 //! Every figure of the run with its labels (backend, scope, clock, fallbacks, verified pages), the text
 //! table and the JSON file.
 
-use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
 
 /// Where the pages were and where the results went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,24 +75,89 @@ impl Figure {
         (self.bytes as f64 / max / 1e9, self.bytes as f64 / min / 1e9)
     }
 
-    fn json(&self) -> Value {
+    fn json(&self) -> FigureJson<'_> {
         let (lo, hi) = self.range();
-        json!({
-            "backend": self.backend,
-            "op": self.op,
-            "scope": self.scope.name(),
-            "clock": self.clock,
-            "gbps_median": self.gbps(),
-            "gbps_slowest_run": lo,
-            "gbps_fastest_run": hi,
-            "runs": self.seconds.len(),
-            "bytes_per_run": self.bytes,
-            "median_ms": median(&self.seconds) * 1e3,
-            "ratio": self.ratio,
-            "cpu_fallback_pages": self.fallback_pages,
-            "verified_pages": self.verified_pages,
-            "note": self.note,
-        })
+        FigureJson {
+            backend: &self.backend,
+            bytes_per_run: self.bytes,
+            clock: &self.clock,
+            cpu_fallback_pages: self.fallback_pages,
+            gbps_fastest_run: hi,
+            gbps_median: self.gbps(),
+            gbps_slowest_run: lo,
+            median_ms: median(&self.seconds) * 1e3,
+            note: &self.note,
+            op: &self.op,
+            ratio: self.ratio,
+            runs: self.seconds.len(),
+            scope: self.scope.name(),
+            verified_pages: self.verified_pages,
+        }
+    }
+}
+
+/// One figure in perf.json. The keys of perf.json's objects are in alphabetical order, as the file
+/// has had them since it was first written.
+#[derive(Serialize)]
+struct FigureJson<'a> {
+    backend: &'a str,
+    bytes_per_run: u64,
+    clock: &'a str,
+    cpu_fallback_pages: Option<u64>,
+    gbps_fastest_run: f64,
+    gbps_median: f64,
+    gbps_slowest_run: f64,
+    median_ms: f64,
+    note: &'a str,
+    op: &'a str,
+    ratio: Option<f64>,
+    runs: usize,
+    scope: &'static str,
+    verified_pages: u64,
+}
+
+/// perf.json.
+#[derive(Serialize)]
+struct PerfJson<'a> {
+    /// The context by key (a key set twice: the last value).
+    context: BTreeMap<&'static str, &'a ContextValue>,
+    failures: &'a [String],
+    figures: Vec<FigureJson<'a>>,
+    skipped: &'a [String],
+}
+
+/// A value of the run's context: a sentence or a count.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum ContextValue {
+    Text(String),
+    Count(u64),
+}
+
+impl From<String> for ContextValue {
+    fn from(s: String) -> Self {
+        ContextValue::Text(s)
+    }
+}
+
+impl From<u64> for ContextValue {
+    fn from(n: u64) -> Self {
+        ContextValue::Count(n)
+    }
+}
+
+impl From<u32> for ContextValue {
+    fn from(n: u32) -> Self {
+        ContextValue::Count(n.into())
+    }
+}
+
+impl fmt::Display for ContextValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContextValue::Text(s) => f.write_str(s),
+            ContextValue::Count(n) => write!(f, "{n}"),
+        }
     }
 }
 
@@ -97,7 +165,7 @@ impl Figure {
 #[derive(Default)]
 pub struct Report {
     /// Device, pages, rotation, what ceilings to read the figures against.
-    pub context: Vec<(String, Value)>,
+    pub context: Vec<(&'static str, ContextValue)>,
     pub figures: Vec<Figure>,
     /// Sections not measured here, and why.
     pub skipped: Vec<String>,
@@ -106,31 +174,23 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn set(&mut self, key: &str, value: Value) {
-        self.context.push((key.to_owned(), value));
+    pub fn set(&mut self, key: &'static str, value: impl Into<ContextValue>) {
+        self.context.push((key, value.into()));
     }
 
     pub fn json(&self) -> String {
-        let mut context = serde_json::Map::new();
-        for (k, v) in &self.context {
-            context.insert(k.clone(), v.clone());
-        }
-        let doc = json!({
-            "context": context,
-            "figures": self.figures.iter().map(Figure::json).collect::<Vec<_>>(),
-            "skipped": self.skipped,
-            "failures": self.failures,
-        });
+        let doc = PerfJson {
+            context: self.context.iter().map(|(k, v)| (*k, v)).collect(),
+            failures: &self.failures,
+            figures: self.figures.iter().map(Figure::json).collect(),
+            skipped: &self.skipped,
+        };
         serde_json::to_string_pretty(&doc).expect("JSON of plain values") + "\n"
     }
 
     pub fn text(&self) -> String {
         let mut s = String::from("== gpu_kernel_bench summary\n");
         for (k, v) in &self.context {
-            let v = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
             s += &format!("{k}: {v}\n");
         }
         s += &format!(

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::ops::AddAssign;
 
+use serde::{Serialize, Serializer};
+
 /// Counters of one block or of a whole launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -81,30 +83,49 @@ impl Counters {
             n => self.global_sectors as f64 / n as f64,
         }
     }
+}
 
-    /// The counters as one JSON object.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"warp_instructions\":{},\"arithmetic\":{},\"shared\":{},\"global\":{},\"collective\":{},\
-             \"barrier\":{},\"control\":{},\"active_lanes\":{},\"simt_efficiency\":{:.4},\
-             \"shared_wavefronts\":{},\"bank_conflicts\":{},\"global_bytes\":{},\"global_sectors\":{},\
-             \"barriers\":{},\"f32_special\":{}}}",
-            self.warp_instructions(),
-            self.arithmetic,
-            self.shared,
-            self.global,
-            self.collective,
-            self.barrier,
-            self.control,
-            self.active_lanes,
-            self.simt_efficiency(),
-            self.shared_wavefronts,
-            self.bank_conflicts,
-            self.global_bytes,
-            self.global_sectors,
-            self.barriers,
-            self.f32_special
-        )
+/// The counters as JSON (`--format json`, `bench --stats --json`): the counters with
+/// `warp_instructions` first and `simt_efficiency` after `active_lanes`.
+#[derive(Serialize)]
+struct CountersJson {
+    warp_instructions: u64,
+    arithmetic: u64,
+    shared: u64,
+    global: u64,
+    collective: u64,
+    barrier: u64,
+    control: u64,
+    active_lanes: u64,
+    simt_efficiency: f64,
+    shared_wavefronts: u64,
+    bank_conflicts: u64,
+    global_bytes: u64,
+    global_sectors: u64,
+    barriers: u64,
+    f32_special: u64,
+}
+
+impl Serialize for Counters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        CountersJson {
+            warp_instructions: self.warp_instructions(),
+            arithmetic: self.arithmetic,
+            shared: self.shared,
+            global: self.global,
+            collective: self.collective,
+            barrier: self.barrier,
+            control: self.control,
+            active_lanes: self.active_lanes,
+            simt_efficiency: self.simt_efficiency(),
+            shared_wavefronts: self.shared_wavefronts,
+            bank_conflicts: self.bank_conflicts,
+            global_bytes: self.global_bytes,
+            global_sectors: self.global_sectors,
+            barriers: self.barriers,
+            f32_special: self.f32_special,
+        }
+        .serialize(serializer)
     }
 }
 
@@ -238,5 +259,37 @@ mod tests {
         );
         assert_eq!(global_sectors(&linear, 4), 4);
         assert_eq!(global_sectors(&strided, 4), 32);
+    }
+
+    #[test]
+    fn json_has_the_derived_counters_in_place() {
+        let c = Counters {
+            arithmetic: 3,
+            control: 1,
+            active_lanes: 64,
+            global_sectors: 7,
+            ..Counters::default()
+        };
+        let json = serde_json::to_value(c).expect("serializes");
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys.len(), 15, "{json}");
+        assert_eq!(json["warp_instructions"], 4);
+        assert_eq!(json["simt_efficiency"], 0.5);
+        assert_eq!(json["global_sectors"], 7);
+        let text = serde_json::to_string(&c).expect("serializes");
+        assert!(
+            text.starts_with(r#"{"warp_instructions":4,"arithmetic":3,"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""active_lanes":64,"simt_efficiency":0.5,"shared_wavefronts":0,"#),
+            "{text}"
+        );
+        assert!(text.ends_with(r#""barriers":0,"f32_special":0}"#), "{text}");
     }
 }

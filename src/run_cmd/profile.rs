@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use serde::Serialize;
 use warpforge::ir::text::statement_lines;
 use warpforge::ir::{Kernel, Verified};
 use warpforge::runtime::sim::{Counters, ProfileEntry, ProfileSite};
@@ -135,27 +135,56 @@ pub(super) fn text(source: &Source, entries: &[ProfileEntry], blocks: u32) -> St
     out
 }
 
+/// The source view as JSON (`profile` of `--format json`): the lines that executed anything. The keys
+/// are in alphabetical order, as this object has printed them since it was first written.
+#[derive(Serialize)]
+pub(super) struct ProfileJson {
+    lines: Vec<LineJson>,
+    /// `ir` or `ptx`.
+    source: &'static str,
+}
+
+/// One executed line: its number (1-based), its text and its counters.
+#[derive(Serialize)]
+struct LineJson {
+    active_lanes: u64,
+    bank_conflicts: u64,
+    collective: u64,
+    control: u64,
+    global: u64,
+    global_bytes: u64,
+    global_sectors: u64,
+    line: usize,
+    shared: u64,
+    shared_wavefronts: u64,
+    text: String,
+    warp_instructions: u64,
+}
+
 /// The source view as JSON: the lines that executed anything, with their text and counters.
-pub(super) fn json(source: &Source, entries: &[ProfileEntry]) -> serde_json::Value {
+pub(super) fn json(source: &Source, entries: &[ProfileEntry]) -> ProfileJson {
     let l = lines(source, entries);
-    let rows: Vec<serde_json::Value> = (l.text.iter().zip(&l.counters).enumerate())
+    let rows = (l.text.iter().zip(&l.counters).enumerate())
         .filter_map(|(i, (text, c))| {
             let c = c.as_ref()?;
-            Some(json!({
-                "line": i + 1,
-                "text": text.trim(),
-                "warp_instructions": c.warp_instructions(),
-                "active_lanes": c.active_lanes,
-                "shared": c.shared,
-                "shared_wavefronts": c.shared_wavefronts,
-                "bank_conflicts": c.bank_conflicts,
-                "global": c.global,
-                "global_bytes": c.global_bytes,
-                "global_sectors": c.global_sectors,
-                "collective": c.collective,
-                "control": c.control,
-            }))
+            Some(LineJson {
+                active_lanes: c.active_lanes,
+                bank_conflicts: c.bank_conflicts,
+                collective: c.collective,
+                control: c.control,
+                global: c.global,
+                global_bytes: c.global_bytes,
+                global_sectors: c.global_sectors,
+                line: i + 1,
+                shared: c.shared,
+                shared_wavefronts: c.shared_wavefronts,
+                text: text.trim().to_owned(),
+                warp_instructions: c.warp_instructions(),
+            })
         })
         .collect();
-    json!({ "source": l.kind, "lines": rows })
+    ProfileJson {
+        lines: rows,
+        source: l.kind,
+    }
 }

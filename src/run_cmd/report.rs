@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
+use serde::Serialize;
 use warpforge::ir::{Access, Literal};
-use warpforge::runtime::sim::{Finding, Severity, SimReport};
+use warpforge::runtime::sim::{Counters, Finding, Severity, SimReport};
 
+use super::profile::ProfileJson;
 use super::Buffer;
 
 /// The first byte where a backend's read_write buffer differs from the simulator's.
@@ -153,103 +155,148 @@ fn backend_word(backend: &str) -> &str {
     backend.split(' ').next().unwrap_or(backend)
 }
 
-/// `s` as a JSON string.
-fn js(s: &str) -> String {
-    let mut out = String::from('"');
-    for c in s.chars() {
-        match c {
-            '"' | '\\' => out.extend(['\\', c]),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+/// `--format json`: one object for the whole run.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    kernel: &'a str,
+    backend: &'a str,
+    grid: u32,
+    block_size: u32,
+    clean: bool,
+    findings: Vec<FindingJson<'a>>,
+    /// The counters with `--stats`.
+    stats: Option<&'a Counters>,
+    /// The comparison with `--check`.
+    check: Option<CheckJson<'a>>,
+    time: &'a str,
+    outputs: Vec<OutputJson<'a>>,
+    /// The source view with `--profile`.
+    profile: Option<ProfileJson>,
+}
+
+/// One finding of the sanitizer.
+#[derive(Serialize)]
+struct FindingJson<'a> {
+    kind: &'static str,
+    check: &'static str,
+    /// `error` or `warning`.
+    severity: &'static str,
+    statement: &'a str,
+    block: u32,
+    warp: u32,
+    /// The lanes involved, ascending.
+    lanes: Vec<u32>,
+    address: Option<AddressJson<'a>>,
+    detail: &'a str,
+    other_blocks: u64,
+}
+
+/// The array a finding is about and the byte offset in it.
+#[derive(Serialize)]
+struct AddressJson<'a> {
+    array: &'a str,
+    offset: u64,
+}
+
+/// The `--check` verdict.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    identical: bool,
+    first_difference: Option<DifferenceJson<'a>>,
+}
+
+/// The first byte where the backend's read_write buffer differs from the simulator's.
+#[derive(Serialize)]
+struct DifferenceJson<'a> {
+    buffer: &'a str,
+    offset: usize,
+    element: usize,
+    /// The element on the backend: `1.5 (0x3fc00000)`.
+    value: &'a str,
+    /// The element on the simulator.
+    sim_value: &'a str,
+    differing_elements: usize,
+}
+
+/// One `--out` written.
+#[derive(Serialize)]
+struct OutputJson<'a> {
+    name: &'a str,
+    file: String,
+    bytes: usize,
+}
+
+impl<'a> FindingJson<'a> {
+    fn of(f: &'a Finding) -> Self {
+        FindingJson {
+            kind: f.kind.name(),
+            check: f.kind.check().name(),
+            severity: match f.severity() {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            },
+            statement: &f.statement,
+            block: f.block,
+            warp: f.warp,
+            lanes: (0..32u32).filter(|l| f.lanes >> l & 1 == 1).collect(),
+            address: (f.address.as_ref()).map(|(array, offset)| AddressJson {
+                array,
+                offset: *offset,
+            }),
+            detail: &f.detail,
+            other_blocks: f.other_blocks,
         }
     }
-    out + "\""
 }
 
-fn finding_json(f: &Finding) -> String {
-    let lanes: Vec<String> = (0..32u32)
-        .filter(|l| f.lanes >> l & 1 == 1)
-        .map(|l| l.to_string())
-        .collect();
-    let address = match &f.address {
-        Some((array, offset)) => format!("{{\"array\":{},\"offset\":{offset}}}", js(array)),
-        None => "null".into(),
-    };
-    let severity = if f.severity() == Severity::Error {
-        "error"
-    } else {
-        "warning"
-    };
-    let (kind, check) = (f.kind.name(), f.kind.check().name());
-    let (statement, detail, lanes) = (js(&f.statement), js(&f.detail), lanes.join(","));
-    let Finding {
-        block,
-        warp,
-        other_blocks,
-        ..
-    } = f;
-    format!(
-        "{{\"kind\":\"{kind}\",\"check\":\"{check}\",\"severity\":\"{severity}\",\
-         \"statement\":{statement},\"block\":{block},\"warp\":{warp},\"lanes\":[{lanes}],\
-         \"address\":{address},\"detail\":{detail},\"other_blocks\":{other_blocks}}}"
-    )
+impl<'a> CheckJson<'a> {
+    fn of(difference: &'a Option<Difference>) -> Self {
+        CheckJson {
+            identical: difference.is_none(),
+            first_difference: difference.as_ref().map(|d| DifferenceJson {
+                buffer: &d.buffer,
+                offset: d.offset,
+                element: d.element,
+                value: &d.values.0,
+                sim_value: &d.values.1,
+                differing_elements: d.differing,
+            }),
+        }
+    }
 }
 
+/// The run as one line of JSON.
 pub(super) fn json(
     kernel: &Ran<'_>,
     grid: u32,
     outcome: &Outcome,
     stats: Option<&SimReport>,
-    profile: Option<serde_json::Value>,
+    profile: Option<ProfileJson>,
     clean: bool,
 ) -> String {
-    let Outcome {
-        backend,
-        report,
-        time,
-        check,
-        written,
-        ..
-    } = outcome;
-    let findings: Vec<String> = report
-        .iter()
-        .flat_map(|r| &r.findings)
-        .map(finding_json)
-        .collect();
-    let outputs: Vec<String> = (written.iter())
-        .map(|(name, path, bytes)| {
-            let (name, file) = (js(name), js(&path.display().to_string()));
-            format!("{{\"name\":{name},\"file\":{file},\"bytes\":{bytes}}}")
-        })
-        .collect();
-    let check = match check {
-        None => "null".into(),
-        Some(None) => "{\"identical\":true,\"first_difference\":null}".into(),
-        Some(Some(Difference {
-            buffer,
-            offset,
-            element,
-            values: (ours, sim),
-            differing,
-        })) => {
-            let (buffer, value, sim_value) = (js(buffer), js(ours), js(sim));
-            format!(
-                "{{\"identical\":false,\"first_difference\":{{\"buffer\":{buffer},\
-                 \"offset\":{offset},\"element\":{element},\"value\":{value},\
-                 \"sim_value\":{sim_value},\"differing_elements\":{differing}}}}}"
-            )
-        }
+    let run = RunJson {
+        kernel: kernel.name,
+        backend: &outcome.backend,
+        grid,
+        block_size: kernel.block_size,
+        clean,
+        findings: (outcome.report.iter())
+            .flat_map(|r| &r.findings)
+            .map(FindingJson::of)
+            .collect(),
+        stats: stats.map(|r| &r.counters),
+        check: outcome.check.as_ref().map(CheckJson::of),
+        time: &outcome.time,
+        outputs: (outcome.written.iter())
+            .map(|(name, path, bytes)| OutputJson {
+                name,
+                file: path.display().to_string(),
+                bytes: *bytes,
+            })
+            .collect(),
+        profile,
     };
-    let stats = stats.map_or("null".into(), |r| r.counters.to_json());
-    let profile = profile.unwrap_or(serde_json::Value::Null);
-    let (name, size, backend, time) = (js(kernel.name), kernel.block_size, js(backend), js(time));
-    format!(
-        "{{\"kernel\":{name},\"backend\":{backend},\"grid\":{grid},\"block_size\":{size},\
-         \"clean\":{clean},\"findings\":[{}],\"stats\":{stats},\"check\":{check},\"time\":{time},\
-         \"outputs\":[{}],\"profile\":{profile}}}",
-        findings.join(","),
-        outputs.join(",")
-    )
+    serde_json::to_string(&run).expect("plain data serializes")
 }
 
 #[cfg(test)]
@@ -281,5 +328,39 @@ mod tests {
         assert_eq!(d.values.0, "458754 (0x00070002)");
         assert_eq!(d.values.1, "2 (0x00000002)");
         assert_eq!(first_difference(&sim, &sim), None);
+    }
+
+    #[test]
+    fn check_and_finding_json_keep_their_keys_and_escape_strings() {
+        let difference = Some(Difference {
+            buffer: "out \"b\"".into(),
+            offset: 6,
+            element: 1,
+            values: ("458754 (0x00070002)".into(), "2 (0x00000002)".into()),
+            differing: 3,
+        });
+        let json = serde_json::to_string(&CheckJson::of(&difference)).expect("serializes");
+        assert_eq!(
+            json,
+            r#"{"identical":false,"first_difference":{"buffer":"out \"b\"","offset":6,"element":1,"value":"458754 (0x00070002)","sim_value":"2 (0x00000002)","differing_elements":3}}"#
+        );
+        let json = serde_json::to_string(&CheckJson::of(&None)).expect("serializes");
+        assert_eq!(json, r#"{"identical":true,"first_difference":null}"#);
+
+        let finding = Finding {
+            kind: warpforge::runtime::sim::FindingKind::PartialBarrier,
+            statement: "body[2]\n\u{1}".into(),
+            block: 3,
+            warp: 1,
+            lanes: 0b1001,
+            address: None,
+            detail: "lanes 0, 3".into(),
+            other_blocks: 2,
+        };
+        let json = serde_json::to_string(&FindingJson::of(&finding)).expect("serializes");
+        assert_eq!(
+            json,
+            r#"{"kind":"partial-barrier","check":"synccheck","severity":"error","statement":"body[2]\n\u0001","block":3,"warp":1,"lanes":[0,3],"address":null,"detail":"lanes 0, 3","other_blocks":2}"#
+        );
     }
 }
