@@ -119,3 +119,34 @@ fn grids_past_the_limit_are_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn hostile_float_operands_and_modifiers_never_panic() {
+    // Immediates of every kind in `f32` and `f64` instructions, every rounding, extreme values:
+    // each line loads and runs, or is refused with its line.
+    let lines = [
+        "add.rz.f64 %fd1, 0dFFFFFFFFFFFFFFFF, 0d7FF0000000000001;",
+        "add.rm.f32 %f1, 0dFFF8000000000001, 1e999;",
+        "fma.rp.f64 %fd1, 0f7FFFFFFF, -1e-999, 0d0000000000000001;",
+        "div.rz.f64 %fd1, 0d8000000000000000, 0d0000000000000000;",
+        "sqrt.rm.f32 %f1, 0fFF800000;",
+        "rcp.approx.ftz.f64 %fd1, 0d000FFFFFFFFFFFFF;",
+        "cvt.rpi.s8.f64 %r1, 0dC3E0000000000001;",
+        "cvt.rm.f32.u64 %f1, 0xFFFFFFFFFFFFFFFF;",
+        "cvt.rp.f64.s64 %fd1, -9223372036854775808;",
+        "cvt.rz.f32.f64 %f1, 0d47EFFFFFE0000000;",
+        "cvt.rni.u16.f64 %rs1, 0dFFF0000000000000;",
+        "setp.nan.f64 %p1, 0dFFF8000000000000, 1.0e308;",
+        "mov.f64 %fd1, 0f00000001;",
+        "mov.f64 %fd1, not_a_number;",
+        "mul.rn.f64 %fd1, %fd1, 12;",
+    ];
+    for line in lines {
+        let body = format!(
+            ".reg .f32 %f<2>;\n.reg .f64 %fd<2>;\n.reg .b32 %r<2>;\n.reg .b16 %rs<2>;\n.reg .pred %p<2>;\n{line}"
+        );
+        if let Err(e) = load_and_run(&body) {
+            assert!(e.to_string().contains("line 14"), "{line}: {e}");
+        }
+    }
+}

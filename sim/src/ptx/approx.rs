@@ -17,7 +17,7 @@
 use warpforge_ptx::parse::{DataType, Instruction};
 
 use super::decode::{operands, Decoder, Imm, Mods};
-use super::inst::{FMods, FUn, Op};
+use super::inst::{FMods, FTy, FUn, Op};
 
 impl Decoder<'_> {
     /// `ex2`, `lg2`, `sin`, `cos`, `rsqrt`, `tanh` (`.approx` required) and `sqrt.approx`,
@@ -51,7 +51,11 @@ impl Decoder<'_> {
         let [d, a] = operands::<2>(inst)?;
         Ok(Op::FUn {
             op,
-            mods: FMods { ftz, sat: false },
+            ty: FTy::F32,
+            mods: FMods {
+                ftz,
+                ..FMods::default()
+            },
             d: self.dst(d, 32)?,
             a: self.src(a, Imm::F32)?,
         })

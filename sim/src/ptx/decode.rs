@@ -155,10 +155,11 @@ pub(crate) fn int_type(t: DataType) -> Option<Int> {
     Some(Int { bits, signed })
 }
 
-/// A value type from a PTX type: an integer or `.f32`.
+/// A value type from a PTX type: an integer, `.f32` or `.f64`.
 pub(crate) fn value_type(t: DataType) -> Option<Ty> {
     match t {
         DataType::F32 => Some(Ty::F32),
+        DataType::F64 => Some(Ty::F64),
         other => int_type(other).map(Ty::Int),
     }
 }
@@ -166,10 +167,14 @@ pub(crate) fn value_type(t: DataType) -> Option<Ty> {
 /// What an immediate operand means to its instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Imm {
-    /// Integer bits (also `0f` float bits, as they are).
+    /// Integer bits (also `0f` and `0d` float bits, as they are).
     Int,
-    /// An `f32`: a decimal float literal is rounded to `f32`.
+    /// An `f32`: a decimal or `0d` literal is rounded to the nearest `f32` (the ISA converts a
+    /// 64-bit float constant to the instruction's size); `0f` bits are taken as they are.
     F32,
+    /// An `f64`: a decimal literal is read as the nearest `f64`, `0d` bits as they are, and `0f`
+    /// bits keep their exact single-precision value (the ISA's rule for `0f` constants).
+    F64,
 }
 
 /// Decodes entry `name` of `module`.
@@ -388,16 +393,34 @@ impl Decoder<'_> {
         match &op.kind {
             OperandKind::Register(r) => self.reg(r),
             OperandKind::Int(i) => Ok(self.regs.constant(i.value() as u64)),
+            OperandKind::Float(FloatImm::F32Bits(b)) if imm == Imm::F64 => {
+                Ok(self.regs.constant(f64::from(f32::from_bits(*b)).to_bits()))
+            }
             OperandKind::Float(FloatImm::F32Bits(b)) => Ok(self.regs.constant(u64::from(*b))),
-            OperandKind::Float(f) if imm == Imm::F32 => {
-                let bits = match f {
-                    FloatImm::Decimal(text) => text
-                        .parse::<f32>()
-                        .map_err(|_| format!("`{text}` is not a number"))?
-                        .to_bits(),
-                    _ => return Err("a `0d` (f64) immediate in an f32 instruction".into()),
+            OperandKind::Float(FloatImm::F64Bits(b)) if imm == Imm::F32 => {
+                let x = f64::from_bits(*b);
+                // `as` rounds to nearest even; a NaN keeps its sign, quiet.
+                let bits = if x.is_nan() {
+                    0x7fc0_0000 | (((*b >> 63) as u32) << 31)
+                } else {
+                    (x as f32).to_bits()
                 };
                 Ok(self.regs.constant(u64::from(bits)))
+            }
+            OperandKind::Float(FloatImm::F64Bits(b)) => Ok(self.regs.constant(*b)),
+            OperandKind::Float(FloatImm::Decimal(text)) if imm != Imm::Int => {
+                let bits = if imm == Imm::F32 {
+                    u64::from(
+                        text.parse::<f32>()
+                            .map_err(|_| format!("`{text}` is not a number"))?
+                            .to_bits(),
+                    )
+                } else {
+                    text.parse::<f64>()
+                        .map_err(|_| format!("`{text}` is not a number"))?
+                        .to_bits()
+                };
+                Ok(self.regs.constant(bits))
             }
             OperandKind::Float(_) => Err("a float immediate where an integer is expected".into()),
             // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).

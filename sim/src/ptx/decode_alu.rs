@@ -1,14 +1,13 @@
 //! Decoding the computing instructions: `mov` (with special registers, immediates, symbol addresses
 //! and vector packing), integer arithmetic and logic (`add` … `prmt`), `setp`, `selp`, `cvt`, and
-//! `f32` arithmetic. Only the `f32` floating-point type is implemented, with `.rn` rounding (the
-//! default), `.ftz` and `.sat`; anything else is refused with its name.
+//! the dispatch of the floating-point instructions (`decode_float.rs`, `approx.rs`); anything else
+//! is refused with its name.
 
 use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
-use super::inst::{
-    BoolOp, Cmp, CmpTy, DivKind, FBin, FMods, FUn, Half, Int, IntBin, IntUn, Op, Rnd, Timer, Ty,
-};
+use super::decode_float::imm_of;
+use super::inst::{BoolOp, Cmp, CmpTy, Half, Int, IntBin, IntUn, Op, Timer, Ty};
 
 /// The one type modifier of an instruction.
 fn one_type(mods: &mut Mods) -> Result<DataType, String> {
@@ -22,34 +21,8 @@ fn one_type(mods: &mut Mods) -> Result<DataType, String> {
     }
 }
 
-/// The type modifier of an `f32` instruction, which must be `.f32` alone.
-fn f32_only(mods: &mut Mods) -> Result<(), String> {
-    match one_type(mods)? {
-        DataType::F32 => Ok(()),
-        other => Err(format!("type `.{}` is not supported here", other.name())),
-    }
-}
-
 fn int_of(t: DataType) -> Result<Int, String> {
     int_type(t).ok_or_else(|| format!("type `.{}` is not supported here", t.name()))
-}
-
-fn float_mods(mods: &mut Mods, rounding_required: bool) -> Result<FMods, String> {
-    let rnd = mods.one_of(&["rn", "rz", "rm", "rp"]);
-    match rnd {
-        Some("rn") => {}
-        None if !rounding_required => {}
-        None => return Err("a rounding modifier (`.rn`) is required".into()),
-        Some(other) => {
-            return Err(format!(
-                "rounding `.{other}` is not supported (only `.rn`, IEEE round to nearest even)"
-            ))
-        }
-    }
-    Ok(FMods {
-        ftz: mods.take("ftz"),
-        sat: mods.take("sat"),
-    })
 }
 
 impl Decoder<'_> {
@@ -63,11 +36,7 @@ impl Decoder<'_> {
                 let t = one_type(&mut mods)?;
                 let bits = value_type(t).ok_or("unsupported type")?.bits();
                 let [d, a, b, c] = operands::<4>(inst)?;
-                let imm = if t == DataType::F32 {
-                    Imm::F32
-                } else {
-                    Imm::Int
-                };
+                let imm = imm_of(t);
                 Op::Selp {
                     d: self.dst(d, bits)?,
                     a: self.src(a, imm)?,
@@ -112,40 +81,9 @@ impl Decoder<'_> {
                     c: self.src(c, Imm::Int)?,
                 }
             }
-            "fma" => {
-                let fm = float_mods(&mut mods, true)?;
-                if one_type(&mut mods)? != DataType::F32 {
-                    return Err("only `fma.f32` is supported".into());
-                }
-                let [d, a, b, c] = operands::<4>(inst)?;
-                Op::Fma {
-                    mods: fm,
-                    d: self.dst(d, 32)?,
-                    a: self.src(a, Imm::F32)?,
-                    b: self.src(b, Imm::F32)?,
-                    c: self.src(c, Imm::F32)?,
-                }
-            }
+            "fma" => self.fma(inst, &mut mods)?,
             "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => self.approx(inst, &mut mods)?,
-            "sqrt" | "rcp" if mods.has("approx") => self.approx(inst, &mut mods)?,
-            "sqrt" | "rcp" => {
-                let fm = float_mods(&mut mods, true)?;
-                if one_type(&mut mods)? != DataType::F32 {
-                    return Err(format!("only `{}.rn.f32` is supported", inst.opcode));
-                }
-                let [d, a] = operands::<2>(inst)?;
-                let op = if inst.opcode == "sqrt" {
-                    FUn::Sqrt
-                } else {
-                    FUn::Rcp
-                };
-                Op::FUn {
-                    op,
-                    mods: fm,
-                    d: self.dst(d, 32)?,
-                    a: self.src(a, Imm::F32)?,
-                }
-            }
+            "sqrt" | "rcp" => self.sqrt_rcp(inst, &mut mods)?,
             _ => self.arith(inst, &mut mods)?,
         };
         mods.finish()?;
@@ -174,11 +112,7 @@ impl Decoder<'_> {
                 });
             }
         }
-        let imm = if t == DataType::F32 {
-            Imm::F32
-        } else {
-            Imm::Int
-        };
+        let imm = imm_of(t);
         match (&d.kind, &a.kind) {
             (_, OperandKind::Vector(parts)) => {
                 let part_bits = bits / parts.len().max(1) as u32;
@@ -252,6 +186,10 @@ impl Decoder<'_> {
         let t = one_type(mods)?;
         let ty = match t {
             DataType::F32 => CmpTy::F32 { ftz },
+            DataType::F64 if ftz => {
+                return Err("`.ftz` on `setp.f64`: the PTX ISA has it on `.f32` only".into())
+            }
+            DataType::F64 => CmpTy::F64,
             other => {
                 let ty = int_of(other)?;
                 if ftz
@@ -265,11 +203,7 @@ impl Decoder<'_> {
                 CmpTy::Int(ty)
             }
         };
-        let imm = if t == DataType::F32 {
-            Imm::F32
-        } else {
-            Imm::Int
-        };
+        let imm = imm_of(t);
         let (dest, a, b, c) = match inst.operands.as_slice() {
             [d, a, b] if bool_op.is_none() => (d, a, b, None),
             [d, a, b, c] if bool_op.is_some() => (d, a, b, Some(c)),
@@ -301,87 +235,18 @@ impl Decoder<'_> {
         })
     }
 
-    fn cvt(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let rnd = match mods.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]) {
-            None => Rnd::None,
-            Some("rn" | "rni") => Rnd::Nearest,
-            Some("rz" | "rzi") => Rnd::Zero,
-            Some("rm" | "rmi") => Rnd::Down,
-            Some(_) => Rnd::Up,
-        };
-        let integral = inst
-            .modifiers
-            .iter()
-            .any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
-        let fm = FMods {
-            ftz: mods.take("ftz"),
-            sat: mods.take("sat"),
-        };
-        let [to, from] = match mods.types().as_slice() {
-            [to, from] => [*to, *from],
-            _ => return Err("expected a destination and a source type".into()),
-        };
-        let unsupported =
-            |t: DataType| format!("conversions with `.{}` are not supported", t.name());
-        let to_ty = value_type(to).ok_or_else(|| unsupported(to))?;
-        let from_ty = value_type(from).ok_or_else(|| unsupported(from))?;
-        match (to_ty, from_ty) {
-            (Ty::Int(_), Ty::Int(_)) if rnd != Rnd::None => {
-                return Err("a rounding modifier on an integer conversion".into())
-            }
-            (Ty::Int(_), Ty::F32) if !integral => {
-                return Err(
-                    "an f32-to-integer conversion needs `.rni`, `.rzi`, `.rmi` or `.rpi`".into(),
-                )
-            }
-            (Ty::F32, Ty::Int(_)) if rnd == Rnd::None || integral => {
-                return Err(
-                    "an integer-to-f32 conversion needs `.rn`, `.rz`, `.rm` or `.rp`".into(),
-                )
-            }
-            (Ty::F32, Ty::F32) if rnd != Rnd::None && !integral => {
-                return Err(
-                    "an f32-to-f32 conversion rounds with `.rni`, `.rzi`, `.rmi` or `.rpi`".into(),
-                )
-            }
-            _ => {}
-        }
-        let [d, a] = operands::<2>(inst)?;
-        let imm = if from == DataType::F32 {
-            Imm::F32
-        } else {
-            Imm::Int
-        };
-        let dst_bits = match &d.kind {
-            OperandKind::Register(r) => self
-                .regs
-                .declared(r)
-                .map_or(to_ty.bits(), |r| self.regs.bits[r as usize]),
-            _ => to_ty.bits(),
-        };
-        Ok(Op::Cvt {
-            to: to_ty,
-            from: from_ty,
-            rnd,
-            mods: fm,
-            d: self.dst(d, dst_bits)?,
-            a: self.src(a, imm)?,
-        })
-    }
-
-    /// Integer and `f32` arithmetic and logic.
+    /// Integer arithmetic and logic; `.f32`/`.f64` arithmetic is `decode_float.rs`'s.
     fn arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
         let name = inst.opcode.as_str();
+        if inst.modifiers.iter().any(|m| m == "f32" || m == "f64") {
+            return self.float_arith(inst, mods);
+        }
         let half = match mods.one_of(&["lo", "hi", "wide"]) {
             Some("lo") => Some(Half::Lo),
             Some("hi") => Some(Half::Hi),
             Some(_) => Some(Half::Wide),
             None => None,
         };
-        let float = inst.modifiers.iter().any(|m| m == "f32");
-        if float {
-            return self.float_arith(inst, mods);
-        }
         if let Some(t) = inst.modifiers.iter().find_map(|m| DataType::from_name(m)) {
             if !matches!(value_type(t), Some(Ty::Int(_))) {
                 return Err(format!("type `.{}` is not supported", t.name()));
@@ -489,79 +354,6 @@ impl Decoder<'_> {
             }
             _ => Err(format!("`{}` is not implemented", inst.full_opcode())),
         }
-    }
-
-    fn float_arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
-        let binary = |op| Some(op);
-        let (bin, fm) = match name {
-            "add" => (binary(FBin::Add), float_mods(mods, false)?),
-            "sub" => (binary(FBin::Sub), float_mods(mods, false)?),
-            "mul" => (binary(FBin::Mul), float_mods(mods, false)?),
-            "div" => {
-                let kind = match mods.one_of(&["rn", "full", "approx"]) {
-                    Some("rn") => DivKind::Rn,
-                    Some("full") => DivKind::Full,
-                    Some("approx") => DivKind::Approx,
-                    _ => return Err("`div.f32` needs `.rn`, `.full` or `.approx` (other roundings are not supported)".into()),
-                };
-                (binary(FBin::Div(kind)), float_mods(mods, false)?)
-            }
-            "min" | "max" => {
-                let nan = mods.take("NaN");
-                let op = match (name, nan) {
-                    ("min", false) => FBin::Min,
-                    ("min", true) => FBin::MinNan,
-                    ("max", false) => FBin::Max,
-                    _ => FBin::MaxNan,
-                };
-                let fm = FMods {
-                    ftz: mods.take("ftz"),
-                    sat: false,
-                };
-                (binary(op), fm)
-            }
-            "mad" => {
-                let fm = float_mods(mods, false)?;
-                f32_only(mods)?;
-                let [d, a, b, c] = operands::<4>(inst)?;
-                return Ok(Op::Fma {
-                    mods: fm,
-                    d: self.dst(d, 32)?,
-                    a: self.src(a, Imm::F32)?,
-                    b: self.src(b, Imm::F32)?,
-                    c: self.src(c, Imm::F32)?,
-                });
-            }
-            "neg" | "abs" => {
-                let fm = FMods {
-                    ftz: mods.take("ftz"),
-                    sat: false,
-                };
-                f32_only(mods)?;
-                let [d, a] = operands::<2>(inst)?;
-                let op = if name == "neg" { FUn::Neg } else { FUn::Abs };
-                return Ok(Op::FUn {
-                    op,
-                    mods: fm,
-                    d: self.dst(d, 32)?,
-                    a: self.src(a, Imm::F32)?,
-                });
-            }
-            _ => return Err(format!("`{}` is not implemented", inst.full_opcode())),
-        };
-        f32_only(mods)?;
-        let Some(op) = bin else {
-            return Err("unsupported".into());
-        };
-        let [d, a, b] = operands::<3>(inst)?;
-        Ok(Op::FBin {
-            op,
-            mods: fm,
-            d: self.dst(d, 32)?,
-            a: self.src(a, Imm::F32)?,
-            b: self.src(b, Imm::F32)?,
-        })
     }
 }
 

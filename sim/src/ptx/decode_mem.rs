@@ -113,7 +113,11 @@ impl Decoder<'_> {
                         inst.operands.len()
                     ));
                 }
-                let imm = if ty == Ty::F32 { Imm::F32 } else { Imm::Int };
+                let imm = match ty {
+                    Ty::F32 => Imm::F32,
+                    Ty::F64 => Imm::F64,
+                    Ty::Int(_) => Imm::Int,
+                };
                 let (value, address) = if inst.opcode == "st" {
                     (&inst.operands[1], &inst.operands[0])
                 } else {
@@ -205,7 +209,16 @@ impl Decoder<'_> {
                     signed: false,
                 },
             ),
-            (_, DataType::F32) => return Err("only `.add` is supported on `.f32`".into()),
+            (AtomOp::Add, DataType::F64) => (
+                AtomOp::AddF64,
+                Int {
+                    bits: 64,
+                    signed: false,
+                },
+            ),
+            (_, DataType::F32 | DataType::F64) => {
+                return Err(format!("only `.add` is supported on `.{}`", t.name()))
+            }
             (op, t) => {
                 let ty = int_type(t)
                     .filter(|i| matches!(i.bits, 32 | 64))
@@ -237,10 +250,10 @@ impl Decoder<'_> {
         } else {
             (Some(self.dst(&ops[0], ty.bits)?), &ops[1..])
         };
-        let imm = if op == AtomOp::AddF32 {
-            Imm::F32
-        } else {
-            Imm::Int
+        let imm = match op {
+            AtomOp::AddF32 => Imm::F32,
+            AtomOp::AddF64 => Imm::F64,
+            _ => Imm::Int,
         };
         let addr = self.addr(&rest[0])?;
         let space = match (space, self.symbol_space(&rest[0])) {

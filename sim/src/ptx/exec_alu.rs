@@ -5,10 +5,10 @@
 
 use super::address::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::block::{PtxBlock, PtxWarp};
-use super::exec_float;
 use super::exec_int::{self, ones, sext};
-use super::inst::{BoolOp, CmpTy, MemSpace, Op, Ty, R};
+use super::inst::{BoolOp, CmpTy, FTy, MemSpace, Op, Ty, R};
 use super::lanes;
+use super::{exec_f64, exec_float};
 
 /// Whether an `f32` value is one WGSL need not honour (NaN, infinity, negative zero).
 fn special(bits: u64) -> bool {
@@ -145,6 +145,7 @@ impl PtxBlock<'_> {
                 let results: [bool; 32] = std::array::from_fn(|l| match ty {
                     CmpTy::Int(t) => exec_int::compare(cmp, t, ca[l], cb[l]),
                     CmpTy::F32 { ftz } => exec_float::compare(cmp, ftz, ca[l], cb[l]),
+                    CmpTy::F64 => exec_f64::compare(cmp, ca[l], cb[l]),
                 });
                 if matches!(ty, CmpTy::F32 { .. }) {
                     let found = lanes(mask).any(|l| special(ca[l]) || special(cb[l]));
@@ -198,6 +199,11 @@ impl PtxBlock<'_> {
                             exec_int::cvt_int(t, f, mods.sat, col[l])
                         });
                     }
+                    (Ty::F64, _) | (_, Ty::F64) => {
+                        self.put(warp, d, mask, signed, |l| {
+                            exec_f64::cvt(to, from, rnd, mods, col[l])
+                        });
+                    }
                     _ => {
                         self.put(warp, d, mask, signed, |l| {
                             exec_float::cvt(to, from, rnd, mods, col[l])
@@ -206,24 +212,54 @@ impl PtxBlock<'_> {
                     }
                 }
             }
-            Op::FBin { op, mods, d, a, b } => {
+            Op::FBin {
+                op,
+                ty,
+                mods,
+                d,
+                a,
+                b,
+            } => {
                 let (ca, cb) = (r(warp, a), r(warp, b));
-                self.put(warp, d, mask, None, |l| {
-                    exec_float::fbin(op, mods, ca[l], cb[l])
-                });
-                self.count_f32(warp, mask, &[a, b], d);
+                if ty == FTy::F64 {
+                    self.put(warp, d, mask, None, |l| {
+                        exec_f64::fbin(op, mods.rnd, ca[l], cb[l])
+                    });
+                } else {
+                    self.put(warp, d, mask, None, |l| {
+                        exec_float::fbin(op, mods, ca[l], cb[l])
+                    });
+                    self.count_f32(warp, mask, &[a, b], d);
+                }
             }
-            Op::Fma { mods, d, a, b, c } => {
+            Op::Fma {
+                ty,
+                mods,
+                d,
+                a,
+                b,
+                c,
+            } => {
                 let (ca, cb, cc) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| {
-                    exec_float::fma(mods, ca[l], cb[l], cc[l])
-                });
-                self.count_f32(warp, mask, &[a, b, c], d);
+                if ty == FTy::F64 {
+                    self.put(warp, d, mask, None, |l| {
+                        exec_f64::fma(mods.rnd, ca[l], cb[l], cc[l])
+                    });
+                } else {
+                    self.put(warp, d, mask, None, |l| {
+                        exec_float::fma(mods, ca[l], cb[l], cc[l])
+                    });
+                    self.count_f32(warp, mask, &[a, b, c], d);
+                }
             }
-            Op::FUn { op, mods, d, a } => {
+            Op::FUn { op, ty, mods, d, a } => {
                 let ca = r(warp, a);
-                self.put(warp, d, mask, None, |l| exec_float::fun(op, mods, ca[l]));
-                self.count_f32(warp, mask, &[a], d);
+                if ty == FTy::F64 {
+                    self.put(warp, d, mask, None, |l| exec_f64::fun(op, mods.rnd, ca[l]));
+                } else {
+                    self.put(warp, d, mask, None, |l| exec_float::fun(op, mods, ca[l]));
+                    self.count_f32(warp, mask, &[a], d);
+                }
             }
             Op::Cvta {
                 space,

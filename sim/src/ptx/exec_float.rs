@@ -1,14 +1,17 @@
 //! `f32` semantics of the PTX instructions, per lane. The operations PTX defines exactly are exact
-//! here: `add`/`sub`/`mul`/`fma`/`div.rn`/`sqrt.rn`/`rcp.rn` round to nearest even (IEEE 754), `.ftz`
-//! flushes subnormal inputs and results to a zero of the same sign, `.sat` clamps to [0, 1] (NaN
+//! here: `add`/`sub`/`mul`/`fma`/`div`/`sqrt`/`rcp` with `.rn` (the default), `.rz`, `.rm` or `.rp`
+//! give the correctly rounded result in that direction (`round.rs`), `.ftz` flushes subnormal
+//! inputs and results (after rounding) to a zero of the same sign, `.sat` clamps to [0, 1] (NaN
 //! to +0), `min`/`max` return the number when one operand is NaN and order −0 below +0, and a NaN
 //! result is the canonical NaN `0x7fffffff` (CUDA's rule for single precision). `neg` and `abs` only
 //! touch the sign bit. `div.full` and `div.approx` are approximations in PTX (at most 2 ulp): the
 //! simulator gives `div.full` the correctly rounded quotient and `div.approx` `a × (1/b)`, both
-//! within the ISA's bound but not necessarily the bits a GPU gives.
+//! within the ISA's bound but not necessarily the bits a GPU gives. Conversions with an `f64` on
+//! either side are `exec_f64.rs`'s.
 
 use super::exec_int::ones;
 use super::inst::{Cmp, DivKind, FBin, FMods, FUn, Int, Rnd, Ty};
+use super::round;
 
 /// CUDA's NaN for single-precision results.
 pub(crate) const CANONICAL_NAN: u32 = 0x7fff_ffff;
@@ -80,10 +83,11 @@ fn min_max(a: f32, b: f32, max: bool) -> f32 {
 pub(crate) fn fbin(op: FBin, mods: FMods, a: u64, b: u64) -> u64 {
     let (x, y) = (input(a, mods), input(b, mods));
     let r = match op {
-        FBin::Add => x + y,
-        FBin::Sub => x - y,
-        FBin::Mul => x * y,
-        FBin::Div(DivKind::Rn | DivKind::Full) => x / y,
+        FBin::Add => round::add(x, y, mods.rnd),
+        FBin::Sub => round::add(x, -y, mods.rnd),
+        FBin::Mul => round::mul(x, y, mods.rnd),
+        FBin::Div(DivKind::Ieee) => round::div(x, y, mods.rnd),
+        FBin::Div(DivKind::Full) => x / y,
         FBin::Div(DivKind::Approx) => {
             let m = y.abs();
             if m > 2f32.powi(126) && m.is_finite() {
@@ -105,10 +109,10 @@ pub(crate) fn fbin(op: FBin, mods: FMods, a: u64, b: u64) -> u64 {
     result(r, mods)
 }
 
-/// `fma.rn.f32` / `mad.rn.f32`: one rounding.
+/// `fma.rnd.f32` / `mad.rnd.f32`: one rounding.
 pub(crate) fn fma(mods: FMods, a: u64, b: u64, c: u64) -> u64 {
     let (x, y, z) = (input(a, mods), input(b, mods), input(c, mods));
-    result(x.mul_add(y, z), mods)
+    result(round::fma(x, y, z, mods.rnd), mods)
 }
 
 /// A one-operand `f32` instruction.
@@ -117,15 +121,19 @@ pub(crate) fn fun(op: FUn, mods: FMods, a: u64) -> u64 {
     match op {
         FUn::Neg => u64::from((-x).to_bits()),
         FUn::Abs => u64::from(x.abs().to_bits()),
-        FUn::Sqrt => result(x.sqrt(), mods),
-        FUn::Rcp => result(1.0 / x, mods),
+        FUn::Sqrt => result(round::sqrt(x, mods.rnd), mods),
+        // `rcp.approx.ftz.f64` is never `f32`; as `rcp` if it were.
+        FUn::Rcp | FUn::RcpGross => result(round::div(1.0, x, mods.rnd), mods),
         _ => result(super::approx::approx(op, x), mods),
     }
 }
 
 /// An `f32` comparison (`.ftz`: subnormals compare as zero).
 pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
-    let mods = FMods { ftz, sat: false };
+    let mods = FMods {
+        ftz,
+        ..FMods::default()
+    };
     let (x, y) = (input(a, mods), input(b, mods));
     let unordered = x.is_nan() || y.is_nan();
     match cmp {
@@ -146,24 +154,20 @@ pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
     }
 }
 
-/// The next `f32` toward +∞ (`up`) or −∞ from a finite `x`.
-fn step(x: f32, up: bool) -> f32 {
-    if x == 0.0 {
-        let tiny = f32::from_bits(1);
-        return if up { tiny } else { -tiny };
-    }
-    let bits = x.to_bits();
-    let away = (x > 0.0) == up;
-    f32::from_bits(if away { bits + 1 } else { bits - 1 })
-}
-
-/// A `cvt` with an `f32` on either side (integer-to-integer conversions are `exec_int::cvt_int`).
+/// A `cvt` with an `f32` on either side (integer-to-integer conversions are `exec_int::cvt_int`,
+/// those with an `f64` `exec_f64::cvt`).
 pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
     match (to, from) {
+        (Ty::F64, _) | (_, Ty::F64) => super::exec_f64::cvt(to, from, rnd, mods, a),
         (Ty::Int(t), Ty::F32) => {
             let x = input(a, mods);
             if x.is_nan() {
-                return 0;
+                // The ISA: zero, except `1 << (bits − 1)` for 64-bit destinations.
+                return if t.bits == 64 {
+                    super::exec_f64::nan_to_int(64)
+                } else {
+                    0
+                };
             }
             let r = match rnd {
                 Rnd::Zero => x.trunc(),
@@ -174,23 +178,7 @@ pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
             let (lo, hi) = range(t);
             t.trunc((r as i128).clamp(lo, hi) as u64)
         }
-        (Ty::F32, Ty::Int(t)) => {
-            let v = t.value(a);
-            let mut r = v as f32; // round to nearest even
-            let back = r as i128;
-            if back != v {
-                let wrong_way = match rnd {
-                    Rnd::Down => back > v,
-                    Rnd::Up => back < v,
-                    Rnd::Zero => back.unsigned_abs() > v.unsigned_abs(),
-                    _ => false,
-                };
-                if wrong_way {
-                    r = step(r, back < v);
-                }
-            }
-            result(r, mods)
-        }
+        (Ty::F32, Ty::Int(t)) => result(round::from_int::<f32>(t.value(a), rnd), mods),
         (Ty::F32, Ty::F32) => {
             let x = input(a, mods);
             let r = match rnd {
@@ -217,7 +205,7 @@ fn round_even(x: f32) -> f32 {
 }
 
 /// The range of integer type `t`.
-fn range(t: Int) -> (i128, i128) {
+pub(crate) fn range(t: Int) -> (i128, i128) {
     if t.signed {
         (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
     } else {
@@ -230,7 +218,7 @@ fn range(t: Int) -> (i128, i128) {
 pub(crate) fn atomic_add(global: bool, old: u64, b: u64) -> u64 {
     let mods = FMods {
         ftz: global,
-        sat: false,
+        ..FMods::default()
     };
     fbin(FBin::Add, mods, old, b)
 }
@@ -257,14 +245,14 @@ mod tests {
         );
         let ftz = FMods {
             ftz: true,
-            sat: false,
+            ..FMods::default()
         };
         let tiny = u64::from(1u32);
         assert_eq!(fbin(FBin::Add, ftz, tiny, 0), 0);
         assert_eq!(fbin(FBin::Add, none, tiny, 0), tiny);
         let sat = FMods {
-            ftz: false,
             sat: true,
+            ..FMods::default()
         };
         assert_eq!(fbin(FBin::Mul, sat, b(3.0), b(2.0)), b(1.0));
         assert_eq!(fbin(FBin::Mul, sat, b(f32::NAN), b(2.0)), b(0.0));

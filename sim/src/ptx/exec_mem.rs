@@ -56,6 +56,7 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
     ty.trunc(match op {
         AtomOp::Add => old.wrapping_add(b),
         AtomOp::AddF32 => exec_float::atomic_add(global, old, b),
+        AtomOp::AddF64 => super::exec_f64::atomic_add(old, b),
         AtomOp::Min if ty.value(b) < ty.value(old) => b,
         AtomOp::Max if ty.value(b) > ty.value(old) => b,
         AtomOp::Min | AtomOp::Max => old,

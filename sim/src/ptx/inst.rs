@@ -41,6 +41,7 @@ impl Int {
 pub(crate) enum Ty {
     Int(Int),
     F32,
+    F64,
 }
 
 impl Ty {
@@ -49,6 +50,7 @@ impl Ty {
         match self {
             Ty::Int(i) => i.bits,
             Ty::F32 => 32,
+            Ty::F64 => 64,
         }
     }
 }
@@ -137,15 +139,34 @@ pub(crate) enum CmpTy {
     F32 {
         ftz: bool,
     },
+    F64,
 }
 
-/// `f32` operations with two operands.
+/// The floating-point type of an arithmetic instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FTy {
+    F32,
+    F64,
+}
+
+impl FTy {
+    /// Its width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            FTy::F32 => 32,
+            FTy::F64 => 64,
+        }
+    }
+}
+
+/// Floating-point operations with two operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FBin {
     Add,
     Sub,
     Mul,
-    /// `div.rn` (IEEE), `div.full` and `div.approx` (see `exec_float.rs`).
+    /// `div.rn`/`.rz`/`.rm`/`.rp` (IEEE, the rounding in [`FMods::rnd`]), `div.full` and
+    /// `div.approx` (see `exec_float.rs`).
     Div(DivKind),
     Min,
     Max,
@@ -154,23 +175,26 @@ pub(crate) enum FBin {
     MaxNan,
 }
 
-/// The flavours of `div.f32`.
+/// The flavours of `div.f32` (`div.f64` is always `Ieee`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DivKind {
-    Rn,
+    /// Correctly rounded in the instruction's rounding direction.
+    Ieee,
     Full,
     Approx,
 }
 
-/// `f32` operations with one operand.
+/// Floating-point operations with one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FUn {
     Neg,
     Abs,
-    /// `sqrt.rn` (and `sqrt.approx`).
+    /// `sqrt.rnd` (and `sqrt.approx.f32`).
     Sqrt,
-    /// `rcp.rn` (and `rcp.approx`).
+    /// `rcp.rnd` (and `rcp.approx.f32`).
     Rcp,
+    /// `rcp.approx.ftz.f64`: the reciprocal of the operand's upper 32 bits (`exec_f64.rs`).
+    RcpGross,
     /// The `.approx` functions (`approx.rs`).
     Ex2,
     Lg2,
@@ -180,19 +204,24 @@ pub(crate) enum FUn {
     Tanh,
 }
 
-/// Modifiers every `f32` arithmetic instruction may carry.
+/// Modifiers a floating-point arithmetic instruction may carry (`.ftz` and `.sat` on `f32` only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct FMods {
     /// Flush subnormal inputs and results to sign-preserving zero.
     pub ftz: bool,
     /// Clamp the result to [0.0, 1.0] (NaN gives +0.0).
     pub sat: bool,
+    /// The rounding direction (`None`: to nearest even, the default).
+    pub rnd: Rnd,
 }
 
-/// Rounding of a conversion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A rounding direction: of an arithmetic instruction (`.rn`, `.rz`, `.rm`, `.rp`) or of a
+/// conversion (those, or `.rni`, `.rzi`, `.rmi`, `.rpi` to an integral value).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Rnd {
-    /// None given (integer conversions; `f32`→`f32` without rounding).
+    /// None given (integer conversions; float→float of one size without rounding; arithmetic
+    /// without a modifier, which rounds to nearest even).
+    #[default]
     None,
     /// To nearest even; `rni` for float→integer.
     Nearest,
@@ -243,6 +272,7 @@ pub(crate) struct Addr {
 pub(crate) enum AtomOp {
     Add,
     AddF32,
+    AddF64,
     Min,
     Max,
     And,
@@ -402,13 +432,15 @@ pub(crate) enum Op {
     },
     FBin {
         op: FBin,
+        ty: FTy,
         mods: FMods,
         d: R,
         a: R,
         b: R,
     },
-    /// `fma.rn.f32` and `mad.rn.f32`.
+    /// `fma` and `mad` on `f32` and `f64`.
     Fma {
+        ty: FTy,
         mods: FMods,
         d: R,
         a: R,
@@ -417,6 +449,7 @@ pub(crate) enum Op {
     },
     FUn {
         op: FUn,
+        ty: FTy,
         mods: FMods,
         d: R,
         a: R,

@@ -26,11 +26,13 @@
 //!   bounds (700) before it happens. `membar`/`fence` are no-ops: the simulator is sequentially
 //!   consistent (every access is performed in program order, lanes in ascending order).
 //! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`); `f32`
-//!   with IEEE results where PTX defines them (`exec_float.rs`).
+//!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
+//!   rounding direction (`round.rs`).
 //!
-//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_mem.rs`, `registers.rs`, `layout.rs`, `cfg.rs`),
-//! `inst.rs` (the decoded form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs`
-//! (+ `exec_int.rs`, `exec_float.rs`), `exec_mem.rs`, `exec_warp.rs`, `address.rs`.
+//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_float.rs`, `decode_mem.rs`, `approx.rs`,
+//! `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs` (the decoded form), `block.rs` (warps,
+//! scheduling, barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_float.rs`, `exec_f64.rs`,
+//! `round.rs`), `exec_mem.rs`, `exec_warp.rs`, `address.rs`.
 
 mod address;
 mod approx;
@@ -38,8 +40,10 @@ mod block;
 mod cfg;
 mod decode;
 mod decode_alu;
+mod decode_float;
 mod decode_mem;
 mod exec_alu;
+mod exec_f64;
 mod exec_float;
 mod exec_int;
 mod exec_mem;
@@ -47,6 +51,7 @@ mod exec_warp;
 mod inst;
 mod layout;
 mod registers;
+mod round;
 mod schedule;
 mod simt;
 
