@@ -159,23 +159,23 @@ impl BlockRun<'_> {
             let addr = addrs[l];
             match kind {
                 Kind::Load(dst) => {
-                    let v = self.read(who, pc, l, mem, addr, elem)?;
+                    let v = self.read(who, pc, l, mem, addr, elem, false)?;
                     warp.regs[dst as usize][l] = v;
                 }
                 Kind::Store(src) => {
                     let v = warp.regs[src as usize][l];
-                    self.write(who, pc, l, mem, addr, elem, v, false)?;
+                    self.write(who, pc, l, mem, addr, elem, v, false, false)?;
                 }
                 Kind::LoadWide(dsts) => {
                     for (k, dst) in dsts.iter().enumerate() {
-                        let v = self.read(who, pc, l, mem, addr + 4 * k as u64, 4)?;
+                        let v = self.read(who, pc, l, mem, addr + 4 * k as u64, 4, false)?;
                         warp.regs[*dst as usize][l] = v;
                     }
                 }
                 Kind::StoreWide(srcs) => {
                     for (k, src) in srcs.iter().enumerate() {
                         let v = warp.regs[*src as usize][l];
-                        self.write(who, pc, l, mem, addr + 4 * k as u64, 4, v, false)?;
+                        self.write(who, pc, l, mem, addr + 4 * k as u64, 4, v, false, false)?;
                     }
                 }
                 Kind::Atomic {
@@ -201,7 +201,7 @@ impl BlockRun<'_> {
                             let at = (u64::from(offset) + addr) as usize;
                             let old = read_bytes(&self.shared, at, 4) as u32;
                             let new = atomic_result(op, old, operand, compare);
-                            self.write(who, pc, l, mem, addr, 4, u64::from(new), true)?;
+                            self.write(who, pc, l, mem, addr, 4, u64::from(new), true, false)?;
                             old
                         }
                     };

@@ -11,6 +11,9 @@ use super::race::{Race, Touch};
 
 impl<P: Sites> BlockRun<'_, P> {
     /// Reads `size` bytes at byte `addr` of `mem` for lane `l` (checked), with racecheck and initcheck.
+    /// `strong`: a strong load (PTX `.relaxed`, `.acquire`, `.volatile`), which does not race with
+    /// another strong access or an atomic (the PTX memory model's morally strong pairs).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn read(
         &mut self,
         who: Who,
@@ -19,11 +22,12 @@ impl<P: Sites> BlockRun<'_, P> {
         mem: Mem,
         addr: u64,
         size: u32,
+        strong: bool,
     ) -> Result<u64, Stop> {
         match mem.space {
             Space::Global(b) => {
                 if self.race.is_some() {
-                    self.check_race(who, pc, l, mem, addr, size, false, false, 0)?;
+                    self.check_race(who, pc, l, mem, addr, size, false, strong, 0)?;
                     self.check_blocks(who, pc, l, mem, addr, size, false, false)?;
                 }
                 Ok(self.globals[b as usize].read(addr, size))
@@ -31,7 +35,7 @@ impl<P: Sites> BlockRun<'_, P> {
             Space::Shared { offset } => {
                 let at = (u64::from(offset) + addr) as usize;
                 if self.race.is_some() {
-                    self.check_race(who, pc, l, mem, addr, size, false, false, 0)?;
+                    self.check_race(who, pc, l, mem, addr, size, false, strong, 0)?;
                     self.initcheck(who, pc, l, mem, addr, size)?;
                 }
                 Ok(read_bytes(&self.shared, at, size))
@@ -86,9 +90,10 @@ impl<P: Sites> BlockRun<'_, P> {
         size: u32,
         value: u64,
         atomic: bool,
+        strong: bool,
     ) -> Result<(), Stop> {
         if self.race.is_some() {
-            self.check_race(who, pc, l, mem, addr, size, true, atomic, value)?;
+            self.check_race(who, pc, l, mem, addr, size, true, atomic || strong, value)?;
             self.check_blocks(who, pc, l, mem, addr, size, !atomic, atomic)?;
         }
         match mem.space {
@@ -185,7 +190,7 @@ impl<P: Sites> BlockRun<'_, P> {
         addr: u64,
         size: u32,
         write: bool,
-        atomic: bool,
+        strong: bool,
         value: u64,
     ) -> Result<(), Stop> {
         let Some(race) = &mut self.race else {
@@ -199,7 +204,7 @@ impl<P: Sites> BlockRun<'_, P> {
                 pc: pc as u32,
                 step: who.step,
                 write,
-                atomic,
+                strong,
                 byte: (value >> (8 * i)) as u8,
             };
             let r = match mem.space {

@@ -1,7 +1,8 @@
 //! racecheck: a happens-before check per byte, between barriers. A barrier orders everything before it
 //! against everything after it (for shared and global memory); a `warp_sync` orders the accesses of the
 //! lanes in its mask. Every other pair of accesses to one byte from two different threads, at least one
-//! a write and not both atomic, is a race — including two lanes of one warp at different statements
+//! a write and not both strong (an atomic, or a PTX load or store with `.relaxed`, `.acquire`,
+//! `.release` or `.volatile`: the PTX memory model's morally strong pairs within a block), is a race — including two lanes of one warp at different statements
 //! (independent thread scheduling makes them unordered on Volta and later, and on WebGPU lanes are
 //! invocations), and lanes of the same statement writing different values (which one lands is
 //! undefined).
@@ -14,7 +15,7 @@ struct WriteRec {
     thread: u32,
     pc: u32,
     step: u64,
-    atomic: bool,
+    strong: bool,
     byte: u8,
 }
 
@@ -25,6 +26,8 @@ struct ReadRec {
     lanes: u32,
     pc: u32,
     step: u64,
+    /// A strong load (see the module docs).
+    strong: bool,
 }
 
 /// One byte's accesses since the last barrier.
@@ -61,7 +64,8 @@ pub(crate) struct Touch {
     pub pc: u32,
     pub step: u64,
     pub write: bool,
-    pub atomic: bool,
+    /// An atomic or a strong load or store (see the module docs).
+    pub strong: bool,
     /// The byte written (writes only).
     pub byte: u8,
 }
@@ -141,7 +145,7 @@ impl RaceState {
         let mut race = None;
         if let Some(w) = shadow.write {
             let unordered = w.thread != t.thread
-                && !(w.atomic && t.atomic)
+                && !(w.strong && t.strong)
                 && !self.ordered(w.thread, w.step, t.thread, t.step);
             let same_instance = w.step == t.step && w.pc == t.pc && w.thread / 32 == t.thread / 32;
             let benign = same_instance && (!t.write || w.byte == t.byte);
@@ -167,7 +171,7 @@ impl RaceState {
                     } else {
                         r.lanes
                     };
-                    if others == 0 {
+                    if others == 0 || (r.strong && t.strong) {
                         continue;
                     }
                     let reader = r.warp * 32 + others.trailing_zeros();
@@ -189,7 +193,7 @@ impl RaceState {
                 thread: t.thread,
                 pc: t.pc,
                 step: t.step,
-                atomic: t.atomic,
+                strong: t.strong,
                 byte: t.byte,
             });
             shadow.reads.clear();
@@ -203,6 +207,7 @@ impl RaceState {
                     lanes: bit,
                     pc: t.pc,
                     step: t.step,
+                    strong: t.strong,
                 }),
             }
         }

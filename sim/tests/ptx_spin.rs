@@ -9,8 +9,8 @@ use warpforge_sim::{FindingKind, SimOptions, SimReport};
 
 /// Warp 0 spins until `flag` (word 0 of `buf`) is non-zero, then copies `data` (word 1) to word 2 +
 /// lane; warp 1 computes for a while, stores 40 + 2 = 42 in `data`, then sets the flag. With `SET`
-/// replaced by a store of 0 nobody ever sets it. Every access is atomic (racecheck has no
-/// acquire/release model), as `cuda::atomic_ref` with relaxed order compiles.
+/// replaced by a store of 0 nobody ever sets it. Every access is atomic, as `cuda::atomic_ref` with
+/// relaxed order compiles (racecheck also accepts `ld.acquire`/`st.release` pairs: `ptx_strong.rs`).
 const HANDOFF: &str = "\
 .version 7.0
 .target sm_80

@@ -96,6 +96,10 @@ impl Decoder<'_> {
                 }
             }
             "ld" | "ldu" | "st" => {
+                // Strong in the PTX memory model (morally strong with atomics and each other).
+                let strong = ["volatile", "relaxed", "acquire", "release"]
+                    .iter()
+                    .any(|m| mods.has(m));
                 mods.ignore_if(is_hint);
                 let space = space(&mut mods)?;
                 let count = match mods.one_of(&["v2", "v4"]) {
@@ -151,6 +155,7 @@ impl Decoder<'_> {
                         ty,
                         srcs,
                         addr,
+                        strong,
                     }
                 } else {
                     let dsts = elements
@@ -165,6 +170,7 @@ impl Decoder<'_> {
                         ty,
                         dsts,
                         addr,
+                        strong,
                     }
                 }
             }

@@ -194,18 +194,24 @@ impl PtxBlock<'_> {
         mask: u32,
     ) -> Result<(), Stop> {
         let program = self.launch.program;
+        let strong = matches!(
+            program.insts[pc].op,
+            Op::Ld { strong: true, .. } | Op::St { strong: true, .. }
+        );
         let (space, elem, count, addr, access) = match &program.insts[pc].op {
             Op::Ld {
                 space,
                 ty,
                 dsts,
                 addr,
+                ..
             } => (*space, ty.bits() / 8, dsts.len(), *addr, Access::Load(dsts)),
             Op::St {
                 space,
                 ty,
                 srcs,
                 addr,
+                ..
             } => (
                 *space,
                 ty.bits() / 8,
@@ -307,7 +313,8 @@ impl PtxBlock<'_> {
             match access {
                 Access::Load(dsts) => {
                     for (k, d) in dsts.iter().enumerate() {
-                        let v = self.read(who, pc, warp.index, l, places[l], k as u64, elem)?;
+                        let v =
+                            self.read(who, pc, warp.index, l, places[l], k as u64, elem, strong)?;
                         if let Some(d) = *d {
                             let width = program.reg_bits[d as usize];
                             let signed = match &program.insts[pc].op {
@@ -322,7 +329,7 @@ impl PtxBlock<'_> {
                 Access::Store(srcs) => {
                     for (k, s) in srcs.iter().enumerate() {
                         let v = warp.regs[*s as usize][l] & ones(8 * elem);
-                        self.write(who, pc, warp.index, l, places[l], k as u64, elem, v)?;
+                        self.write(who, pc, warp.index, l, places[l], k as u64, elem, v, strong)?;
                     }
                 }
                 Access::Atomic { op, ty, d, b, c } => {
@@ -350,16 +357,17 @@ impl PtxBlock<'_> {
         place: Place,
         k: u64,
         elem: u32,
+        strong: bool,
     ) -> Result<u64, Stop> {
         let at = k * u64::from(elem);
         Ok(match place {
             Place::Global { buffer, offset } => {
                 let mem = Self::global_mem(buffer);
-                self.run.read(who, pc, l, mem, offset + at, elem)?
+                self.run.read(who, pc, l, mem, offset + at, elem, strong)?
             }
             Place::Shared(abs) => {
                 let (mem, rel) = self.shared_mem(abs);
-                self.run.read(who, pc, l, mem, rel + at, elem)?
+                self.run.read(who, pc, l, mem, rel + at, elem, strong)?
             }
             Place::Local(off) => {
                 let base = self.local_base(warp, l);
@@ -384,18 +392,19 @@ impl PtxBlock<'_> {
         k: u64,
         elem: u32,
         value: u64,
+        strong: bool,
     ) -> Result<(), Stop> {
         let at = k * u64::from(elem);
         match place {
             Place::Global { buffer, offset } => {
                 let mem = Self::global_mem(buffer);
                 self.run
-                    .write(who, pc, l, mem, offset + at, elem, value, false)
+                    .write(who, pc, l, mem, offset + at, elem, value, false, strong)
             }
             Place::Shared(abs) => {
                 let (mem, rel) = self.shared_mem(abs);
                 self.run
-                    .write(who, pc, l, mem, rel + at, elem, value, false)
+                    .write(who, pc, l, mem, rel + at, elem, value, false, strong)
             }
             Place::Local(off) => {
                 let at = self.local_base(warp, l) + (off + at) as usize;
@@ -448,7 +457,8 @@ impl PtxBlock<'_> {
                 self.run.initcheck(who, pc, l, mem, rel, size)?;
                 let old = read_bytes(&self.run.shared, abs as usize, size);
                 let new = rmw(op, ty, false, old, b, c);
-                self.run.write(who, pc, l, mem, rel, size, new, true)?;
+                self.run
+                    .write(who, pc, l, mem, rel, size, new, true, false)?;
                 Ok(old)
             }
             // Atomics on other spaces are refused when decoding; a generic address in local

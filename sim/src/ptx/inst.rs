@@ -468,12 +468,16 @@ pub(crate) enum Op {
         ty: Ty,
         dsts: Vec<Option<R>>,
         addr: Addr,
+        /// `.relaxed`, `.acquire` or `.volatile`: a strong load (racecheck).
+        strong: bool,
     },
+    /// `st`; `strong`: `.relaxed`, `.release` or `.volatile`.
     St {
         space: MemSpace,
         ty: Ty,
         srcs: Vec<R>,
         addr: Addr,
+        strong: bool,
     },
     /// `atom` (`d` is `None` for `red`).
     Atom {
