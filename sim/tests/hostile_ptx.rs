@@ -150,3 +150,69 @@ fn hostile_float_operands_and_modifiers_never_panic() {
         }
     }
 }
+
+#[test]
+fn malformed_integer_forms_are_refused_with_their_line_never_a_panic() {
+    // Wrong operand counts, missing or contradictory modes, bad types and immediates for the
+    // 24-bit multiplies, carry chains, bit-mask, dot-product, permute, funnel-shift and `lop3`
+    // forms: each one is refused naming its line (14) — or, where the form is valid, runs.
+    let lines = [
+        "mul24.lo.u32 %r1, %r1;",
+        "mul24.lo.u32 %r1, %r1, %r1, %r1;",
+        "mul24.lo.hi.u32 %r1, %r1, %r1;",
+        "mul24.lo.f32 %r1, %r1, %r1;",
+        "mad24.lo.u32 %r1, %r1, %r1;",
+        "mad24.hi.sat.u32 %r1, %r1, %r1, %r1;",
+        "add.cc %r1, %r1, %r1;",
+        "add.cc.u8 %r1, %r1, %r1;",
+        "addc.cc.b32 %r1, %r1, %r1;",
+        "addc.u32 %r1, %r1;",
+        "subc.cc.s64 %rd1, %rd1;",
+        "sub.cc.f64 %rd1, %rd1, %rd1;",
+        "mad.cc.u32 %r1, %r1, %r1, %r1;",
+        "madc.lo.cc.u32 %r1, %r1, %r1;",
+        "madc.wide.u32 %rd1, %r1, %r1, %rd1;",
+        "madc.hi.cc.u16 %rs1, %rs1, %rs1, %rs1;",
+        "bmsk.b32 %r1, %r1, %r1;",
+        "bmsk.clamp.u32 %r1, %r1, %r1;",
+        "bmsk.wrap.b32 %r1, %r1;",
+        "szext.clamp.b32 %r1, %r1, %r1;",
+        "szext.wrap.s64 %rd1, %rd1, %rd1;",
+        "szext.s32 %r1, %r1, %r1;",
+        "fns.b32 %r1, %r1, %r1;",
+        "fns.b64 %rd1, %rd1, %rd1, %rd1;",
+        "dp4a.s32 %r1, %r1, %r1, %r1;",
+        "dp4a.s32.s32.s32 %r1, %r1, %r1, %r1;",
+        "dp2a.s32.s32 %r1, %r1, %r1, %r1;",
+        "dp2a.lo.s32.f32 %r1, %r1, %r1, %r1;",
+        "prmt.b32.f4e %r1, %r1, %r1;",
+        "prmt.b32.nope %r1, %r1, %r1, %r1;",
+        "prmt.b16.rc8 %rs1, %rs1, %rs1, %rs1;",
+        "shf.l.clamp.b64 %rd1, %rd1, %rd1, %rd1;",
+        "shf.l.r.clamp.b32 %r1, %r1, %r1, %r1;",
+        "shf.r.wrap.b32 %r1, %r1, %r1;",
+        "lop3.b32 %r1, %r1, %r1, %r1, -1;",
+        "lop3.b32 %r1, %r1, %r1, %r1, 0.5;",
+        "lop3.xor.b32 %r1|%p1, %r1, %r1, %r1, 3, %p1;",
+        "lop3.and.b32 %r1|%p1, %r1, %r1, %r1, 3;",
+        "lop3.or.b32 %r1, %r1, %r1, %r1, 3, %p1;",
+        "sad.b32 %r1, %r1, %r1, %r1;",
+        "sad.u32 %r1, %r1, %r1;",
+        "mad.hi.sat.s64 %rd1, %rd1, %rd1, %rd1;",
+    ];
+    for line in lines {
+        let body = format!(
+            ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .b16 %rs<2>;\n.reg .pred %p<2>;\n\n{line}"
+        );
+        let e = load_and_run(&body).expect_err(line);
+        assert!(e.to_string().starts_with("line 14: "), "{line}: {e}");
+    }
+    // The valid forms beside them run.
+    let valid = "add.cc.u32 %r1, %r1, 1;\naddc.cc.u32 %r1, %r1, %r1;\nmadc.hi.cc.u64 %rd1, %rd1, %rd1, %rd1;\n\
+                 bmsk.clamp.b32 %r1, 40, %r1;\nfns.b32 %r1, -1, 77, -2147483648;\n\
+                 lop3.and.b32 %r1|%p1, %r1, %r1, %r1, 255, !%p1;";
+    load_and_run(&format!(
+        ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n{valid}"
+    ))
+    .expect("valid forms run");
+}

@@ -157,24 +157,24 @@ fn a_store_past_the_buffer_is_error_700_and_one_inside_is_done() {
 fn an_instruction_it_does_not_implement_is_named_with_its_line() {
     let text = STORE.replace(
         "    add.u32 %r3, %r2, %r1;",
-        "    sad.u32 %r3, %r2, %r1, %r1;",
+        "    vabsdiff4.u32.u32.u32.add %r3, %r2, %r1, %r1;",
     );
-    let err = PtxKernel::load(&text, "store").expect_err("sad is not implemented");
+    let err = PtxKernel::load(&text, "store").expect_err("vabsdiff4 is not implemented");
     match &err {
         PtxError::Unsupported { line, text, .. } => {
             assert_eq!(*line, 16);
-            assert_eq!(text, "sad.u32 %r3, %r2, %r1, %r1;");
+            assert_eq!(text, "vabsdiff4.u32.u32.u32.add %r3, %r2, %r1, %r1;");
         }
         other => panic!("{other}"),
     }
     assert!(err
         .to_string()
-        .starts_with("line 16: `sad.u32 %r3, %r2, %r1, %r1;`"));
+        .starts_with("line 16: `vabsdiff4.u32.u32.u32.add %r3, %r2, %r1, %r1;`"));
 
     // A modifier it does not implement is refused too, never guessed.
-    let text = STORE.replace("add.u32 %r3", "add.cc.u32 %r3");
-    let err = PtxKernel::load(&text, "store").expect_err(".cc is not implemented");
-    assert!(err.to_string().contains("`.cc`"), "{err}");
+    let text = STORE.replace("add.u32 %r3, %r2, %r1", "min.relu.s32 %r3, %r2, %r1");
+    let err = PtxKernel::load(&text, "store").expect_err(".relu is not implemented");
+    assert!(err.to_string().contains("`.relu`"), "{err}");
 
     // Real compiler output: Triton's matmul uses ldmatrix.
     let matmul = corpus("matmul.triton39.sm80.ptx");

@@ -10,7 +10,7 @@ use super::decode_float::imm_of;
 use super::inst::{BoolOp, Cmp, CmpTy, Half, Int, IntBin, IntUn, Op, Timer, Ty};
 
 /// The one type modifier of an instruction.
-fn one_type(mods: &mut Mods) -> Result<DataType, String> {
+pub(crate) fn one_type(mods: &mut Mods) -> Result<DataType, String> {
     match mods.types().as_slice() {
         [t] => Ok(*t),
         [] => Err("no type modifier".into()),
@@ -69,17 +69,11 @@ impl Decoder<'_> {
                     e: self.src(e, Imm::Int)?,
                 }
             }
-            "prmt" => {
-                if one_type(&mut mods)? != DataType::B32 {
-                    return Err("prmt is `.b32` only".into());
-                }
-                let [d, a, b, c] = operands::<4>(inst)?;
-                Op::Prmt {
-                    d: self.dst(d, 32)?,
-                    a: self.src(a, Imm::Int)?,
-                    b: self.src(b, Imm::Int)?,
-                    c: self.src(c, Imm::Int)?,
-                }
+            "prmt" | "mul24" | "mad24" | "addc" | "subc" | "madc" | "bmsk" | "szext" | "fns"
+            | "dp4a" | "dp2a" | "shf" | "lop3" | "sad" => self.int_form(inst, &mut mods)?,
+            "add" | "sub" | "mad" if mods.has("cc") => self.int_form(inst, &mut mods)?,
+            "mad" if mods.has("sat") && !mods.has("f32") && !mods.has("f64") => {
+                self.int_form(inst, &mut mods)?
             }
             "fma" => self.fma(inst, &mut mods)?,
             "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => self.approx(inst, &mut mods)?,
@@ -358,7 +352,7 @@ impl Decoder<'_> {
 }
 
 /// The register of a `p|q` pair as an operand of its own.
-fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
+pub(crate) fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
     Operand {
         pos: at.pos,
         kind: OperandKind::Register(r.clone()),

@@ -19,7 +19,7 @@ fn special(bits: u64) -> bool {
 impl PtxBlock<'_> {
     /// Writes `value(lane)` to register `d` on `mask`'s lanes, at the register's width (results of
     /// a signed type narrower than the register sign-extend when `signed_bits` says so).
-    fn put(
+    pub(super) fn put(
         &self,
         warp: &mut PtxWarp,
         d: R,
@@ -128,6 +128,7 @@ impl PtxBlock<'_> {
                     exec_int::bfi(bits, a[l], b[l], c[l], e[l])
                 });
             }
+            Op::IntX(ref x) => self.exec_intx(warp, x, mask),
             Op::Prmt { d, a, b, c } => {
                 let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
                 self.put(warp, d, mask, None, |l| exec_int::prmt(a[l], b[l], c[l]));

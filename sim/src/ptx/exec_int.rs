@@ -106,7 +106,7 @@ pub(crate) fn int_un(op: IntUn, ty: Int, a: u64) -> u64 {
 }
 
 /// The high half of the full product of `a` and `b` (both of type `ty`).
-fn high_product(ty: Int, a: u64, b: u64) -> u64 {
+pub(crate) fn high_product(ty: Int, a: u64, b: u64) -> u64 {
     let n = ty.bits;
     let p = if ty.signed {
         (ty.value(a) * ty.value(b)) >> n // |a·b| < 2^126

@@ -398,6 +398,8 @@ pub(crate) enum Op {
         c: R,
         e: R,
     },
+    /// `mul24`, carry chains, `bmsk`, `dp4a`, `shf`, `lop3`, … (`inst_int.rs`).
+    IntX(super::inst_int::IntX),
     /// `prmt.b32` (the generic form).
     Prmt {
         d: R,

@@ -25,14 +25,17 @@
 //!   memory have generic windows (`address.rs`); every access is checked for alignment (716) and
 //!   bounds (700) before it happens. `membar`/`fence` are no-ops: the simulator is sequentially
 //!   consistent (every access is performed in program order, lanes in ascending order).
-//! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`); `f32`
+//! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`; the
+//!   24-bit multiplies, bit-mask, dot-product, funnel-shift and `lop3` forms in `exec_bits.rs`, the
+//!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
 //!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
 //!   rounding direction (`round.rs`).
 //!
-//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_float.rs`, `decode_mem.rs`, `approx.rs`,
-//! `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs` (the decoded form), `block.rs` (warps,
-//! scheduling, barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_float.rs`, `exec_f64.rs`,
-//! `round.rs`), `exec_mem.rs`, `exec_warp.rs`, `address.rs`.
+//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`, `decode_mem.rs`,
+//! `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs` and `inst_int.rs` (the decoded
+//! form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`,
+//! `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`,
+//! `exec_warp.rs`, `address.rs`.
 
 mod address;
 mod approx;
@@ -41,14 +44,18 @@ mod cfg;
 mod decode;
 mod decode_alu;
 mod decode_float;
+mod decode_int;
 mod decode_mem;
 mod exec_alu;
+mod exec_bits;
+mod exec_ext;
 mod exec_f64;
 mod exec_float;
 mod exec_int;
 mod exec_mem;
 mod exec_warp;
 mod inst;
+mod inst_int;
 mod layout;
 mod registers;
 mod round;

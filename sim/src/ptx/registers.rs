@@ -101,6 +101,8 @@ pub(crate) struct Registers {
     pub init: Vec<(R, Init)>,
     consts: HashMap<u64, R>,
     specials: HashMap<Special, R>,
+    /// The condition code `CC.CF` of the carry chains (`exec_ext.rs`), once an instruction uses it.
+    carry: Option<R>,
 }
 
 /// The width of a register of type `ty`.
@@ -193,6 +195,16 @@ impl Registers {
         let r = self.fresh(64);
         self.consts.insert(bits, r);
         self.init.push((r, Init::Const(bits)));
+        r
+    }
+
+    /// The one-bit register holding each lane's `CC.CF` (0 when the warp starts).
+    pub fn carry(&mut self) -> R {
+        if let Some(r) = self.carry {
+            return r;
+        }
+        let r = self.fresh(1);
+        self.carry = Some(r);
         r
     }
 
