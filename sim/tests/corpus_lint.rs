@@ -16,8 +16,8 @@ use std::path::Path;
 use warpforge_analysis::{lint_ptx, Severity};
 
 /// Warning findings per file, ×10, rounded up, when the corpus was last changed (a ceiling: lower
-/// it when the linter improves): 166 warnings in 52 files (3.19) when the corpus was added.
-const MAX_WARNINGS_PER_FILE_X10: usize = 32;
+/// it when the linter improves): 166 warnings in 66 files (2.52) when the corpus was added.
+const MAX_WARNINGS_PER_FILE_X10: usize = 26;
 
 #[derive(Default)]
 struct Part {
