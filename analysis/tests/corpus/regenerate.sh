@@ -3,6 +3,7 @@
 #
 #   analysis/tests/corpus/regenerate.sh            # install the compilers if missing, rebuild all
 #   WARPFORGE_CORPUS_TOOLS=/opt/wf regenerate.sh   # where the compilers live (default /work/tools)
+#   WARPFORGE_CORPUS_INSTALL_ONLY=1 regenerate.sh  # only install the compilers
 #
 # Needs: bash, python3 (3.10-3.13) with pip, unzip, g++ (nvcc's host compiler), network
 # access to PyPI on the first run. No GPU and no CUDA install: the compilers come from PyPI wheels:
@@ -69,6 +70,8 @@ install_tools() {
 }
 
 install_tools
+# The simulator corpus (corpus/regenerate.sh at the repository root) uses the same compilers.
+[[ -n "${WARPFORGE_CORPUS_INSTALL_ONLY:-}" ]] && exit 0
 
 # ---- staging ---------------------------------------------------------------------------------
 rm -rf "$STAGE"
