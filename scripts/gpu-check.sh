@@ -37,7 +37,7 @@ MODE=${1:-all}
 PAGE_BYTES=4096
 CARRY_LIMIT=$((64 << 20)) # what travels to the device machine: working tree + carried folders
 BINARIES=(warpforge gpu_batch test_gpu_batch test_reference_gpu_batch_doc test_cli_run_backends
-  test_differential test_ptx_corpus_cuda)
+  test_differential test_ptx_corpus_cuda test_corpus_cuda)
 
 say() { echo "gpu-check: $*"; }
 err() { echo "gpu-check: $*" >&2; }
@@ -97,8 +97,8 @@ build() {
   local json exe t
   json=$(mktemp)
   cargo test --release --test gpu_batch --test reference_gpu_batch_doc --test cli_run_backends \
-    --test differential --test ptx_corpus_cuda --no-run --message-format=json > "$json"
-  for t in gpu_batch reference_gpu_batch_doc cli_run_backends differential ptx_corpus_cuda; do
+    --test differential --test ptx_corpus_cuda --test corpus_cuda --no-run --message-format=json > "$json"
+  for t in gpu_batch reference_gpu_batch_doc cli_run_backends differential ptx_corpus_cuda corpus_cuda; do
     exe=$(test_executable "$json" "$t")
     if [[ -z $exe || ! -x $exe ]]; then
       rm -f "$json"
@@ -183,7 +183,7 @@ run() {
   COMBINED=$RESULTS/gpu-check.log
   SUMMARY=$RESULTS/gpu-check-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda batch batch-no-async
+  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda batch batch-no-async
     cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
@@ -210,6 +210,8 @@ run() {
     random_kernels_give_identical_buffers_on_sim_and_cuda --nocapture
   # Other compilers' PTX (the lint corpus: nvcc 13, NVRTC 12.9) on the GPU against the PTX simulator.
   step ptx-corpus-cuda "$BIN/test_ptx_corpus_cuda" --nocapture
+  # corpus/ (every launch file): integers bit-identical to the simulator, floats within their bounds.
+  step corpus-cuda "$BIN/test_corpus_cuda" --nocapture
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"

@@ -1,0 +1,257 @@
+//! The corpus's launch files (`corpus/launch/<id>.json`) and what the tests do with them: the model
+//! ([`Entry`], [`Param`], [`Init`], [`Compare`]), the seeded input generators (mirrored by
+//! `corpus/tools/corpus.py`) and the output comparison. Shared by `sim/tests/corpus_run.rs` (the
+//! simulator) and the root crate's `tests/corpus_cuda.rs` (a GPU against the simulator).
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+pub struct Entry {
+    pub id: String,
+    pub ptx: String,
+    pub compiler: String,
+    pub arch: String,
+    pub heldout: bool,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared: u32,
+    pub params: Vec<Param>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Param {
+    Scalar {
+        #[serde(rename = "type")]
+        ty: String,
+        value: serde_json::Number,
+    },
+    Buffer {
+        name: String,
+        #[serde(rename = "type")]
+        ty: String,
+        len: usize,
+        init: Init,
+        output: bool,
+        #[serde(default)]
+        writable: bool,
+        expected: Option<String>,
+        compare: Option<Compare>,
+    },
+}
+
+/// How a buffer is filled (see `corpus/tools/corpus.py`, which mirrors this).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub enum Init {
+    Zeros {
+        #[allow(dead_code)]
+        zeros: bool,
+    },
+    Fill {
+        fill: f64,
+    },
+    Iota {
+        iota: f64,
+        step: f64,
+    },
+    File {
+        file: String,
+    },
+    Random {
+        splitmix64: u64,
+        dist: String,
+        #[serde(default)]
+        lo: f64,
+        #[serde(default)]
+        hi: f64,
+    },
+}
+
+/// How an output is compared: `exact` (bytes), or `float` (see [`mismatch`]); elements listed in
+/// `ignore` are not compared (their value depends on the order of atomics).
+#[derive(Deserialize, Default)]
+pub struct Compare {
+    pub mode: String,
+    #[serde(default, rename = "abs")]
+    pub abs_tol: f64,
+    #[serde(default)]
+    pub rel: f64,
+    #[serde(default)]
+    pub ulp: u64,
+    #[serde(default)]
+    pub ignore: Vec<usize>,
+}
+
+/// A splitmix64 stream.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+pub fn width(ty: &str) -> usize {
+    match ty {
+        "u8" | "i8" => 1,
+        "u16" | "i16" | "f16" => 2,
+        "u32" | "i32" | "f32" => 4,
+        "u64" | "i64" | "f64" => 8,
+        _ => panic!("unknown element type `{ty}`"),
+    }
+}
+
+/// `v` as one element of type `ty`, little-endian (integers wrap like numpy's `astype`; floats
+/// round to nearest).
+pub fn element(ty: &str, v: f64, int: Option<i128>) -> Vec<u8> {
+    let i = int.unwrap_or(v as i128);
+    match ty {
+        "f32" => (v as f32).to_le_bytes().to_vec(),
+        "f64" => v.to_le_bytes().to_vec(),
+        "f16" => panic!("f16 buffers are given as files"),
+        _ => i.to_le_bytes()[..width(ty)].to_vec(),
+    }
+}
+
+pub fn generate(dir: &Path, init: &Init, ty: &str, len: usize) -> Vec<u8> {
+    let w = width(ty);
+    match init {
+        Init::Zeros { .. } => vec![0; len * w],
+        Init::Fill { fill } => (0..len).flat_map(|_| element(ty, *fill, None)).collect(),
+        Init::Iota { iota, step } => (0..len)
+            .flat_map(|i| element(ty, iota + i as f64 * step, None))
+            .collect(),
+        Init::File { file } => std::fs::read(dir.join(file)).expect("an input file"),
+        Init::Random {
+            splitmix64,
+            dist,
+            lo,
+            hi,
+        } => {
+            let mut rng = SplitMix(*splitmix64);
+            (0..len)
+                .flat_map(|_| {
+                    let z = rng.next();
+                    match dist.as_str() {
+                        "int" => {
+                            let k = *lo as i128 + i128::from(z % ((hi - lo) as u64));
+                            element(ty, k as f64, Some(k))
+                        }
+                        "uniform" => {
+                            let u = (z >> 11) as f64 / 9_007_199_254_740_992.0;
+                            element(ty, lo + (hi - lo) * u, None)
+                        }
+                        "bits" => z.to_le_bytes()[..w].to_vec(),
+                        other => panic!("unknown distribution `{other}`"),
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+pub fn scalar_bits(ty: &str, value: &serde_json::Number) -> u64 {
+    match ty {
+        "f32" => u64::from((value.as_f64().expect("a number") as f32).to_bits()),
+        "f64" => value.as_f64().expect("a number").to_bits(),
+        _ => {
+            let v = value
+                .as_i64()
+                .map(|v| v as u64)
+                .or(value.as_u64())
+                .expect("an integer");
+            match width(ty) {
+                8 => v,
+                w => v & ((1u64 << (8 * w)) - 1),
+            }
+        }
+    }
+}
+
+/// Where `got` and `want` (elements of `ty`) differ beyond `cmp`: the first such element.
+/// `multiset`: the same elements in any order (atomically appended outputs).
+pub fn mismatch(ty: &str, got: &[u8], want: &[u8], cmp: &Compare) -> Option<String> {
+    let w = width(ty);
+    if cmp.mode == "multiset" {
+        let sorted = |b: &[u8]| {
+            let mut v: Vec<Vec<u8>> = b.chunks(w).map(<[u8]>::to_vec).collect();
+            v.sort_unstable();
+            v
+        };
+        return (sorted(got) != sorted(want))
+            .then(|| "not the same elements (in any order) as expected".to_owned());
+    }
+    for (i, (g, e)) in got.chunks(w).zip(want.chunks(w)).enumerate() {
+        if cmp.ignore.contains(&i) {
+            continue;
+        }
+        let ok = match (cmp.mode.as_str(), ty) {
+            ("multiset", _) => true, // compared as a whole below
+            ("float", "f32" | "f64") => {
+                let (gv, ev, gi, ei) = if ty == "f32" {
+                    let (g, e) = (f32_of(g), f32_of(e));
+                    (
+                        f64::from(g),
+                        f64::from(e),
+                        i128::from(ordered32(g)),
+                        i128::from(ordered32(e)),
+                    )
+                } else {
+                    let (g, e) = (f64_of(g), f64_of(e));
+                    (g, e, ordered64(g), ordered64(e))
+                };
+                (gv.is_nan() && ev.is_nan())
+                    || gv == ev
+                    || (gv - ev).abs() <= cmp.abs_tol + cmp.rel * ev.abs()
+                    || gi.abs_diff(ei) <= u128::from(cmp.ulp)
+            }
+            _ => g == e,
+        };
+        if !ok {
+            let show = |b: &[u8]| match ty {
+                "f32" => format!("{}", f32_of(b)),
+                "f64" => format!("{}", f64_of(b)),
+                _ => format!("{b:02x?}"),
+            };
+            return Some(format!("element {i}: got {}, want {}", show(g), show(e)));
+        }
+    }
+    None
+}
+
+pub fn f32_of(b: &[u8]) -> f32 {
+    f32::from_le_bytes(b.try_into().expect("4 bytes"))
+}
+
+pub fn f64_of(b: &[u8]) -> f64 {
+    f64::from_le_bytes(b.try_into().expect("8 bytes"))
+}
+
+/// Float bits mapped to integers in the order of the floats (ulp distance = difference).
+pub fn ordered32(x: f32) -> i64 {
+    let b = i64::from(x.to_bits() as i32);
+    if b < 0 {
+        i64::from(i32::MIN) - b
+    } else {
+        b
+    }
+}
+
+pub fn ordered64(x: f64) -> i128 {
+    let b = i128::from(x.to_bits() as i64);
+    if b < 0 {
+        i128::from(i64::MIN) - b
+    } else {
+        b
+    }
+}
