@@ -59,11 +59,11 @@ fn not_passing(dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-/// An entry's buffers (initial bytes, written back or not) and its parameters for both runs.
-fn arguments(
-    dir: &std::path::Path,
-    e: &Entry,
-) -> (Vec<(Vec<u8>, bool)>, Vec<PtxArg>, Vec<PtxValue>) {
+/// An entry's buffers: initial bytes, and whether they come back.
+type Buffers = Vec<(Vec<u8>, bool)>;
+
+/// An entry's buffers and its parameters for both runs.
+fn arguments(dir: &std::path::Path, e: &Entry) -> (Buffers, Vec<PtxArg>, Vec<PtxValue>) {
     let (mut data, mut sim, mut gpu) = (Vec::new(), Vec::new(), Vec::new());
     for p in &e.params {
         match p {
