@@ -70,6 +70,12 @@ pub enum FindingKind {
     /// still running came back to a state it had been in, with no byte of memory changed in between
     /// and no other block running. The block stops.
     Deadlock,
+    /// A call past the simulator's limits on calls in progress (depth, or bytes of frames per
+    /// thread or per block): unbounded recursion? The block stops.
+    StackOverflow,
+    /// A `brx.idx` whose index is past its `.branchtargets` list (undefined in the PTX ISA). The
+    /// block stops.
+    BranchIndex,
 }
 
 impl FindingKind {
@@ -83,7 +89,10 @@ impl FindingKind {
             | FindingKind::CollectiveMask
             | FindingKind::ShuffleOutsideMask => Check::Synccheck,
             FindingKind::SharedRace | FindingKind::GlobalRace => Check::Racecheck,
-            FindingKind::StepLimit | FindingKind::Deadlock => Check::Launch,
+            FindingKind::StepLimit
+            | FindingKind::Deadlock
+            | FindingKind::StackOverflow
+            | FindingKind::BranchIndex => Check::Launch,
         }
     }
 
@@ -100,6 +109,8 @@ impl FindingKind {
             FindingKind::GlobalRace => "global-race",
             FindingKind::StepLimit => "step-limit",
             FindingKind::Deadlock => "deadlock",
+            FindingKind::StackOverflow => "stack-overflow",
+            FindingKind::BranchIndex => "branch-index",
         }
     }
 
@@ -122,6 +133,8 @@ impl FindingKind {
                 | FindingKind::CollectiveMask
                 | FindingKind::StepLimit
                 | FindingKind::Deadlock
+                | FindingKind::StackOverflow
+                | FindingKind::BranchIndex
         )
     }
 }

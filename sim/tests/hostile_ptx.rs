@@ -216,3 +216,112 @@ fn malformed_integer_forms_are_refused_with_their_line_never_a_panic() {
     ))
     .expect("valid forms run");
 }
+
+/// A module of `funcs` (`.func` definitions) and an entry `k(.param .u64 p)` whose body is `body`.
+fn with_funcs(funcs: &str, body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n\n{funcs}\n.visible .entry k(\n    .param .u64 p\n)\n{{\n{body}\nret;\n}}\n"
+    )
+}
+
+/// The line of the first line of `text` holding `needle`.
+fn line_of(text: &str, needle: &str) -> u32 {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("present") as u32
+        + 1
+}
+
+/// The refusal of `text`'s entry `k`: (line, message).
+fn refusal(text: &str) -> (u32, String) {
+    let e = PtxKernel::load(text, "k").expect_err("refused");
+    let PtxError::Unsupported { line, .. } = &e else {
+        panic!("{e}")
+    };
+    (*line, e.to_string())
+}
+
+#[test]
+fn unbounded_recursion_is_a_finding_not_a_host_stack_overflow() {
+    // A function calling itself forever, with a 4 KiB `.local` frame: the per-thread stack limit
+    // stops it (a finding), as a frame-less one meets the depth limit; neither recurses on the host.
+    for local in ["", ".local .align 8 .b8 big[4096];"] {
+        let f = format!(".func f()\n{{\n{local}\ncall.uni f;\nret;\n}}\n");
+        let text = with_funcs(&f, "call.uni f;");
+        let kernel = PtxKernel::load(&text, "k").expect("loads");
+        let mut buffer = vec![0u8; 256];
+        let launch = PtxLaunch {
+            grid: [1, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared: 0,
+        };
+        let buffers = &mut [BufferArg::ReadWrite(&mut buffer)];
+        let report = run(
+            &kernel,
+            &launch,
+            &[PtxArg::Buffer],
+            buffers,
+            &SimOptions::default(),
+        )
+        .expect("runs");
+        let f = report.findings.first().expect("a finding");
+        assert_eq!(f.kind.name(), "stack-overflow", "{f:?}");
+        assert!(f.detail.contains("the simulator's limit"), "{}", f.detail);
+        let line = format!("line {}", line_of(&text, "call.uni f;"));
+        assert!(f.statement.contains(&line), "{} {line}", f.statement);
+    }
+}
+
+#[test]
+fn a_call_of_an_undefined_function_is_refused_with_its_line() {
+    let text = with_funcs("", "call.uni nowhere;");
+    let (line, m) = refusal(&text);
+    assert_eq!(line, line_of(&text, "nowhere"), "{m}");
+    assert!(m.contains("no function `nowhere`"), "{m}");
+    let declared = ".extern .func elsewhere(.param .b32 x);";
+    let text = with_funcs(declared, "call.uni elsewhere, (1);");
+    let (line, m) = refusal(&text);
+    assert_eq!(line, line_of(&text, "call.uni elsewhere"), "{m}");
+    assert!(m.contains("declared but not defined"), "{m}");
+    let (_, m) = refusal(&with_funcs("", "call.uni k;"));
+    assert!(m.contains("is an `.entry`"), "{m}");
+}
+
+#[test]
+fn mismatched_call_arguments_are_refused_with_their_line() {
+    let f =
+        ".func (.param .b32 r) f(.param .b32 a, .param .b32 b)\n{\nst.param.b32 [r], 0;\nret;\n}\n";
+    let cases = [
+        (
+            "call.uni (%x), f, (1);",
+            "`f` has 2 parameters, the call gives 1",
+        ),
+        (
+            "call.uni f, (1, 2);",
+            "`f` has 1 return parameters, the call gives 0",
+        ),
+        (
+            "{\n.param .b64 q;\ncall.uni (%x), f, (q, 2);\n}",
+            "`q` has 8 bytes, parameter `a` of `f` 4",
+        ),
+        (
+            "call.uni (%x), f, (nothing, 2);",
+            "`nothing` is not a `.param` variable",
+        ),
+        ("call.uni (%x), f, (1, 2), f;", "unexpected operand"),
+        ("brx.idx %x, nolist;", "no `.branchtargets` list `nolist`"),
+    ];
+    for (call, want) in cases {
+        let body = format!(".reg .b32 %x;\n{call}");
+        let text = with_funcs(f, &body);
+        let (line, m) = refusal(&text);
+        assert!(m.contains(want), "{call}: {m}");
+        let inst = call
+            .lines()
+            .find(|l| l.starts_with("call") || l.starts_with("brx"));
+        assert_eq!(line, line_of(&text, inst.unwrap_or(call)), "{m}");
+    }
+    let reg = ".func g(.reg .b32 a)\n{\nret;\n}\n";
+    let (_, m) = refusal(&with_funcs(reg, "call.uni g, (1);"));
+    assert!(m.contains("`.reg` parameter"), "{m}");
+}

@@ -44,14 +44,34 @@ pub(crate) struct PtxWarp {
     pub step: u64,
     /// The warp ends its turn after this instruction (`nanosleep`): other warps run first.
     pub yield_turn: bool,
+    /// Each lane's calls in progress, innermost last (`exec_call.rs`).
+    pub frames: Vec<Vec<Frame>>,
+}
+
+/// A call in progress on one lane.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    /// The `call` instruction.
+    pub call: u32,
+    /// The length of the thread's local memory before the call, and the callee's frame base.
+    pub below: u32,
+    pub base: u32,
+    /// The caller's frame base.
+    pub caller_base: u32,
+    /// The thread's bytes of frames and saved registers with this call's.
+    pub used: u64,
+    /// The callee's registers as they were before the call (restored at `ret`).
+    pub saved: Box<[u64]>,
 }
 
 /// A block being executed.
 pub(crate) struct PtxBlock<'a> {
     pub run: BlockRun<'a, LaunchState<'a>>,
     pub launch: &'a LaunchState<'a>,
-    /// Each thread's local memory, thread after thread.
-    pub local: Vec<u8>,
+    /// Each thread's local memory: the kernel's frame, then the frames of its calls in progress.
+    pub local: Vec<Vec<u8>>,
+    /// Bytes of local memory and saved registers of every call in progress in the block.
+    pub(super) stack_bytes: u64,
     /// Threads that arrived at each barrier with `bar.arrive` since it last completed.
     pub(super) arrivals: [u32; 16],
 }
@@ -73,11 +93,24 @@ impl<'a> PtxBlock<'a> {
             shared,
             warps,
         );
-        let local = vec![0; launch.program.local_bytes as usize * launch.threads as usize];
+        let frame = launch.program.local_bytes as usize;
+        let local = (0..warps * 32)
+            .map(|t| {
+                vec![
+                    0;
+                    if t < launch.threads as usize {
+                        frame
+                    } else {
+                        0
+                    }
+                ]
+            })
+            .collect();
         PtxBlock {
             run,
             launch,
             local,
+            stack_bytes: 0,
             arrivals: [0; 16],
         }
     }
@@ -133,6 +166,7 @@ impl<'a> PtxBlock<'a> {
             state: WarpState::Running,
             step: 0,
             yield_turn: false,
+            frames: vec![Vec::new(); 32],
         }
     }
 
@@ -188,6 +222,12 @@ impl<'a> PtxBlock<'a> {
                 if lanes != active {
                     warp.stack.advance();
                 }
+            }
+            Op::Call { .. } | Op::Ret | Op::Brx { .. } => {
+                warp.step += 1;
+                self.run.counters.control += 1;
+                self.run.counters.active_lanes += count;
+                self.exec_call(warp, pc, active, lanes)?;
             }
             Op::Bar { .. } => self.exec_barrier(warp, pc, active, lanes)?,
             op if op.sync_mask().is_some() => self.exec_collective(warp, pc, active, lanes)?,

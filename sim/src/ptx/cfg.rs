@@ -17,6 +17,11 @@ pub(crate) enum Flow {
     Branch { target: u32, conditional: bool },
     /// To the exit, and also to the next instruction when `conditional`.
     Exit { conditional: bool },
+    /// To each of `targets` (`brx.idx`), and also to the next instruction when `conditional`.
+    Multi {
+        targets: Vec<u32>,
+        conditional: bool,
+    },
 }
 
 /// The immediate post-dominator of each of `n` instructions with the given `flows` ([`EXIT`] for
@@ -45,6 +50,18 @@ pub(crate) fn post_dominators(flows: &[Flow]) -> Vec<u32> {
                 if conditional {
                     s.push(next(i));
                 }
+                s
+            }
+            Flow::Multi {
+                ref targets,
+                conditional,
+            } => {
+                let mut s: Vec<usize> = targets.iter().map(|&t| (t as usize).min(exit)).collect();
+                if conditional {
+                    s.push(next(i));
+                }
+                s.sort_unstable();
+                s.dedup();
                 s
             }
         });

@@ -7,12 +7,13 @@
 use std::collections::HashMap;
 
 use warpforge_ptx::parse::{
-    Address, AddressBase, Block, DataType, FloatImm, Function, Instruction, Module, Operand,
-    OperandKind, Register, StateSpace, Statement,
+    Address, AddressBase, Block, FloatImm, Function, Instruction, Module, Operand, OperandKind,
+    Register, StateSpace, Statement,
 };
 
 use super::cfg::{post_dominators, Flow};
-use super::inst::{Addr, Inst, Int, Op, Ty, R};
+use super::decode_call::{reachable, FrameVar, Func};
+use super::inst::{Addr, Inst, Op, R};
 use super::layout::{Layout, PtxParam, SharedArray};
 use super::registers::{Init, Registers};
 use super::PtxError;
@@ -41,145 +42,52 @@ pub(crate) struct Program {
     /// `.reqntid` and `.maxntid`.
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// The `.func`s the entry calls (`decode_call.rs`), and the `.branchtargets` lists of `brx.idx`
+    /// (instruction indices).
+    pub funcs: Vec<Func>,
+    pub tables: Vec<Vec<u32>>,
+    /// The register holding each lane's frame base in its local memory (0 in the entry).
+    pub frame_reg: R,
 }
 
 /// The decoder's state.
 pub(crate) struct Decoder<'m> {
     pub regs: Registers,
     pub layout: &'m Layout,
+    pub module: &'m Module,
     insts: Vec<Inst>,
     lines: Vec<u32>,
     texts: Vec<String>,
+    /// The current function's labels and `.branchtargets` lists.
     labels: HashMap<String, u32>,
-    /// Branches waiting for their label: (instruction, label, line, text).
+    lists: HashMap<String, Vec<String>>,
+    /// The label just defined (a `.branchtargets` list takes it as its name).
+    last_label: Option<String>,
+    /// Branches waiting for their label: (instruction, label).
     branches: Vec<(usize, String)>,
+    /// `brx.idx` waiting for its list: (instruction, list label).
+    pub brx_pending: Vec<(usize, String)>,
+    pub tables: Vec<Vec<u32>>,
     pub global_atomics: bool,
+    /// Decoding a `.func` (not the entry).
+    pub in_function: bool,
+    pub frame_reg: R,
+    /// The current function's frame variables in scope, innermost scope last; its frame's bytes so
+    /// far and alignment.
+    pub frame_vars: Vec<HashMap<String, FrameVar>>,
+    pub frame_bytes: u32,
+    pub frame_align: u32,
+    /// The called functions, in the order first called.
+    pub funcs: Vec<Func>,
+    pub func_ids: HashMap<String, u32>,
 }
 
-/// The modifiers of an instruction being decoded; each recognised one is taken out, and any left at
-/// the end is unsupported.
-pub(crate) struct Mods {
-    list: Vec<String>,
-}
+pub(crate) use super::decode_mods::{int_type, operands, value_type, Imm, Mods};
 
-impl Mods {
-    pub fn new(inst: &Instruction) -> Mods {
-        Mods {
-            list: inst.modifiers.clone(),
-        }
-    }
-
-    /// Whether modifier `m` is there (without taking it).
-    pub fn has(&self, m: &str) -> bool {
-        self.list.iter().any(|x| x == m)
-    }
-
-    /// Takes `m` if present.
-    pub fn take(&mut self, m: &str) -> bool {
-        match self.list.iter().position(|x| x == m) {
-            Some(i) => {
-                self.list.remove(i);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Takes the first of `options` present.
-    pub fn one_of<'o>(&mut self, options: &[&'o str]) -> Option<&'o str> {
-        let found = options
-            .iter()
-            .copied()
-            .find(|o| self.list.iter().any(|x| x == o))?;
-        self.take(found);
-        Some(found)
-    }
-
-    /// Takes every modifier that is one of `options` (hints the simulator has no use for).
-    pub fn ignore(&mut self, options: &[&str]) {
-        self.list.retain(|m| !options.contains(&m.as_str()));
-    }
-
-    /// Takes every modifier `keep` says is a hint.
-    pub fn ignore_if(&mut self, keep: impl Fn(&str) -> bool) {
-        self.list.retain(|m| !keep(m));
-    }
-
-    /// Takes the data type modifiers, in order.
-    pub fn types(&mut self) -> Vec<DataType> {
-        let mut found = Vec::new();
-        self.list.retain(|m| match DataType::from_name(m) {
-            Some(t) => {
-                found.push(t);
-                false
-            }
-            None => true,
-        });
-        found
-    }
-
-    /// `Err` naming the modifiers left.
-    pub fn finish(self) -> Result<(), String> {
-        match self.list.first() {
-            None => Ok(()),
-            Some(_) => {
-                let names: Vec<String> = self.list.iter().map(|m| format!("`.{m}`")).collect();
-                Err(format!("unsupported modifier {}", names.join(", ")))
-            }
-        }
-    }
-}
-
-/// The `N` operands of `inst`, or an error.
-pub(crate) fn operands<const N: usize>(inst: &Instruction) -> Result<&[Operand; N], String> {
-    inst.operands
-        .as_slice()
-        .try_into()
-        .map_err(|_| format!("expected {N} operands, found {}", inst.operands.len()))
-}
-
-/// An integer type from a PTX type (`.b*`, `.u*`, `.s*`, `.pred`).
-pub(crate) fn int_type(t: DataType) -> Option<Int> {
-    let (bits, signed) = match t {
-        DataType::Pred => (1, false),
-        DataType::B8 | DataType::U8 => (8, false),
-        DataType::S8 => (8, true),
-        DataType::B16 | DataType::U16 => (16, false),
-        DataType::S16 => (16, true),
-        DataType::B32 | DataType::U32 => (32, false),
-        DataType::S32 => (32, true),
-        DataType::B64 | DataType::U64 => (64, false),
-        DataType::S64 => (64, true),
-        _ => return None,
-    };
-    Some(Int { bits, signed })
-}
-
-/// A value type from a PTX type: an integer, `.f32` or `.f64`.
-pub(crate) fn value_type(t: DataType) -> Option<Ty> {
-    match t {
-        DataType::F32 => Some(Ty::F32),
-        DataType::F64 => Some(Ty::F64),
-        other => int_type(other).map(Ty::Int),
-    }
-}
-
-/// What an immediate operand means to its instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Imm {
-    /// Integer bits (also `0f` and `0d` float bits, as they are).
-    Int,
-    /// An `f32`: a decimal or `0d` literal is rounded to the nearest `f32` (the ISA converts a
-    /// 64-bit float constant to the instruction's size); `0f` bits are taken as they are.
-    F32,
-    /// An `f64`: a decimal literal is read as the nearest `f64`, `0d` bits as they are, and `0f`
-    /// bits keep their exact single-precision value (the ISA's rule for `0f` constants).
-    F64,
-}
-
-/// Decodes entry `name` of `module`.
+/// Decodes entry `name` of `module`, and every `.func` it calls.
 pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxError> {
-    let layout = Layout::of(module, entry)?;
+    let called = reachable(module, entry);
+    let layout = Layout::of(module, entry, &called)?;
     let Some(body) = &entry.body else {
         return Err(PtxError::Unsupported {
             line: entry.pos.line,
@@ -187,27 +95,56 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
             message: "the entry has no body (a prototype)".into(),
         });
     };
+    let mut regs = Registers::default();
+    let frame_reg = regs.scratch(64);
     let mut d = Decoder {
-        regs: Registers::default(),
+        regs,
         layout: &layout,
+        module,
         insts: Vec::new(),
         lines: Vec::new(),
         texts: Vec::new(),
         labels: HashMap::new(),
+        lists: HashMap::new(),
+        last_label: None,
         branches: Vec::new(),
+        brx_pending: Vec::new(),
+        tables: Vec::new(),
         global_atomics: false,
+        in_function: false,
+        frame_reg,
+        frame_vars: vec![HashMap::new()],
+        frame_bytes: layout.local_bytes,
+        frame_align: 16,
+        funcs: Vec::new(),
+        func_ids: HashMap::new(),
     };
     d.block(body)?;
-    let flows = d.resolve_branches()?;
-    let ipdom = post_dominators(&flows);
+    if !called.is_empty() {
+        // The entry's end: its threads exit rather than run on into the functions after it.
+        d.push(
+            Op::Exit,
+            entry.pos.line,
+            format!("(the end of `{}`)", entry.name),
+        );
+    }
+    d.resolve_labels()?;
+    let local_bytes = d.frame_bytes;
+    let mut next = 0;
+    while next < d.funcs.len() {
+        d.function(next)?;
+        next += 1;
+    }
+    let ipdom = post_dominators(&d.flows());
     for (i, inst) in d.insts.iter_mut().enumerate() {
-        if let Op::Bra { reconverge, .. } = &mut inst.op {
+        if let Op::Bra { reconverge, .. } | Op::Brx { reconverge, .. } = &mut inst.op {
             *reconverge = ipdom[i];
         }
     }
     let global_atomics = d.global_atomics;
     let (insts, lines, texts) = (d.insts, d.lines, d.texts);
     let (reg_bits, init) = (d.regs.bits, d.regs.init);
+    let (funcs, tables) = (d.funcs, d.tables);
     Ok(Program {
         name: entry.name.clone(),
         insts,
@@ -219,19 +156,64 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         param_bytes: layout.param_bytes,
         shared: layout.shared,
         dynamic_offset: layout.dynamic_offset,
-        local_bytes: layout.local_bytes,
+        local_bytes,
         module_globals: layout.module_globals,
         constants: layout.constants,
         global_atomics,
         reqntid: entry.reqntid(),
         maxntid: entry.maxntid(),
+        funcs,
+        tables,
+        frame_reg,
     })
 }
 
 impl Decoder<'_> {
+    /// `.func` number `k`: its body after the instructions so far, ending in a `ret`.
+    fn function(&mut self, k: usize) -> Result<(), PtxError> {
+        let name = self.funcs[k].name.clone();
+        let module = self.module;
+        let Some(f) = module
+            .functions()
+            .find(|f| f.name == name && f.body.is_some())
+        else {
+            return Ok(()); // `function_id` found it
+        };
+        let Some(body) = &f.body else {
+            return Ok(());
+        };
+        self.funcs[k].start = self.insts.len() as u32;
+        let first = self.regs.bits.len() as u32;
+        self.in_function = true;
+        self.enter_function(k);
+        self.block(body)?;
+        self.push(Op::Ret, f.pos.line, format!("(the end of `{name}`)"));
+        self.resolve_labels()?;
+        let func = &mut self.funcs[k];
+        func.regs = (first, self.regs.bits.len() as u32);
+        func.frame_bytes = self.frame_bytes;
+        func.align = self.frame_align;
+        Ok(())
+    }
+
+    fn push(&mut self, op: Op, line: u32, text: String) {
+        self.insts.push(Inst { op, guard: None });
+        self.lines.push(line);
+        self.texts.push(text);
+    }
+
+    /// Instructions decoded so far.
+    pub fn insts_len(&self) -> usize {
+        self.insts.len()
+    }
+
     fn block(&mut self, block: &Block) -> Result<(), PtxError> {
         self.regs.push_scope();
+        self.frame_vars.push(HashMap::new());
         for s in &block.statements {
+            if !matches!(s, Statement::Label(_) | Statement::BranchTargets(_)) {
+                self.last_label = None;
+            }
             match s {
                 Statement::Decl(v) if v.space == StateSpace::Reg => {
                     for d in &v.declarators {
@@ -255,15 +237,33 @@ impl Decoder<'_> {
                             })?;
                     }
                 }
+                Statement::Decl(v) if v.space == StateSpace::Param => self.frame_decl(v)?,
+                Statement::Decl(v) if v.space == StateSpace::Local && self.in_function => {
+                    self.frame_decl(v)?
+                }
                 Statement::Label(l) => {
                     self.labels.insert(l.name.clone(), self.insts.len() as u32);
+                    self.last_label = Some(l.name.clone());
                 }
+                Statement::BranchTargets(t) => match self.last_label.take() {
+                    Some(name) => {
+                        self.lists.insert(name, t.labels.clone());
+                    }
+                    None => {
+                        return Err(PtxError::Unsupported {
+                            line: t.pos.line,
+                            text: format!(".branchtargets {}", t.labels.join(", ")),
+                            message: "a `.branchtargets` list without a label".into(),
+                        })
+                    }
+                },
                 Statement::Instruction(i) => self.instruction(i)?,
                 Statement::Block(b) => self.block(b)?,
                 _ => {}
             }
         }
         self.regs.pop_scope();
+        self.frame_vars.pop();
         Ok(())
     }
 
@@ -301,8 +301,14 @@ impl Decoder<'_> {
                 let mut mods = Mods::new(inst);
                 mods.ignore(&["uni"]);
                 mods.finish().map_err(err)?;
-                Op::Exit
+                if inst.opcode == "ret" && self.in_function {
+                    Op::Ret
+                } else {
+                    Op::Exit
+                }
             }
+            "call" => self.call(inst).map_err(err)?,
+            "brx" => self.brx(inst).map_err(err)?,
             _ => self.decode_op(inst).map_err(err)?,
         };
         self.insts.push(Inst { op, guard });
@@ -351,34 +357,68 @@ impl Decoder<'_> {
         Ok(Op::Nop)
     }
 
-    /// Labels → instruction indices in every branch; the control flow of each instruction.
-    fn resolve_branches(&mut self) -> Result<Vec<Flow>, PtxError> {
+    /// The current function's labels → instruction indices in its branches and `brx.idx` lists.
+    fn resolve_labels(&mut self) -> Result<(), PtxError> {
+        let labels = std::mem::take(&mut self.labels);
+        let lists = std::mem::take(&mut self.lists);
+        let missing = |d: &Self, at: usize, what: String| PtxError::Unsupported {
+            line: d.lines[at],
+            text: d.texts[at].clone(),
+            message: what,
+        };
         for (at, label) in std::mem::take(&mut self.branches) {
-            let Some(&target) = self.labels.get(&label) else {
-                return Err(PtxError::Unsupported {
-                    line: self.lines[at],
-                    text: self.texts[at].clone(),
-                    message: format!("no label `{label}` in the entry"),
-                });
+            let Some(&target) = labels.get(&label) else {
+                return Err(missing(
+                    self,
+                    at,
+                    format!("no label `{label}` in the function"),
+                ));
             };
             if let Op::Bra { target: t, .. } = &mut self.insts[at].op {
                 *t = target;
             }
         }
-        Ok(self
-            .insts
+        for (at, list) in std::mem::take(&mut self.brx_pending) {
+            let Some(names) = lists.get(&list) else {
+                let why = format!("no `.branchtargets` list `{list}` in the function");
+                return Err(missing(self, at, why));
+            };
+            let mut targets = Vec::with_capacity(names.len());
+            for n in names {
+                let Some(&t) = labels.get(n) else {
+                    let why =
+                        format!("no label `{n}` (of `.branchtargets` `{list}`) in the function");
+                    return Err(missing(self, at, why));
+                };
+                targets.push(t);
+            }
+            if let Op::Brx { table, .. } = &mut self.insts[at].op {
+                *table = self.tables.len() as u32;
+            }
+            self.tables.push(targets);
+        }
+        Ok(())
+    }
+
+    /// The control flow of each instruction (a call returns to the next instruction).
+    fn flows(&self) -> Vec<Flow> {
+        self.insts
             .iter()
             .map(|i| match i.op {
                 Op::Bra { target, .. } => Flow::Branch {
                     target,
                     conditional: i.guard.is_some(),
                 },
-                Op::Exit => Flow::Exit {
+                Op::Brx { table, .. } => Flow::Multi {
+                    targets: self.tables.get(table as usize).cloned().unwrap_or_default(),
+                    conditional: i.guard.is_some(),
+                },
+                Op::Exit | Op::Ret => Flow::Exit {
                     conditional: i.guard.is_some(),
                 },
                 _ => Flow::Next,
             })
-            .collect())
+            .collect()
     }
 
     /// A declared (or special) register.
@@ -425,6 +465,10 @@ impl Decoder<'_> {
             OperandKind::Float(_) => Err("a float immediate where an integer is expected".into()),
             // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).
             OperandKind::Symbol(name) if name == "WARP_SZ" => Ok(self.regs.constant(32)),
+            OperandKind::Symbol(name) if self.frame_var(name).is_some() => Err(format!(
+                "the address of frame variable `{name}` as an operand here (only `mov` of a \
+                 `.func`'s `.local` variable is supported)"
+            )),
             OperandKind::Symbol(name) => match self.layout.symbols.get(name) {
                 Some(s) => Ok(self.regs.constant(s.addr)),
                 None => Err(format!(
@@ -465,6 +509,13 @@ impl Decoder<'_> {
                 base: Some(self.reg(r)?),
                 offset: *offset,
             },
+            AddressBase::Symbol(name) if self.frame_var(name).is_some() => {
+                let at = self.frame_var(name).map_or(0, |v| i64::from(v.offset));
+                Addr {
+                    base: self.in_function.then_some(self.frame_reg),
+                    offset: at.wrapping_add(*offset),
+                }
+            }
             AddressBase::Symbol(name) => match self.layout.symbols.get(name) {
                 Some(s) => Addr {
                     base: None,
@@ -492,6 +543,10 @@ impl Decoder<'_> {
     /// The space of a variable an address names directly, if it does (`[smem+4]`).
     pub fn symbol_space(&self, op: &Operand) -> Option<super::inst::MemSpace> {
         match &op.kind {
+            OperandKind::Address(Address {
+                base: AddressBase::Symbol(name),
+                ..
+            }) if self.frame_var(name).is_some() => Some(super::inst::MemSpace::Local),
             OperandKind::Address(Address {
                 base: AddressBase::Symbol(name),
                 ..

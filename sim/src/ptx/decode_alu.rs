@@ -106,6 +106,9 @@ impl Decoder<'_> {
                 });
             }
         }
+        if let Some(op) = self.frame_address(d, a, bits)? {
+            return Ok(op);
+        }
         let imm = imm_of(t);
         match (&d.kind, &a.kind) {
             (_, OperandKind::Vector(parts)) => {

@@ -129,12 +129,19 @@ impl Decoder<'_> {
                 };
                 let space = match (space, self.symbol_space(address)) {
                     (MemSpace::Generic, Some(s)) if s != MemSpace::Global => s,
+                    // A call's argument or a function's parameter: a variable of the frame.
+                    (MemSpace::Param, Some(MemSpace::Local)) => MemSpace::Local,
                     (s, _) => s,
                 };
-                if inst.opcode == "st" && space == MemSpace::Param {
+                if space == MemSpace::Param && self.in_function {
                     return Err(
-                        "stores to `.param` (a call's arguments: calls are not supported)".into(),
+                        "`.param` accessed in a `.func` other than through one of its \
+                                parameters or a call's variables by name"
+                            .into(),
                     );
+                }
+                if inst.opcode == "st" && space == MemSpace::Param {
+                    return Err("stores to the kernel's parameters (`.param`)".into());
                 }
                 if inst.opcode == "st" && space == MemSpace::Const {
                     return Err("`.const` memory cannot be written".into());

@@ -74,15 +74,15 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
 }
 
 impl PtxBlock<'_> {
-    /// Where an access of `size` bytes at `addr` in `space` lands.
-    fn place(&self, space: MemSpace, addr: u64, size: u64) -> Result<Place, Fault> {
+    /// Where an access of `size` bytes at `addr` in `space` lands, for thread `thread` of the block.
+    fn place(&self, space: MemSpace, addr: u64, size: u64, thread: usize) -> Result<Place, Fault> {
         let l = self.launch;
         let within = |len: u64| addr.checked_add(size).is_some_and(|end| end <= len);
         let kind = match space {
             MemSpace::Generic => match generic(addr) {
-                Generic::Shared(a) => return self.place(MemSpace::Shared, a, size),
-                Generic::Local(a) => return self.place(MemSpace::Local, a, size),
-                Generic::Global(a) => return self.place(MemSpace::Global, a, size),
+                Generic::Shared(a) => return self.place(MemSpace::Shared, a, size, thread),
+                Generic::Local(a) => return self.place(MemSpace::Local, a, size, thread),
+                Generic::Global(a) => return self.place(MemSpace::Global, a, size, thread),
             },
             s => s,
         };
@@ -131,11 +131,12 @@ impl PtxBlock<'_> {
                 ),
                 None,
             ),
-            MemSpace::Local if within(u64::from(l.program.local_bytes)) => Ok(Place::Local(addr)),
+            MemSpace::Local if within(self.local_len(thread)) => Ok(Place::Local(addr)),
             MemSpace::Local => illegal(
                 format!(
-                    "local byte {addr}, past the thread's {} bytes of local memory",
-                    l.program.local_bytes
+                    "local byte {addr}, past the thread's {} bytes of local memory (its frames \
+                     and the kernel's)",
+                    self.local_len(thread)
                 ),
                 None,
             ),
@@ -252,7 +253,7 @@ impl PtxBlock<'_> {
             let a = base.map_or(0, |b| warp.regs[b as usize][l]);
             let a = a.wrapping_add(offset as u64);
             raw[l] = a;
-            match self.place(space, a, size) {
+            match self.place(space, a, size, warp.index as usize * 32 + l) {
                 Ok(p) => places[l] = p,
                 Err(f) => {
                     match f {
@@ -370,8 +371,8 @@ impl PtxBlock<'_> {
                 self.run.read(who, pc, l, mem, rel + at, elem, strong)?
             }
             Place::Local(off) => {
-                let base = self.local_base(warp, l);
-                read_bytes(&self.local, base + (off + at) as usize, elem)
+                let thread = warp as usize * 32 + l;
+                read_bytes(&self.local[thread], (off + at) as usize, elem)
             }
             Place::Param(off) => read_bytes(&self.launch.params, (off + at) as usize, elem),
             Place::Const(off) => {
@@ -407,14 +408,15 @@ impl PtxBlock<'_> {
                     .write(who, pc, l, mem, rel + at, elem, value, false, strong)
             }
             Place::Local(off) => {
-                let at = self.local_base(warp, l) + (off + at) as usize;
+                let at = (off + at) as usize;
+                let local = &mut self.local[warp as usize * 32 + l];
                 let mask = if elem >= 8 {
                     u64::MAX
                 } else {
                     (1u64 << (elem * 8)) - 1
                 };
-                self.run.changed |= read_bytes(&self.local, at, elem) != value & mask;
-                write_bytes(&mut self.local, at, elem, value);
+                self.run.changed |= read_bytes(local, at, elem) != value & mask;
+                write_bytes(local, at, elem, value);
                 Ok(())
             }
             // Stores to the parameter and constant spaces are refused when decoding.
@@ -464,19 +466,20 @@ impl PtxBlock<'_> {
             // Atomics on other spaces are refused when decoding; a generic address in local
             // memory performs the operation on the thread's own bytes.
             Place::Local(off) => {
-                let base = self.local_base(who.warp, l) + off as usize;
-                let old = read_bytes(&self.local, base, size);
+                let local = &mut self.local[who.warp as usize * 32 + l];
+                let old = read_bytes(local, off as usize, size);
                 let new = rmw(op, ty, false, old, b, c);
                 self.run.changed |= new != old;
-                write_bytes(&mut self.local, base, size, new);
+                write_bytes(local, off as usize, size, new);
                 Ok(old)
             }
             Place::Param(_) | Place::Const(_) => Ok(0),
         }
     }
 
-    fn local_base(&self, warp: u32, l: usize) -> usize {
-        (warp as usize * 32 + l) * self.launch.program.local_bytes as usize
+    /// Bytes of thread `thread`'s local memory now (the kernel's and its calls' frames).
+    fn local_len(&self, thread: usize) -> u64 {
+        self.local.get(thread).map_or(0, |m| m.len() as u64)
     }
 
     /// Reports a faulting access; the block stops.

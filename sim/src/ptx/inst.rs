@@ -233,56 +233,7 @@ pub(crate) enum Rnd {
     Up,
 }
 
-/// A state space of a memory instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MemSpace {
-    Global,
-    Shared,
-    Local,
-    Param,
-    Const,
-    /// A generic address: the shared or local window, or global memory.
-    Generic,
-}
-
-impl MemSpace {
-    /// The name in PTX (`generic` for none).
-    pub fn name(self) -> &'static str {
-        match self {
-            MemSpace::Global => "global",
-            MemSpace::Shared => "shared",
-            MemSpace::Local => "local",
-            MemSpace::Param => "param",
-            MemSpace::Const => "const",
-            MemSpace::Generic => "generic",
-        }
-    }
-}
-
-/// An address operand `[reg+offset]` (`base` is `None` for `[symbol+offset]` and `[offset]`, whose
-/// symbol is folded into `offset`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Addr {
-    pub base: Option<R>,
-    pub offset: i64,
-}
-
-/// Atomic operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AtomOp {
-    Add,
-    AddF32,
-    AddF64,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-    Exch,
-    Cas,
-    Inc,
-    Dec,
-}
+pub(crate) use super::inst_mem::{Addr, AtomOp, CallArg, MemSpace, Slot};
 
 /// Barrier flavours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -497,8 +448,24 @@ pub(crate) enum Op {
         target: u32,
         reconverge: u32,
     },
-    /// `ret` / `exit`.
+    /// `exit`, and `ret` in the entry: the lanes end.
     Exit,
+    /// `call` of a `.func`: its index in the program's functions, what the call copies into the
+    /// callee's parameters, and what comes back from its return parameters at `ret`.
+    Call {
+        func: u32,
+        args: Box<[CallArg]>,
+        rets: Box<[CallArg]>,
+    },
+    /// `ret` in a `.func`: the lanes go back to their caller.
+    Ret,
+    /// `brx.idx index, tlist`: the table (an index into the program's `.branchtargets` lists) and
+    /// the branch's reconvergence point.
+    Brx {
+        index: R,
+        table: u32,
+        reconverge: u32,
+    },
     Bar {
         kind: BarKind,
         aligned: bool,

@@ -80,8 +80,10 @@ fn bad(pos_line: u32, text: String, message: String) -> PtxError {
 }
 
 impl Layout {
-    /// Lays out `entry`'s parameters and every variable of `module` and of `entry`'s body.
-    pub fn of(module: &Module, entry: &Function) -> Result<Layout, PtxError> {
+    /// Lays out `entry`'s parameters and every variable of `module`, of `entry`'s body and of the
+    /// bodies of the functions it calls (their `.shared` variables; a function's `.local` and
+    /// `.param` variables live in its frame: `decode_call.rs`).
+    pub fn of(module: &Module, entry: &Function, called: &[&Function]) -> Result<Layout, PtxError> {
         let mut l = Layout::default();
         let mut dynamic: Vec<(String, u64)> = Vec::new();
         let mut offset = 0u64;
@@ -134,7 +136,12 @@ impl Layout {
         });
         let mut decls: Vec<&VarDecl> = module_vars.collect();
         if let Some(body) = &entry.body {
-            collect_decls(body, &mut decls);
+            collect_decls(body, &mut decls, true);
+        }
+        for f in called {
+            if let Some(body) = &f.body {
+                collect_decls(body, &mut decls, false);
+            }
         }
         for v in decls {
             let elem = u64::from(v.ty.size_bytes()) * u64::from(v.vector.unwrap_or(1));
@@ -237,11 +244,13 @@ fn sym(space: MemSpace, addr: u64) -> Symbol {
     Symbol { space, addr }
 }
 
-fn collect_decls<'a>(block: &'a Block, out: &mut Vec<&'a VarDecl>) {
+/// The declarations of `block` other than registers (and `.local` ones unless `local`).
+fn collect_decls<'a>(block: &'a Block, out: &mut Vec<&'a VarDecl>, local: bool) {
     for s in &block.statements {
         match s {
+            Statement::Decl(v) if v.space == StateSpace::Local && !local => {}
             Statement::Decl(v) if v.space != StateSpace::Reg => out.push(v),
-            Statement::Block(b) => collect_decls(b, out),
+            Statement::Block(b) => collect_decls(b, out, local),
             _ => {}
         }
     }

@@ -14,7 +14,12 @@
 //!
 //! - **Control flow.** Each warp keeps a SIMT stack; divergent branches reconverge at their
 //!   immediate post-dominator (`simt.rs`, `cfg.rs`). `.sync` instructions and barriers wait for the
-//!   lanes they name, which may be on a sibling path (see `simt.rs`). `ret` and `exit` end threads.
+//!   lanes they name, which may be on a sibling path (see `simt.rs`). `exit`, and `ret` in the
+//!   entry, end threads.
+//! - **Calls** (`call`, `ret` in a `.func`, `brx.idx`): the calling lanes run the callee while the
+//!   others wait after the call; each activation has a frame in the thread's local memory and its
+//!   registers saved; arguments and return values are copied by value (`decode_call.rs`,
+//!   `exec_call.rs`). Indirect calls through a function pointer are refused.
 //! - **Barriers** (`bar`, `barrier`, PTX ISA "Parallel Synchronization and Communication
 //!   Instructions: bar, barrier"): a warp arrives when all its non-exited threads have executed
 //!   the barrier; the barrier completes when every non-exited thread of the block has arrived, or
@@ -31,11 +36,11 @@
 //!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
 //!   rounding direction (`round.rs`).
 //!
-//! Files: `decode.rs` (+ `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`, `decode_mem.rs`,
-//! `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs` and `inst_int.rs` (the decoded
-//! form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`,
-//! `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`,
-//! `exec_warp.rs`, `address.rs`.
+//! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
+//! `decode_mem.rs`, `decode_call.rs`, `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`,
+//! `inst_int.rs` and `inst_mem.rs` (the decoded form), `block.rs` (warps, scheduling, barriers),
+//! `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`,
+//! `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_warp.rs`, `exec_call.rs`, `address.rs`.
 
 mod address;
 mod approx;
@@ -43,12 +48,15 @@ mod block;
 mod cfg;
 mod decode;
 mod decode_alu;
+mod decode_call;
 mod decode_float;
 mod decode_int;
 mod decode_mem;
+mod decode_mods;
 mod exec_alu;
 mod exec_bits;
 mod exec_ext;
+mod exec_call;
 mod exec_f64;
 mod exec_float;
 mod exec_int;
@@ -56,6 +64,7 @@ mod exec_mem;
 mod exec_warp;
 mod inst;
 mod inst_int;
+mod inst_mem;
 mod layout;
 mod registers;
 mod round;

@@ -29,7 +29,13 @@ pub(crate) struct Entry {
     parent: u32,
     /// Waiting at the sync point at `pc` for lanes of another entry.
     blocked: bool,
+    /// The function activation the entry runs in: the id of its call's entry ([`NO_FRAME`] in the
+    /// kernel itself). `ret` takes its lanes out of every entry of the activation.
+    frame: u32,
 }
+
+/// The frame of the entries that run the kernel itself (no call).
+const NO_FRAME: u32 = u32::MAX;
 
 /// What [`SimtStack::gather`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +67,7 @@ impl SimtStack {
                 id: 0,
                 parent: u32::MAX,
                 blocked: false,
+                frame: NO_FRAME,
             }],
             next_id: 1,
         }
@@ -104,13 +111,34 @@ impl SimtStack {
         let Some(top) = self.entries.last().copied() else {
             return;
         };
-        let taken = taken & top.mask;
-        let not_taken = top.mask & !taken;
-        if not_taken == 0 {
-            return self.jump(target);
+        self.branch_many(
+            &[(top.pc + 1, top.mask & !taken), (target, taken)],
+            reconverge,
+        );
+    }
+
+    /// A branch of the running entry with several destinations (`brx.idx`): `groups` are
+    /// (destination, lanes); when the lanes go to more than one destination, each group gets an
+    /// entry reconverging at `reconverge` (the last group runs first).
+    pub fn branch_many(&mut self, groups: &[(u32, u32)], reconverge: u32) {
+        let Some(top) = self.entries.last().copied() else {
+            return;
+        };
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(groups.len());
+        for &(pc, mask) in groups {
+            let mask = mask & top.mask;
+            if mask == 0 {
+                continue;
+            }
+            match merged.iter_mut().find(|g| g.0 == pc) {
+                Some(g) => g.1 |= mask,
+                None => merged.push((pc, mask)),
+            }
         }
-        if taken == 0 {
-            return self.advance();
+        match merged.as_slice() {
+            [] => return,
+            [(pc, _)] => return self.jump(*pc),
+            _ => {}
         }
         let parent = if reconverge == top.rpc {
             // The paths meet where this entry meets its siblings: they become siblings.
@@ -123,7 +151,7 @@ impl SimtStack {
             }
             top.id
         };
-        for (pc, mask) in [(top.pc + 1, not_taken), (target, taken)] {
+        for (pc, mask) in merged {
             let id = self.next_id;
             self.next_id = self.next_id.wrapping_add(1);
             self.entries.push(Entry {
@@ -133,7 +161,51 @@ impl SimtStack {
                 id,
                 parent,
                 blocked: false,
+                frame: top.frame,
             });
+        }
+    }
+
+    /// `call` by lanes `lanes` of the running entry: the running entry waits at `ret` (the
+    /// instruction after the call, where the lanes that do not call wait too), and the calling lanes
+    /// run the callee from `target` in an entry of their own, the activation's first. It has no
+    /// reconvergence point ([`EXIT`]): it ends when its lanes have all returned (or exited), not at
+    /// an instruction — a recursive activation returns to the same instruction as its caller.
+    pub fn call(&mut self, lanes: u32, target: u32, ret: u32) {
+        let Some(top) = self.entries.last().copied() else {
+            return;
+        };
+        let lanes = lanes & top.mask;
+        if lanes == 0 {
+            return self.advance();
+        }
+        self.jump(ret);
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.entries.push(Entry {
+            pc: target,
+            rpc: EXIT,
+            mask: lanes,
+            id,
+            parent: top.id,
+            blocked: false,
+            frame: id,
+        });
+    }
+
+    /// `ret` by `lanes` of the running entry: they leave every entry of the running activation
+    /// and wait after the call in the caller's entry. Outside any call, the lanes exit.
+    pub fn ret(&mut self, lanes: u32) {
+        let Some(top) = self.entries.last().copied() else {
+            return;
+        };
+        if top.frame == NO_FRAME {
+            return self.exit(lanes);
+        }
+        for e in &mut self.entries {
+            if e.frame == top.frame {
+                e.mask &= !lanes;
+            }
         }
     }
 
@@ -267,6 +339,33 @@ mod tests {
                 elsewhere: 0xffff,
                 at_sync: 0
             }
+        );
+    }
+
+    #[test]
+    fn a_call_by_some_lanes_returns_each_lane_after_the_call() {
+        let mut s = SimtStack::new(u32::MAX);
+        // 4: call f (at 10) by lanes 0-7; f diverges at 11 (lanes 0-3 return at 12, the others
+        // at 14, which is also the caller's return point in a recursive call).
+        s.jump(4);
+        s.call(0xff, 10, 5);
+        assert_eq!(s.top().map(|t| (t.pc, t.mask)), Some((10, 0xff)));
+        s.branch(0xf, 12, EXIT);
+        assert_eq!(s.top().map(|t| (t.pc, t.mask)), Some((12, 0xf)));
+        s.ret(0xf);
+        let top = s.top().unwrap();
+        assert_eq!(
+            (top.pc, top.mask),
+            (11, 0xf0),
+            "the other lanes run on in f"
+        );
+        s.jump(14);
+        s.ret(0xf0);
+        let top = s.top().unwrap();
+        assert_eq!(
+            (top.pc, top.mask),
+            (5, u32::MAX),
+            "all lanes after the call"
         );
     }
 }
