@@ -127,6 +127,11 @@ enum Command {
         /// multiple of 32 (the assumption makes `%tid.x / 32` and `%tid.x < 32·k` warp-uniform).
         #[arg(long)]
         no_assume_warp_aligned_blocks: bool,
+        /// Threads per block (x) of every launch of a PTX entry without `.reqntid`: the entry is
+        /// linted as if it declared `.reqntid X, 1, 1` (races, bounds and uniformity for that block
+        /// instead of every block size CUDA allows).
+        #[arg(long, value_name = "X", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        block: Option<u32>,
     },
     /// Run one kernel (or a PTX file's entry) on the simulator, the PTX simulator, WebGPU or CUDA and
     /// print the sanitizer's findings.
@@ -165,8 +170,15 @@ enum LintFormat {
 }
 
 /// Lints; the exit status: 0 clean, 1 an error-level finding, 2 a file that is not PTX or is cut short.
-fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat, assume: bool) -> Result<u8> {
-    use warpforge::analysis::{has_errors, lint_kernel, lint_ptx_with, render_text, Diagnostic};
+fn lint(
+    kernels: &[String],
+    files: &[PathBuf],
+    format: LintFormat,
+    assume: &warpforge::analysis::PtxAssumptions,
+) -> Result<u8> {
+    use warpforge::analysis::{
+        has_errors, lint_kernel, lint_ptx_assuming, render_text, Diagnostic,
+    };
     let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
     let names: Vec<String> = if kernels.is_empty() && files.is_empty() {
         catalog::entries()
@@ -185,7 +197,7 @@ fn lint(kernels: &[String], files: &[PathBuf], format: LintFormat, assume: bool)
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         let diags = if file.extension().is_some_and(|e| e == "ptx") {
-            match lint_ptx_with(&text, assume) {
+            match lint_ptx_assuming(&text, assume) {
                 Ok(diags) => diags,
                 Err(e) => {
                     // Not PTX, or cut short: said with the line, the other files still linted, exit 2.
@@ -475,6 +487,7 @@ fn run(cli: Cli) -> Result<()> {
             format,
             explain,
             no_assume_warp_aligned_blocks,
+            block,
         } => {
             if explain {
                 for rule in warpforge::analysis::RULES {
@@ -482,7 +495,12 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 return Ok(());
             }
-            match lint(&kernels, &files, format, !no_assume_warp_aligned_blocks)? {
+            let assume = warpforge::analysis::PtxAssumptions {
+                warp_aligned: !no_assume_warp_aligned_blocks,
+                block,
+                ..Default::default()
+            };
+            match lint(&kernels, &files, format, &assume)? {
                 0 => Ok(()),
                 code => std::process::exit(i32::from(code)),
             }

@@ -110,3 +110,37 @@ fn lint_exits_1_on_errors_and_reports_json() {
     let explain = warpforge(&["lint", "--explain"]);
     assert!(String::from_utf8_lossy(&explain.stdout).contains("CUDA_ERROR_MISALIGNED_ADDRESS"));
 }
+
+/// `--block X`: a PTX entry without `.reqntid` linted for the block it is launched with. The
+/// corpus's 1-D stencil (written for blocks of 128) has a shared race only in blocks above 128
+/// threads: an error without `--block`, clean with `--block 128`, still an error with `--block 256`.
+#[test]
+fn lint_block_lints_a_ptx_entry_for_the_launched_block() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/ptx/stencils.nvcc13.sm80.ptx"
+    );
+    let r001 = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.contains("error[R001") && l.contains("`stencil1d`"))
+    };
+    let plain = warpforge(&["lint", file]);
+    assert_eq!(plain.status.code(), Some(1));
+    assert!(r001(&plain), "{}", String::from_utf8_lossy(&plain.stdout));
+    let launched = warpforge(&["lint", "--block", "128", file]);
+    assert!(
+        !r001(&launched),
+        "{}",
+        String::from_utf8_lossy(&launched.stdout)
+    );
+    assert_eq!(launched.status.code(), Some(0), "no error left in the file");
+    let bigger = warpforge(&["lint", "--block", "256", file]);
+    assert!(r001(&bigger), "{}", String::from_utf8_lossy(&bigger.stdout));
+    let bad = warpforge(&["lint", "--block", "0", file]);
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a block of 0 threads is bad usage"
+    );
+}

@@ -31,8 +31,8 @@ mod warp_affine;
 mod webs;
 
 pub use lint::{
-    has_errors, lint_kernel, lint_ptx, lint_ptx_with, render_json, render_json_all, render_text,
-    PtxError,
+    has_errors, lint_kernel, lint_ptx, lint_ptx_assuming, lint_ptx_with, render_json,
+    render_json_all, render_text, PtxAssumptions, PtxError,
 };
 pub use rules::{Diagnostic, Severity, RULES};
 pub use sarif::render_sarif;

@@ -58,8 +58,8 @@ impl Lowering {
         self.entries.len()
     }
 
-    /// Entry `k` as a program.
-    pub(crate) fn lower(&self, k: usize, assume_warp_aligned: bool) -> Program {
+    /// Entry `k` as a program, with what may be assumed about its launches.
+    pub(crate) fn lower(&self, k: usize, assume: &crate::PtxAssumptions) -> Program {
         let (module_shared, at) = &self.entries[k];
         let stmts = match &self.module.items[*at] {
             ModuleItem::Function(f) => ast::function_statements(f),
@@ -99,6 +99,11 @@ impl Lowering {
         while i < stmts.len() && stmts[i].text != "{" {
             e.launch_directives(&stmts[i].text);
             i += 1;
+        }
+        // The launch's block, as the user gives it, stands for a `.reqntid` the PTX does not have.
+        if let (false, Some(x)) = (e.block_size_required, assume.block_x(&e.name)) {
+            e.block_size = Some(x);
+            e.block_size_required = true;
         }
         let mut depth = 0;
         while i < stmts.len() {
@@ -142,6 +147,6 @@ impl Lowering {
             }
             i += 1;
         }
-        e.finish(assume_warp_aligned)
+        e.finish(assume.warp_aligned)
     }
 }

@@ -383,7 +383,13 @@ pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
 pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
     let lowering = Lowering::of(src)?;
     Ok((0..lowering.entries())
-        .map(|k| lowering.lower(k, assume_warp_aligned))
+        .map(|k| {
+            let assume = crate::PtxAssumptions {
+                warp_aligned: assume_warp_aligned,
+                ..Default::default()
+            };
+            lowering.lower(k, &assume)
+        })
         .collect())
 }
 
