@@ -8,6 +8,7 @@ use super::decode::{Inst, Reg, Space};
 use super::finding::FindingKind;
 use super::lanes::lanes;
 use super::memory::{atomic_result, read_bytes};
+use super::race::Strength;
 use super::stats::{global_sectors, shared_wavefronts};
 use super::warp::Warp;
 
@@ -159,23 +160,34 @@ impl BlockRun<'_> {
             let addr = addrs[l];
             match kind {
                 Kind::Load(dst) => {
-                    let v = self.read(who, pc, l, mem, addr, elem, false)?;
+                    let v = self.read(who, pc, l, mem, addr, elem, Strength::Plain)?;
                     warp.regs[dst as usize][l] = v;
                 }
                 Kind::Store(src) => {
                     let v = warp.regs[src as usize][l];
-                    self.write(who, pc, l, mem, addr, elem, v, false, false)?;
+                    self.write(who, pc, l, mem, addr, elem, v, false, Strength::Plain)?;
                 }
                 Kind::LoadWide(dsts) => {
                     for (k, dst) in dsts.iter().enumerate() {
-                        let v = self.read(who, pc, l, mem, addr + 4 * k as u64, 4, false)?;
+                        let v =
+                            self.read(who, pc, l, mem, addr + 4 * k as u64, 4, Strength::Plain)?;
                         warp.regs[*dst as usize][l] = v;
                     }
                 }
                 Kind::StoreWide(srcs) => {
                     for (k, src) in srcs.iter().enumerate() {
                         let v = warp.regs[*src as usize][l];
-                        self.write(who, pc, l, mem, addr + 4 * k as u64, 4, v, false, false)?;
+                        self.write(
+                            who,
+                            pc,
+                            l,
+                            mem,
+                            addr + 4 * k as u64,
+                            4,
+                            v,
+                            false,
+                            Strength::Plain,
+                        )?;
                     }
                 }
                 Kind::Atomic {
@@ -191,7 +203,7 @@ impl BlockRun<'_> {
                             let bits = u64::from(operand);
                             self.check_race(who, pc, l, mem, addr, 4, true, true, bits)?;
                             if self.race.is_some() {
-                                self.check_blocks(who, pc, l, mem, addr, 4, false, true)?;
+                                self.check_blocks(who, pc, l, mem, addr, 4, false, true, false)?;
                             }
                             self.globals[b as usize].atomic(addr, op, operand, compare)
                         }
@@ -201,7 +213,17 @@ impl BlockRun<'_> {
                             let at = (u64::from(offset) + addr) as usize;
                             let old = read_bytes(&self.shared, at, 4) as u32;
                             let new = atomic_result(op, old, operand, compare);
-                            self.write(who, pc, l, mem, addr, 4, u64::from(new), true, false)?;
+                            self.write(
+                                who,
+                                pc,
+                                l,
+                                mem,
+                                addr,
+                                4,
+                                u64::from(new),
+                                true,
+                                Strength::Plain,
+                            )?;
                             old
                         }
                     };

@@ -7,12 +7,12 @@ use super::block::{BlockRun, Sites, Stop, Who};
 use super::decode::{Mem, Space};
 use super::finding::FindingKind;
 use super::memory::{read_bytes, write_bytes};
-use super::race::{Race, Touch};
+use super::race::{Race, Strength, Touch};
 
 impl<P: Sites> BlockRun<'_, P> {
     /// Reads `size` bytes at byte `addr` of `mem` for lane `l` (checked), with racecheck and initcheck.
     /// `strong`: a strong load (PTX `.relaxed`, `.acquire`, `.volatile`), which does not race with
-    /// another strong access or an atomic (the PTX memory model's morally strong pairs).
+    /// another strong access or an atomic of its scope (the PTX memory model's morally strong pairs).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn read(
         &mut self,
@@ -22,20 +22,24 @@ impl<P: Sites> BlockRun<'_, P> {
         mem: Mem,
         addr: u64,
         size: u32,
-        strong: bool,
+        strong: Strength,
     ) -> Result<u64, Stop> {
         match mem.space {
             Space::Global(b) => {
                 if self.race.is_some() {
-                    self.check_race(who, pc, l, mem, addr, size, false, strong, 0)?;
-                    self.check_blocks(who, pc, l, mem, addr, size, false, false)?;
+                    let any = strong != Strength::Plain;
+                    self.check_race(who, pc, l, mem, addr, size, false, any, 0)?;
+                    // A device-scope strong load does not race with other blocks' atomics.
+                    let device = strong == Strength::Device;
+                    self.check_blocks(who, pc, l, mem, addr, size, false, false, device)?;
                 }
                 Ok(self.globals[b as usize].read(addr, size))
             }
             Space::Shared { offset } => {
                 let at = (u64::from(offset) + addr) as usize;
                 if self.race.is_some() {
-                    self.check_race(who, pc, l, mem, addr, size, false, strong, 0)?;
+                    let any = strong != Strength::Plain;
+                    self.check_race(who, pc, l, mem, addr, size, false, any, 0)?;
                     self.initcheck(who, pc, l, mem, addr, size)?;
                 }
                 Ok(read_bytes(&self.shared, at, size))
@@ -90,11 +94,14 @@ impl<P: Sites> BlockRun<'_, P> {
         size: u32,
         value: u64,
         atomic: bool,
-        strong: bool,
+        strong: Strength,
     ) -> Result<(), Stop> {
         if self.race.is_some() {
-            self.check_race(who, pc, l, mem, addr, size, true, atomic || strong, value)?;
-            self.check_blocks(who, pc, l, mem, addr, size, !atomic, atomic)?;
+            let any = atomic || strong != Strength::Plain;
+            self.check_race(who, pc, l, mem, addr, size, true, any, value)?;
+            // A device-scope strong store meets other blocks as an atomic update does.
+            let device = atomic || strong == Strength::Device;
+            self.check_blocks(who, pc, l, mem, addr, size, !device, device, false)?;
         }
         match mem.space {
             Space::Global(b) => {
@@ -151,11 +158,13 @@ impl<P: Sites> BlockRun<'_, P> {
         size: u32,
         write: bool,
         atomic: bool,
+        strong_read: bool,
     ) -> Result<(), Stop> {
         let Space::Global(b) = mem.space else {
             return Ok(());
         };
-        let Some(other) = self.globals[b as usize].touch(self.block, addr, size, write, atomic)
+        let Some(other) =
+            self.globals[b as usize].touch(self.block, addr, size, write, atomic, strong_read)
         else {
             return Ok(());
         };

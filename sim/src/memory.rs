@@ -46,6 +46,7 @@ impl GlobalBuffer {
         size: u32,
         write: bool,
         atomic: bool,
+        strong_read: bool,
     ) -> Option<OtherBlock> {
         if self.blocks.is_empty() {
             return None;
@@ -67,7 +68,8 @@ impl GlobalBuffer {
                 let other_writer = writer != 0 && writer != me;
                 let other_reader = old & READERS != 0 || (reader != 0 && reader != me);
                 if found.is_none() {
-                    let by_writer = if atomic {
+                    // A device-scope strong load meets atomic writers as an atomic does.
+                    let by_writer = if atomic || strong_read {
                         other_writer && !writer_atomic
                     } else {
                         other_writer || old & ATOMICS != 0
@@ -84,7 +86,12 @@ impl GlobalBuffer {
                         });
                     }
                 }
-                let new = if atomic {
+                // Strong loads are not recorded: they race with no later atomic or strong access (a
+                // later plain write from another block is then not seen: a missed race, not a
+                // false one).
+                let new = if strong_read {
+                    old
+                } else if atomic {
                     let several = if other_writer && writer_atomic {
                         ATOMICS
                     } else {

@@ -9,6 +9,16 @@
 
 use std::collections::HashMap;
 
+/// How strong an access is in the PTX memory model: plain, or strong within its block (`.cta` scope),
+/// or strong across the device (`.gpu`/`.sys` scope, or `.volatile`, which is `.relaxed.sys`).
+/// Strong accesses do not race with each other or with atomics within their scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strength {
+    Plain,
+    Block,
+    Device,
+}
+
 /// A write (or atomic) to a byte since the last barrier.
 #[derive(Clone, Copy, Debug)]
 struct WriteRec {

@@ -108,3 +108,78 @@ fn a_plain_access_on_either_side_is_still_a_race() {
         );
     }
 }
+
+/// Across blocks: thread 0 of every block adds to a global word atomically, reads it with `READ` and
+/// stores what it read in its block's own word.
+fn cross_block(read: &str) -> Vec<FindingKind> {
+    let text = format!(
+        "\
+.version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 buf)
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [buf];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra END;
+    atom.global.add.u32 %r2, [%rd1], 1;
+    {read};
+    mov.u32 %r4, %ctaid.x;
+    mul.wide.u32 %rd2, %r4, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3+4], %r3;
+END:
+    ret;
+}}
+"
+    );
+    let kernel = PtxKernel::load(&text, "k").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut buf = vec![0u8; 16];
+    let launch = PtxLaunch {
+        grid: [3, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let report = ptx::run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        &mut [BufferArg::ReadWrite(&mut buf)],
+        &SimOptions::default(),
+    )
+    .expect("launches");
+    report.findings.iter().map(|f| f.kind).collect()
+}
+
+#[test]
+fn device_scope_strong_loads_do_not_race_with_other_blocks_atomics() {
+    for read in [
+        "ld.volatile.global.u32 %r3, [%rd1]",
+        "ld.relaxed.gpu.global.u32 %r3, [%rd1]",
+        "ld.acquire.sys.global.u32 %r3, [%rd1]",
+    ] {
+        let found = cross_block(read);
+        assert!(
+            !found.contains(&FindingKind::GlobalRace),
+            "`{read}`: {found:?}"
+        );
+    }
+    // A plain load, and a `.cta`-scoped one (strong only within its block), still race with the
+    // other blocks' atomics.
+    for read in [
+        "ld.global.u32 %r3, [%rd1]",
+        "ld.relaxed.cta.global.u32 %r3, [%rd1]",
+    ] {
+        let found = cross_block(read);
+        assert!(
+            found.contains(&FindingKind::GlobalRace),
+            "`{read}` should race: {found:?}"
+        );
+    }
+}

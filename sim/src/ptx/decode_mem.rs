@@ -8,6 +8,7 @@ use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
 use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
+use crate::race::Strength;
 
 /// Whether a modifier is a hint or an ordering qualifier with nothing to simulate.
 fn is_hint(m: &str) -> bool {
@@ -96,10 +97,21 @@ impl Decoder<'_> {
                 }
             }
             "ld" | "ldu" | "st" => {
-                // Strong in the PTX memory model (morally strong with atomics and each other).
-                let strong = ["volatile", "relaxed", "acquire", "release"]
+                // Strong in the PTX memory model (morally strong with atomics and each other within
+                // the scope: `.cta` the block, `.gpu`/`.sys`, or `.volatile` = `.relaxed.sys`, the
+                // device; `.cluster` is taken as the block).
+                let strong = if mods.has("volatile") {
+                    Strength::Device
+                } else if !["relaxed", "acquire", "release"]
                     .iter()
-                    .any(|m| mods.has(m));
+                    .any(|m| mods.has(m))
+                {
+                    Strength::Plain
+                } else if mods.has("cta") || mods.has("cluster") {
+                    Strength::Block
+                } else {
+                    Strength::Device
+                };
                 mods.ignore_if(is_hint);
                 let space = space(&mut mods)?;
                 let count = match mods.one_of(&["v2", "v4"]) {

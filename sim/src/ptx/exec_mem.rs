@@ -13,6 +13,7 @@ use super::super::block::{Stop, Who};
 use super::super::decode::{Mem, Space};
 use super::super::finding::FindingKind;
 use super::super::memory::{read_bytes, write_bytes};
+use super::super::race::Strength;
 use super::super::stats::{global_sectors, shared_wavefronts};
 use super::address::{generic, Generic};
 use super::block::{PtxBlock, PtxWarp};
@@ -195,10 +196,10 @@ impl PtxBlock<'_> {
         mask: u32,
     ) -> Result<(), Stop> {
         let program = self.launch.program;
-        let strong = matches!(
-            program.insts[pc].op,
-            Op::Ld { strong: true, .. } | Op::St { strong: true, .. }
-        );
+        let strong = match program.insts[pc].op {
+            Op::Ld { strong, .. } | Op::St { strong, .. } => strong,
+            _ => Strength::Plain,
+        };
         let (space, elem, count, addr, access) = match &program.insts[pc].op {
             Op::Ld {
                 space,
@@ -358,7 +359,7 @@ impl PtxBlock<'_> {
         place: Place,
         k: u64,
         elem: u32,
-        strong: bool,
+        strong: Strength,
     ) -> Result<u64, Stop> {
         let at = k * u64::from(elem);
         Ok(match place {
@@ -393,7 +394,7 @@ impl PtxBlock<'_> {
         k: u64,
         elem: u32,
         value: u64,
-        strong: bool,
+        strong: Strength,
     ) -> Result<(), Stop> {
         let at = k * u64::from(elem);
         match place {
@@ -445,7 +446,7 @@ impl PtxBlock<'_> {
                     .check_race(who, pc, l, mem, offset, size, true, true, b)?;
                 if self.run.race.is_some() {
                     self.run
-                        .check_blocks(who, pc, l, mem, offset, size, false, true)?;
+                        .check_blocks(who, pc, l, mem, offset, size, false, true, false)?;
                 }
                 let g = &self.run.globals[buffer as usize];
                 let old = g.read(offset, size);
@@ -460,7 +461,7 @@ impl PtxBlock<'_> {
                 let old = read_bytes(&self.run.shared, abs as usize, size);
                 let new = rmw(op, ty, false, old, b, c);
                 self.run
-                    .write(who, pc, l, mem, rel, size, new, true, false)?;
+                    .write(who, pc, l, mem, rel, size, new, true, Strength::Plain)?;
                 Ok(old)
             }
             // Atomics on other spaces are refused when decoding; a generic address in local

@@ -2,6 +2,7 @@
 //! (immediates, special registers and symbol addresses are registers filled before the warp starts),
 //! every type and modifier resolved to what the executor needs, and branch targets resolved to
 //! instruction indices with their reconvergence points.
+use crate::race::Strength;
 
 /// A register index into a warp's register file.
 pub(crate) type R = u32;
@@ -421,16 +422,16 @@ pub(crate) enum Op {
         ty: Ty,
         dsts: Vec<Option<R>>,
         addr: Addr,
-        /// `.relaxed`, `.acquire` or `.volatile`: a strong load (racecheck).
-        strong: bool,
+        /// `.relaxed`, `.acquire` or `.volatile`: a strong load, and its scope (racecheck).
+        strong: Strength,
     },
-    /// `st`; `strong`: `.relaxed`, `.release` or `.volatile`.
+    /// `st`; `strong`: `.relaxed`, `.release` or `.volatile`, and its scope.
     St {
         space: MemSpace,
         ty: Ty,
         srcs: Vec<R>,
         addr: Addr,
-        strong: bool,
+        strong: Strength,
     },
     /// `atom` (`d` is `None` for `red`).
     Atom {
