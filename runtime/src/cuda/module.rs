@@ -43,27 +43,12 @@ impl CudaKernel {
                 ptx.launch.entry, device.name
             )));
         }
-        let module = match ctx.load_module(Ptx::from_src(ptx.text.clone())) {
-            Ok(module) => module,
-            Err(e) => {
-                return Err(CudaError::Jit {
-                    entry: ptx.launch.entry.clone(),
-                    code: e.0 as u32,
-                    log: jit_error_log(ctx, &ptx.text).unwrap_or_default(),
-                })
-            }
-        };
-        let function = module
-            .load_function(&ptx.launch.entry)
-            .map_err(driver_err("cuModuleGetFunction"))?;
-        if ptx.launch.dynamic_shared_bytes > 0 {
-            function
-                .set_attribute(
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    ptx.launch.dynamic_shared_bytes as i32,
-                )
-                .map_err(driver_err("cuFuncSetAttribute(max dynamic shared)"))?;
-        }
+        let function = load_entry(
+            ctx,
+            &ptx.text,
+            &ptx.launch.entry,
+            ptx.launch.dynamic_shared_bytes,
+        )?;
         Ok(CudaKernel {
             function,
             launch: ptx.launch,
@@ -86,9 +71,39 @@ impl CudaKernel {
     }
 }
 
+/// Loads `ptx` (the driver compiles it for the device), takes its `entry`, and opts it in to
+/// `dynamic_shared` bytes of dynamic shared memory when that is above the default 48 KiB (asking for
+/// any amount is harmless below it). A rejection is [`CudaError::Jit`] with the driver's log.
+pub(super) fn load_entry(
+    ctx: &Arc<CudaContext>,
+    ptx: &str,
+    entry: &str,
+    dynamic_shared: u32,
+) -> Result<CudaFunction, CudaError> {
+    let module = ctx
+        .load_module(Ptx::from_src(ptx.to_owned()))
+        .map_err(|e| CudaError::Jit {
+            entry: entry.to_owned(),
+            code: e.0 as u32,
+            log: jit_error_log(ctx, ptx).unwrap_or_default(),
+        })?;
+    let function = module
+        .load_function(entry)
+        .map_err(driver_err("cuModuleGetFunction"))?;
+    if dynamic_shared > 0 {
+        function
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                i32::try_from(dynamic_shared).unwrap_or(i32::MAX),
+            )
+            .map_err(driver_err("cuFuncSetAttribute(max dynamic shared)"))?;
+    }
+    Ok(function)
+}
+
 /// Why the driver rejects `ptx`: loads it again through `cuModuleLoadDataEx` with a JIT error-log
 /// buffer and returns the log (`None` if it loads this time or the log cannot be had).
-pub(super) fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> Option<String> {
+fn jit_error_log(ctx: &Arc<CudaContext>, ptx: &str) -> Option<String> {
     use std::ffi::{c_void, CString};
     ctx.bind_to_thread().ok()?;
     let source = CString::new(ptx).ok()?;

@@ -4,14 +4,13 @@
 //! events. `warpforge run FILE.ptx --backend cuda` runs on it, and `--check sim` compares it with the
 //! PTX simulator.
 
-use cudarc::driver::{sys, CudaEvent, CudaSlice, PushKernelArg};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
 
 use super::error::driver_err;
-use super::module::jit_error_log;
+use super::module::load_entry;
 use super::run::Scalar;
 use super::{CudaDevice, CudaError};
-use crate::{BufferArg, Clock, Timings};
+use crate::{BufferArg, Timings};
 
 /// One PTX parameter's value, in parameter order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,50 +73,7 @@ impl CudaDevice {
                 "entry `{entry}`: a scalar of {bytes} bytes (PTX scalars are 1, 2, 4 or 8)"
             )));
         }
-        let ctx = self.context();
-        let module = ctx
-            .load_module(Ptx::from_src(ptx.to_owned()))
-            .map_err(|e| CudaError::Jit {
-                entry: entry.to_owned(),
-                code: e.0 as u32,
-                log: jit_error_log(ctx, ptx).unwrap_or_default(),
-            })?;
-        let function = module
-            .load_function(entry)
-            .map_err(driver_err("cuModuleGetFunction"))?;
-        if shape.dynamic_shared > 48 << 10 {
-            function
-                .set_attribute(
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    i32::try_from(shape.dynamic_shared).unwrap_or(i32::MAX),
-                )
-                .map_err(driver_err("cuFuncSetAttribute(max dynamic shared)"))?;
-        }
-        let stream = self.stream();
-        let event = || {
-            ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC))
-                .map_err(driver_err("cuEventCreate"))
-        };
-        let events: Vec<CudaEvent> = (0..4).map(|_| event()).collect::<Result<_, _>>()?;
-        let record = |i: usize| {
-            events[i]
-                .record(stream)
-                .map_err(driver_err("cuEventRecord"))
-        };
-        record(0)?;
-        // At least 4 bytes each, so that an empty buffer still has an address.
-        let device_buffers: Vec<CudaSlice<u8>> = buffers
-            .iter()
-            .map(|b| match b.bytes() {
-                [] => stream
-                    .alloc_zeros::<u8>(4)
-                    .map_err(driver_err("cuMemAlloc")),
-                bytes => stream
-                    .clone_htod(bytes)
-                    .map_err(driver_err("cuMemcpyHtoDAsync")),
-            })
-            .collect::<Result<_, _>>()?;
-        record(1)?;
+        let function = load_entry(self.context(), ptx, entry, shape.dynamic_shared)?;
         let scalars: Vec<Scalar> = values
             .iter()
             .filter_map(|v| match *v {
@@ -125,56 +81,31 @@ impl CudaDevice {
                 PtxValue::Buffer => None,
             })
             .collect();
-        let mut launch = stream.launch_builder(&function);
-        let (mut buffer, mut scalar) = (device_buffers.iter(), scalars.iter());
-        for value in values {
-            match value {
-                PtxValue::Buffer => {
-                    launch.arg(buffer.next().expect("counted above"));
-                }
-                PtxValue::Scalar { .. } => scalar.next().expect("one per value").push(&mut launch),
-            }
-        }
-        let config = cudarc::driver::LaunchConfig {
+        let config = LaunchConfig {
             grid_dim: (shape.grid[0], shape.grid[1], shape.grid[2]),
             block_dim: (shape.block[0], shape.block[1], shape.block[2]),
             shared_mem_bytes: shape.dynamic_shared,
         };
-        // SAFETY: one argument per PTX parameter in parameter order, as the caller declared them (a
-        // buffer's device address for each 64-bit pointer parameter, each scalar at its parameter's
-        // width); each address is a live allocation of the caller's buffer length (at least 4
-        // bytes). What the PTX does with them is the kernel's: an access outside a buffer is a CUDA
-        // error (700), reported, not undefined host behaviour.
-        unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
-        record(2)?;
-        for (device, arg) in device_buffers.iter().zip(buffers.iter_mut()) {
-            if let BufferArg::ReadWrite(host) = arg {
-                if !host.is_empty() {
-                    let len = host.len();
-                    stream
-                        .memcpy_dtoh(&device.slice(..len), &mut host[..])
-                        .map_err(driver_err("cuMemcpyDtoHAsync"))?;
+        self.timed(buffers, |device_buffers| {
+            let mut launch = self.stream().launch_builder(&function);
+            let (mut buffer, mut scalar) = (device_buffers.iter(), scalars.iter());
+            for value in values {
+                match value {
+                    PtxValue::Buffer => {
+                        launch.arg(buffer.next().expect("counted above"));
+                    }
+                    PtxValue::Scalar { .. } => {
+                        scalar.next().expect("one per value").push(&mut launch)
+                    }
                 }
             }
-        }
-        record(3)?;
-        events[3]
-            .synchronize()
-            .map_err(driver_err("cuEventSynchronize"))?;
-        ctx.check_err()
-            .map_err(driver_err("a queued CUDA operation"))?;
-        let ns = |a: usize| -> Result<u64, CudaError> {
-            let ms = events[a]
-                .elapsed_ms(&events[a + 1])
-                .map_err(driver_err("cuEventElapsedTime"))?;
-            Ok((f64::from(ms) * 1e6) as u64)
-        };
-        Ok(Timings {
-            upload_ns: ns(0)?,
-            kernel_ns: ns(1)?,
-            download_ns: ns(2)?,
-            kernel_clock: Clock::CudaEvents,
-            transfer_clock: Clock::CudaEvents,
+            // SAFETY: one argument per PTX parameter in parameter order, as the caller declared
+            // them (a buffer's device address for each 64-bit pointer parameter, each scalar at its
+            // parameter's width); each address is a live allocation of the caller's buffer length
+            // (at least 4 bytes). What the PTX does with them is the kernel's: an access outside a
+            // buffer is a CUDA error (700), reported, not undefined host behaviour.
+            unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
+            Ok(())
         })
     }
 }

@@ -75,6 +75,46 @@ impl CudaDevice {
         check_arguments(&kernel.launch.entry, params, blocks, buffers, scalars)
             .map_err(CudaError::Arguments)?;
         let config = kernel.config(u64::from(blocks))?;
+        self.timed(buffers, |device_buffers| {
+            // Scalars by width, so each argument points at exactly its parameter's bytes.
+            let scalar_kinds = kernel.launch.params.iter().filter_map(|p| match p.kind {
+                ParamKind::Scalar(t) => Some(t.size_bytes().unwrap_or(1)),
+                ParamKind::Buffer { .. } => None,
+            });
+            let values: Vec<Scalar> = scalar_kinds
+                .zip(scalars)
+                .map(|(size, &bits)| Scalar::new(size, bits))
+                .collect();
+            let mut launch = self.stream.launch_builder(&kernel.function);
+            let (mut next_buffer, mut next_scalar) = (0, 0);
+            for param in &kernel.launch.params {
+                match param.kind {
+                    ParamKind::Buffer { .. } => {
+                        launch.arg(&device_buffers[next_buffer]);
+                        next_buffer += 1;
+                    }
+                    ParamKind::Scalar(_) => {
+                        values[next_scalar].push(&mut launch);
+                        next_scalar += 1;
+                    }
+                }
+            }
+            // SAFETY: the arguments were checked against the kernel's parameters (count, kinds,
+            // widths) and are pushed in parameter order; each buffer pointer is a live device
+            // allocation of the caller's buffer length (at least 4 bytes); the block shape and
+            // dynamic shared memory come from the kernel's own launch metadata.
+            unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
+            Ok(())
+        })
+    }
+
+    /// Uploads `buffers`, runs `launch` on their device copies, downloads the
+    /// [`BufferArg::ReadWrite`] ones, and times the three stages with CUDA events on the stream.
+    pub(super) fn timed(
+        &self,
+        buffers: &mut [BufferArg<'_>],
+        launch: impl FnOnce(&[CudaSlice<u8>]) -> Result<(), CudaError>,
+    ) -> Result<Timings, CudaError> {
         let stream = &self.stream;
         let event = || {
             self.ctx
@@ -93,51 +133,18 @@ impl CudaDevice {
         // kernel's accesses are bounded by what the caller passed, as on every backend).
         let device_buffers: Vec<CudaSlice<u8>> = buffers
             .iter()
-            .map(|b| {
-                let bytes = b.bytes();
-                if bytes.is_empty() {
-                    stream
-                        .alloc_zeros::<u8>(4)
-                        .map_err(driver_err("cuMemAlloc"))
-                } else {
-                    stream
-                        .clone_htod(bytes)
-                        .map_err(driver_err("cuMemcpyHtoDAsync"))
-                }
+            .map(|b| match b.bytes() {
+                [] => stream
+                    .alloc_zeros::<u8>(4)
+                    .map_err(driver_err("cuMemAlloc")),
+                bytes => stream
+                    .clone_htod(bytes)
+                    .map_err(driver_err("cuMemcpyHtoDAsync")),
             })
             .collect::<Result<_, _>>()?;
         record(1)?;
-
-        // Scalars by width, so each argument points at exactly its parameter's bytes.
-        let scalar_kinds = kernel.launch.params.iter().filter_map(|p| match p.kind {
-            ParamKind::Scalar(t) => Some(t.size_bytes().unwrap_or(1)),
-            ParamKind::Buffer { .. } => None,
-        });
-        let values: Vec<Scalar> = scalar_kinds
-            .zip(scalars)
-            .map(|(size, &bits)| Scalar::new(size, bits))
-            .collect();
-        let mut launch = stream.launch_builder(&kernel.function);
-        let (mut next_buffer, mut next_scalar) = (0, 0);
-        for param in &kernel.launch.params {
-            match param.kind {
-                ParamKind::Buffer { .. } => {
-                    launch.arg(&device_buffers[next_buffer]);
-                    next_buffer += 1;
-                }
-                ParamKind::Scalar(_) => {
-                    values[next_scalar].push(&mut launch);
-                    next_scalar += 1;
-                }
-            }
-        }
-        // SAFETY: the arguments were checked against the kernel's parameters (count, kinds, widths) and
-        // are pushed in parameter order; each buffer pointer is a live device allocation of the
-        // caller's buffer length (at least 4 bytes); the block shape and dynamic shared memory come from
-        // the kernel's own launch metadata.
-        unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
+        launch(&device_buffers)?;
         record(2)?;
-
         for (device, arg) in device_buffers.iter().zip(buffers.iter_mut()) {
             if let BufferArg::ReadWrite(host) = arg {
                 if !host.is_empty() {
