@@ -15,7 +15,7 @@ mod corpus_support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use corpus_support::{generate, mismatch, scalar_bits, width, Compare, Entry, Param};
+use corpus_support::{generate, mismatch, recorded, scalar_bits, width, Compare, Entry, Param};
 use warpforge::runtime::cuda::{cuda_or_skip, CudaDevice, CudaError, PtxShape, PtxValue};
 use warpforge::runtime::sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
 use warpforge::runtime::sim::SimOptions;
@@ -46,16 +46,6 @@ fn entries(dir: &std::path::Path) -> Vec<Entry> {
             let text = std::fs::read_to_string(f).expect("a launch file");
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
         })
-        .collect()
-}
-
-/// The entries `not_passing.tsv` lists.
-fn not_passing(dir: &std::path::Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("not_passing.tsv"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .filter_map(|l| l.split('\t').next().map(str::to_owned))
         .collect()
 }
 
@@ -151,7 +141,7 @@ fn corpus_entries_on_cuda_match_the_simulator() {
     };
     let device = CudaDevice::new(info.index).expect("the device opens");
     let dir = corpus_dir();
-    let skip = not_passing(&dir);
+    let skip = recorded(&dir);
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     let (mut compared, mut failures, mut listed) = (0, Vec::new(), Vec::new());
     let mut too_new: Vec<String> = Vec::new();
@@ -175,7 +165,7 @@ fn corpus_entries_on_cuda_match_the_simulator() {
             &gpu_values,
             &mut buffer_args(&mut on_gpu),
         );
-        if skip.contains(&e.id) {
+        if skip.contains_key(&e.id) {
             listed.push(format!(
                 "{}: cuda {}",
                 e.id,

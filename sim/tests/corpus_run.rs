@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 mod corpus_support;
 
-use corpus_support::{generate, mismatch, scalar_bits, width, Compare, Entry, Param};
+use corpus_support::{generate, mismatch, recorded, scalar_bits, width, Compare, Entry, Param};
 use warpforge_sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
 use warpforge_sim::{BufferArg, SimOptions};
 
@@ -157,19 +157,6 @@ type PtxModuleText = Result<warpforge_ptx::parse::Module, String>;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus")
-}
-
-/// `not_passing.tsv`: id, outcome, instruction, message (tab-separated; `#` comments).
-fn recorded(dir: &Path) -> BTreeMap<String, (String, String)> {
-    let text = std::fs::read_to_string(dir.join("not_passing.tsv")).unwrap_or_default();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            assert!(c.len() >= 3, "not_passing.tsv: fewer than 3 columns: {l}");
-            (c[0].to_owned(), (c[1].to_owned(), c[2].to_owned()))
-        })
-        .collect()
 }
 
 #[test]

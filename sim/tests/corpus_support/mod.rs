@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -254,4 +255,17 @@ pub fn ordered64(x: f64) -> i128 {
     } else {
         b
     }
+}
+
+/// `not_passing.tsv`: id, outcome, instruction, message (tab-separated; `#` comments).
+pub fn recorded(dir: &Path) -> BTreeMap<String, (String, String)> {
+    let text = std::fs::read_to_string(dir.join("not_passing.tsv")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            assert!(c.len() >= 3, "not_passing.tsv: fewer than 3 columns: {l}");
+            (c[0].to_owned(), (c[1].to_owned(), c[2].to_owned()))
+        })
+        .collect()
 }
