@@ -207,10 +207,18 @@ fn malformed_integer_forms_are_refused_with_their_line_never_a_panic() {
         let e = load_and_run(&body).expect_err(line);
         assert!(e.to_string().starts_with("line 14: "), "{line}: {e}");
     }
+    // `_|_` discards both results: a parse error at its line.
+    let e = load_and_run(
+        ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .b16 %rs<2>;\n.reg .pred %p<2>;\n\n\
+         lop3.or.b32 _|_, %r1, %r1, %r1, 3, %p1;",
+    )
+    .expect_err("_|_");
+    assert!(e.to_string().contains("line 14, column"), "{e}");
     // The valid forms beside them run.
     let valid = "add.cc.u32 %r1, %r1, 1;\naddc.cc.u32 %r1, %r1, %r1;\nmadc.hi.cc.u64 %rd1, %rd1, %rd1, %rd1;\n\
                  bmsk.clamp.b32 %r1, 40, %r1;\nfns.b32 %r1, -1, 77, -2147483648;\n\
-                 lop3.and.b32 %r1|%p1, %r1, %r1, %r1, 255, !%p1;";
+                 lop3.and.b32 %r1|%p1, %r1, %r1, %r1, 255, !%p1;\n\
+                 lop3.or.b32 _|%p1, %r1, %r1, %r1, 3, %p1;\nshfl.sync.idx.b32 %r1|_, %r1, 0, 31, -1;";
     load_and_run(&format!(
         ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n.reg .pred %p<2>;\n{valid}"
     ))

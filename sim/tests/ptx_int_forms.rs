@@ -359,6 +359,20 @@ fn lop3_every_lut_and_the_predicate_forms() {
             [u64::from(d), u64::from(p), 0]
         });
     }
+    // The result discarded: `_|p` (nvcc writes this when only the predicate is used).
+    for op in ["and", "or"] {
+        let form = format!("lop3.{op}.b32 _|p");
+        let body = format!(
+            "and.b32 %r6, %r4, 1;\nsetp.ne.u32 %p2, %r6, 0;\n\
+             lop3.{op}.b32 _|%p1, %r1, %r2, %r3, 0xe8, %p2;\nselp.u64 %rd10, 1, 0, %p1;"
+        );
+        check(&form, &body, &inputs, |x| {
+            let d = lut3(0xe8, lo(x[0]), lo(x[1]), lo(x[2]));
+            let q = x[3] & 1 == 1;
+            let p = if op == "and" { d != 0 && q } else { d != 0 || q };
+            [0, u64::from(p), 0]
+        });
+    }
     for bad in [
         "lop3.b32 %r5, %r1, %r2, %r3, %r4;",
         "lop3.b32 %r5, %r1, %r2, %r3, 256;",

@@ -39,7 +39,8 @@ pub enum OperandKind {
     Vector(Vec<Operand>),
     /// The sink `_`: a result that is discarded.
     Sink,
-    /// A result and its predicate `%r1|%p1` (`shfl.sync`, `match.all.sync`).
+    /// A result and its predicate `%r1|%p1` (`shfl.sync`, `match.all.sync`, `lop3`); either may be
+    /// the sink, a register named `_` (`_|%p1`).
     PredPair(Register, Register),
     /// A negated predicate `!%p`.
     Not(Register),
@@ -253,7 +254,7 @@ fn simple_operand(c: &mut Cursor) -> Result<Operand, ParseError> {
         }
         Tok::Ident(name) if name == "_" => {
             c.bump();
-            OperandKind::Sink
+            pred_pair(c, Register::named(name), |_| OperandKind::Sink)?
         }
         Tok::Ident(name) => {
             c.bump();
@@ -291,14 +292,24 @@ fn simple_operand(c: &mut Cursor) -> Result<Operand, ParseError> {
     Ok(Operand { pos, kind })
 }
 
-/// After a register-like operand: `|%p` makes a result-predicate pair.
+/// After a register-like operand: `|%p` makes a result-predicate pair. Either half may be the sink
+/// `_` (`lop3.or.b32 _|%p, …`), kept as a register named `_` that readers treat as discarded.
 fn pred_pair(
     c: &mut Cursor,
     first: Register,
     alone: impl FnOnce(Register) -> OperandKind,
 ) -> Result<OperandKind, ParseError> {
     if c.eat_punct('|') {
-        let second = register(c, "a predicate register after `|`")?;
+        let second = match &c.peek().tok {
+            Tok::Ident(name) if name == "_" => {
+                c.bump();
+                Register::named("_".to_owned())
+            }
+            _ => register(c, "a predicate register or `_` after `|`")?,
+        };
+        if first.name == "_" && second.name == "_" {
+            return Err(c.error("a register beside `_` (`_|_` would discard both results)"));
+        }
         Ok(OperandKind::PredPair(first, second))
     } else {
         Ok(alone(first))

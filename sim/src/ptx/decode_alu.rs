@@ -355,9 +355,14 @@ impl Decoder<'_> {
 }
 
 /// The register of a `p|q` pair as an operand of its own.
+/// One half of a `d|p` pair as an operand of its own; `_` is the sink.
 pub(crate) fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
     Operand {
         pos: at.pos,
-        kind: OperandKind::Register(r.clone()),
+        kind: if r.name == "_" {
+            OperandKind::Sink
+        } else {
+            OperandKind::Register(r.clone())
+        },
     }
 }

@@ -416,7 +416,7 @@ impl Decoder<'_> {
                 let [d, a, b, c, mask] = operands::<5>(inst)?;
                 let (d, p) = match &d.kind {
                     OperandKind::PredPair(d, p) => {
-                        let (d, p) = (self.pair(d)?, self.pair(p)?);
+                        let (d, p) = (self.pair(d, 32)?, self.pair(p, 1)?);
                         (d, Some(p))
                     }
                     _ => (self.dst(d, 32)?, None),
@@ -472,7 +472,7 @@ impl Decoder<'_> {
                 let [d, a, mask] = operands::<3>(inst)?;
                 let (d, p) = match &d.kind {
                     OperandKind::PredPair(d, p) if all => {
-                        let (d, p) = (self.pair(d)?, self.pair(p)?);
+                        let (d, p) = (self.pair(d, 32)?, self.pair(p, 1)?);
                         (d, Some(p))
                     }
                     _ => (self.dst(d, 32)?, None),
@@ -524,7 +524,11 @@ impl Decoder<'_> {
     }
 
     /// One register of a `d|p` pair, as a destination.
-    fn pair(&mut self, r: &warpforge_ptx::parse::Register) -> Result<u32, String> {
+    /// One half of a `d|p` pair (`bits` wide); `_` is the sink.
+    fn pair(&mut self, r: &warpforge_ptx::parse::Register, bits: u32) -> Result<u32, String> {
+        if r.name == "_" {
+            return Ok(self.regs.scratch(bits));
+        }
         self.regs
             .declared(r)
             .ok_or_else(|| format!("`{r}` is not a declared register"))
