@@ -369,7 +369,11 @@ fn lop3_every_lut_and_the_predicate_forms() {
         check(&form, &body, &inputs, |x| {
             let d = lut3(0xe8, lo(x[0]), lo(x[1]), lo(x[2]));
             let q = x[3] & 1 == 1;
-            let p = if op == "and" { d != 0 && q } else { d != 0 || q };
+            let p = if op == "and" {
+                d != 0 && q
+            } else {
+                d != 0 || q
+            };
             [0, u64::from(p), 0]
         });
     }

@@ -46,6 +46,8 @@ pub(crate) struct PtxWarp {
     pub yield_turn: bool,
     /// Each lane's calls in progress, innermost last (`exec_call.rs`).
     pub frames: Vec<Vec<Frame>>,
+    /// Registers holding values a lane could not legally read (`poison.rs`).
+    pub poison: super::poison::Poison,
 }
 
 /// A call in progress on one lane.
@@ -167,6 +169,7 @@ impl<'a> PtxBlock<'a> {
             step: 0,
             yield_turn: false,
             frames: vec![Vec::new(); 32],
+            poison: Default::default(),
         }
     }
 
@@ -205,6 +208,9 @@ impl<'a> PtxBlock<'a> {
                 active & m
             }
         };
+        if !warp.poison.is_empty() {
+            self.poison_step(warp, pc, &inst.op, inst.guard.map(|g| g.0), active, lanes)?;
+        }
         let count = u64::from(active.count_ones());
         match &inst.op {
             Op::Bra { target, reconverge } => {

@@ -4,8 +4,8 @@
 //! acts on those lanes. Lanes of one warp may pass different masks (16-lane tiles): each distinct
 //! mask is one group. A lane outside its own mask, a mask naming a lane that passes another mask or
 //! is guarded off, or lanes that can never arrive (`simt.rs`) are synccheck errors; a shuffle reading
-//! a lane outside the mask or an exited one (undefined in PTX) gives the lane its own value and is
-//! reported, as the IR simulator does.
+//! a lane outside the mask or an exited one (undefined in PTX) gives the lane its own value, marked
+//! as poison (`poison.rs`): reported only where the value is used.
 
 use super::super::block::Stop;
 use super::super::finding::{lane_list, FindingKind};
@@ -177,21 +177,9 @@ impl PtxBlock<'_> {
                         warp.regs[p as usize][l] = u64::from(in_range);
                     }
                 }
-                if outside != 0 && self.run.options.sanitize {
-                    let f = self.run.finding(
-                        FindingKind::ShuffleOutsideMask,
-                        pc as u32,
-                        warp.index,
-                        outside,
-                        None,
-                        format!(
-                            "these lanes read a lane outside the membermask {m:#010x} (or one that \
-                             exited): the value is undefined in PTX (the simulator gives the lane \
-                             its own value)"
-                        ),
-                    );
-                    self.run
-                        .report(FindingKind::ShuffleOutsideMask, pc as u32, 0, f)?;
+                // The stray values are poison (`poison.rs`): an error only where they are used.
+                if self.run.options.sanitize {
+                    warp.poison.assign(d, members, outside, pc as u32);
                 }
             }
             Op::Vote {

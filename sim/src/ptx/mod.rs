@@ -66,6 +66,7 @@ mod inst;
 mod inst_int;
 mod inst_mem;
 mod layout;
+mod poison;
 mod registers;
 mod round;
 mod schedule;

@@ -1,0 +1,275 @@
+//! Poison: the sanitizer's precision for values a lane cannot legally read.
+//!
+//! A `shfl.sync` lane that reads a lane outside the membermask (or one that exited) gets an
+//! undefined value in PTX. Compilers write that on purpose: a partial warp's reduction shuffles
+//! with the full butterfly and throws the stray values away with a `selp` on the same mask. So the
+//! value is *poison*, not an error: each register carries, per lane, whether it holds poison and
+//! which shuffle made it. Poison flows through computation (a result is poison where any operand,
+//! or the guard, is; `selp` takes only the chosen operand's), and becomes a finding only where it
+//! can change what the kernel does: when it reaches memory (a stored value), an address, a branch
+//! (a guard of a branch, a branch index), a collective (a shuffled value, a vote, a mask, a
+//! barrier's operands) or a call's argument. Nothing is tracked while no register holds poison.
+
+use super::inst::{Op, R};
+
+/// Which lanes of which registers hold poison, and the shuffle that made it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Poison {
+    regs: Vec<Tainted>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Tainted {
+    reg: R,
+    lanes: u32,
+    /// The instruction (pc) of the shuffle the poison came from.
+    origin: u32,
+}
+
+impl Poison {
+    /// No register holds poison (the usual case: nothing to track).
+    pub fn is_empty(&self) -> bool {
+        self.regs.is_empty()
+    }
+
+    /// The poisoned lanes of `reg` and where the poison came from.
+    pub fn of(&self, reg: R) -> (u32, u32) {
+        self.regs
+            .iter()
+            .find(|t| t.reg == reg)
+            .map_or((0, 0), |t| (t.lanes, t.origin))
+    }
+
+    /// Lanes `within` of `reg` now hold poison exactly where `lanes` says (from `origin`).
+    pub fn assign(&mut self, reg: R, within: u32, lanes: u32, origin: u32) {
+        let lanes = lanes & within;
+        match self.regs.iter().position(|t| t.reg == reg) {
+            Some(i) => {
+                let t = &mut self.regs[i];
+                t.lanes = t.lanes & !within | lanes;
+                if lanes != 0 {
+                    t.origin = origin;
+                }
+                if t.lanes == 0 {
+                    self.regs.swap_remove(i);
+                }
+            }
+            None if lanes != 0 => self.regs.push(Tainted { reg, lanes, origin }),
+            None => {}
+        }
+    }
+}
+
+/// What an instruction does with poison in the registers it reads.
+pub(crate) enum Flow {
+    /// Poison in `reads` is an error: it reaches what the string names.
+    Sink { reads: Vec<R>, what: &'static str },
+    /// Each register of `writes` is poison where any of `reads` is.
+    Pass { reads: Vec<R>, writes: Vec<R> },
+    /// `selp d, a, b, c`: `d` is poison where `c` is, or where the chosen operand is.
+    Select { d: R, a: R, b: R, c: R },
+}
+
+/// The poison flow of `op`. Every instruction is listed (no catch-all), so a new one must say
+/// where its values go.
+pub(crate) fn flow(op: &Op) -> Flow {
+    use super::inst_int::XOp;
+    let pass = |reads: Vec<R>, writes: Vec<R>| Flow::Pass { reads, writes };
+    let sink = |reads: Vec<R>, what| Flow::Sink { reads, what };
+    let base = |b: Option<R>| b.into_iter().collect::<Vec<R>>();
+    match op {
+        Op::Mov { d, a, .. } | Op::IntUn { d, a, .. } | Op::FUn { d, a, .. } => {
+            pass(vec![*a], vec![*d])
+        }
+        Op::Cvt { d, a, .. } | Op::Cvta { d, a, .. } => pass(vec![*a], vec![*d]),
+        Op::Pack { d, parts, .. } => pass(parts.clone(), vec![*d]),
+        Op::Unpack { parts, a, .. } => pass(vec![*a], parts.iter().flatten().copied().collect()),
+        Op::IntBin { d, a, b, .. } | Op::MulWide { d, a, b, .. } | Op::FBin { d, a, b, .. } => {
+            pass(vec![*a, *b], vec![*d])
+        }
+        Op::Mad { d, a, b, c, .. }
+        | Op::Bfe { d, a, b, c, .. }
+        | Op::Prmt { d, a, b, c }
+        | Op::Fma { d, a, b, c, .. } => pass(vec![*a, *b, *c], vec![*d]),
+        Op::Bfi { d, a, b, c, e, .. } => pass(vec![*a, *b, *c, *e], vec![*d]),
+        Op::IntX(x) => {
+            let (mut reads, mut writes) = (vec![x.a, x.b, x.c], vec![x.d]);
+            match x.op {
+                XOp::Carry(c) => {
+                    if c.carry_in {
+                        reads.push(c.cc);
+                    }
+                    if c.carry_out {
+                        writes.push(c.cc);
+                    }
+                }
+                XOp::Lop3 { pred: Some(p), .. } => {
+                    reads.push(p.q);
+                    writes.push(p.p);
+                }
+                _ => {}
+            }
+            pass(reads, writes)
+        }
+        Op::Setp {
+            p,
+            q,
+            a,
+            b,
+            combine,
+            ..
+        } => {
+            let mut reads = vec![*a, *b];
+            reads.extend(combine.map(|(_, c, _)| c));
+            pass(reads, p.iter().chain(q.iter()).copied().collect())
+        }
+        Op::Selp { d, a, b, c, .. } => Flow::Select {
+            d: *d,
+            a: *a,
+            b: *b,
+            c: *c,
+        },
+        Op::Ld { addr, .. } => sink(base(addr.base), "an address"),
+        Op::St { srcs, addr, .. } => {
+            let mut reads = srcs.clone();
+            reads.extend(addr.base);
+            sink(reads, "memory (a stored value or its address)")
+        }
+        Op::Atom { addr, b, c, .. } => {
+            let mut reads = vec![*b];
+            reads.extend(*c);
+            reads.extend(addr.base);
+            sink(reads, "memory (an atomic's operand or address)")
+        }
+        Op::Bra { .. } => sink(vec![], "a branch"),
+        Op::Brx { index, .. } => sink(vec![*index], "a branch (its index)"),
+        Op::Exit | Op::Ret | Op::Nop | Op::Yield => sink(vec![], "a branch"),
+        Op::Call { args, .. } => {
+            let reads = args
+                .iter()
+                .filter_map(|a| match a.caller {
+                    super::inst_mem::Slot::Reg(r) => Some(r),
+                    super::inst_mem::Slot::Frame(_) => None,
+                })
+                .collect();
+            sink(reads, "a call's argument")
+        }
+        Op::Bar {
+            id, count, pred, ..
+        } => {
+            let mut reads = vec![*id];
+            reads.extend(*count);
+            reads.extend(pred.map(|(p, _)| p));
+            sink(reads, "a barrier")
+        }
+        Op::WarpSync { mask } => sink(vec![*mask], "a collective"),
+        Op::Shfl { a, b, c, mask, .. } => sink(vec![*a, *b, *c, *mask], "a collective"),
+        Op::Vote { a, mask, .. } | Op::Match { a, mask, .. } | Op::Redux { a, mask, .. } => {
+            sink(vec![*a, *mask], "a collective")
+        }
+        Op::Activemask { d } | Op::Clock { d, .. } => pass(vec![], vec![*d]),
+    }
+}
+
+impl super::block::PtxBlock<'_> {
+    /// Before `inst` at `pc` runs on `lanes` (of `active`, the lanes at it): reports poison that
+    /// reaches a sink, and computes which lanes of what it writes hold poison afterwards. Called
+    /// only while some register holds poison.
+    pub(super) fn poison_step(
+        &mut self,
+        warp: &mut super::block::PtxWarp,
+        pc: usize,
+        op: &Op,
+        guard: Option<R>,
+        active: u32,
+        lanes: u32,
+    ) -> Result<(), super::super::block::Stop> {
+        use super::super::block::Sites;
+        use super::super::finding::{lane_list, FindingKind};
+        // Lanes whose guard is poison may or may not run it: what they write is poison, and a sink
+        // they reach is an error.
+        let (guarded, guard_origin) = guard.map_or((0, 0), |p| warp.poison.of(p));
+        let guarded = guarded & active;
+        let read = |regs: &[R], within: u32| {
+            regs.iter()
+                .fold((0u32, guard_origin), |(lanes, origin), &r| {
+                    let (l, o) = warp.poison.of(r);
+                    if l & within != 0 {
+                        (lanes | l & within, o)
+                    } else {
+                        (lanes, origin)
+                    }
+                })
+        };
+        match flow(op) {
+            Flow::Sink { reads, what } => {
+                let (bad, origin) = read(&reads, lanes);
+                let bad = bad | guarded;
+                if bad != 0 {
+                    let detail = format!(
+                        "lanes {} use a value that the shuffle at {} read from outside its \
+                         membermask (or from a lane that exited), which is undefined in PTX: it \
+                         reaches {what}",
+                        lane_list(bad),
+                        self.run.program.site(origin as usize),
+                    );
+                    let f = self.run.finding(
+                        FindingKind::ShuffleOutsideMask,
+                        pc as u32,
+                        warp.index,
+                        bad,
+                        None,
+                        detail,
+                    );
+                    self.run
+                        .report(FindingKind::ShuffleOutsideMask, pc as u32, origin, f)?;
+                }
+                for w in writes_of(op) {
+                    warp.poison.assign(w, lanes, 0, 0);
+                }
+            }
+            Flow::Pass { reads, writes } => {
+                let (bad, origin) = read(&reads, lanes);
+                for w in writes {
+                    warp.poison
+                        .assign(w, lanes | guarded, bad | guarded, origin);
+                }
+            }
+            Flow::Select { d, a, b, c } => {
+                let cond = &warp.regs[c as usize];
+                let chosen_a =
+                    super::lanes(lanes).fold(0u32, |m, l| m | ((cond[l] & 1) as u32) << l);
+                let (pa, oa) = warp.poison.of(a);
+                let (pb, ob) = warp.poison.of(b);
+                let (pc_, oc) = warp.poison.of(c);
+                let bad = (pc_ | pa & chosen_a | pb & !chosen_a) & lanes | guarded;
+                let origin = [(pc_, oc), (pa & chosen_a, oa), (pb & !chosen_a, ob)]
+                    .iter()
+                    .find(|(l, _)| l & lanes != 0)
+                    .map_or(guard_origin, |&(_, o)| o);
+                warp.poison.assign(d, lanes | guarded, bad, origin);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The registers a sink instruction writes (fresh values: their poison ends).
+fn writes_of(op: &Op) -> Vec<R> {
+    match op {
+        Op::Ld { dsts, .. } => dsts.iter().flatten().copied().collect(),
+        Op::Atom { d, .. } | Op::Bar { d, .. } => d.iter().copied().collect(),
+        Op::Shfl { d, p, .. } | Op::Match { d, p, .. } => {
+            std::iter::once(*d).chain(p.iter().copied()).collect()
+        }
+        Op::Vote { d, .. } | Op::Redux { d, .. } => vec![*d],
+        Op::Call { rets, .. } => rets
+            .iter()
+            .filter_map(|a| match a.caller {
+                super::inst_mem::Slot::Reg(r) => Some(r),
+                super::inst_mem::Slot::Frame(_) => None,
+            })
+            .collect(),
+        _ => vec![],
+    }
+}
