@@ -6,61 +6,10 @@
 //! and `brx.idx` through a `.branchtargets` list (an index past the list is a finding). Each
 //! kernel's expected output is computed here in Rust. The lint corpus's calls: `ptx_calls_corpus.rs`.
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::{BufferArg, FindingKind, SimOptions, SimReport};
-
-const HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n\n";
-
-/// Runs entry `k` of `HEADER + text` on one block of `threads` threads: the first parameter is a
-/// buffer of `out_bytes`, then the scalars `scalars`.
-fn run(text: &str, threads: u32, out_bytes: usize, scalars: &[u64]) -> (SimReport, Vec<u8>) {
-    let kernel = PtxKernel::load(&format!("{HEADER}{text}"), "k").unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![0u8; out_bytes];
-    let mut args = vec![PtxArg::Buffer];
-    args.extend(scalars.iter().map(|&s| PtxArg::Scalar(s)));
-    let launch = PtxLaunch {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        dynamic_shared: 0,
-    };
-    let report = ptx::run(
-        &kernel,
-        &launch,
-        &args,
-        &mut [BufferArg::ReadWrite(&mut out)],
-        &SimOptions::default(),
-    )
-    .expect("the launch starts");
-    (report, out)
-}
-
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect()
-}
-
-fn u64s(bytes: &[u8]) -> Vec<u64> {
-    bytes
-        .chunks(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-        .collect()
-}
-
-/// The entry's prologue: `%r1` = `%tid.x`, `%rd2` = `out + 4 * tid`, `%rd3` = `out + 8 * tid`.
-const PROLOGUE: &str = "
-    .reg .pred %p<8>;
-    .reg .b32 %r<32>;
-    .reg .b64 %rd<16>;
-    ld.param.u64 %rd1, [out];
-    cvta.to.global.u64 %rd1, %rd1;
-    mov.u32 %r1, %tid.x;
-    mul.wide.u32 %rd4, %r1, 4;
-    add.s64 %rd2, %rd1, %rd4;
-    mul.wide.u32 %rd4, %r1, 8;
-    add.s64 %rd3, %rd1, %rd4;
-";
+mod common;
+use common::calls::{run, u32s, u64s, HEADER, PROLOGUE};
+use warpforge_sim::ptx::PtxKernel;
+use warpforge_sim::FindingKind;
 
 /// `madd(a, b, c) = a * b + c`, called as nvcc writes calls (`.param` variables in a call
 /// sequence) and with registers and immediates as arguments and a register for the result.

@@ -11,7 +11,7 @@ use super::super::block::{BlockRun, Stop};
 use super::super::finding::{lane_list, FindingKind};
 use super::super::memory::GlobalBuffer;
 use super::super::SimOptions;
-use super::inst::{BarKind, BarRed, Op, Timer};
+use super::inst::{BarKind, BarRed, Op, Timer, R};
 use super::registers::{Init, Special};
 use super::simt::SimtStack;
 use super::LaunchState;
@@ -197,17 +197,7 @@ impl<'a> PtxBlock<'a> {
             warp.stack.exit(active);
             return Ok(());
         };
-        let lanes = match inst.guard {
-            None => active,
-            Some((p, negated)) => {
-                let col = &warp.regs[p as usize];
-                let mut m = 0u32;
-                for (l, v) in col.iter().enumerate() {
-                    m |= (((*v & 1) == 1) != negated) as u32 * (1 << l);
-                }
-                active & m
-            }
-        };
+        let lanes = guarded(warp, inst.guard, active);
         if !warp.poison.is_empty() {
             self.poison_step(warp, pc, &inst.op, inst.guard.map(|g| g.0), active, lanes)?;
         }
@@ -319,9 +309,26 @@ impl<'a> PtxBlock<'a> {
             return Ok(());
         }
         let need = !warp.exited;
-        match warp.stack.gather(need) {
-            super::simt::Gather::Ready => {}
+        let active = match warp.stack.gather(need) {
+            super::simt::Gather::Ready => {
+                if warp.stack.top().map_or(0, |t| t.mask) != active {
+                    return Ok(()); // lanes joined: evaluate again with all of them
+                }
+                active
+            }
             super::simt::Gather::Yielded => return Ok(()),
+            super::simt::Gather::Together(others) => {
+                // Lanes of other activations of this function wait at this barrier: they arrive
+                // with the running entry, which goes on when the barrier completes.
+                if guarded(warp, self.launch.program.insts[pc].guard, others) != others {
+                    let detail = "the guard holds back lanes that wait at it in another call of \
+                                  the function"
+                        .to_owned();
+                    return self.barrier_error(warp, pc, others, detail);
+                }
+                warp.stack.release_waiting(others);
+                active | others
+            }
             super::simt::Gather::Stuck { elsewhere, at_sync } => {
                 let detail = self.absent(warp, elsewhere, at_sync);
                 return self.barrier_error(
@@ -334,10 +341,7 @@ impl<'a> PtxBlock<'a> {
                 ),
                 );
             }
-        }
-        if warp.stack.top().map_or(0, |t| t.mask) != active {
-            return Ok(()); // lanes joined: evaluate again with all of them
-        }
+        };
         warp.step += 1;
         self.run.counters.barrier += 1;
         self.run.counters.active_lanes += u64::from(active.count_ones());
@@ -556,5 +560,20 @@ impl<'a> PtxBlock<'a> {
         );
         self.run.report(FindingKind::PartialBarrier, pc, 0, f)?;
         Err(Stop)
+    }
+}
+
+/// The lanes of `lanes` that `guard` (a predicate register, maybe negated) lets through.
+pub(super) fn guarded(warp: &PtxWarp, guard: Option<(R, bool)>, lanes: u32) -> u32 {
+    match guard {
+        None => lanes,
+        Some((p, negated)) => {
+            let col = &warp.regs[p as usize];
+            let mut m = 0u32;
+            for (l, v) in col.iter().enumerate() {
+                m |= (((*v & 1) == 1) != negated) as u32 * (1 << l);
+            }
+            lanes & m
+        }
     }
 }

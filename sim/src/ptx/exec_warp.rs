@@ -9,7 +9,7 @@
 
 use super::super::block::Stop;
 use super::super::finding::{lane_list, FindingKind};
-use super::block::{PtxBlock, PtxWarp};
+use super::block::{guarded, PtxBlock, PtxWarp};
 use super::inst::{Op, ReduxOp, ShflMode, VoteMode};
 use super::lanes;
 use super::simt::Gather;
@@ -43,7 +43,8 @@ impl PtxBlock<'_> {
         mask: u32,
     ) -> Result<(), Stop> {
         let program = self.launch.program;
-        let op = &program.insts[pc].op;
+        let inst = &program.insts[pc];
+        let op = &inst.op;
         let Some(mask_reg) = op.sync_mask() else {
             return Ok(());
         };
@@ -52,30 +53,20 @@ impl PtxBlock<'_> {
             return Ok(());
         }
         let masks = warp.regs[mask_reg as usize];
-        let mut need = 0u32;
-        for l in lanes(mask) {
-            let m = masks[l] as u32;
-            if m >> l & 1 == 0 {
-                let detail = format!(
-                    "lane {l} executes it but its membermask {m:#010x} leaves it out (undefined in \
-                     PTX)"
-                );
-                return self.collective_error(warp, pc, 1 << l, detail);
-            }
-            need |= m;
-        }
-        let need = need & !warp.exited;
-        let held_back = need & active & !mask;
-        if held_back != 0 {
-            let detail = format!(
-                "the membermask names lanes {} whose guard keeps them from executing it",
-                lane_list(held_back)
-            );
-            return self.collective_error(warp, pc, held_back, detail);
-        }
-        match warp.stack.gather(need) {
-            Gather::Ready => {}
+        let Some(need) = self.need(warp, pc, &masks, active, mask)? else {
+            return Ok(());
+        };
+        let (active, mask, together) = match warp.stack.gather(need) {
+            Gather::Ready => (active, mask, 0),
             Gather::Yielded => return Ok(()),
+            Gather::Together(lanes) => {
+                // Lanes of other activations wait here too: one execution for all of them.
+                let (active, mask) = (active | lanes, mask | guarded(warp, inst.guard, lanes));
+                if self.need(warp, pc, &masks, active, mask)?.is_none() {
+                    return Ok(());
+                }
+                (active, mask, lanes)
+            }
             Gather::Stuck { elsewhere, at_sync } => {
                 let detail = format!(
                     "the membermask names lanes that cannot execute it: {}",
@@ -83,8 +74,8 @@ impl PtxBlock<'_> {
                 );
                 return self.collective_error(warp, pc, elsewhere | at_sync, detail);
             }
-        }
-        if warp.stack.top().map_or(0, |t| t.mask) != active {
+        };
+        if together == 0 && warp.stack.top().map_or(0, |t| t.mask) != active {
             return Ok(()); // lanes joined: evaluate again with all of them
         }
         // Groups: the lanes passing each distinct mask must be exactly its non-exited lanes.
@@ -115,8 +106,45 @@ impl PtxBlock<'_> {
         for (m, members) in groups {
             self.group(warp, pc, op, m, members)?;
         }
-        warp.stack.advance();
+        warp.stack.advance_together(together);
         Ok(())
+    }
+
+    /// The lanes the collective at `pc` waits for (`None` after reporting a finding): every lane
+    /// the guard lets through (`mask`, of the `active` lanes at it) must be in its own membermask,
+    /// and every non-exited lane a membermask names must execute it.
+    fn need(
+        &mut self,
+        warp: &PtxWarp,
+        pc: usize,
+        masks: &[u64; 32],
+        active: u32,
+        mask: u32,
+    ) -> Result<Option<u32>, Stop> {
+        let mut need = 0u32;
+        for l in lanes(mask) {
+            let m = masks[l] as u32;
+            if m >> l & 1 == 0 {
+                let detail = format!(
+                    "lane {l} executes it but its membermask {m:#010x} leaves it out (undefined in \
+                     PTX)"
+                );
+                self.collective_error(warp, pc, 1 << l, detail)?;
+                return Ok(None);
+            }
+            need |= m;
+        }
+        let need = need & !warp.exited;
+        let held_back = need & active & !mask;
+        if held_back != 0 {
+            let detail = format!(
+                "the membermask names lanes {} whose guard keeps them from executing it",
+                lane_list(held_back)
+            );
+            self.collective_error(warp, pc, held_back, detail)?;
+            return Ok(None);
+        }
+        Ok(Some(need))
     }
 
     /// One group of lanes (`members`, passing membermask `m`) executes `op`.

@@ -12,8 +12,10 @@
 //! lanes it needs *yields* ([`SimtStack::gather`]): a waiting sibling entry at the same instruction
 //! (same parent, same reconvergence point) is merged into it, or the topmost runnable entry holding
 //! missing lanes is moved to the top to run first (any entry that has not diverged may run before
-//! its siblings). When the missing lanes can only be waiting at a reconvergence point or at another
-//! sync point, the lanes can never meet: that is reported instead of hanging.
+//! its siblings). Lanes that wait at the same instruction in another activation of its function
+//! (they called it from another call site) execute it together with the running entry. When the
+//! missing lanes can only be waiting at a reconvergence point or at another sync point, the lanes
+//! can never meet: that is reported instead of hanging.
 
 use super::cfg::EXIT;
 
@@ -44,6 +46,12 @@ pub(crate) enum Gather {
     Ready,
     /// The top entry yielded: another entry runs first.
     Yielded,
+    /// The missing lanes (and the rest of their entries: these lanes) wait at this very instruction
+    /// in entries that cannot merge with the running one — other activations of the function the
+    /// instruction is in, when lanes called it from different call sites. As on Volta and later,
+    /// where a warp's lanes meet at the same `.sync` instruction whichever path brought them there,
+    /// they execute it together with the running entry ([`SimtStack::advance_together`]).
+    Together(u32),
     /// The lanes can never all arrive: (lanes waiting at a reconvergence point or elsewhere, lanes
     /// waiting at another sync point).
     Stuck { elsewhere: u32, at_sync: u32 },
@@ -264,6 +272,16 @@ impl SimtStack {
                 Gather::Yielded
             }
             None => {
+                let pc = self.entries[top_index].pc;
+                let here = (0..top_index)
+                    .filter(|&i| {
+                        let e = self.entries[i];
+                        e.blocked && e.pc == pc && !self.has_children(i)
+                    })
+                    .fold(0, |m, i| m | self.entries[i].mask);
+                if missing & !here == 0 {
+                    return Gather::Together(here);
+                }
                 let at_sync = (0..top_index)
                     .filter(|&i| self.entries[i].blocked && !self.has_children(i))
                     .fold(0, |m, i| m | self.entries[i].mask)
@@ -272,6 +290,28 @@ impl SimtStack {
                     elsewhere: missing & !at_sync,
                     at_sync,
                 }
+            }
+        }
+    }
+
+    /// The running entry and the entries holding `lanes` that wait at its instruction
+    /// ([`Gather::Together`]) all executed it: each goes on to the next instruction.
+    pub fn advance_together(&mut self, lanes: u32) {
+        self.release_waiting(lanes);
+        self.advance();
+    }
+
+    /// The entries holding `lanes` that wait at the running entry's instruction go on past it
+    /// (the running entry stays).
+    pub fn release_waiting(&mut self, lanes: u32) {
+        let Some(pc) = self.entries.last().map(|t| t.pc) else {
+            return;
+        };
+        let top_index = self.entries.len() - 1;
+        for e in &mut self.entries[..top_index] {
+            if e.blocked && e.pc == pc && e.mask & lanes != 0 {
+                e.pc += 1;
+                e.blocked = false;
             }
         }
     }

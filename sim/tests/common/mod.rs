@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests.
 
+pub mod calls;
 pub mod float;
 pub mod int;
