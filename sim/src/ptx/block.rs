@@ -74,6 +74,8 @@ pub(crate) struct PtxBlock<'a> {
     pub(super) stack_bytes: u64,
     /// Threads that arrived at each barrier with `bar.arrive` since it last completed.
     pub(super) arrivals: [u32; 16],
+    /// Pending `cp.async` copies and mbarrier bookkeeping (`exec_async.rs`).
+    pub(super) asyncs: super::exec_async::AsyncState,
 }
 
 impl<'a> PtxBlock<'a> {
@@ -112,6 +114,7 @@ impl<'a> PtxBlock<'a> {
             local,
             stack_bytes: 0,
             arrivals: [0; 16],
+            asyncs: Default::default(),
         }
     }
 
@@ -190,6 +193,7 @@ impl<'a> PtxBlock<'a> {
         let active = top.mask;
         let Some(inst) = program.insts.get(pc) else {
             // Past the last instruction: the threads end.
+            self.exit_async(warp, pc, active)?;
             warp.exited |= active;
             warp.stack.exit(active);
             return Ok(());
@@ -217,6 +221,7 @@ impl<'a> PtxBlock<'a> {
                 warp.step += 1;
                 self.run.counters.control += 1;
                 self.run.counters.active_lanes += count;
+                self.exit_async(warp, pc, lanes)?;
                 warp.exited |= lanes;
                 warp.stack.exit(lanes);
                 if lanes != active {
@@ -261,6 +266,12 @@ impl<'a> PtxBlock<'a> {
                 for l in super::lanes(lanes) {
                     warp.regs[*d as usize][l] = u64::from(active);
                 }
+                warp.stack.advance();
+            }
+            Op::Async(_) => {
+                warp.step += 1;
+                self.run.counters.active_lanes += count;
+                self.exec_async(warp, pc, lanes)?;
                 warp.stack.advance();
             }
             Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
