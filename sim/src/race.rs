@@ -20,6 +20,9 @@ pub enum Strength {
     Device,
 }
 
+/// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
+pub(crate) type Arrivals = Rc<[(u32, u64)]>;
+
 /// A write (or atomic) to a byte since the last barrier.
 #[derive(Clone, Copy, Debug)]
 struct WriteRec {
@@ -92,7 +95,7 @@ pub(crate) struct RaceState {
     syncs: Vec<Vec<(u64, u32)>>,
     /// Per thread: the mbarrier waits it passed since the last barrier, each with the warp step
     /// of the wait and the (thread, step) of every arrival of the phase it waited for (PTX).
-    edges: HashMap<u32, Vec<(Rc<[(u32, u64)]>, u64)>>,
+    edges: HashMap<u32, Vec<(Arrivals, u64)>>,
 }
 
 impl RaceState {
@@ -108,7 +111,7 @@ impl RaceState {
 
     /// A wait by `thread` at `step` that saw an mbarrier phase complete: everything each thread of
     /// `arrivals` did up to its arrival (at its step) happens before what `thread` does after.
-    pub fn sync_edge(&mut self, arrivals: Rc<[(u32, u64)]>, thread: u32, step: u64) {
+    pub fn sync_edge(&mut self, arrivals: Arrivals, thread: u32, step: u64) {
         self.edges.entry(thread).or_default().push((arrivals, step));
     }
 

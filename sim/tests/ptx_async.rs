@@ -117,7 +117,7 @@ fn every_copy_form_copies_and_zero_fills() {
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     for t in 0..32usize {
         let src = &input[16 * t..16 * t + 16];
-        let mut want = vec![0xAAu8; 64];
+        let mut want = [0xAAu8; 64];
         want[..16].copy_from_slice(src);
         want[16..24].copy_from_slice(&src[..8]);
         want[24..28].copy_from_slice(&src[8..12]);
@@ -190,7 +190,9 @@ fn wait_group_completes_all_but_the_newest_groups() {
     let f = races[0];
     assert!(f.statement.contains("ld.shared.u32 %r3, [s+16]"), "{f}");
     assert!(
-        f.detail.contains("cp.async.ca.shared.global [s+16], [%rd1+4], 4") && f.detail.contains("pending"),
+        f.detail
+            .contains("cp.async.ca.shared.global [s+16], [%rd1+4], 4")
+            && f.detail.contains("pending"),
         "{f}"
     );
     assert_eq!(f.address, Some(("s".to_owned(), 16)));
@@ -229,14 +231,28 @@ fn misuse_of_pending_copies_is_reported() {
             .unwrap_or_else(|| panic!("no {kind:?} in {:#?}", report.findings))
     };
     let shared = find(FindingKind::SharedRace);
-    assert!(shared.statement.contains("st.shared.u32 [s+4], %r1"), "{shared}");
-    assert!(shared.detail.contains("cp.async.cg.shared.global [s], [%rd1], 16"), "{shared}");
+    assert!(
+        shared.statement.contains("st.shared.u32 [s+4], %r1"),
+        "{shared}"
+    );
+    assert!(
+        shared
+            .detail
+            .contains("cp.async.cg.shared.global [s], [%rd1], 16"),
+        "{shared}"
+    );
     let global = find(FindingKind::GlobalRace);
-    assert!(global.statement.contains("st.global.u32 [%rd1+8], %r1"), "{global}");
+    assert!(
+        global.statement.contains("st.global.u32 [%rd1+8], %r1"),
+        "{global}"
+    );
     assert!(global.detail.contains("copies from"), "{global}");
     let exit = find(FindingKind::AsyncCopy);
     assert!(exit.statement.contains("ret"), "{exit}");
-    assert!(exit.detail.contains("1 cp.async copy never waited for"), "{exit}");
+    assert!(
+        exit.detail.contains("1 cp.async copy never waited for"),
+        "{exit}"
+    );
 }
 
 fn fixture(name: &str) -> String {
@@ -321,14 +337,21 @@ fn bulk_copies_and_wgmma_are_refused_by_name() {
     let bulk = refusal(
         "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
     );
-    assert!(bulk.contains("`cp.async.bulk` (bulk asynchronous copy, sm_90) is not supported"), "{bulk}");
+    assert!(
+        bulk.contains("`cp.async.bulk` (bulk asynchronous copy, sm_90) is not supported"),
+        "{bulk}"
+    );
     // Real TMA operands (`[tmap, {x, y}]`) are not read by the PTX parser yet; the refusal comes
     // before the operands are looked at.
     let tma = refusal(
         "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1], [%r4];",
     );
-    assert!(tma.contains("`cp.async.bulk.tensor` (the Tensor Memory Accelerator, TMA)"), "{tma}");
-    let reduce = refusal("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], %r2;");
+    assert!(
+        tma.contains("`cp.async.bulk.tensor` (the Tensor Memory Accelerator, TMA)"),
+        "{tma}"
+    );
+    let reduce =
+        refusal("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], %r2;");
     assert!(reduce.contains("`cp.reduce.async.bulk`"), "{reduce}");
     for inst in [
         "wgmma.fence.sync.aligned;",

@@ -324,7 +324,7 @@ impl Decoder<'_> {
             "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "redux" => {
                 self.sync(inst)
             }
-"cp" | "mbarrier" | "wgmma" => self.async_op(inst),
+            "cp" | "mbarrier" | "wgmma" => self.async_op(inst),
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
                 self.no_op(inst)
             }
@@ -345,7 +345,15 @@ impl Decoder<'_> {
             // those: here every access, `cp.async` copies and mbarrier updates included, happens
             // in one sequentially consistent order when it is performed, so both have nothing
             // to order.
-            "fence" => mods.ignore(&["proxy", "async", "alias", "mbarrier_init", "shared"]),
+            "fence" => mods.ignore(&[
+                "proxy",
+                "async",
+                "alias",
+                "mbarrier_init",
+                "shared",
+                "shared::cta",
+                "shared::cluster",
+            ]),
             // Programmatic dependent launch: one grid at a time here, so there is nothing to wait for.
             "griddepcontrol" => mods.ignore(&["launch_dependents", "wait"]),
             _ => {}

@@ -26,9 +26,11 @@ fn is_hint(m: &str) -> bool {
 /// The mbarrier's state space: `.shared`/`.shared::cta`, or generic when none is given.
 fn mbarrier_space(mods: &mut Mods) -> Result<MemSpace, String> {
     if mods.take("shared::cluster") {
-        return Err("an mbarrier in `.shared::cluster` (another block's barrier) is not \
+        return Err(
+            "an mbarrier in `.shared::cluster` (another block's barrier) is not \
                     supported: a block runs alone here"
-            .into());
+                .into(),
+        );
     }
     Ok(match mods.one_of(&["shared", "shared::cta"]) {
         Some(_) => MemSpace::Shared,
@@ -83,9 +85,10 @@ impl Decoder<'_> {
             return Err(format!("{what} is not supported by the simulator"));
         }
         if !mods.take("async") {
-            return Err(format!("`{}` is not a PTX instruction the simulator knows", {
-                inst.full_opcode()
-            }));
+            return Err(format!(
+                "`{}` is not a PTX instruction the simulator knows",
+                { inst.full_opcode() }
+            ));
         }
         if mods.take("commit_group") {
             mods.finish()?;
@@ -118,9 +121,13 @@ impl Decoder<'_> {
         }
         let cg = match mods.one_of(&["ca", "cg"]) {
             Some(level) => level == "cg",
-            None => return Err("expected `cp.async.ca` or `cp.async.cg` (or `.commit_group`, \
+            None => {
+                return Err(
+                    "expected `cp.async.ca` or `cp.async.cg` (or `.commit_group`, \
                                 `.wait_group`, `.wait_all`, `.mbarrier.arrive`)"
-                .into()),
+                        .into(),
+                )
+            }
         };
         if mods.one_of(&["shared", "shared::cta"]).is_none() || !mods.take("global") {
             return Err("`cp.async` copies from `.global` to `.shared`: expected \

@@ -30,7 +30,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::super::block::{Stop, Who};
 use super::super::finding::FindingKind;
-use super::super::race::Strength;
+use super::super::race::{Arrivals, Strength};
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::{Fault, Place};
 use super::inst::{Addr, MemSpace, Op};
@@ -76,7 +76,7 @@ pub(crate) struct AsyncState {
     /// Per mbarrier (shared byte): the (thread, warp step) of each arrival in the current phase,
     /// and the arrivals of the last completed phase of each parity (racecheck only).
     pub arrivals: HashMap<u64, Vec<(u32, u64)>>,
-    pub completed: HashMap<(u64, bool), std::rc::Rc<[(u32, u64)]>>,
+    pub completed: HashMap<(u64, bool), Arrivals>,
     /// Per mbarrier: the warps whose last wait on it found its phase incomplete.
     pub waiting: HashMap<u64, u64>,
 }
@@ -148,7 +148,11 @@ impl PtxBlock<'_> {
                 self.run.counters.global += 1;
                 for l in lanes(mask) {
                     let from_src = match (ignore, src_size) {
-                        (Some((p, negated)), _) if (warp.regs[*p as usize][l] & 1 == 1) != *negated => 0,
+                        (Some((p, negated)), _)
+                            if (warp.regs[*p as usize][l] & 1 == 1) != *negated =>
+                        {
+                            0
+                        }
                         (_, Some(r)) => warp.regs[*r as usize][l] as u32,
                         _ => *size,
                     };
@@ -249,9 +253,14 @@ impl PtxBlock<'_> {
                 "src-size {from_src} is larger than cp-size {size} (undefined in the PTX ISA); \
                  {size} bytes are copied here"
             );
-            let f = self
-                .run
-                .finding(FindingKind::AsyncCopy, pc as u32, warp.index, 1 << l, None, detail);
+            let f = self.run.finding(
+                FindingKind::AsyncCopy,
+                pc as u32,
+                warp.index,
+                1 << l,
+                None,
+                detail,
+            );
             self.run.report(FindingKind::AsyncCopy, pc as u32, 0, f)?;
         }
         let from_src = from_src.min(size);
@@ -261,12 +270,12 @@ impl PtxBlock<'_> {
             // The source is aligned to cp-size; only its first `from_src` bytes are read.
             let whole = self.place(MemSpace::Global, s, u64::from(size), thread);
             let place = match whole {
-                Err(Fault::Illegal(..)) if from_src < size => self
-                    .place(MemSpace::Global, s, 1, thread)
-                    .and_then(|p| {
+                Err(Fault::Illegal(..)) if from_src < size => {
+                    self.place(MemSpace::Global, s, 1, thread).and_then(|p| {
                         let end = s + u64::from(from_src) - 1;
                         self.place(MemSpace::Global, end, 1, thread).map(|_| p)
-                    }),
+                    })
+                }
                 other => other,
             };
             match place {
@@ -280,8 +289,12 @@ impl PtxBlock<'_> {
         }
         if self.run.race.is_some() {
             // Two pending copies writing one byte: which lands last is undefined.
-            let overlap = (dst..dst + u64::from(size))
-                .find(|&b| self.asyncs.dst_bytes.get(b as usize).is_some_and(|&n| n > 0));
+            let overlap = (dst..dst + u64::from(size)).find(|&b| {
+                self.asyncs
+                    .dst_bytes
+                    .get(b as usize)
+                    .is_some_and(|&n| n > 0)
+            });
             if let Some(b) = overlap {
                 self.pending_shared(who, pc, l, b, 1, true)?;
             }
@@ -344,7 +357,13 @@ impl PtxBlock<'_> {
                 continue;
             };
             let count = th.open.len() + th.groups.iter().map(Vec::len).sum::<usize>();
-            let first = th.groups.iter().flatten().chain(&th.open).next().map_or(0, |c| c.pc);
+            let first = th
+                .groups
+                .iter()
+                .flatten()
+                .chain(&th.open)
+                .next()
+                .map_or(0, |c| c.pc);
             let detail = format!(
                 "thread {t} exits with {count} cp.async cop{} never waited for (the first: {}): \
                  no cp.async.wait_group, cp.async.wait_all or mbarrier orders their writes to \
@@ -352,10 +371,16 @@ impl PtxBlock<'_> {
                 if count == 1 { "y" } else { "ies" },
                 self.launch.describe(first as usize)
             );
-            let f = self
-                .run
-                .finding(FindingKind::AsyncCopy, pc as u32, warp.index, 1 << l, None, detail);
-            self.run.report(FindingKind::AsyncCopy, pc as u32, first, f)?;
+            let f = self.run.finding(
+                FindingKind::AsyncCopy,
+                pc as u32,
+                warp.index,
+                1 << l,
+                None,
+                detail,
+            );
+            self.run
+                .report(FindingKind::AsyncCopy, pc as u32, first, f)?;
             self.perform_all(who, l)?;
         }
         Ok(())
@@ -375,8 +400,12 @@ impl PtxBlock<'_> {
             return Ok(());
         }
         let end = abs + u64::from(size);
-        let Some(b) = (abs..end).find(|&b| self.asyncs.dst_bytes.get(b as usize).is_some_and(|&n| n > 0))
-        else {
+        let Some(b) = (abs..end).find(|&b| {
+            self.asyncs
+                .dst_bytes
+                .get(b as usize)
+                .is_some_and(|&n| n > 0)
+        }) else {
             return Ok(());
         };
         let Some((t, c)) = self
@@ -399,8 +428,15 @@ impl PtxBlock<'_> {
             }
         );
         let (mem, rel) = self.shared_mem(b);
-        self.run
-            .memory_finding(FindingKind::SharedRace, pc, who, l, (mem, rel), c.pc, detail)
+        self.run.memory_finding(
+            FindingKind::SharedRace,
+            pc,
+            who,
+            l,
+            (mem, rel),
+            c.pc,
+            detail,
+        )
     }
 
     /// racecheck against pending copies: lane `l`'s write of global bytes of `buffer`.
@@ -421,7 +457,8 @@ impl PtxBlock<'_> {
         else {
             return Ok(());
         };
-        let hit = |c: &Copy| c.src.0 == buffer && c.src.1 <= b && b < c.src.1 + u64::from(c.from_src);
+        let hit =
+            |c: &Copy| c.src.0 == buffer && c.src.1 <= b && b < c.src.1 + u64::from(c.from_src);
         let Some((t, c)) = self.asyncs.find(hit) else {
             return Ok(());
         };

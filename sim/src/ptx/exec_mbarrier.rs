@@ -40,7 +40,7 @@
 use super::super::block::{Stop, Who};
 use super::super::finding::FindingKind;
 use super::super::memory::read_bytes;
-use super::super::race::Strength;
+use super::super::race::{Arrivals, Strength};
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::Place;
 use super::inst::{Addr, MemSpace, Op};
@@ -109,7 +109,9 @@ impl PtxBlock<'_> {
                     let old = self.load(abs);
                     let count = reg(count);
                     if count == 0 || count > u64::from(COUNT_MAX) {
-                        let why = format!("mbarrier.init with count {count}: the count is 1 to {COUNT_MAX}");
+                        let why = format!(
+                            "mbarrier.init with count {count}: the count is 1 to {COUNT_MAX}"
+                        );
                         return Err(self.mbar_error(warp, pc, l, abs, why));
                     }
                     let waiters = self.asyncs.waiting.get(&abs).copied().unwrap_or(0);
@@ -138,8 +140,8 @@ impl PtxBlock<'_> {
                 Async::Inval { addr, space } => {
                     let abs = self.mbar_at(warp, pc, l, addr, space)?;
                     let old = self.valid(warp, pc, l, abs, who)?;
-                    let others = self.asyncs.waiting.get(&abs).copied().unwrap_or(0)
-                        & !(1u64 << warp.index);
+                    let others =
+                        self.asyncs.waiting.get(&abs).copied().unwrap_or(0) & !(1u64 << warp.index);
                     if others != 0 || old.pending != old.expected {
                         let why = format!(
                             "mbarrier.inval of an mbarrier in use: {}",
@@ -311,7 +313,7 @@ impl PtxBlock<'_> {
         let list = self.asyncs.arrivals.entry(abs).or_default();
         list.push((thread, step));
         if new.phase != old.phase {
-            let done: std::rc::Rc<[(u32, u64)]> = std::mem::take(list).into();
+            let done: Arrivals = std::mem::take(list).into();
             self.asyncs.completed.insert((abs, old.phase), done);
         }
     }
@@ -390,14 +392,7 @@ impl PtxBlock<'_> {
     }
 
     /// Reports an mbarrier misuse by lane `l` at `pc`; the block stops.
-    fn mbar_error(
-        &mut self,
-        warp: &PtxWarp,
-        pc: usize,
-        l: usize,
-        abs: u64,
-        why: String,
-    ) -> Stop {
+    fn mbar_error(&mut self, warp: &PtxWarp, pc: usize, l: usize, abs: u64, why: String) -> Stop {
         let (mem, rel) = self.shared_mem(abs);
         let who = Who {
             warp: warp.index,

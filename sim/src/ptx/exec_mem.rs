@@ -76,7 +76,13 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
 
 impl PtxBlock<'_> {
     /// Where an access of `size` bytes at `addr` in `space` lands, for thread `thread` of the block.
-    pub(super) fn place(&self, space: MemSpace, addr: u64, size: u64, thread: usize) -> Result<Place, Fault> {
+    pub(super) fn place(
+        &self,
+        space: MemSpace,
+        addr: u64,
+        size: u64,
+        thread: usize,
+    ) -> Result<Place, Fault> {
         let l = self.launch;
         let within = |len: u64| addr.checked_add(size).is_some_and(|end| end <= len);
         let kind = match space {
