@@ -365,3 +365,40 @@ fn bulk_copies_and_wgmma_are_refused_by_name() {
     let cg4 = refusal("cp.async.cg.shared.global [s], [%rd1], 4;");
     assert!(cg4.contains("`.cg` 16"), "{cg4}");
 }
+
+/// `.L2::cache_hint` with its cache-policy operand, with and without src-size.
+const HINTS: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry hints(.param .u64 pin, .param .u64 pout)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .shared .align 16 .b8 s[32];
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.b64 %rd5, 0x1000000000000000;
+    cp.async.cg.shared.global.L2::cache_hint [s], [%rd1], 16, %rd5;
+    cp.async.ca.shared.global.L2::cache_hint.L2::128B [s+16], [%rd1], 16, 5, %rd5;
+    cp.async.wait_all;
+    ld.shared.v4.u32 {%r1, %r2, %r3, %r4}, [s];
+    st.global.v4.u32 [%rd2], {%r1, %r2, %r3, %r4};
+    ld.shared.v4.u32 {%r1, %r2, %r3, %r4}, [s+16];
+    st.global.v4.u32 [%rd2+16], {%r1, %r2, %r3, %r4};
+    ret;
+}
+";
+
+#[test]
+fn cache_hint_forms_copy() {
+    let input: Vec<u8> = (1..=16).collect();
+    let (report, out) = run(HINTS, "hints", launch(1, 1), &input, 32, &[]);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert_eq!(&out[..16], &input[..]);
+    assert_eq!(&out[16..21], &input[..5]);
+    assert_eq!(&out[21..], &[0u8; 11]);
+}

@@ -395,3 +395,52 @@ fn nvcc_cuda_barrier_kernels_compute_their_results() {
         "{err}"
     );
 }
+
+#[test]
+fn a_corrupted_object_is_reported_not_a_panic() {
+    // A plain store makes the bytes a "valid" barrier with 5 pending of 0 expected arrivals.
+    let body = "
+    mov.b64 %rd5, 0x4000000000000005;
+    st.shared.b64 [bar], %rd5;
+    mbarrier.inval.shared.b64 [bar];";
+    let (report, shown) = finding_of(body, 1);
+    let f = &report.findings[0];
+    assert_eq!(f.kind, FindingKind::Mbarrier, "{shown}");
+    assert!(f.detail.contains("0 of 0 arrivals"), "{shown}");
+}
+
+/// Triton's wait loop (its `mbarrier.try_wait.parity` in a scoped block with its own predicate and
+/// labels), after 32 threads store t * t to s[t] and arrive with `_`: out[t] = s[31 - t].
+const TRITON_WAIT: &str = "
+    setp.ne.u32 %p1, %r1, 0;
+    mov.u32 %r2, bar;
+    @!%p1 mbarrier.init.shared::cta.b64 [%r2], 32;
+    bar.sync 0;
+    mul.lo.u32 %r3, %r1, %r1;
+    shl.b32 %r4, %r1, 2;
+    mov.u32 %r5, s;
+    add.u32 %r6, %r5, %r4;
+    st.shared.u32 [%r6], %r3;
+    mbarrier.arrive.shared::cta.b64 _, [%r2];
+    mov.u32 %r7, 0;
+    {
+    .reg .pred P1;
+    LAB_WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 P1, [%r2], %r7;
+    @P1 bra.uni DONE;
+    bra.uni LAB_WAIT;
+    DONE:
+    }
+    sub.u32 %r8, 31, %r1;
+    shl.b32 %r8, %r8, 2;
+    add.u32 %r8, %r5, %r8;
+    ld.shared.u32 %r9, [%r8];
+    st.global.u32 [%rd4], %r9;";
+
+#[test]
+fn triton_style_wait_loop() {
+    let (report, out) = run(&ptx(TRITON_WAIT), "k", 1, 32, &[0u8; 4], 32 * 4);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    let want: Vec<u32> = (0..32u32).map(|t| (31 - t) * (31 - t)).collect();
+    assert_eq!(words(&out), want);
+}

@@ -272,7 +272,7 @@ impl PtxBlock<'_> {
             let place = match whole {
                 Err(Fault::Illegal(..)) if from_src < size => {
                     self.place(MemSpace::Global, s, 1, thread).and_then(|p| {
-                        let end = s + u64::from(from_src) - 1;
+                        let end = s.wrapping_add(u64::from(from_src) - 1);
                         self.place(MemSpace::Global, end, 1, thread).map(|_| p)
                     })
                 }

@@ -150,7 +150,7 @@ impl PtxBlock<'_> {
                             } else {
                                 format!(
                                     "{} of {} arrivals of its current phase happened",
-                                    old.expected - old.pending,
+                                    old.expected.saturating_sub(old.pending),
                                     old.expected
                                 )
                             }
