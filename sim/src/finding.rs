@@ -76,6 +76,12 @@ pub enum FindingKind {
     /// A `brx.idx` whose index is past its `.branchtargets` list (undefined in the PTX ISA). The
     /// block stops.
     BranchIndex,
+    /// A `cp.async` misused (PTX): a thread that exits with copies no wait covers, or a src-size
+    /// past the cp-size.
+    AsyncCopy,
+    /// An mbarrier misused (PTX): used uninitialized or invalidated, initialized while in use,
+    /// more arrivals than a phase expects, invalidated while waited on. The block stops.
+    Mbarrier,
 }
 
 impl FindingKind {
@@ -87,7 +93,9 @@ impl FindingKind {
             | FindingKind::UninitializedShared => Check::Memcheck,
             FindingKind::PartialBarrier
             | FindingKind::CollectiveMask
-            | FindingKind::ShuffleOutsideMask => Check::Synccheck,
+            | FindingKind::ShuffleOutsideMask
+            | FindingKind::AsyncCopy
+            | FindingKind::Mbarrier => Check::Synccheck,
             FindingKind::SharedRace | FindingKind::GlobalRace => Check::Racecheck,
             FindingKind::StepLimit
             | FindingKind::Deadlock
@@ -111,6 +119,8 @@ impl FindingKind {
             FindingKind::Deadlock => "deadlock",
             FindingKind::StackOverflow => "stack-overflow",
             FindingKind::BranchIndex => "branch-index",
+            FindingKind::AsyncCopy => "async-copy",
+            FindingKind::Mbarrier => "mbarrier",
         }
     }
 
@@ -135,6 +145,7 @@ impl FindingKind {
                 | FindingKind::Deadlock
                 | FindingKind::StackOverflow
                 | FindingKind::BranchIndex
+                | FindingKind::Mbarrier
         )
     }
 }

@@ -8,6 +8,7 @@
 //! undefined).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// How strong an access is in the PTX memory model: plain, or strong within its block (`.cta` scope),
 /// or strong across the device (`.gpu`/`.sys` scope, or `.volatile`, which is `.relaxed.sys`).
@@ -18,6 +19,9 @@ pub enum Strength {
     Block,
     Device,
 }
+
+/// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
+pub(crate) type Arrivals = Rc<[(u32, u64)]>;
 
 /// A write (or atomic) to a byte since the last barrier.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +93,9 @@ pub(crate) struct RaceState {
     epoch: u64,
     /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
     syncs: Vec<Vec<(u64, u32)>>,
+    /// Per thread: the mbarrier waits it passed since the last barrier, each with the warp step
+    /// of the wait and the (thread, step) of every arrival of the phase it waited for (PTX).
+    edges: HashMap<u32, Vec<(Arrivals, u64)>>,
 }
 
 impl RaceState {
@@ -98,13 +105,21 @@ impl RaceState {
             global: HashMap::new(),
             epoch: 1,
             syncs: vec![Vec::new(); warps],
+            edges: HashMap::new(),
         }
+    }
+
+    /// A wait by `thread` at `step` that saw an mbarrier phase complete: everything each thread of
+    /// `arrivals` did up to its arrival (at its step) happens before what `thread` does after.
+    pub fn sync_edge(&mut self, arrivals: Arrivals, thread: u32, step: u64) {
+        self.edges.entry(thread).or_default().push((arrivals, step));
     }
 
     /// A barrier: everything before it happens before everything after.
     pub fn barrier(&mut self) {
         self.epoch += 1;
         self.global.clear();
+        self.edges.clear();
         for s in &mut self.syncs {
             s.clear();
         }
@@ -116,8 +131,20 @@ impl RaceState {
     }
 
     /// Whether an access by `a_thread` at `a_step` is ordered before one by `b_thread` at `b_step`
-    /// (same warp, a `warp_sync` between them naming both lanes).
+    /// (same warp, a `warp_sync` between them naming both lanes; or `a_thread` arrived on an
+    /// mbarrier after the access and `b_thread` saw that phase complete before its access).
     fn ordered(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
+        let by_mbarrier = self.edges.get(&b_thread).is_some_and(|waits| {
+            waits.iter().any(|(arrivals, wait)| {
+                *wait <= b_step
+                    && arrivals
+                        .iter()
+                        .any(|&(t, arrived)| t == a_thread && a_step <= arrived)
+            })
+        });
+        if by_mbarrier {
+            return true;
+        }
         let warp = a_thread / 32;
         if warp != b_thread / 32 {
             return false;

@@ -76,6 +76,8 @@ pub(crate) struct PtxBlock<'a> {
     pub(super) stack_bytes: u64,
     /// Threads that arrived at each barrier with `bar.arrive` since it last completed.
     pub(super) arrivals: [u32; 16],
+    /// Pending `cp.async` copies and mbarrier bookkeeping (`exec_async.rs`).
+    pub(super) asyncs: super::exec_async::AsyncState,
 }
 
 impl<'a> PtxBlock<'a> {
@@ -114,6 +116,7 @@ impl<'a> PtxBlock<'a> {
             local,
             stack_bytes: 0,
             arrivals: [0; 16],
+            asyncs: Default::default(),
         }
     }
 
@@ -193,6 +196,7 @@ impl<'a> PtxBlock<'a> {
         let active = top.mask;
         let Some(inst) = program.insts.get(pc) else {
             // Past the last instruction: the threads end.
+            self.exit_async(warp, pc, active)?;
             warp.exited |= active;
             warp.stack.exit(active);
             return Ok(());
@@ -213,6 +217,7 @@ impl<'a> PtxBlock<'a> {
                 warp.step += 1;
                 self.run.counters.control += 1;
                 self.run.counters.active_lanes += count;
+                self.exit_async(warp, pc, lanes)?;
                 warp.exited |= lanes;
                 warp.stack.exit(lanes);
                 if lanes != active {
@@ -257,6 +262,12 @@ impl<'a> PtxBlock<'a> {
                 for l in super::lanes(lanes) {
                     warp.regs[*d as usize][l] = u64::from(active);
                 }
+                warp.stack.advance();
+            }
+            Op::Async(_) => {
+                warp.step += 1;
+                self.run.counters.active_lanes += count;
+                self.exec_async(warp, pc, lanes)?;
                 warp.stack.advance();
             }
             Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {

@@ -324,6 +324,7 @@ impl Decoder<'_> {
             "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "redux" => {
                 self.sync(inst)
             }
+            "cp" | "mbarrier" | "wgmma" => self.async_op(inst),
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
                 self.no_op(inst)
             }
@@ -339,8 +340,20 @@ impl Decoder<'_> {
             "local", "L1", "L2",
         ]);
         match inst.opcode.as_str() {
-            // The proxy fences order the async and generic proxies: one proxy here.
-            "fence" => mods.ignore(&["proxy", "async", "alias", "mbarrier_init", "shared"]),
+            // `fence.proxy.async` orders the generic proxy's accesses with the async proxy's
+            // (bulk copies, TMA), and `fence.mbarrier_init` makes an `mbarrier.init` visible to
+            // those: here every access, `cp.async` copies and mbarrier updates included, happens
+            // in one sequentially consistent order when it is performed, so both have nothing
+            // to order.
+            "fence" => mods.ignore(&[
+                "proxy",
+                "async",
+                "alias",
+                "mbarrier_init",
+                "shared",
+                "shared::cta",
+                "shared::cluster",
+            ]),
             // Programmatic dependent launch: one grid at a time here, so there is nothing to wait for.
             "griddepcontrol" => mods.ignore(&["launch_dependents", "wait"]),
             _ => {}

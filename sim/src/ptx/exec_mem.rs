@@ -24,7 +24,7 @@ use super::lanes;
 
 /// Where one lane's access lands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     Global { buffer: u32, offset: u64 },
     Shared(u64),
     Local(u64),
@@ -33,7 +33,7 @@ enum Place {
 }
 
 /// Why a lane's access faults.
-enum Fault {
+pub(super) enum Fault {
     Misaligned(String, Option<(String, u64)>),
     Illegal(String, Option<(String, u64)>),
 }
@@ -76,7 +76,13 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
 
 impl PtxBlock<'_> {
     /// Where an access of `size` bytes at `addr` in `space` lands, for thread `thread` of the block.
-    fn place(&self, space: MemSpace, addr: u64, size: u64, thread: usize) -> Result<Place, Fault> {
+    pub(super) fn place(
+        &self,
+        space: MemSpace,
+        addr: u64,
+        size: u64,
+        thread: usize,
+    ) -> Result<Place, Fault> {
         let l = self.launch;
         let within = |len: u64| addr.checked_add(size).is_some_and(|end| end <= len);
         let kind = match space {
@@ -161,7 +167,7 @@ impl PtxBlock<'_> {
     }
 
     /// The shared machinery's view of a global buffer.
-    fn global_mem(buffer: u32) -> Mem {
+    pub(super) fn global_mem(buffer: u32) -> Mem {
         Mem {
             space: Space::Global(buffer),
             elem: ScalarType::U32,
@@ -171,7 +177,7 @@ impl PtxBlock<'_> {
     }
 
     /// The shared machinery's view of shared byte `abs`: the array holding it, and the offset in it.
-    fn shared_mem(&self, abs: u64) -> (Mem, u64) {
+    pub(super) fn shared_mem(&self, abs: u64) -> (Mem, u64) {
         let l = self.launch;
         let (index, offset) = match l.program_shared_array_at(abs) {
             Some(i) => (i, u64::from(l.program.shared[i].offset)),
@@ -368,6 +374,7 @@ impl PtxBlock<'_> {
                 self.run.read(who, pc, l, mem, offset + at, elem, strong)?
             }
             Place::Shared(abs) => {
+                self.pending_shared(who, pc, l, abs + at, elem, false)?;
                 let (mem, rel) = self.shared_mem(abs);
                 self.run.read(who, pc, l, mem, rel + at, elem, strong)?
             }
@@ -399,11 +406,13 @@ impl PtxBlock<'_> {
         let at = k * u64::from(elem);
         match place {
             Place::Global { buffer, offset } => {
+                self.pending_source(who, pc, l, buffer, offset + at, elem)?;
                 let mem = Self::global_mem(buffer);
                 self.run
                     .write(who, pc, l, mem, offset + at, elem, value, false, strong)
             }
             Place::Shared(abs) => {
+                self.pending_shared(who, pc, l, abs + at, elem, true)?;
                 let (mem, rel) = self.shared_mem(abs);
                 self.run
                     .write(who, pc, l, mem, rel + at, elem, value, false, strong)
@@ -441,6 +450,7 @@ impl PtxBlock<'_> {
         let size = ty.bits / 8;
         match place {
             Place::Global { buffer, offset } => {
+                self.pending_source(who, pc, l, buffer, offset, size)?;
                 let mem = Self::global_mem(buffer);
                 self.run
                     .check_race(who, pc, l, mem, offset, size, true, true, b)?;
@@ -456,6 +466,7 @@ impl PtxBlock<'_> {
                 Ok(old)
             }
             Place::Shared(abs) => {
+                self.pending_shared(who, pc, l, abs, size, true)?;
                 let (mem, rel) = self.shared_mem(abs);
                 self.run.initcheck(who, pc, l, mem, rel, size)?;
                 let old = read_bytes(&self.run.shared, abs as usize, size);
@@ -485,7 +496,7 @@ impl PtxBlock<'_> {
 
     /// Reports a faulting access; the block stops.
     #[allow(clippy::too_many_arguments)]
-    fn memory_fault(
+    pub(super) fn memory_fault(
         &mut self,
         warp: &PtxWarp,
         pc: usize,

@@ -513,6 +513,8 @@ pub(crate) enum Op {
         a: R,
         mask: R,
     },
+    /// `cp.async` and its groups, and the mbarrier instructions (`inst_async.rs`).
+    Async(super::inst_async::Async),
     /// `membar`, `fence`, `prefetch`, `griddepcontrol`: nothing to do in a sequentially consistent,
     /// cacheless simulator that runs one grid at a time.
     Nop,

@@ -30,6 +30,11 @@
 //!   memory have generic windows (`address.rs`); every access is checked for alignment (716) and
 //!   bounds (700) before it happens. `membar`/`fence` are no-ops: the simulator is sequentially
 //!   consistent (every access is performed in program order, lanes in ascending order).
+//! - **Asynchronous copies and mbarriers** (`cp.async`, `mbarrier.*`): a copy is performed at the
+//!   latest moment the ISA allows — the wait that covers it (`exec_async.rs`); an mbarrier is 8
+//!   bytes of shared memory holding its phase, counts and tx-count (`exec_mbarrier.rs`). Reading
+//!   a copy's destination before its wait, or misusing an mbarrier, is a finding. The bulk copies
+//!   (`cp.async.bulk`, TMA) and `wgmma` are refused.
 //! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`; the
 //!   24-bit multiplies, bit-mask, dot-product, funnel-shift and `lop3` forms in `exec_bits.rs`, the
 //!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
@@ -37,10 +42,12 @@
 //!   rounding direction (`round.rs`).
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
-//! `decode_mem.rs`, `decode_call.rs`, `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`,
-//! `inst_int.rs` and `inst_mem.rs` (the decoded form), `block.rs` (warps, scheduling, barriers),
-//! `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`,
-//! `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_warp.rs`, `exec_call.rs`, `address.rs`.
+//! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `approx.rs`, `registers.rs`,
+//! `layout.rs`, `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs` and `inst_async.rs` (the
+//! decoded form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs` (+
+//! `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`, `exec_f64.rs`, `round.rs`),
+//! `exec_mem.rs`, `exec_async.rs`, `exec_mbarrier.rs`, `exec_warp.rs`, `exec_call.rs`,
+//! `address.rs`.
 
 mod address;
 mod approx;
@@ -48,21 +55,25 @@ mod block;
 mod cfg;
 mod decode;
 mod decode_alu;
+mod decode_async;
 mod decode_call;
 mod decode_float;
 mod decode_int;
 mod decode_mem;
 mod decode_mods;
 mod exec_alu;
+mod exec_async;
 mod exec_bits;
 mod exec_call;
 mod exec_ext;
 mod exec_f64;
 mod exec_float;
 mod exec_int;
+mod exec_mbarrier;
 mod exec_mem;
 mod exec_warp;
 mod inst;
+mod inst_async;
 mod inst_int;
 mod inst_mem;
 mod layout;
