@@ -168,6 +168,61 @@ pub(crate) fn flow(op: &Op) -> Flow {
             sink(vec![*a, *mask], "a collective")
         }
         Op::Activemask { d } | Op::Clock { d, .. } => pass(vec![], vec![*d]),
+        Op::Async(a) => async_flow(a),
+    }
+}
+
+/// `cp.async` and `mbarrier`: memory instructions (their operands are sinks), except reading a
+/// state's pending count.
+fn async_flow(a: &super::inst_async::Async) -> Flow {
+    use super::inst_async::Async;
+    let mut reads = Vec::new();
+    let mut add = |addr: &super::inst::Addr| reads.extend(addr.base);
+    match a {
+        Async::PendingCount { d, state } => {
+            return Flow::Pass {
+                reads: vec![*state],
+                writes: vec![*d],
+            }
+        }
+        Async::Copy {
+            dst,
+            src,
+            src_size,
+            ignore,
+            ..
+        } => {
+            add(dst);
+            add(src);
+            reads.extend(*src_size);
+            reads.extend(ignore.map(|(p, _)| p));
+        }
+        Async::Commit | Async::CopyWait(_) => {}
+        Async::CopyArrive { mbar, .. } => add(mbar),
+        Async::Init { addr, count, .. } => {
+            add(addr);
+            reads.push(*count);
+        }
+        Async::Arrive {
+            addr, count, tx, ..
+        } => {
+            add(addr);
+            reads.extend(*count);
+            reads.extend(*tx);
+        }
+        Async::Tx { addr, bytes, .. } => {
+            add(addr);
+            reads.push(*bytes);
+        }
+        Async::Wait { addr, operand, .. } => {
+            add(addr);
+            reads.push(*operand);
+        }
+        Async::Inval { addr, .. } => add(addr),
+    }
+    Flow::Sink {
+        reads,
+        what: "memory (an asynchronous copy's or mbarrier's operand)",
     }
 }
 
@@ -263,6 +318,10 @@ fn writes_of(op: &Op) -> Vec<R> {
             std::iter::once(*d).chain(p.iter().copied()).collect()
         }
         Op::Vote { d, .. } | Op::Redux { d, .. } => vec![*d],
+        Op::Async(super::inst_async::Async::Arrive { state, .. }) => {
+            state.iter().copied().collect()
+        }
+        Op::Async(super::inst_async::Async::Wait { p, .. }) => vec![*p],
         Op::Call { rets, .. } => rets
             .iter()
             .filter_map(|a| match a.caller {
