@@ -57,7 +57,13 @@ fn every_form_matches_exact_arithmetic() {
             failed.push(format!("{body}\n    {}", bad.join("\n    ")));
         }
     }
-    assert!(failed.is_empty(), "{} of {} forms differ:\n{}", failed.len(), all.len(), failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "{} of {} forms differ:\n{}",
+        failed.len(),
+        all.len(),
+        failed.join("\n")
+    );
 }
 
 #[test]
@@ -67,7 +73,10 @@ fn approximate_functions_stay_within_the_isa_bounds() {
     let bits = |x: f32| u64::from(half::f16::from_f32(x).to_bits());
     let inputs: Vec<[u64; 3]> = xs.iter().map(|&x| [bits(x), 0, 0]).collect();
     let check = |body: &str, f: fn(f64) -> f64, tol: f64, bf16: bool| {
-        let got = run(&format!("    cvt.u16.u32 %h1, %r1; {body}; cvt.u64.u16 %rd9, %h0;"), &inputs);
+        let got = run(
+            &format!("    cvt.u16.u32 %h1, %r1; {body}; cvt.u64.u16 %rd9, %h0;"),
+            &inputs,
+        );
         let got2 = run(
             &format!(
                 "    mov.b32 %r5, {{%h1, %h1}}; cvt.u16.u32 %h1, %r1; mov.b32 %r5, {{%h1, %h1}}; {}; mov.b32 {{%h0, %h2}}, %r4; cvt.u64.u16 %rd9, %h2;",
@@ -76,7 +85,11 @@ fn approximate_functions_stay_within_the_isa_bounds() {
             &inputs,
         );
         for (i, &x) in xs.iter().enumerate() {
-            let x = if bf16 { f64::from(half::bf16::from_f32(x)) } else { f64::from(half::f16::from_f32(x)) };
+            let x = if bf16 {
+                f64::from(half::bf16::from_f32(x))
+            } else {
+                f64::from(half::f16::from_f32(x))
+            };
             let exact = f(x);
             for g in [got[i], got2[i]] {
                 let v = if bf16 {
@@ -92,16 +105,27 @@ fn approximate_functions_stay_within_the_isa_bounds() {
         }
     };
     check("ex2.approx.f16 %h0, %h1", f64::exp2, 2f64.powf(-9.9), false);
-    check("tanh.approx.f16 %h0, %h1", f64::tanh, 2f64.powf(-10.0), false);
+    check(
+        "tanh.approx.f16 %h0, %h1",
+        f64::tanh,
+        2f64.powf(-10.0),
+        false,
+    );
     let bf: Vec<[u64; 3]> = xs
         .iter()
         .map(|&x| [u64::from(half::bf16::from_f32(x).to_bits()), 0, 0])
         .collect();
-    let got = run("    cvt.u16.u32 %h1, %r1; ex2.approx.ftz.bf16 %h0, %h1; cvt.u64.u16 %rd9, %h0;", &bf);
+    let got = run(
+        "    cvt.u16.u32 %h1, %r1; ex2.approx.ftz.bf16 %h0, %h1; cvt.u64.u16 %rd9, %h0;",
+        &bf,
+    );
     for (i, &x) in xs.iter().enumerate() {
         let x = f64::from(half::bf16::from_f32(x));
         let v = f64::from(half::bf16::from_bits(got[i] as u16));
-        assert!((v - x.exp2()).abs() <= 2f64.powi(-7) * x.exp2(), "ex2.bf16 {x}: {v}");
+        assert!(
+            (v - x.exp2()).abs() <= 2f64.powi(-7) * x.exp2(),
+            "ex2.bf16 {x}: {v}"
+        );
     }
 }
 
@@ -133,7 +157,10 @@ fn forms_the_isa_does_not_have_are_refused_by_name() {
         ("cvt.rn.f32.f16 %f4, %h1", "forbids a rounding"),
         ("cvt.s32.f16 %r4, %h1", "`.rni`"),
         ("cvt.rm.relu.f16.f32 %h0, %f1", "`.rn` or `.rz`"),
-        ("cvt.rn.satfinite.f16.f64 %h0, %fd1", "`.relu` and `.satfinite`"),
+        (
+            "cvt.rn.satfinite.f16.f64 %h0, %fd1",
+            "`.relu` and `.satfinite`",
+        ),
         ("cvt.rm.f16x2.f32 %r4, %f1, %f2", "packed pair"),
         ("cvt.rn.f32.f16x2 %f4, %r1", "from `.f16x2`"),
         ("cvt.rn.f16.f16 %h0, %h1", "same format"),
@@ -144,5 +171,84 @@ fn forms_the_isa_does_not_have_are_refused_by_name() {
     ] {
         let e = refusal(&format!("    {body};"));
         assert!(e.contains(why), "{body}: {e}");
+    }
+}
+
+/// `fixtures/half/half_mix.cu` as nvcc 13 wrote it (`-O3`, sm_80 and sm_90), run on inputs and
+/// outputs from `fixtures/half/half_mix.py` (exact rounding, numpy for the `f32` steps).
+#[test]
+fn nvcc_half_intrinsics_compute_what_numpy_and_exact_rounding_say() {
+    use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
+    use warpforge_sim::{BufferArg, SimOptions};
+    let data = include_str!("fixtures/half/half_mix.txt");
+    let words = |name: &str, label: &str| -> Vec<u32> {
+        let line = data
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} {label} ")))
+            .expect("the fixture has the buffer");
+        line.split(' ')
+            .skip(2)
+            .map(|w| u32::from_str_radix(w, 16).expect("hex"))
+            .collect()
+    };
+    let bytes = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|w| w.to_le_bytes()).collect() };
+    for ptx_text in [
+        include_str!("fixtures/half/half_mix.sm80.ptx"),
+        include_str!("fixtures/half/half_mix.sm90.ptx"),
+    ] {
+        for name in ["half_mix", "bf16_mix"] {
+            let kernel = PtxKernel::load(ptx_text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (a, b, c) = (words(name, "a"), words(name, "b"), words(name, "c"));
+            let (want, want_f) = (words(name, "o"), words(name, "F"));
+            let n = a.len() as u32;
+            let (ab, bb, cb) = (bytes(&a), bytes(&b), bytes(&c));
+            let mut out = vec![0u8; want.len() * 4];
+            let mut fout = vec![0u8; want_f.len() * 4];
+            let launch = PtxLaunch {
+                grid: [n.div_ceil(32), 1, 1],
+                block: [32, 1, 1],
+                dynamic_shared: 0,
+            };
+            let args = [
+                PtxArg::Buffer,
+                PtxArg::Buffer,
+                PtxArg::Buffer,
+                PtxArg::Buffer,
+                PtxArg::Buffer,
+                PtxArg::Scalar(u64::from(n)),
+            ];
+            let report = ptx::run(
+                &kernel,
+                &launch,
+                &args,
+                &mut [
+                    BufferArg::ReadOnly(&ab),
+                    BufferArg::ReadOnly(&bb),
+                    BufferArg::ReadOnly(&cb),
+                    BufferArg::ReadWrite(&mut out),
+                    BufferArg::ReadWrite(&mut fout),
+                ],
+                &SimOptions::default(),
+            )
+            .expect("the launch starts");
+            assert!(report.is_clean(), "{name}");
+            let got: Vec<u32> = out
+                .chunks(4)
+                .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
+                .collect();
+            let got_f: Vec<u32> = fout
+                .chunks(4)
+                .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
+                .collect();
+            let per = want.len() / a.len();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g, w,
+                    "{name} out[{i}] (thread {}, result {}): {g:#x} vs {w:#x}; a {:#x} b {:#x} c {:#x}",
+                    i / per, i % per, a[i / per], b[i / per], c[i / per]
+                );
+            }
+            assert_eq!(got_f, want_f, "{name} fout");
+        }
     }
 }
