@@ -15,9 +15,12 @@ use common::float::{hex, refusal, run};
 
 const CASES: &str = include_str!("fixtures/half/cases.txt");
 
-/// The fixture's cases: a body and its rows of `[a, b, c]` → expected `%rd9`.
-fn cases() -> Vec<(&'static str, Vec<[u64; 3]>, Vec<u64>)> {
-    let mut out: Vec<(&str, Vec<[u64; 3]>, Vec<u64>)> = Vec::new();
+/// A body, its operand sets `[a, b, c]` and the expected `%rd9` of each.
+type Case = (&'static str, Vec<[u64; 3]>, Vec<u64>);
+
+/// The fixture's cases.
+fn cases() -> Vec<Case> {
+    let mut out: Vec<Case> = Vec::new();
     for line in CASES.lines().filter(|l| !l.starts_with('#')) {
         if let Some(body) = line.strip_prefix("> ") {
             out.push((body, Vec::new(), Vec::new()));

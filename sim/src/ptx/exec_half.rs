@@ -170,9 +170,11 @@ pub(crate) fn cvt(to: CvtTy, from: CvtTy, rnd: Rnd, m: CvtMods, a: u64) -> u64 {
             to_half(t, f64::from(if m.ftz { flush(x) } else { x }))
         }
         (CvtTy::Half(t), CvtTy::F64) => to_half(t, f64::from_bits(a)),
-        (CvtTy::Half(t), CvtTy::Int(i)) => {
-            u64::from(half_result(t, t.from_int(i.value(a), rnd, m.satfinite), m))
-        }
+        (CvtTy::Half(t), CvtTy::Int(i)) => u64::from(half_result(
+            t,
+            t.narrow_int(i.value(a), rnd, m.satfinite),
+            m,
+        )),
         (CvtTy::F32, CvtTy::Half(f)) => {
             let x = f32::from_bits(f.to_f32_bits(a as u16));
             let x = if m.ftz { flush(x) } else { x };

@@ -126,7 +126,7 @@ impl HFmt {
     }
 
     /// The integer `v` rounded to this format by `dir`.
-    pub fn from_int(self, v: i128, dir: Rnd, satfinite: bool) -> u16 {
+    pub fn narrow_int(self, v: i128, dir: Rnd, satfinite: bool) -> u16 {
         if v == 0 {
             return 0;
         }
