@@ -34,7 +34,9 @@
 //!   24-bit multiplies, bit-mask, dot-product, funnel-shift and `lop3` forms in `exec_bits.rs`, the
 //!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
 //!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
-//!   rounding direction (`round.rs`).
+//!   rounding direction (`round.rs`); half precision (`.f16`, `.bf16` and their packed pairs,
+//!   correctly rounded), `set`, `testp` and `copysign` in `decode_half.rs`, `inst_half.rs`,
+//!   `exec_half.rs`, `half_fmt.rs`.
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
 //! `decode_mem.rs`, `decode_call.rs`, `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`,
