@@ -137,7 +137,7 @@ fn approx_functions_give_the_nearest_f32_with_the_isas_special_cases() {
 fn approx_forms_that_are_not_supported_are_refused_by_name() {
     for (text, says) in [
         ("ex2.f32", "needs `.approx`"),
-        ("ex2.approx.f16", "on `.f32` only, not `.f16`"),
+        ("lg2.approx.f16", "on `.f32` only, not `.f16`"),
         ("rsqrt.approx.f64", "on `.f32` only, not `.f64`"),
     ] {
         let source = format!(

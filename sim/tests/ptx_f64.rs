@@ -487,15 +487,9 @@ fn f64_forms_the_isa_does_not_have_are_refused_by_name_and_line() {
             "atom.global.min.f64 %fd4, [%rd1], %fd2;",
             "only `.add` is supported on `.f64`",
         ),
-        (
-            "testp.finite.f64 %p1, %fd1;",
-            "`testp.finite.f64` is not implemented",
-        ),
-        (
-            "copysign.f64 %fd4, %fd1, %fd2;",
-            "`copysign.f64` is not implemented",
-        ),
-        ("add.f16 %h3, %h1, %h2;", "`.f16`"),
+        ("testp.finite.f16 %p1, %h1;", "`.f32` or `.f64`"),
+        ("copysign.f16 %h3, %h1, %h2;", "`.f32` or `.f64`"),
+        ("add.rz.f16 %h3, %h1, %h2;", "`.rn` only"),
     ] {
         let err = refusal(&format!("    {line}"));
         assert!(err.contains(says), "{line}: {err}");

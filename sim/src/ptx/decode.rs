@@ -82,7 +82,7 @@ pub(crate) struct Decoder<'m> {
     pub func_ids: HashMap<String, u32>,
 }
 
-pub(crate) use super::decode_mods::{int_type, operands, value_type, Imm, Mods};
+pub(crate) use super::decode_mods::{int_type, operands, storage_type, value_type, Imm, Mods};
 
 /// Decodes entry `name` of `module`, and every `.func` it calls.
 pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxError> {

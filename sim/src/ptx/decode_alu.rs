@@ -5,7 +5,7 @@
 
 use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
-use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
+use super::decode::{int_type, operands, storage_type, value_type, Decoder, Imm, Mods};
 use super::decode_float::imm_of;
 use super::inst::{BoolOp, Cmp, CmpTy, Half, Int, IntBin, IntUn, Op, Timer, Ty};
 
@@ -30,11 +30,12 @@ impl Decoder<'_> {
     pub(crate) fn alu(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
         let op = match inst.opcode.as_str() {
+            _ if super::decode_half::is_float_x(inst) => self.float_x(inst, &mut mods)?,
             "mov" => self.mov(inst, &mut mods)?,
             "setp" => self.setp(inst, &mut mods)?,
             "selp" => {
                 let t = one_type(&mut mods)?;
-                let bits = value_type(t).ok_or("unsupported type")?.bits();
+                let bits = storage_type(t).ok_or("unsupported type")?.bits();
                 let [d, a, b, c] = operands::<4>(inst)?;
                 let imm = imm_of(t);
                 Op::Selp {
@@ -86,7 +87,7 @@ impl Decoder<'_> {
 
     fn mov(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
         let t = one_type(mods)?;
-        let bits = value_type(t)
+        let bits = storage_type(t)
             .ok_or_else(|| format!("type `.{}` is not supported", t.name()))?
             .bits();
         let [d, a] = operands::<2>(inst)?;

@@ -6,7 +6,7 @@
 
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
-use super::decode::{int_type, operands, value_type, Decoder, Imm, Mods};
+use super::decode::{int_type, operands, storage_type, Decoder, Imm, Mods};
 use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
 use crate::race::Strength;
 
@@ -120,7 +120,7 @@ impl Decoder<'_> {
                     None => 1,
                 };
                 let t = one_type(&mut mods)?;
-                let ty = value_type(t)
+                let ty = storage_type(t)
                     .filter(|t| t.bits() >= 8)
                     .ok_or_else(|| format!("`.{}` accesses are not supported", t.name()))?;
                 if inst.operands.len() != 2 {

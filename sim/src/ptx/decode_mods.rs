@@ -114,6 +114,20 @@ pub(crate) fn value_type(t: DataType) -> Option<Ty> {
     }
 }
 
+/// The type of a value moved as it is (`mov`, `ld`, `st`, `selp`): [`value_type`], and the
+/// half-precision types as the bits they are (`.f16`/`.bf16`: 16, `.f16x2`/`.bf16x2`: 32).
+pub(crate) fn storage_type(t: DataType) -> Option<Ty> {
+    let bits = match t {
+        DataType::F16 | DataType::Bf16 => 16,
+        DataType::F16x2 | DataType::Bf16x2 => 32,
+        other => return value_type(other),
+    };
+    Some(Ty::Int(Int {
+        bits,
+        signed: false,
+    }))
+}
+
 /// What an immediate operand means to its instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Imm {

@@ -129,6 +129,7 @@ impl PtxBlock<'_> {
                 });
             }
             Op::IntX(ref x) => self.exec_intx(warp, x, mask),
+            Op::FloatX(ref x) => self.exec_float_x(warp, x, mask),
             Op::Prmt { d, a, b, c } => {
                 let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
                 self.put(warp, d, mask, None, |l| exec_int::prmt(a[l], b[l], c[l]));

@@ -352,6 +352,9 @@ pub(crate) enum Op {
     },
     /// `mul24`, carry chains, `bmsk`, `dp4a`, `shf`, `lop3`, … (`inst_int.rs`).
     IntX(super::inst_int::IntX),
+    /// Half-precision arithmetic, comparisons and conversions, `set`, `testp`, `copysign`
+    /// (`inst_half.rs`).
+    FloatX(super::inst_half::FloatX),
     /// `prmt.b32` (the generic form).
     Prmt {
         d: R,

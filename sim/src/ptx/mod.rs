@@ -39,7 +39,9 @@
 //!   24-bit multiplies, bit-mask, dot-product, funnel-shift and `lop3` forms in `exec_bits.rs`, the
 //!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
 //!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
-//!   rounding direction (`round.rs`).
+//!   rounding direction (`round.rs`); half precision (`.f16`, `.bf16` and their packed pairs,
+//!   correctly rounded), `set`, `testp` and `copysign` in `decode_half.rs`, `inst_half.rs`,
+//!   `exec_half.rs`, `half_fmt.rs`.
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
 //! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `approx.rs`, `registers.rs`,
@@ -58,6 +60,7 @@ mod decode_alu;
 mod decode_async;
 mod decode_call;
 mod decode_float;
+mod decode_half;
 mod decode_int;
 mod decode_mem;
 mod decode_mods;
@@ -68,12 +71,15 @@ mod exec_call;
 mod exec_ext;
 mod exec_f64;
 mod exec_float;
+mod exec_half;
 mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
 mod exec_warp;
+mod half_fmt;
 mod inst;
 mod inst_async;
+mod inst_half;
 mod inst_int;
 mod inst_mem;
 mod layout;

@@ -169,7 +169,43 @@ pub(crate) fn flow(op: &Op) -> Flow {
         }
         Op::Activemask { d } | Op::Clock { d, .. } => pass(vec![], vec![*d]),
         Op::Async(a) => async_flow(a),
+        Op::FloatX(x) => float_flow(x),
     }
+}
+
+/// Half-precision arithmetic, `set`, `testp`, `copysign`: computation.
+fn float_flow(x: &super::inst_half::FloatX) -> Flow {
+    use super::inst_half::FloatX;
+    let (reads, writes) = match x {
+        FloatX::Arith { d, a, b, c, .. } => (vec![*a, *b, *c], vec![*d]),
+        FloatX::Setp {
+            p,
+            q,
+            a,
+            b,
+            combine,
+            ..
+        } => {
+            let mut reads = vec![*a, *b];
+            reads.extend(combine.map(|(_, c, _)| c));
+            (reads, p.iter().chain(q.iter()).copied().collect())
+        }
+        FloatX::Set {
+            d, a, b, combine, ..
+        } => {
+            let mut reads = vec![*a, *b];
+            reads.extend(combine.map(|(_, c, _)| c));
+            (reads, vec![*d])
+        }
+        FloatX::Cvt { d, a, b, .. } => {
+            let mut reads = vec![*a];
+            reads.extend(*b);
+            (reads, vec![*d])
+        }
+        FloatX::Testp { d, a, .. } => (vec![*a], vec![*d]),
+        FloatX::Copysign { d, a, b, .. } => (vec![*a, *b], vec![*d]),
+    };
+    Flow::Pass { reads, writes }
 }
 
 /// `cp.async` and `mbarrier`: memory instructions (their operands are sinks), except reading a
