@@ -1,0 +1,44 @@
+"""Launches of src/tri_dot.py (written for warpforge's corpus), two Triton builds each."""
+import numpy as np
+from corpus import buf, out, scalar, uniform, tol, values, load_src, triton_case
+
+LANG = "triton"
+HELDOUT = False
+SOURCES = ["tri_dot.py"]
+K = load_src(__file__, "tri_dot.py")
+TRITON = {}
+
+M, N, KK = 48, 40, 72   # ragged: none a multiple of the 32 x 32 x 32 blocks
+
+
+def matmul(ty):
+    return lambda a: {"c_ptr": values(a["a_ptr"], ty).reshape(M, KK) @ values(a["b_ptr"], ty).reshape(KK, N)}
+
+
+def softmax16(a):
+    x = a["x_ptr"].astype(np.float64).reshape(16, 100)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {"out_ptr": e / e.sum(axis=1, keepdims=True)}
+
+
+def matmul_case(name, ty, seed):
+    # inputs in [-1, 1]: K = 72 exact products summed in f32 (tensor cores: order and internal
+    # alignment unspecified): twice the classical bound 72 * 2^-24 * sum |a*b|, sum |a*b| <= 72
+    return triton_case(TRITON, name, K.matmul_kernel, (2, 2), 4,
+                       [buf("a_ptr", ty, M * KK, uniform(-1, 1, seed)), buf("b_ptr", ty, KK * N, uniform(-1, 1, seed + 1)),
+                        out("c_ptr", "f32", M * N, cmp=tol(abs_=2 * KK * 2.0 ** -24 * KK)),
+                        scalar("M", "i32", M), scalar("N", "i32", N), scalar("K", "i32", KK),
+                        scalar("stride_am", "i32", KK), scalar("stride_bk", "i32", N), scalar("stride_cm", "i32", N)],
+                       matmul(ty), {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32})
+
+
+CASES = [
+    matmul_case("matmul_f16", "f16", 601),
+    matmul_case("matmul_bf16", "bf16", 603),
+    # exp in f32 within 2 ulp, a 100-term sum and a division (~1e-6 relative in all), then one
+    # rounding to f16 (2^-11 relative): the f16 result is the nearest or next-nearest, 1 ulp
+    triton_case(TRITON, "softmax_f16", K.softmax_f16_kernel, (16,), 4,
+                [buf("x_ptr", "f16", 1600, uniform(-4, 4, 605)), out("out_ptr", "f16", 1600, cmp=tol(ulp=1)),
+                 scalar("cols", "i32", 100)],
+                softmax16, {"BLOCK": 128}),
+]
