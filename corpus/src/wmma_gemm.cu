@@ -4,22 +4,26 @@
 // with row- and column-major A and B; and a hand-written tile of mma.sync m16n8k16 (f16 in, f32
 // accumulate) fed by ldmatrix from padded shared memory, in the manner of CUTLASS-style kernels.
 // Where an architecture lacks an operation (bfloat16/tf32/8-bit wmma and mma.sync before sm_80,
-// sm_72 for 8-bit), the kernel falls back to plain per-lane loops computing the same tile.
+// sm_72 for 8-bit), the kernel falls back to plain per-lane loops computing the same tile; so does
+// every wmma kernel under NVRTC here, whose PyPI installation lacks mma.h's crt/mma.h.
 // Written for warpforge's corpus (corpus/), in the style of everyday CUDA code.
 // License: MIT OR Apache-2.0 (the warpforge project's).
-#include <mma.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#if !defined(__CUDACC_RTC__)
+#include <mma.h>
 using namespace nvcuda;
-
+#define HAVE_WMMA 1
 #if __CUDA_ARCH__ >= 800
 #define HAVE_AMPERE_WMMA 1
 #endif
 #if __CUDA_ARCH__ >= 720
 #define HAVE_INT8_WMMA 1
 #endif
+#endif
 
+#ifdef HAVE_WMMA
 template <typename L> struct is_row { static constexpr bool value = false; };
 template <> struct is_row<wmma::row_major> { static constexpr bool value = true; };
 
@@ -61,6 +65,7 @@ __device__ void wmma_tile(const In* A, const In* B, Acc* C, int M, int N, int K,
     }
     wmma::store_matrix_sync(C + tm * 16 * N + tn * 16, c, N, wmma::mem_row_major);
 }
+#endif
 
 // The same tile with a loop per lane (architectures without the wmma shape).
 template <bool A_ROW, bool B_ROW, typename In, typename Acc>
@@ -88,19 +93,31 @@ __device__ void scalar_tile(const In* A, const In* B, Acc* C, int M, int N, int 
 extern "C" __global__ void wmma_f16_f32_rowcol(const half* A, const half* B, float* C, int M, int N, int K)
 {
     TILE_COORDS
+#ifdef HAVE_WMMA
     wmma_tile<half, half, float, 16, wmma::row_major, wmma::col_major>(A, B, C, M, N, K, tm, tn);
+#else
+    scalar_tile<true, false>(A, B, C, M, N, K, tm, tn);
+#endif
 }
 
 extern "C" __global__ void wmma_f16_f32_rowrow(const half* A, const half* B, float* C, int M, int N, int K)
 {
     TILE_COORDS
+#ifdef HAVE_WMMA
     wmma_tile<half, half, float, 16, wmma::row_major, wmma::row_major>(A, B, C, M, N, K, tm, tn);
+#else
+    scalar_tile<true, true>(A, B, C, M, N, K, tm, tn);
+#endif
 }
 
 extern "C" __global__ void wmma_f16_f16_colrow(const half* A, const half* B, half* C, int M, int N, int K)
 {
     TILE_COORDS
+#ifdef HAVE_WMMA
     wmma_tile<half, half, half, 16, wmma::col_major, wmma::row_major>(A, B, C, M, N, K, tm, tn);
+#else
+    scalar_tile<false, true>(A, B, C, M, N, K, tm, tn);
+#endif
 }
 
 extern "C" __global__ void wmma_bf16_f32_rowcol(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C,

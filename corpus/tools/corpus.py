@@ -222,10 +222,13 @@ TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i3
                 "i64": "i64", "u64": "u64", "i8": "i8", "u8": "u8", "i16": "i16"}
 
 
-def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_stages=None):
+def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_stages=None,
+                divisible_by_16=()):
     """A Case for the @triton.jit `fn`, registered in `table` (the cases module's TRITON dict, which
     analysis/tests/corpus/tools/triton_ptx.py compiles): the signature comes from the parameters' types
-    (a buffer of f32 is *fp32), `constexprs` are compiled in; blocks are num_warps * 32 threads."""
+    (a buffer of f32 is *fp32), `constexprs` are compiled in; blocks are num_warps * 32 threads.
+    `divisible_by_16`: arguments compiled as multiples of 16 (Triton's launcher specialises
+    aligned pointers and integers so; the launch must keep the promise)."""
     by_name = {p.name: p for p in params}
     sig = {}
     for arg in fn.arg_names:
@@ -238,6 +241,11 @@ def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_s
     table[name] = dict(kernel=fn, signature=sig, constexprs=constexprs, num_warps=num_warps)
     if num_stages is not None:
         table[name]["num_stages"] = num_stages
+    if divisible_by_16:
+        table[name]["divisible_by_16"] = list(divisible_by_16)
+        for a in divisible_by_16:
+            p = by_name[a]
+            assert isinstance(p, Buffer) or p.value % 16 == 0, f"{name}: {a} = {p.value} is not a multiple of 16"
     ordered = [by_name[a] for a in fn.arg_names if a not in constexprs]
     return Case(name, fn.__name__, grid, (num_warps * 32,), ordered, ref)
 
