@@ -116,7 +116,7 @@ fn compare(
         };
         let exact = Compare::default();
         let cmp = compare.as_ref().unwrap_or(&exact);
-        let float = matches!(ty.as_str(), "f32" | "f64" | "f16");
+        let float = matches!(ty.as_str(), "f32" | "f64" | "f16" | "bf16");
         // Integers: bit for bit with the simulator (elements an atomic order decides excepted).
         if !float {
             if let Some(m) = mismatch(ty, &gpu.0, &sim.0, cmp) {

@@ -146,7 +146,10 @@ def write_case_data(out_dir, stem, case, heldout):
         else:
             j["init"] = p.init
         if p.output:
-            w = np.asarray(want[p.name]).astype(corpus.TYPES[p.ty]).reshape(-1)
+            w = np.asarray(want[p.name])
+            if p.ty == "bf16" and w.dtype != np.uint16:   # values: round once to bfloat16
+                w = corpus.bf16_bits(w)
+            w = w.astype(corpus.TYPES[p.ty]).reshape(-1)
             assert w.size == p.n, f"{stem}.{case.name}: expected {p.name} has {w.size} elements, not {p.n}"
             rel = f"expected/{stem}.{case.name}.{p.name}.bin"
             with open(os.path.join(out_dir, rel), "wb") as f:
@@ -162,7 +165,7 @@ def write_case_data(out_dir, stem, case, heldout):
 
 SIZES = {"u64": 8, "b64": 8, "s64": 8, "f64": 8, "u32": 4, "b32": 4, "s32": 4, "f32": 4,
          "u16": 2, "b16": 2, "s16": 2, "f16": 2, "u8": 1, "b8": 1, "s8": 1}
-JSON_SIZES = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "f16": 2, "u32": 4, "i32": 4, "f32": 4,
+JSON_SIZES = {"u8": 1, "i8": 1, "u16": 2, "i16": 2, "f16": 2, "bf16": 2, "u32": 4, "i32": 4, "f32": 4,
               "u64": 8, "i64": 8, "f64": 8}
 
 

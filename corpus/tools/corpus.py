@@ -19,6 +19,12 @@ the same):
         element i = L + (H - L) * ((z_i >> 11) / 2^53), computed in f64, then rounded to the type
   {"splitmix64": SEED, "dist": "bits"}  element i = the low bytes of z_i (little-endian)
   {"file": "inputs/NAME.bin"}          the bytes of that file (for inputs no generator above gives)
+
+Half-precision elements ("f16", "bf16": bfloat16, stored as its 16 bits; numpy has no bfloat16, so
+its arrays are uint16 bit patterns here, see bf16_values / bf16_bits) are generated as above in
+f64, rounded to f32 (nearest even) and then to the type (nearest even), as corpus_run.rs does
+with the `half` crate. Expected f16 outputs are rounded once from the f64 reference (numpy), bf16
+ones likewise (bf16_bits).
 """
 import numpy as np
 
@@ -28,7 +34,40 @@ TYPES = {
     "u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16,
     "u32": np.uint32, "i32": np.int32, "u64": np.uint64, "i64": np.int64,
     "f16": np.float16, "f32": np.float32, "f64": np.float64,
+    "bf16": np.uint16,   # bit patterns (numpy has no bfloat16)
 }
+
+
+def bf16_values(bits):
+    """bfloat16 bit patterns -> their values (f64)."""
+    b = np.asarray(bits, np.uint16).astype(np.uint32) << 16
+    return b.view(np.float32).astype(np.float64)
+
+
+def bf16_bits(x):
+    """Values -> the nearest bfloat16 (ties to even), rounded once from the given values (f64 or
+    f32, finite, within bfloat16's normal range or zero) as bit patterns."""
+    x = np.asarray(x, np.float64)
+    m, e = np.frexp(x)                       # x = m * 2^e, 0.5 <= |m| < 1: 8 significant bits
+    q = np.ldexp(np.round(np.ldexp(m, 8)), e - 8)   # np.round: ties to even; exact scalings
+    assert np.all(np.isfinite(q)) and np.all((q == 0) | (np.abs(q) >= 2.0 ** -126)), "bf16 range"
+    f = q.astype(np.float32)                 # exact: 8 significant bits
+    return (f.view(np.uint32) >> 16).astype(np.uint16)
+
+
+def to_type(v, ty):
+    """f64 values -> elements of `ty` (half types through f32, as the generators do)."""
+    v = np.asarray(v, np.float64)
+    if ty == "f16":
+        return v.astype(np.float32).astype(np.float16)
+    if ty == "bf16":
+        return bf16_bits(v.astype(np.float32))
+    return v.astype(TYPES[ty])
+
+
+def values(a, ty):
+    """Elements of `ty` (as stored in a buffer's array) -> f64 values."""
+    return bf16_values(a) if ty == "bf16" else np.asarray(a).astype(np.float64)
 
 
 def splitmix64(seed, n):
@@ -71,20 +110,24 @@ def generate(init, ty, n):
     dt = TYPES[ty]
     if "zeros" in init:
         return np.zeros(n, dt)
+    half = ty in ("f16", "bf16")
     if "fill" in init:
-        return np.full(n, init["fill"], dt)
+        return to_type(np.full(n, init["fill"], np.float64), ty) if half else np.full(n, init["fill"], dt)
     if "iota" in init:
-        return np.array([init["iota"] + i * init["step"] for i in range(n)], dt)
+        v = [init["iota"] + i * init["step"] for i in range(n)]
+        return to_type(np.array(v, np.float64), ty) if half else np.array(v, dt)
     if "file" in init:
         raise ValueError("file inputs are given as arrays (Buffer.data)")
     zs = splitmix64(init["splitmix64"], n)
     d = init["dist"]
     if d == "int":
         span = init["hi"] - init["lo"]
-        return np.array([init["lo"] + (z % span) for z in zs], dtype=np.float64 if ty[0] == "f" else np.int64).astype(dt)
+        v = np.array([init["lo"] + (z % span) for z in zs], dtype=np.float64 if ty[0] in "fb" else np.int64)
+        return to_type(v, ty) if half else v.astype(dt)
     if d == "uniform":
         lo, hi = float(init["lo"]), float(init["hi"])
-        return np.array([lo + (hi - lo) * ((z >> 11) / 9007199254740992.0) for z in zs], np.float64).astype(dt)
+        v = np.array([lo + (hi - lo) * ((z >> 11) / 9007199254740992.0) for z in zs], np.float64)
+        return to_type(v, ty) if half else v.astype(dt)
     if d == "bits":
         width = np.dtype(dt).itemsize
         raw = b"".join((z & ((1 << (8 * width)) - 1)).to_bytes(width, "little") for z in zs)
@@ -122,7 +165,7 @@ def buf(name, ty, n, init=None, data=None):
 
 def out(name, ty, n, init=None, cmp=None, data=None):
     if cmp is None:
-        cmp = exact() if ty[0] != "f" else tol(0, 0)
+        cmp = exact() if ty[0] not in "fb" else tol(0, 0)
     return Buffer(name, ty, n, init, cmp=cmp, data=data)
 
 
@@ -175,14 +218,17 @@ def load_src(case_file, name):
     return mod
 
 
-TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "f64": "fp64", "i32": "i32", "u32": "u32",
+TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i32": "i32", "u32": "u32",
                 "i64": "i64", "u64": "u64", "i8": "i8", "u8": "u8", "i16": "i16"}
 
 
-def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_stages=None):
+def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_stages=None,
+                divisible_by_16=()):
     """A Case for the @triton.jit `fn`, registered in `table` (the cases module's TRITON dict, which
     analysis/tests/corpus/tools/triton_ptx.py compiles): the signature comes from the parameters' types
-    (a buffer of f32 is *fp32), `constexprs` are compiled in; blocks are num_warps * 32 threads."""
+    (a buffer of f32 is *fp32), `constexprs` are compiled in; blocks are num_warps * 32 threads.
+    `divisible_by_16`: arguments compiled as multiples of 16 (Triton's launcher specialises
+    aligned pointers and integers so; the launch must keep the promise)."""
     by_name = {p.name: p for p in params}
     sig = {}
     for arg in fn.arg_names:
@@ -195,6 +241,11 @@ def triton_case(table, name, fn, grid, num_warps, params, ref, constexprs, num_s
     table[name] = dict(kernel=fn, signature=sig, constexprs=constexprs, num_warps=num_warps)
     if num_stages is not None:
         table[name]["num_stages"] = num_stages
+    if divisible_by_16:
+        table[name]["divisible_by_16"] = list(divisible_by_16)
+        for a in divisible_by_16:
+            p = by_name[a]
+            assert isinstance(p, Buffer) or p.value % 16 == 0, f"{name}: {a} = {p.value} is not a multiple of 16"
     ordered = [by_name[a] for a in fn.arg_names if a not in constexprs]
     return Case(name, fn.__name__, grid, (num_warps * 32,), ordered, ref)
 

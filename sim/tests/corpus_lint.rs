@@ -20,9 +20,12 @@ use std::path::Path;
 use warpforge_analysis::{lint_ptx_assuming, PtxAssumptions, Severity};
 
 /// Warning findings per file, ×10, rounded up, when the corpus was last changed (a ceiling: lower
-/// it when the linter improves): 107 warnings in 66 files (1.62) linted as launched; without the
-/// launches' block sizes it was 166 (2.52) and 4 false R001 errors when the corpus was added.
-const MAX_WARNINGS_PER_FILE_X10: usize = 17;
+/// it when the linter improves): 191 warnings in 98 files (1.95) linted as launched, after
+/// `half_ops`, `async_copy`, `wmma_gemm` and `tri_dot` brought 65 in 20 files (41 of them the
+/// cannot-prove S001/F081/A001 of `async_copy`'s staged tiles); 126 in 78 files (1.62) before;
+/// without the launches' block sizes it was 166 in 66 (2.52) and 4 false R001 errors when the
+/// corpus was added.
+const MAX_WARNINGS_PER_FILE_X10: usize = 20;
 
 #[derive(Default)]
 struct Part {

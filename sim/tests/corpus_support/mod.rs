@@ -105,7 +105,7 @@ impl SplitMix {
 pub fn width(ty: &str) -> usize {
     match ty {
         "u8" | "i8" => 1,
-        "u16" | "i16" | "f16" => 2,
+        "u16" | "i16" | "f16" | "bf16" => 2,
         "u32" | "i32" | "f32" => 4,
         "u64" | "i64" | "f64" => 8,
         _ => panic!("unknown element type `{ty}`"),
@@ -113,13 +113,14 @@ pub fn width(ty: &str) -> usize {
 }
 
 /// `v` as one element of type `ty`, little-endian (integers wrap like numpy's `astype`; floats
-/// round to nearest).
+/// round to nearest even; f16 and bf16 through f32, as `corpus/tools/corpus.py` does).
 pub fn element(ty: &str, v: f64, int: Option<i128>) -> Vec<u8> {
     let i = int.unwrap_or(v as i128);
     match ty {
         "f32" => (v as f32).to_le_bytes().to_vec(),
         "f64" => v.to_le_bytes().to_vec(),
-        "f16" => panic!("f16 buffers are given as files"),
+        "f16" => half::f16::from_f32(v as f32).to_le_bytes().to_vec(),
+        "bf16" => half::bf16::from_f32(v as f32).to_le_bytes().to_vec(),
         _ => i.to_le_bytes()[..width(ty)].to_vec(),
     }
 }
@@ -211,10 +212,11 @@ pub fn mismatch(ty: &str, got: &[u8], want: &[u8], cmp: &Compare) -> Option<Stri
                     let (g, e) = (f64_of(g), f64_of(e));
                     (g, e, ordered64(g), ordered64(e))
                 };
-                (gv.is_nan() && ev.is_nan())
-                    || gv == ev
-                    || (gv - ev).abs() <= cmp.abs_tol + cmp.rel * ev.abs()
-                    || gi.abs_diff(ei) <= u128::from(cmp.ulp)
+                within(cmp, gv, ev, gi, ei)
+            }
+            ("float", "f16" | "bf16") => {
+                let (gv, ev) = (half_of(ty, g), half_of(ty, e));
+                within(cmp, gv, ev, ordered16(g), ordered16(e))
             }
             _ => g == e,
         };
@@ -222,12 +224,46 @@ pub fn mismatch(ty: &str, got: &[u8], want: &[u8], cmp: &Compare) -> Option<Stri
             let show = |b: &[u8]| match ty {
                 "f32" => format!("{}", f32_of(b)),
                 "f64" => format!("{}", f64_of(b)),
+                "f16" | "bf16" => format!("{} ({:#06x})", half_of(ty, b), u16_of(b)),
                 _ => format!("{b:02x?}"),
             };
             return Some(format!("element {i}: got {}, want {}", show(g), show(e)));
         }
     }
     None
+}
+
+/// Equal, both NaN, within `abs + rel * |want|`, or at most `ulp` apart (`gi`, `ei`: the values'
+/// positions in float order).
+fn within(cmp: &Compare, gv: f64, ev: f64, gi: i128, ei: i128) -> bool {
+    (gv.is_nan() && ev.is_nan())
+        || gv == ev
+        || (gv - ev).abs() <= cmp.abs_tol + cmp.rel * ev.abs()
+        || gi.abs_diff(ei) <= u128::from(cmp.ulp)
+}
+
+pub fn u16_of(b: &[u8]) -> u16 {
+    u16::from_le_bytes(b.try_into().expect("2 bytes"))
+}
+
+/// An f16 or bf16 element's value.
+pub fn half_of(ty: &str, b: &[u8]) -> f64 {
+    let bits = u16_of(b);
+    if ty == "bf16" {
+        half::bf16::from_bits(bits).to_f64()
+    } else {
+        half::f16::from_bits(bits).to_f64()
+    }
+}
+
+/// 16-bit float bits mapped to integers in the order of the floats (f16 and bf16 alike).
+pub fn ordered16(b: &[u8]) -> i128 {
+    let v = i128::from(u16_of(b) as i16);
+    if v < 0 {
+        i128::from(i16::MIN) - v
+    } else {
+        v
+    }
 }
 
 pub fn f32_of(b: &[u8]) -> f32 {

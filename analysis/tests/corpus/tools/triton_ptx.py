@@ -4,7 +4,8 @@
 usage: triton_ptx.py SRC.py ARCH OUT.ptx [CASE]     (ARCH: 80 or 90)
 
 SRC.py defines a @triton.jit kernel and a CORPUS dict: kernel, signature, constexprs, num_warps,
-optionally num_stages. With CASE, SRC.py has a TRITON dict of such dicts instead and CASE picks one
+optionally num_stages and divisible_by_16 (names of arguments promised to be multiples of 16, as
+Triton's launcher would specialise them: pointers 16-byte aligned, integers divisible by 16). With CASE, SRC.py has a TRITON dict of such dicts instead and CASE picks one
 (the simulator corpus, corpus/cases/ at the repository root), and OUT.ptx.meta.json gets
 Triton's shared-memory size for the launch. The PTX is Triton's own output (its "ptx" stage), written unchanged.
 """
@@ -29,7 +30,9 @@ def main() -> int:
     options = {"num_warps": c["num_warps"]}
     if "num_stages" in c:
         options["num_stages"] = c["num_stages"]
-    src = ASTSource(fn=c["kernel"], signature=c["signature"], constexprs=c["constexprs"])
+    attrs = {(c["kernel"].arg_names.index(a),): [["tt.divisibility", 16]]
+             for a in c.get("divisible_by_16", [])}
+    src = ASTSource(fn=c["kernel"], signature=c["signature"], constexprs=c["constexprs"], attrs=attrs)
     compiled = triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
     with open(out_path, "w") as f:
         f.write(compiled.asm["ptx"])
