@@ -50,6 +50,20 @@ pub(crate) struct Copy {
     from_src: u32,
 }
 
+impl Copy {
+    /// Whether it writes shared byte `b`.
+    fn covers(&self, b: u64) -> bool {
+        self.dst <= b && b < self.dst + u64::from(self.size)
+    }
+
+    /// Where the value it writes to shared byte `b` comes from: a global (buffer, byte), or
+    /// `None` for a zero of the fill.
+    fn origin(&self, b: u64) -> Option<(u32, u64)> {
+        let at = b - self.dst;
+        (at < u64::from(self.from_src)).then_some((self.src.0, self.src.1 + at))
+    }
+}
+
 /// One thread's copies: the current group, then the committed groups, oldest first.
 #[derive(Clone, Debug, Default)]
 struct Thread {
@@ -287,18 +301,6 @@ impl PtxBlock<'_> {
         if self.asyncs.dst_bytes.is_empty() {
             self.asyncs.dst_bytes = vec![0; self.launch.shared_total as usize];
         }
-        if self.run.race.is_some() {
-            // Two pending copies writing one byte: which lands last is undefined.
-            let overlap = (dst..dst + u64::from(size)).find(|&b| {
-                self.asyncs
-                    .dst_bytes
-                    .get(b as usize)
-                    .is_some_and(|&n| n > 0)
-            });
-            if let Some(b) = overlap {
-                self.pending_shared(who, pc, l, b, 1, true)?;
-            }
-        }
         let copy = Copy {
             pc: pc as u32,
             dst,
@@ -306,6 +308,25 @@ impl PtxBlock<'_> {
             src: source,
             from_src,
         };
+        if self.run.race.is_some() {
+            // Two pending copies writing different values to one byte: which lands last is
+            // undefined. Copies of the same source byte write the same value (cooperative groups'
+            // `memcpy_async` has spare lanes repeat the last element): no race, as racecheck
+            // reports write-write hazards only between different values.
+            let conflict = (dst..dst + u64::from(size)).find(|&b| {
+                self.asyncs
+                    .dst_bytes
+                    .get(b as usize)
+                    .is_some_and(|&n| n > 0)
+                    && self
+                        .asyncs
+                        .find(|c| c.covers(b) && c.origin(b) != copy.origin(b))
+                        .is_some()
+            });
+            if let Some(b) = conflict {
+                self.pending_shared(who, pc, l, b, 1, true)?;
+            }
+        }
         self.asyncs.track(&copy, true);
         self.thread_copies(warp.index, l).open.push(copy);
         Ok(())
