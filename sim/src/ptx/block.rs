@@ -230,6 +230,7 @@ impl<'a> PtxBlock<'a> {
                 self.exec_call(warp, pc, active, lanes)?;
             }
             Op::Bar { .. } => self.exec_barrier(warp, pc, active, lanes)?,
+            Op::Mma(_) => self.exec_mma(warp, pc, active, lanes)?,
             op if op.sync_mask().is_some() => self.exec_collective(warp, pc, active, lanes)?,
             Op::Yield => {
                 warp.step += 1;

@@ -324,6 +324,7 @@ impl Decoder<'_> {
             "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "redux" => {
                 self.sync(inst)
             }
+            "ldmatrix" | "stmatrix" | "mma" | "wmma" => self.matrix(inst),
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
                 self.no_op(inst)
             }

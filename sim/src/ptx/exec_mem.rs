@@ -24,7 +24,7 @@ use super::lanes;
 
 /// Where one lane's access lands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     Global { buffer: u32, offset: u64 },
     Shared(u64),
     Local(u64),
@@ -33,7 +33,7 @@ enum Place {
 }
 
 /// Why a lane's access faults.
-enum Fault {
+pub(super) enum Fault {
     Misaligned(String, Option<(String, u64)>),
     Illegal(String, Option<(String, u64)>),
 }
@@ -76,7 +76,7 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
 
 impl PtxBlock<'_> {
     /// Where an access of `size` bytes at `addr` in `space` lands, for thread `thread` of the block.
-    fn place(&self, space: MemSpace, addr: u64, size: u64, thread: usize) -> Result<Place, Fault> {
+    pub(super) fn place(&self, space: MemSpace, addr: u64, size: u64, thread: usize) -> Result<Place, Fault> {
         let l = self.launch;
         let within = |len: u64| addr.checked_add(size).is_some_and(|end| end <= len);
         let kind = match space {
@@ -350,7 +350,7 @@ impl PtxBlock<'_> {
 
     /// Reads element `k` (of `elem` bytes) of lane `l`'s access at `place`.
     #[allow(clippy::too_many_arguments)]
-    fn read(
+    pub(super) fn read(
         &mut self,
         who: Who,
         pc: usize,
@@ -384,7 +384,7 @@ impl PtxBlock<'_> {
 
     /// Writes element `k` of lane `l`'s access at `place`.
     #[allow(clippy::too_many_arguments)]
-    fn write(
+    pub(super) fn write(
         &mut self,
         who: Who,
         pc: usize,
@@ -485,7 +485,7 @@ impl PtxBlock<'_> {
 
     /// Reports a faulting access; the block stops.
     #[allow(clippy::too_many_arguments)]
-    fn memory_fault(
+    pub(super) fn memory_fault(
         &mut self,
         warp: &PtxWarp,
         pc: usize,

@@ -352,6 +352,8 @@ pub(crate) enum Op {
     },
     /// `mul24`, carry chains, `bmsk`, `dp4a`, `shf`, `lop3`, … (`inst_int.rs`).
     IntX(super::inst_int::IntX),
+    /// `ldmatrix`, `stmatrix`, `mma.sync`, `wmma` (`inst_mma.rs`).
+    Mma(Box<super::inst_mma::MmaOp>),
     /// `prmt.b32` (the generic form).
     Prmt {
         d: R,
