@@ -143,7 +143,16 @@ impl Decoder<'_> {
         mods.take("row");
         mods.take("col");
         let satfinite = mods.take("satfinite");
-        let names = type_names(inst);
+        // What is left of the modifiers are the types, D, A, B, C.
+        let names: Vec<&str> = inst
+            .modifiers
+            .iter()
+            .map(String::as_str)
+            .filter(|m| {
+                !matches!(*m, "sync" | "aligned" | "row" | "col" | "satfinite")
+                    && Shape::from_name(m).is_none()
+            })
+            .collect();
         let [d, a, b, c] = elements(&names)?[..] else {
             return Err(format!(
                 "expected four types (D, A, B, C), found {}",
