@@ -57,7 +57,11 @@ fn mma_kernel(inst: &str, (na, nb, nc, nd, width): (usize, usize, usize, usize, 
     };
     for (k, (p, n)) in [("a", na), ("b", nb), ("c", nc)].into_iter().enumerate() {
         for i in 0..n {
-            s += &format!("ld.global.b{width} %{p}{i}, [%rd{}+{}];\n", k + 8, i * bytes);
+            s += &format!(
+                "ld.global.b{width} %{p}{i}, [%rd{}+{}];\n",
+                k + 8,
+                i * bytes
+            );
         }
     }
     s += &format!(
@@ -86,7 +90,10 @@ fn check(name: &str) {
         bytes_of(&ints(&c["b"]), bytes),
         bytes_of(&ints(&c["c"]), bytes),
     );
-    assert_eq!((a.len(), b.len(), cc.len()), (32 * na * bytes, 32 * nb * bytes, 32 * nc * bytes));
+    assert_eq!(
+        (a.len(), b.len(), cc.len()),
+        (32 * na * bytes, 32 * nb * bytes, 32 * nc * bytes)
+    );
     let mut d = vec![0u8; 32 * nd * bytes];
     let mut buffers = [
         BufferArg::ReadOnly(&a),
@@ -101,7 +108,9 @@ fn check(name: &str) {
     let d_type = c["d_type"].as_str().expect("d_type");
     for lane in 0..32 {
         for e in 0..per_lane {
-            let pair = want[lane * per_lane + e].as_array().expect("[value, scale]");
+            let pair = want[lane * per_lane + e]
+                .as_array()
+                .expect("[value, scale]");
             let (exact, scale) = (pair[0].as_f64().expect("v"), pair[1].as_f64().expect("s"));
             let what = format!("{name}: lane {lane}, element {e}");
             match d_type {
@@ -162,11 +171,13 @@ fn m8n8k4_f64() {
 fn guarded(prefix: &str, threads: u32) -> Vec<String> {
     let name = "m16n8k16_f32_f16";
     let text = mma_kernel(case(name)["inst"].as_str().expect("inst"), counts(name));
-    let text = text.replace("mma.sync", &format!("{prefix}mma.sync")).replace(
-        "mov.u32 %r0, %laneid;",
-        "mov.u32 %r0, %laneid;\n.reg .pred %p<2>;\nsetp.lt.u32 %p0, %r0, 16;\n\
+    let text = text
+        .replace("mma.sync", &format!("{prefix}mma.sync"))
+        .replace(
+            "mov.u32 %r0, %laneid;",
+            "mov.u32 %r0, %laneid;\n.reg .pred %p<2>;\nsetp.lt.u32 %p0, %r0, 16;\n\
          setp.gt.u32 %p1, %r0, 99;",
-    );
+        );
     let kernel = PtxKernel::load(&text, "k").unwrap_or_else(|e| panic!("{e}"));
     let zeros = vec![0u8; 32 * 4 * 4];
     let mut d = vec![0u8; 32 * 4 * 4];
@@ -176,7 +187,13 @@ fn guarded(prefix: &str, threads: u32) -> Vec<String> {
         BufferArg::ReadOnly(&zeros),
         BufferArg::ReadWrite(&mut d),
     ];
-    let report = run(&kernel, [1, 1, 1], threads, &[PtxArg::Buffer; 4], &mut buffers);
+    let report = run(
+        &kernel,
+        [1, 1, 1],
+        threads,
+        &[PtxArg::Buffer; 4],
+        &mut buffers,
+    );
     report.findings.iter().map(|f| f.to_string()).collect()
 }
 
@@ -213,16 +230,149 @@ fn unimplemented_forms_are_refused_by_name() {
         f4,
         "type `.e4m3`",
     );
-    refuse("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "{%f0}, {%r0}, {%r1}, {%f1}", "D has 1 registers; this form takes 4");
-    refuse("mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32", f4, "`.row.col`");
-    refuse("mma.aligned.m16n8k16.row.col.f32.f16.f16.f32", f4, "`.sync.aligned`");
-    refuse("mma.sync.aligned.m16n8k8.row.col.f32.s8.s8.f32", f4, "not supported");
-    refuse("mma.sync.aligned.m16n8k256.row.col.and.popc.s32.b1.b1.s32", f4, "shape `.m16n8k256`");
+    refuse(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        "{%f0}, {%r0}, {%r1}, {%f1}",
+        "D has 1 registers; this form takes 4",
+    );
+    refuse(
+        "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32",
+        f4,
+        "`.row.col`",
+    );
+    refuse(
+        "mma.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+        f4,
+        "`.sync.aligned`",
+    );
+    refuse(
+        "mma.sync.aligned.m16n8k8.row.col.f32.s8.s8.f32",
+        f4,
+        "not supported",
+    );
+    refuse(
+        "mma.sync.aligned.m16n8k256.row.col.and.popc.s32.b1.b1.s32",
+        f4,
+        "shape `.m16n8k256`",
+    );
     refuse(
         "wmma.load.a.sync.aligned.row.m32n8k16.f16",
         "{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%r8], %r9",
         "shape `.m32n8k16` is not supported",
     );
-    refuse("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", "{%r0}, [%r1]", "`.m8n8`");
-    refuse("ldmatrix.sync.aligned.m8n8.x4.shared.b16", "{%r0, %r1}, [%r2]", "2 registers; this form takes 4");
+    refuse(
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8",
+        "{%r0}, [%r1]",
+        "`.m8n8`",
+    );
+    refuse(
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "{%r0, %r1}, [%r2]",
+        "2 registers; this form takes 4",
+    );
+}
+
+#[test]
+fn cvt_to_tf32_rounds_as_the_isa_says() {
+    // (input bits, rna, rn, rz, rn.relu, rna.satfinite), worked out by hand: tf32 keeps the sign,
+    // the exponent and the top 10 mantissa bits (bit 13 is its last bit).
+    let cases: [(u32, [u32; 5]); 8] = [
+        // 1 + 2^-11: a tie with an even last bit.
+        (
+            0x3f80_1000,
+            [
+                0x3f80_2000,
+                0x3f80_0000,
+                0x3f80_0000,
+                0x3f80_0000,
+                0x3f80_2000,
+            ],
+        ),
+        // A tie with an odd last bit.
+        (
+            0x3f80_3000,
+            [
+                0x3f80_4000,
+                0x3f80_4000,
+                0x3f80_2000,
+                0x3f80_4000,
+                0x3f80_4000,
+            ],
+        ),
+        (
+            0x3f80_1001,
+            [
+                0x3f80_2000,
+                0x3f80_2000,
+                0x3f80_0000,
+                0x3f80_2000,
+                0x3f80_2000,
+            ],
+        ),
+        (
+            0x3f80_0fff,
+            [
+                0x3f80_0000,
+                0x3f80_0000,
+                0x3f80_0000,
+                0x3f80_0000,
+                0x3f80_0000,
+            ],
+        ),
+        (
+            0xbf80_1000,
+            [0xbf80_2000, 0xbf80_0000, 0xbf80_0000, 0, 0xbf80_2000],
+        ),
+        // The largest f32 rounds up to infinity (to the largest tf32 with .satfinite).
+        (
+            0x7f7f_ffff,
+            [
+                0x7f80_0000,
+                0x7f80_0000,
+                0x7f7f_e000,
+                0x7f80_0000,
+                0x7f7f_e000,
+            ],
+        ),
+        (
+            0xff80_0000,
+            [0xff80_0000, 0xff80_0000, 0xff80_0000, 0, 0xff7f_e000],
+        ),
+        (0x7fc0_0001, [0x7fff_ffff; 5]),
+    ];
+    let forms = ["rna", "rn", "rz", "rn.relu", "rna.satfinite"];
+    let mut text = String::from(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n.reg .b32 %r<8>;\n\
+         .reg .f32 %f<1>;\n.reg .b64 %rd<6>;\nld.param.u64 %rd0, [pin];\n\
+         ld.param.u64 %rd1, [pout];\nmov.u32 %r0, %tid.x;\nmul.wide.u32 %rd2, %r0, 4;\n\
+         add.s64 %rd3, %rd0, %rd2;\nld.global.f32 %f0, [%rd3];\nmul.wide.u32 %rd4, %r0, 20;\n\
+         add.s64 %rd5, %rd1, %rd4;\n",
+    );
+    for (i, form) in forms.iter().enumerate() {
+        text += &format!(
+            "cvt.{form}.tf32.f32 %r{}, %f0;\nst.global.b32 [%rd5+{}], %r{};\n",
+            i + 1,
+            4 * i,
+            i + 1
+        );
+    }
+    text += "ret;\n}\n";
+    let kernel = PtxKernel::load(&text, "k").unwrap_or_else(|e| panic!("{e}"));
+    let input: Vec<u64> = cases.iter().map(|c| u64::from(c.0)).collect();
+    let input = bytes_of(&input, 4);
+    let mut out = vec![0u8; cases.len() * 20];
+    let mut buffers = [BufferArg::ReadOnly(&input), BufferArg::ReadWrite(&mut out)];
+    // 8 threads: a per-lane conversion, not a warp collective.
+    run_clean(&kernel, [1, 1, 1], 8, &[PtxArg::Buffer; 2], &mut buffers);
+    let got = words_of(&out, 4);
+    for (i, (x, want)) in cases.iter().enumerate() {
+        for (f, form) in forms.iter().enumerate() {
+            assert_eq!(
+                got[i * 5 + f] as u32,
+                want[f],
+                "cvt.{form}.tf32.f32 of {x:#010x}"
+            );
+        }
+    }
 }

@@ -325,6 +325,7 @@ impl Decoder<'_> {
                 self.sync(inst)
             }
             "ldmatrix" | "stmatrix" | "mma" | "wmma" => self.matrix(inst),
+            "cvt" if inst.modifiers.iter().any(|m| m == "tf32") => self.cvt_tf32(inst),
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
                 self.no_op(inst)
             }

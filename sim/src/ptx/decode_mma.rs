@@ -9,7 +9,7 @@ use warpforge_ptx::parse::{Instruction, Operand, OperandKind};
 
 use super::decode::{Decoder, Imm, Mods};
 use super::inst::{MemSpace, Op};
-use super::inst_mma::{El, Frag, MmaOp, MmaTypes, Regs, Shape};
+use super::inst_mma::{El, Frag, MmaOp, MmaTypes, Regs, Shape, Tf32Round};
 
 /// The type names among an instruction's modifiers, in order.
 fn type_names(inst: &Instruction) -> Vec<&str> {
@@ -46,6 +46,34 @@ fn shared_space(mods: &mut Mods) -> MemSpace {
 }
 
 impl Decoder<'_> {
+    /// `cvt` to `.tf32` (the tensor cores' input format).
+    pub(crate) fn cvt_tf32(&mut self, inst: &Instruction) -> Result<Op, String> {
+        let mut mods = Mods::new(inst);
+        let round = match mods.one_of(&["rna", "rn", "rz"]) {
+            Some("rna") => Tf32Round::Rna,
+            Some("rn") => Tf32Round::Rn,
+            Some(_) => Tf32Round::Rz,
+            None => return Err("`cvt` to `.tf32` needs `.rna`, `.rn` or `.rz`".into()),
+        };
+        let relu = mods.take("relu");
+        let satfinite = mods.take("satfinite");
+        if relu && round == Tf32Round::Rna {
+            return Err("`.relu` with `.rna` (not a form of `cvt.tf32.f32`)".into());
+        }
+        if !(mods.take("tf32") && mods.take("f32")) {
+            return Err("only `cvt.tf32.f32` converts to `.tf32`".into());
+        }
+        mods.finish()?;
+        let [d, a] = super::decode::operands::<2>(inst)?;
+        Ok(Op::Mma(Box::new(MmaOp::Tf32 {
+            round,
+            relu,
+            satfinite,
+            d: self.dst(d, 32)?,
+            a: self.src(a, Imm::F32)?,
+        })))
+    }
+
     /// `ldmatrix`, `stmatrix`, `mma`, `wmma`.
     pub(crate) fn matrix(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
@@ -138,7 +166,9 @@ impl Decoder<'_> {
             .filter(|m| matches!(*m, "row" | "col"))
             .collect();
         if layouts != ["row", "col"] {
-            return Err("only `.row.col` layouts are supported (the only ones of these shapes)".into());
+            return Err(
+                "only `.row.col` layouts are supported (the only ones of these shapes)".into(),
+            );
         }
         mods.take("row");
         mods.take("col");
@@ -239,11 +269,9 @@ impl Decoder<'_> {
             _ => *el == El::Tf32,
         };
         if !ok {
-            return Err(format!(
-                "a `.{:?}` fragment of this shape is not supported",
-                el
-            )
-            .to_lowercase());
+            return Err(
+                format!("a `.{:?}` fragment of this shape is not supported", el).to_lowercase(),
+            );
         }
         let n = frag.regs(shape, *el);
         let (regs, address, stride) = match inst.operands.as_slice() {

@@ -25,9 +25,9 @@ use super::super::block::{Stop, Who};
 use super::super::finding::{lane_list, FindingKind};
 use super::super::race::Strength;
 use super::block::{PtxBlock, PtxWarp};
-use super::exec_mem::{Fault, Place};
+use super::exec_mem::{effective_address, Fault, Place};
 use super::inst::{Addr, MemSpace, Op, R};
-use super::inst_mma::{coords, El, Frag, MmaOp, MmaTypes, Shape};
+use super::inst_mma::{coords, El, Frag, MmaOp, MmaTypes, Shape, Tf32Round};
 
 /// A fragment's element from its raw bits, as an exact `f64`.
 fn value(el: El, raw: u64) -> f64 {
@@ -64,6 +64,37 @@ fn ones(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1 << bits) - 1
+    }
+}
+
+/// `cvt.{rna,rn,rz}{.relu}{.satfinite}.tf32.f32` of `bits`.
+pub(crate) fn to_tf32(bits: u32, round: Tf32Round, relu: bool, satfinite: bool) -> u32 {
+    const KEEP: u32 = 0xffff_e000;
+    let x = f32::from_bits(bits);
+    if x.is_nan() {
+        return 0x7fff_ffff;
+    }
+    let (sign, mag) = (bits & 0x8000_0000, bits & 0x7fff_ffff);
+    // Below infinity the magnitude's bits are monotone: adding to them rounds (a carry into the
+    // exponent is the next binade, or infinity).
+    let mag = if x.is_infinite() {
+        mag
+    } else {
+        match round {
+            Tf32Round::Rna => (mag + 0x1000) & KEEP,
+            Tf32Round::Rn => (mag + 0xfff + ((mag >> 13) & 1)) & KEEP,
+            Tf32Round::Rz => mag & KEEP,
+        }
+    };
+    let mag = if satfinite && mag == 0x7f80_0000 {
+        0x7f7f_e000
+    } else {
+        mag
+    };
+    if relu && sign != 0 {
+        0
+    } else {
+        sign | mag
     }
 }
 
@@ -118,6 +149,24 @@ impl PtxBlock<'_> {
         let Op::Mma(op) = &program.insts[pc].op else {
             return Ok(());
         };
+        if let MmaOp::Tf32 {
+            round,
+            relu,
+            satfinite,
+            d,
+            a,
+        } = **op
+        {
+            warp.step += 1;
+            self.run.counters.arithmetic += 1;
+            self.run.counters.active_lanes += u64::from(active.count_ones());
+            for l in super::lanes(lanes) {
+                let bits = warp.regs[a as usize][l] as u32;
+                warp.regs[d as usize][l] = u64::from(to_tf32(bits, round, relu, satfinite));
+            }
+            warp.stack.advance();
+            return Ok(());
+        }
         if lanes == 0 {
             warp.stack.advance();
             return Ok(());
@@ -192,6 +241,7 @@ impl PtxBlock<'_> {
                 addr,
             } => self.ld_st_matrix(warp, pc, true, *trans, *space, regs, *addr)?,
             MmaOp::Wmma { .. } => self.wmma_access(warp, pc, op)?,
+            MmaOp::Tf32 { .. } => {}
         }
         warp.stack.advance();
         Ok(())
@@ -242,8 +292,7 @@ impl PtxBlock<'_> {
         let rows_total = 8 * regs.len();
         let mut places = [Place::Shared(0); 32];
         for (lane, place) in places.iter_mut().enumerate().take(rows_total) {
-            let base = addr.base.map_or(0, |b| warp.regs[b as usize][lane]);
-            let at = base.wrapping_add(addr.offset as u64);
+            let at = effective_address(self.launch.program, &warp.regs, addr, lane);
             *place = self.matrix_place(warp, pc, space, lane, at, 16, true)?;
         }
         self.run.counters.shared += 1;
@@ -274,7 +323,17 @@ impl PtxBlock<'_> {
                 for k in 0..4 {
                     let word = u64::from(row[2 * k]) | u64::from(row[2 * k + 1]) << 16;
                     let (place, k) = (places[lane], k as u64);
-                    self.write(who, pc, warp.index, lane, place, k, 4, word, Strength::Plain)?;
+                    self.write(
+                        who,
+                        pc,
+                        warp.index,
+                        lane,
+                        place,
+                        k,
+                        4,
+                        word,
+                        Strength::Plain,
+                    )?;
                 }
             }
             return Ok(());
@@ -330,8 +389,7 @@ impl PtxBlock<'_> {
         let mut out = vec![[0u64; 32]; regs.len()];
         let mut counted = false;
         for lane in 0..32 {
-            let base = addr.base.map_or(0, |b| warp.regs[b as usize][lane]);
-            let base = base.wrapping_add(addr.offset as u64);
+            let base = effective_address(self.launch.program, &warp.regs, addr, lane);
             let stride = warp.regs[stride as usize][lane] & 0xffff_ffff;
             for e in 0..frag.elems(shape, el) {
                 let (r, c) = coords(shape, frag, el, lane, e);

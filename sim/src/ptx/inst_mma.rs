@@ -195,9 +195,29 @@ pub(crate) struct MmaTypes {
 /// A fragment's registers (an immediate source is a constant register).
 pub(crate) type Regs = Box<[R]>;
 
-/// One warp-level matrix instruction.
+/// The rounding of `cvt.{rna,rn,rz}.tf32.f32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tf32Round {
+    /// To nearest, ties away from zero.
+    Rna,
+    /// To nearest, ties to even.
+    Rn,
+    /// Toward zero.
+    Rz,
+}
+
+/// One warp-level matrix instruction (or `cvt` to `.tf32`, a per-lane one that goes with them).
 #[derive(Clone, Debug)]
 pub(crate) enum MmaOp {
+    /// `cvt.rna{.satfinite}.tf32.f32`, `cvt.{rn,rz}{.relu}{.satfinite}.tf32.f32`: `a` rounded to
+    /// tf32 (10 mantissa bits), in a `.b32` with the low 13 bits zero; a NaN gives `0x7fffffff`.
+    Tf32 {
+        round: Tf32Round,
+        relu: bool,
+        satfinite: bool,
+        d: R,
+        a: R,
+    },
     /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16`: `count` matrices; lanes `8m..8m+7` give
     /// the addresses of matrix `m`'s rows (16 bytes each); register `m` of lane `l` gets row `l/4`,
     /// columns `2(l%4)` and `+1` (`.trans`: column `l/4`, rows `2(l%4)` and `+1`).

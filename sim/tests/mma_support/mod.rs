@@ -13,7 +13,10 @@ use warpforge_sim::{BufferArg, SimOptions, SimReport};
 pub fn case(name: &str) -> &'static Value {
     static ALL: OnceLock<Value> = OnceLock::new();
     let all = ALL.get_or_init(|| {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mma/expected.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/mma/expected.json"
+        );
         let text = std::fs::read_to_string(path).expect("expected.json");
         serde_json::from_str(&text).expect("expected.json is JSON")
     });
@@ -25,7 +28,11 @@ pub fn ints(v: &Value) -> Vec<u64> {
     v.as_array()
         .unwrap_or_else(|| panic!("not an array: {v}"))
         .iter()
-        .map(|x| x.as_u64().or(x.as_i64().map(|i| i as u64)).expect("an integer"))
+        .map(|x| {
+            x.as_u64()
+                .or(x.as_i64().map(|i| i as u64))
+                .expect("an integer")
+        })
         .collect()
 }
 
