@@ -176,13 +176,14 @@ fn an_instruction_it_does_not_implement_is_named_with_its_line() {
     let err = PtxKernel::load(&text, "store").expect_err(".relu is not implemented");
     assert!(err.to_string().contains("`.relu`"), "{err}");
 
-    // Real compiler output: Triton's matmul uses ldmatrix.
+    // Real compiler output: Triton's matmul decodes its ldmatrix and mma.sync, then converts its
+    // f32 accumulators to f16 (`cvt.rn.f16.f32`), which is not implemented.
     let matmul = corpus("matmul.triton39.sm80.ptx");
-    let err = PtxKernel::load(&matmul, "matmul").expect_err("ldmatrix is not implemented");
-    let line = line_of(&matmul, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+    let err = PtxKernel::load(&matmul, "matmul").expect_err("cvt to f16 is not implemented");
+    let line = line_of(&matmul, "cvt.rn.f16.f32");
     assert!(
         err.to_string()
-            .starts_with(&format!("line {line}: `ldmatrix.sync.aligned.m8n8.x4")),
+            .starts_with(&format!("line {line}: `cvt.rn.f16.f32")),
         "{err}"
     );
     let err = PtxKernel::load(STORE, "nope").expect_err("no such entry");

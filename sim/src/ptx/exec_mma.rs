@@ -217,11 +217,11 @@ impl PtxBlock<'_> {
                 let (per, bits) = (types.d.per_reg(), types.d.bits());
                 let cols = shape.mnk().1;
                 let mut out = vec![[0u64; 32]; d.len()];
-                for lane in 0..32 {
-                    for e in 0..Frag::C.elems(*shape, types.d) {
+                for e in 0..Frag::C.elems(*shape, types.d) {
+                    for (lane, word) in out[e / per].iter_mut().enumerate() {
                         let (r, col) = coords(*shape, Frag::C, types.d, lane, e);
                         let v = encode(types.d, dm[r * cols + col], types.satfinite);
-                        out[e / per][lane] |= v << ((e % per) as u32 * bits);
+                        *word |= v << ((e % per) as u32 * bits);
                     }
                 }
                 for (reg, col) in d.iter().zip(out) {
@@ -248,6 +248,7 @@ impl PtxBlock<'_> {
     }
 
     /// Where lane `lane`'s `size`-byte access at `at` lands, or the fault reported.
+    #[allow(clippy::too_many_arguments)]
     fn matrix_place(
         &mut self,
         warp: &PtxWarp,
@@ -313,9 +314,9 @@ impl PtxBlock<'_> {
         if store {
             for (m, &reg) in regs.iter().enumerate() {
                 for r in 0..8 {
-                    for c in 0..8 {
+                    for (c, x) in rows[8 * m + r].iter_mut().enumerate() {
                         let (lane, half) = holder(r, c);
-                        rows[8 * m + r][c] = (warp.regs[reg as usize][lane] >> (16 * half)) as u16;
+                        *x = (warp.regs[reg as usize][lane] >> (16 * half)) as u16;
                     }
                 }
             }
@@ -366,6 +367,8 @@ impl PtxBlock<'_> {
     }
 
     /// `wmma.load` and `wmma.store`.
+    // Each lane's elements go to the lane's column of several registers: indexed by lane.
+    #[allow(clippy::needless_range_loop)]
     fn wmma_access(&mut self, warp: &mut PtxWarp, pc: usize, op: &MmaOp) -> Result<(), Stop> {
         let MmaOp::Wmma {
             store,
