@@ -280,3 +280,48 @@ fn cutlass_style_ldmatrix_and_mma_sync() {
         );
     }
 }
+
+#[test]
+fn tritons_tl_dot_of_32x32_f16_tiles() {
+    // `fixtures/mma/triton_dot.py`, Triton 3.9 for sm_80: 4 warps, `ldmatrix` (also `.trans`) and
+    // `mma.sync.m16n8k16`, 4096 bytes of dynamic shared memory (Triton's metadata); Triton appends
+    // two scratch pointers, passed as null.
+    let c = case("triton_dot");
+    let path = format!(
+        "{}/tests/fixtures/mma/triton_dot.sm80.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let kernel = PtxKernel::load(&text, "dot32").unwrap_or_else(|e| panic!("{e}"));
+    let (a, b) = (bytes_of(&ints(&c["a"]), 2), bytes_of(&ints(&c["b"]), 2));
+    let mut d = vec![0u8; 4096];
+    let mut buffers = [
+        BufferArg::ReadOnly(&a),
+        BufferArg::ReadOnly(&b),
+        BufferArg::ReadWrite(&mut d),
+    ];
+    let args = [
+        PtxArg::Buffer,
+        PtxArg::Buffer,
+        PtxArg::Buffer,
+        PtxArg::Scalar(0),
+        PtxArg::Scalar(0),
+    ];
+    let launch = warpforge_sim::ptx::PtxLaunch {
+        grid: [1, 1, 1],
+        block: [128, 1, 1],
+        dynamic_shared: 4096,
+    };
+    let report = warpforge_sim::ptx::run(
+        &kernel,
+        &launch,
+        &args,
+        &mut buffers,
+        &warpforge_sim::SimOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let findings: Vec<String> = report.findings.iter().map(|f| f.to_string()).collect();
+    assert!(report.is_clean() && findings.is_empty(), "{findings:#?}");
+    let (exact, scale) = (floats(&c["d"]), floats(&c["scale"]));
+    check_floats("triton dot32", &f32s(&d), &exact, &scale, 1.0, F32_TOL);
+}

@@ -35,12 +35,17 @@
 //!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
 //!   (`exec_float.rs`) and `f64` (`exec_f64.rs`) with IEEE results where PTX defines them, in every
 //!   rounding direction (`round.rs`).
+//! - **Matrix instructions** (`ldmatrix`, `stmatrix`, `mma.sync`, `wmma`; `inst_mma.rs`,
+//!   `decode_mma.rs`, `exec_mma.rs`): warp collectives that every lane of the warp must execute
+//!   together (otherwise a synccheck error); `mma.sync` fragments as the ISA's figures, `wmma`
+//!   fragments self-consistent; D = A·B + C from exact products summed in `f64` and rounded once.
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
-//! `decode_mem.rs`, `decode_call.rs`, `approx.rs`, `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`,
-//! `inst_int.rs` and `inst_mem.rs` (the decoded form), `block.rs` (warps, scheduling, barriers),
-//! `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`,
-//! `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_warp.rs`, `exec_call.rs`, `address.rs`.
+//! `decode_mem.rs`, `decode_call.rs`, `decode_mma.rs`, `approx.rs`, `registers.rs`, `layout.rs`,
+//! `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs` and `inst_mma.rs` (the decoded form),
+//! `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`,
+//! `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`,
+//! `exec_warp.rs`, `exec_call.rs`, `exec_mma.rs`, `address.rs`.
 
 mod address;
 mod approx;
