@@ -82,6 +82,8 @@ pub enum FindingKind {
     /// An mbarrier misused (PTX): used uninitialized or invalidated, initialized while in use,
     /// more arrivals than a phase expects, invalidated while waited on. The block stops.
     Mbarrier,
+    /// A thread executed `trap` (PTX): the kernel aborts. The block stops.
+    Trap,
 }
 
 impl FindingKind {
@@ -100,7 +102,8 @@ impl FindingKind {
             FindingKind::StepLimit
             | FindingKind::Deadlock
             | FindingKind::StackOverflow
-            | FindingKind::BranchIndex => Check::Launch,
+            | FindingKind::BranchIndex
+            | FindingKind::Trap => Check::Launch,
         }
     }
 
@@ -121,6 +124,7 @@ impl FindingKind {
             FindingKind::BranchIndex => "branch-index",
             FindingKind::AsyncCopy => "async-copy",
             FindingKind::Mbarrier => "mbarrier",
+            FindingKind::Trap => "trap",
         }
     }
 
@@ -146,6 +150,7 @@ impl FindingKind {
                 | FindingKind::StackOverflow
                 | FindingKind::BranchIndex
                 | FindingKind::Mbarrier
+                | FindingKind::Trap
         )
     }
 }

@@ -176,15 +176,21 @@ fn an_instruction_it_does_not_implement_is_named_with_its_line() {
     let err = PtxKernel::load(&text, "store").expect_err(".relu is not implemented");
     assert!(err.to_string().contains("`.relu`"), "{err}");
 
-    // Real compiler output: Triton's matmul uses ldmatrix.
-    let matmul = corpus("matmul.triton39.sm80.ptx");
-    let err = PtxKernel::load(&matmul, "matmul").expect_err("ldmatrix is not implemented");
-    let line = line_of(&matmul, "ldmatrix.sync.aligned.m8n8.x4.shared.b16");
+    // Real compiler output: Triton's sm_90 matmul uses Hopper's warpgroup MMA, refused by name at
+    // its first `wgmma` (the sm_80 build, ldmatrix + mma.sync, loads).
+    let matmul = corpus("matmul.triton39.sm90.ptx");
+    let err = PtxKernel::load(&matmul, "matmul").expect_err("wgmma is not implemented");
+    let line = line_of(&matmul, "wgmma.");
     assert!(
         err.to_string()
-            .starts_with(&format!("line {line}: `ldmatrix.sync.aligned.m8n8.x4")),
+            .starts_with(&format!("line {line}: `wgmma.")),
         "{err}"
     );
+    assert!(
+        err.to_string().contains("wgmma (Hopper warpgroup MMA)"),
+        "{err}"
+    );
+    PtxKernel::load(&corpus("matmul.triton39.sm80.ptx"), "matmul").expect("sm_80 loads");
     let err = PtxKernel::load(STORE, "nope").expect_err("no such entry");
     assert_eq!(
         err.to_string(),
@@ -291,4 +297,59 @@ fn a_warp_divided_at_a_barrier_or_a_full_mask_shuffle_is_reported() {
     let f = report.errors().next().expect("a finding");
     assert_eq!(f.kind, FindingKind::CollectiveMask);
     assert!(f.to_string().contains("lanes 16-31"), "{f}");
+}
+
+#[test]
+fn trap_aborts_with_a_finding_and_a_guarded_off_trap_does_nothing() {
+    // Thread `t` stores t + 1, then traps if t == `which` (a parameter; 64: nobody).
+    let text = "\
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 out, .param .u32 which)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r2, [which];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, %r2;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    add.u32 %r3, %r1, 1;
+    st.global.u32 [%rd3], %r3;
+    @%p1 trap;
+    ret;
+}
+";
+    let kernel = PtxKernel::load(text, "k").expect("loads");
+    let mut out = vec![0u8; 64 * 4];
+    let quiet = run(
+        &kernel,
+        1,
+        64,
+        &[PtxArg::Buffer, PtxArg::Scalar(64)],
+        &mut [BufferArg::ReadWrite(&mut out)],
+    );
+    assert!(quiet.findings.is_empty(), "{:#?}", quiet.findings);
+    assert_eq!(out[4 * 63], 64);
+    let report = run(
+        &kernel,
+        1,
+        64,
+        &[PtxArg::Buffer, PtxArg::Scalar(37)],
+        &mut [BufferArg::ReadWrite(&mut out)],
+    );
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    let f = &report.findings[0];
+    assert_eq!((f.kind, f.warp, f.lanes), (FindingKind::Trap, 1, 1 << 5));
+    assert!(
+        f.statement
+            .contains(&format!("line {}", line_of(text, "@%p1 trap;"))),
+        "{f}"
+    );
+    assert!(f.detail.contains("the kernel aborts"), "{f}");
 }

@@ -213,6 +213,21 @@ impl<'a> PtxBlock<'a> {
                 self.run.counters.active_lanes += count;
                 warp.stack.branch(lanes, *target, *reconverge);
             }
+            Op::Trap if lanes != 0 => {
+                let detail = "the thread executes `trap`: the kernel aborts (on a GPU the launch \
+                              fails with an illegal-instruction error)"
+                    .to_owned();
+                let f = self.run.finding(
+                    FindingKind::Trap,
+                    pc as u32,
+                    warp.index,
+                    lanes,
+                    None,
+                    detail,
+                );
+                self.run.report(FindingKind::Trap, pc as u32, 0, f)?;
+            }
+            Op::Trap => warp.stack.advance(),
             Op::Exit => {
                 warp.step += 1;
                 self.run.counters.control += 1;
@@ -231,6 +246,7 @@ impl<'a> PtxBlock<'a> {
                 self.exec_call(warp, pc, active, lanes)?;
             }
             Op::Bar { .. } => self.exec_barrier(warp, pc, active, lanes)?,
+            Op::Mma(_) => self.exec_mma(warp, pc, active, lanes)?,
             op if op.sync_mask().is_some() => self.exec_collective(warp, pc, active, lanes)?,
             Op::Yield => {
                 warp.step += 1;

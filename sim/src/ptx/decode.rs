@@ -297,6 +297,13 @@ impl Decoder<'_> {
                     reconverge: 0,
                 }
             }
+            "trap" => {
+                Mods::new(inst).finish().map_err(err)?;
+                if !inst.operands.is_empty() {
+                    return Err(err("`trap` takes no operands".into()));
+                }
+                Op::Trap
+            }
             "ret" | "exit" => {
                 let mut mods = Mods::new(inst);
                 mods.ignore(&["uni"]);
@@ -325,6 +332,8 @@ impl Decoder<'_> {
                 self.sync(inst)
             }
             "cp" | "mbarrier" | "wgmma" => self.async_op(inst),
+            "ldmatrix" | "stmatrix" | "mma" | "wmma" => self.matrix(inst),
+            "cvt" if inst.modifiers.iter().any(|m| m == "tf32") => self.cvt_tf32(inst),
             "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
                 self.no_op(inst)
             }
@@ -426,7 +435,7 @@ impl Decoder<'_> {
                     targets: self.tables.get(table as usize).cloned().unwrap_or_default(),
                     conditional: i.guard.is_some(),
                 },
-                Op::Exit | Op::Ret => Flow::Exit {
+                Op::Exit | Op::Ret | Op::Trap => Flow::Exit {
                     conditional: i.guard.is_some(),
                 },
                 _ => Flow::Next,

@@ -74,6 +74,24 @@ fn rmw(op: AtomOp, ty: Int, global: bool, old: u64, b: u64, c: u64) -> u64 {
     })
 }
 
+/// Lane `l`'s address `[base+offset]`: with a 32-bit base register the sum wraps at 32 bits (nvcc
+/// folds negative offsets into 32-bit shared addresses, `[%r29+128]` with `%r29` = `-128`).
+pub(super) fn effective_address(
+    program: &super::decode::Program,
+    regs: &[[u64; 32]],
+    addr: Addr,
+    l: usize,
+) -> u64 {
+    let Addr { base, offset } = addr;
+    let a = base
+        .map_or(0, |b| regs[b as usize][l])
+        .wrapping_add(offset as u64);
+    match base {
+        Some(b) if program.reg_bits[b as usize] <= 32 => a & 0xffff_ffff,
+        _ => a,
+    }
+}
+
 impl PtxBlock<'_> {
     /// Where an access of `size` bytes at `addr` in `space` lands, for thread `thread` of the block.
     pub(super) fn place(
@@ -251,14 +269,12 @@ impl PtxBlock<'_> {
             _ => return Ok(()),
         };
         let size = u64::from(elem) * count as u64;
-        let Addr { base, offset } = addr;
         let mut places = [Place::Param(0); 32];
         let mut raw = [0u64; 32];
         let (mut misaligned, mut illegal) = (0u32, 0u32);
         let mut first_fault: Option<(usize, Fault)> = None;
         for l in lanes(mask) {
-            let a = base.map_or(0, |b| warp.regs[b as usize][l]);
-            let a = a.wrapping_add(offset as u64);
+            let a = effective_address(program, &warp.regs, addr, l);
             raw[l] = a;
             match self.place(space, a, size, warp.index as usize * 32 + l) {
                 Ok(p) => places[l] = p,
@@ -356,7 +372,7 @@ impl PtxBlock<'_> {
 
     /// Reads element `k` (of `elem` bytes) of lane `l`'s access at `place`.
     #[allow(clippy::too_many_arguments)]
-    fn read(
+    pub(super) fn read(
         &mut self,
         who: Who,
         pc: usize,
@@ -391,7 +407,7 @@ impl PtxBlock<'_> {
 
     /// Writes element `k` of lane `l`'s access at `place`.
     #[allow(clippy::too_many_arguments)]
-    fn write(
+    pub(super) fn write(
         &mut self,
         who: Who,
         pc: usize,

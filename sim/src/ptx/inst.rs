@@ -355,6 +355,8 @@ pub(crate) enum Op {
     /// Half-precision arithmetic, comparisons and conversions, `set`, `testp`, `copysign`
     /// (`inst_half.rs`).
     FloatX(super::inst_half::FloatX),
+    /// `ldmatrix`, `stmatrix`, `mma.sync`, `wmma` (`inst_mma.rs`).
+    Mma(Box<super::inst_mma::MmaOp>),
     /// `prmt.b32` (the generic form).
     Prmt {
         d: R,
@@ -454,6 +456,8 @@ pub(crate) enum Op {
     },
     /// `exit`, and `ret` in the entry: the lanes end.
     Exit,
+    /// `trap`: the thread aborts the kernel (a finding; the block stops).
+    Trap,
     /// `call` of a `.func`: its index in the program's functions, what the call copies into the
     /// callee's parameters, and what comes back from its return parameters at `ret`.
     Call {

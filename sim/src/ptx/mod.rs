@@ -42,14 +42,18 @@
 //!   rounding direction (`round.rs`); half precision (`.f16`, `.bf16` and their packed pairs,
 //!   correctly rounded), `set`, `testp` and `copysign` in `decode_half.rs`, `inst_half.rs`,
 //!   `exec_half.rs`, `half_fmt.rs`.
+//! - **Matrix instructions** (`ldmatrix`, `stmatrix`, `mma.sync`, `wmma`; `inst_mma.rs`,
+//!   `decode_mma.rs`, `exec_mma.rs`): warp collectives that every lane of the warp must execute
+//!   together (otherwise a synccheck error); `mma.sync` fragments as the ISA's figures, `wmma`
+//!   fragments self-consistent; D = A·B + C from exact products summed in `f64` and rounded once.
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
-//! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `approx.rs`, `registers.rs`,
-//! `layout.rs`, `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs` and `inst_async.rs` (the
-//! decoded form), `block.rs` (warps, scheduling, barriers), `simt.rs`, `exec_alu.rs` (+
-//! `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`, `exec_float.rs`, `exec_f64.rs`, `round.rs`),
-//! `exec_mem.rs`, `exec_async.rs`, `exec_mbarrier.rs`, `exec_warp.rs`, `exec_call.rs`,
-//! `address.rs`.
+//! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `decode_mma.rs`, `approx.rs`,
+//! `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs`,
+//! `inst_async.rs` and `inst_mma.rs` (the decoded form), `block.rs` (warps, scheduling,
+//! barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`,
+//! `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_async.rs`,
+//! `exec_mbarrier.rs`, `exec_warp.rs`, `exec_call.rs`, `exec_mma.rs`, `poison.rs`, `address.rs`.
 
 mod address;
 mod approx;
@@ -63,6 +67,7 @@ mod decode_float;
 mod decode_half;
 mod decode_int;
 mod decode_mem;
+mod decode_mma;
 mod decode_mods;
 mod exec_alu;
 mod exec_async;
@@ -75,6 +80,7 @@ mod exec_half;
 mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
+mod exec_mma;
 mod exec_warp;
 mod half_fmt;
 mod inst;
@@ -82,6 +88,7 @@ mod inst_async;
 mod inst_half;
 mod inst_int;
 mod inst_mem;
+mod inst_mma;
 mod layout;
 mod poison;
 mod registers;

@@ -143,7 +143,7 @@ pub(crate) fn flow(op: &Op) -> Flow {
         }
         Op::Bra { .. } => sink(vec![], "a branch"),
         Op::Brx { index, .. } => sink(vec![*index], "a branch (its index)"),
-        Op::Exit | Op::Ret | Op::Nop | Op::Yield => sink(vec![], "a branch"),
+        Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield => sink(vec![], "a branch"),
         Op::Call { args, .. } => {
             let reads = args
                 .iter()
@@ -170,7 +170,44 @@ pub(crate) fn flow(op: &Op) -> Flow {
         Op::Activemask { d } | Op::Clock { d, .. } => pass(vec![], vec![*d]),
         Op::Async(a) => async_flow(a),
         Op::FloatX(x) => float_flow(x),
+        Op::Mma(m) => matrix_flow(m),
     }
+}
+
+/// The matrix instructions: memory accesses and warp collectives (sinks), but the `tf32`
+/// conversion.
+fn matrix_flow(m: &super::inst_mma::MmaOp) -> Flow {
+    use super::inst_mma::MmaOp;
+    let (reads, what) = match m {
+        MmaOp::Tf32 { d, a, .. } => {
+            return Flow::Pass {
+                reads: vec![*a],
+                writes: vec![*d],
+            }
+        }
+        MmaOp::Ldmatrix { addr, .. } => (addr.base.into_iter().collect(), "an address"),
+        MmaOp::Stmatrix { regs, addr, .. } => {
+            let mut reads = regs.to_vec();
+            reads.extend(addr.base);
+            (reads, "memory (a stored value or its address)")
+        }
+        MmaOp::Mma { a, b, c, .. } => ([&a[..], &b[..], &c[..]].concat(), "a collective"),
+        MmaOp::Wmma {
+            store,
+            regs,
+            addr,
+            stride,
+            ..
+        } => {
+            let mut reads = vec![*stride];
+            reads.extend(addr.base);
+            if *store {
+                reads.extend(regs.iter());
+            }
+            (reads, "memory (a matrix fragment, its address or stride)")
+        }
+    };
+    Flow::Sink { reads, what }
 }
 
 /// Half-precision arithmetic, `set`, `testp`, `copysign`: computation.
@@ -358,6 +395,14 @@ fn writes_of(op: &Op) -> Vec<R> {
             state.iter().copied().collect()
         }
         Op::Async(super::inst_async::Async::Wait { p, .. }) => vec![*p],
+        Op::Mma(m) => match &**m {
+            super::inst_mma::MmaOp::Ldmatrix { regs, .. } => regs.to_vec(),
+            super::inst_mma::MmaOp::Mma { d, .. } => d.to_vec(),
+            super::inst_mma::MmaOp::Wmma {
+                store: false, regs, ..
+            } => regs.to_vec(),
+            _ => vec![],
+        },
         Op::Call { rets, .. } => rets
             .iter()
             .filter_map(|a| match a.caller {
