@@ -184,13 +184,17 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
         let (Some(&x), Some(&y)) = (uses.first(), uses.get(1)) else {
             return false;
         };
-        let exact = |v: Var| tid_exact.get(v).copied().unwrap_or(false);
+        // A warp holds `g` consecutive values of `v` starting at a multiple of `g`: 32 for
+        // `%tid.x` plus a warp-invariant multiple of 32, 2^(5-s) for that shifted right by `s`.
+        let group = |v: Var| -> Option<u64> {
+            tid_exact.get(v).copied().flatten().map(|s| 1u64 << (5 - s))
+        };
         let konst = |v: Var| const_of.get(v).copied().flatten();
-        // `tid < c` splits the warps cleanly when c is a multiple of 32; `tid <= c` when c + 1 is.
-        // `tid == c` and `tid != c` single out one lane: never a clean split.
-        let splits = |cmp: Cmp, c: u64| match cmp {
-            Cmp::Lt | Cmp::Ge => c % 32 == 0,
-            Cmp::Le | Cmp::Gt => c.wrapping_add(1) % 32 == 0,
+        // `v < c` splits the warps cleanly when c is a multiple of g; `v <= c` when c + 1 is.
+        // `v == c` and `v != c` single out lanes: never a clean split.
+        let splits = |cmp: Cmp, c: u64, g: u64| match cmp {
+            Cmp::Lt | Cmp::Ge => c % g == 0,
+            Cmp::Le | Cmp::Gt => c.wrapping_add(1) % g == 0,
             Cmp::Eq | Cmp::Ne => false,
         };
         let mirrored = |cmp: Cmp| match cmp {
@@ -200,14 +204,15 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
             Cmp::Ge => Cmp::Le,
             Cmp::Eq | Cmp::Ne => cmp,
         };
-        match (op, konst(y)) {
-            (Op::Arith(Arith::Shr), Some(k)) => exact(x) && k >= 5,
-            (Op::Arith(Arith::Div), Some(k)) => exact(x) && k > 0 && k % 32 == 0,
-            (Op::Arith(Arith::And), Some(m)) => exact(x) && m & 31 == 0,
-            (Op::Arith(Arith::Cmp(cmp, _)), Some(c)) if exact(x) => splits(*cmp, c),
-            (Op::Arith(Arith::Cmp(cmp, _)), None) if exact(y) => {
-                konst(x).is_some_and(|c| splits(mirrored(*cmp), c))
-            }
+        match (op, konst(y), group(x)) {
+            (Op::Arith(Arith::Shr), Some(k), Some(g)) => k >= u64::from(g.trailing_zeros()),
+            (Op::Arith(Arith::Div), Some(k), Some(g)) => k > 0 && k % g == 0,
+            (Op::Arith(Arith::And), Some(m), Some(g)) => m & (g - 1) == 0,
+            (Op::Arith(Arith::Cmp(cmp, _)), Some(c), Some(g)) => splits(*cmp, c, g),
+            (Op::Arith(Arith::Cmp(cmp, _)), None, None) => match (konst(x), group(y)) {
+                (Some(c), Some(g)) => splits(mirrored(*cmp), c, g),
+                _ => false,
+            },
             _ => false,
         }
     };

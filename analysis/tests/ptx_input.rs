@@ -148,7 +148,8 @@ fn an_access_misaligned_for_every_thread_is_an_error() {
 /// CUB's raking pattern: only warp 0 (`%tid.x > 31` skips it) runs a warp sync. With a block
 /// x-dimension that is a multiple of 32 (`.reqntid`, or assumed without it), the branch splits whole
 /// warps: no W001. Turning the assumption off, or a `.reqntid` of 48, makes it W001 again; so does a
-/// split inside a warp (`tid < 16`). `%tid.x / 32` compared with anything is warp-uniform too.
+/// split inside a warp (`tid < 16`). `%tid.x / 32` compared with anything is warp-uniform too, and
+/// so are tests of `%tid.x >> s` (s < 5) at multiples of 2^(5-s).
 #[test]
 fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
     use warpforge_analysis::lint_ptx_with;
@@ -180,6 +181,10 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         // nvcc writes `warpSize` as the ISA's predefined constant WARP_SZ (32).
         "setp.lt.u32 %p1, %r1, WARP_SZ;",
         "div.u32 %r2, %r1, WARP_SZ;\n    setp.eq.u32 %p1, %r2, 1;",
+        // nvcc folds `(tid / 32) * 16` into `(tid >> 1) & ~15`: 16 values per warp, each even.
+        "shr.u32 %r2, %r1, 1;\n    and.b32 %r3, %r2, -16;\n    setp.lt.u32 %p1, %r3, 48;",
+        "shr.u32 %r2, %r1, 2;\n    shr.u32 %r3, %r2, 3;\n    setp.eq.u32 %p1, %r3, 1;",
+        "shr.u32 %r2, %r1, 3;\n    setp.lt.u32 %p1, %r2, 12;",
     ] {
         assert_eq!(w001(&ptx("", uniform), true), 0, "{uniform}");
     }
@@ -189,6 +194,10 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         "setp.eq.u32 %p1, %r1, 0;",
         "div.u32 %r2, %r1, 16;\n    setp.eq.u32 %p1, %r2, 1;",
         "rem.u32 %r2, %r1, WARP_SZ;\n    setp.lt.u32 %p1, %r2, 8;",
+        // Shifted by less than 5, the low bits still vary within a warp.
+        "shr.u32 %r2, %r1, 1;\n    and.b32 %r3, %r2, -8;\n    setp.lt.u32 %p1, %r3, 48;",
+        "shr.u32 %r2, %r1, 3;\n    setp.lt.u32 %p1, %r2, 10;",
+        "shr.u32 %r2, %r1, 2;\n    shr.u32 %r3, %r2, 2;\n    setp.eq.u32 %p1, %r3, 1;",
     ] {
         assert_eq!(w001(&ptx("", divergent), true), 1, "{divergent}");
     }
