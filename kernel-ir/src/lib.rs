@@ -23,9 +23,13 @@
 
 #![deny(missing_docs)]
 
+// The `#[kernel]` expansions name `::warpforge_ir`, which this makes valid inside this crate too.
+extern crate self as warpforge_ir;
+
 pub mod arena;
 pub mod builder;
 pub mod expr;
+pub mod gpu;
 pub mod kernel;
 pub mod kernels;
 pub mod path;
@@ -36,6 +40,12 @@ pub mod text;
 pub mod types;
 pub mod typing;
 pub mod verify;
+
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro;
+
+pub use warpforge_macros::{device, kernel};
 
 pub use arena::{Arena, Handle};
 pub use expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};

@@ -106,6 +106,24 @@ impl KernelBuilder {
         }))
     }
 
+    /// `base` if no parameter, shared array or local of the kernel has that name yet, else the first
+    /// free `base_1`, `base_2`, … (for generated code, where one Rust name may be declared twice).
+    pub fn unique_name(&self, base: &str) -> String {
+        let k = &self.kernel;
+        let taken = |name: &str| {
+            k.params.iter().any(|(_, p)| p.name == name)
+                || k.shared.iter().any(|(_, s)| s.name == name)
+                || k.locals.iter().any(|(_, l)| l.name == name)
+        };
+        let mut name = base.to_owned();
+        let mut n = 0;
+        while taken(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
     // ---- plumbing -----------------------------------------------------------------------------
 
     fn push(&mut self, stmt: Stmt) {
