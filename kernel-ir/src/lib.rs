@@ -28,6 +28,7 @@ pub mod builder;
 pub mod expr;
 pub mod kernel;
 pub mod kernels;
+pub mod loc;
 pub mod path;
 pub mod random;
 pub mod samples;
@@ -42,6 +43,7 @@ pub use expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
 pub use kernel::{
     Kernel, LocalId, LocalVar, Param, ParamId, ParamKind, SharedArray, SharedId, Value, ValueInfo,
 };
+pub use loc::{SourceLoc, SourceLocs};
 pub use path::path_text;
 pub use stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
 pub use text::{parse_kernel, ParseError};
