@@ -32,6 +32,7 @@ pub mod expr;
 pub mod gpu;
 pub mod kernel;
 pub mod kernels;
+pub mod loc;
 pub mod path;
 pub mod random;
 pub mod samples;
@@ -52,6 +53,7 @@ pub use expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
 pub use kernel::{
     Kernel, LocalId, LocalVar, Param, ParamId, ParamKind, SharedArray, SharedId, Value, ValueInfo,
 };
+pub use loc::{SourceLoc, SourceLocs};
 pub use path::path_text;
 pub use stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
 pub use text::{parse_kernel, ParseError};
