@@ -58,9 +58,12 @@ fn warp_collectives(input: &[u32], out: &mut [u32]) {
     out[first + 8] = r8;
 }
 
-fn same(from_macro: warpforge_ir::Kernel, from_builder: warpforge_ir::Kernel) {
+fn same(mut from_macro: warpforge_ir::Kernel, from_builder: warpforge_ir::Kernel) {
     verify(&from_macro).expect("the macro's kernel verifies");
     assert_eq!(from_macro.to_string(), from_builder.to_string());
+    // The macro's kernel also records each statement's Rust position; the builder's has none.
+    assert!(!from_macro.locs.is_empty());
+    from_macro.locs = Default::default();
     assert_eq!(from_macro, from_builder);
 }
 
@@ -77,4 +80,20 @@ fn warp_reduce_matches_the_builder_sample() {
 #[test]
 fn warp_collectives_matches_the_builder_sample() {
     same(warp_collectives(), samples::warp_collectives());
+}
+
+#[test]
+fn statements_carry_the_rust_line_they_came_from() {
+    let k = vector_add();
+    // `let i = …` is the first line of the body (line 9 of this file), `if i < n` the second.
+    let first = k.locs.get("body[0]").expect("a position").to_string();
+    assert_eq!(first, format!("{}:9:5", file!()));
+    let branch = k.locs.get("body[7]").expect("a position").to_string();
+    assert_eq!(branch, format!("{}:10:5", file!()));
+    let store = k
+        .locs
+        .get("body[7].then[3]")
+        .expect("a position")
+        .to_string();
+    assert_eq!(store, format!("{}:11:9", file!()));
 }

@@ -33,6 +33,7 @@ impl Lower {
     pub fn block_stmts(&mut self, stmts: &[Stmt]) -> Result<Tokens> {
         let mut out = Tokens::new();
         for s in stmts {
+            out.extend(set_loc(s.span()));
             out.extend(self.stmt(s)?);
         }
         Ok(out)
@@ -47,8 +48,9 @@ impl Lower {
             ));
         };
         let body = self.block_stmts(init)?;
+        let at = set_loc(tail.span());
         let value = self.value(tail)?;
-        Ok(quote!(#body #value))
+        Ok(quote!(#body #at #value))
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<Tokens> {
@@ -517,4 +519,11 @@ fn suffix_kind(lit: &Lit) -> Option<Tokens> {
     let marker = types::marker_of(suffix)?;
     let marker = syn::Ident::new(marker, lit.span());
     Some(quote!(::<::warpforge_ir::builder::#marker>))
+}
+
+/// `set_loc(file!(), line!(), column!())` with the macros spanned at the user's statement, so that they
+/// expand to its position: the statements it emits carry the Rust line they came from.
+fn set_loc(span: Span) -> Tokens {
+    let b = builder();
+    quote_spanned!(span=> #b.set_loc(::core::file!(), ::core::line!(), ::core::column!());)
 }
