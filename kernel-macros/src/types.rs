@@ -35,7 +35,7 @@ pub fn scalar_kind(ty: &Type) -> Result<Tokens> {
         Type::Group(g) => return scalar_kind(&g.elem),
         _ => None,
     };
-    let text = ty.to_token_stream().to_string();
+    let text = type_text(ty);
     let Some(marker) = name.as_deref().and_then(marker_of) else {
         let why = match name.as_deref() {
             Some("usize" | "isize") => {
@@ -88,23 +88,35 @@ pub fn param_type(ty: &Type) -> Result<ParamType> {
                 writable: r.mutability.is_some(),
             })
         }
-        Type::Path(_) | Type::Paren(_) | Type::Group(_) => Ok(ParamType::Scalar {
-            kind: scalar_kind(ty).map_err(|_| {
-                Error::new_spanned(
-                    ty,
-                    format!(
-                        "`{}` is not a kernel parameter type: use a buffer (`&[T]`, `&mut [T]`) or a scalar ({SUPPORTED})",
-                        ty.to_token_stream()
-                    ),
-                )
-            })?,
+        Type::Path(p) if p.path.get_ident().is_some() => Ok(ParamType::Scalar {
+            kind: scalar_kind(ty)?,
+        }),
+        Type::Paren(_) | Type::Group(_) => Ok(ParamType::Scalar {
+            kind: scalar_kind(ty)?,
         }),
         _ => Err(Error::new_spanned(
             ty,
             format!(
                 "`{}` is not a kernel parameter type: use a buffer (`&[T]`, `&mut [T]`) or a scalar ({SUPPORTED})",
-                ty.to_token_stream()
+                type_text(ty)
             ),
         )),
     }
+}
+
+/// A type as the user wrote it, without the token stream's spaces (`Vec<u32>`, not `Vec < u32 >`).
+fn type_text(ty: &Type) -> String {
+    let text = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    for (k, &c) in chars.iter().enumerate() {
+        let next = chars.get(k + 1).copied();
+        let prev = k.checked_sub(1).map(|p| chars[p]);
+        let glue = |ch: Option<char>| matches!(ch, Some('<' | '>' | '&' | '[' | ']' | ':' | ';'));
+        if c == ' ' && (glue(next) || glue(prev)) && next != Some('m') {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
