@@ -86,11 +86,20 @@ fn check_arity(call: &ExprCall, name: &str) -> Result<()> {
         .iter()
         .find(|(n, _)| *n == name)
         .map_or("", |(_, p)| p);
-    let wanted = if params.is_empty() {
-        0
-    } else {
-        params.split(", ").count()
-    };
+    // Arguments are separated by the commas outside brackets (`&mut buf[i], [a, b]` is two).
+    let mut depth = 0i32;
+    let commas = params
+        .chars()
+        .filter(|&c| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            c == ',' && depth == 0
+        })
+        .count();
+    let wanted = if params.is_empty() { 0 } else { commas + 1 };
     if call.args.len() == wanted {
         return Ok(());
     }
@@ -157,7 +166,7 @@ impl Lower {
             ));
         };
         let array = self.array(&ix.expr, write)?;
-        let index = self.value(&ix.index)?;
+        let index = self.index_value(&ix.index)?;
         Ok((array, index))
     }
 

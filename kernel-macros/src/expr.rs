@@ -165,7 +165,7 @@ impl Lower {
             Expr::Index(ix) => {
                 let array = self.array(&ix.expr, false)?;
                 let i = tmp("__wf_i", ix.index.span());
-                let index = self.value(&ix.index)?;
+                let index = self.index_value(&ix.index)?;
                 Ok(quote_spanned!(array.span()=> { let #i = #index; #b.load(#array, #i) }))
             }
             Expr::Call(c) => self.call_value(c),
@@ -176,6 +176,20 @@ impl Lower {
             }
             other => Err(self.not_a_value(other)),
         }
+    }
+
+    /// An element index: an unsuffixed literal is a `u32` (where Rust would make it a `usize`).
+    pub fn index_value(&mut self, e: &Expr) -> Result<Tokens> {
+        if let Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) = e
+        {
+            if i.suffix().is_empty() {
+                let b = builder();
+                return Ok(quote_spanned!(i.span()=> #b.lit::<::warpforge_ir::builder::U32>(#i)));
+            }
+        }
+        self.value(e)
     }
 
     fn path_value(&mut self, p: &syn::ExprPath) -> Result<Tokens> {

@@ -350,7 +350,7 @@ impl Lower {
             Expr::Index(ix) => {
                 let array = self.array(&ix.expr, true)?;
                 let i = tmp("__wf_i", ix.index.span());
-                let index = self.value(&ix.index)?;
+                let index = self.index_value(&ix.index)?;
                 let update = combine(quote_spanned!(array.span()=> #b.load(#array, #i)));
                 Ok(quote_spanned!(array.span()=> {
                     let #v = #rhs;
