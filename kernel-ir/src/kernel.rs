@@ -1,6 +1,7 @@
 //! A kernel: its signature (parameters, block size, shared arrays, locals), its values and its body.
 
 use crate::arena::{Arena, Handle};
+use crate::loc::SourceLocs;
 use crate::stmt::Block;
 use crate::types::{Access, ScalarType};
 
@@ -89,6 +90,8 @@ pub struct Kernel {
     pub values: Arena<ValueInfo>,
     /// The statements.
     pub body: Block,
+    /// Where statements came from in the Rust source, by statement path (empty when unknown).
+    pub locs: SourceLocs,
 }
 
 impl Kernel {

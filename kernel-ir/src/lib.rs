@@ -23,11 +23,16 @@
 
 #![deny(missing_docs)]
 
+// The `#[kernel]` expansions name `::warpforge_ir`, which this makes valid inside this crate too.
+extern crate self as warpforge_ir;
+
 pub mod arena;
 pub mod builder;
 pub mod expr;
+pub mod gpu;
 pub mod kernel;
 pub mod kernels;
+pub mod loc;
 pub mod path;
 pub mod random;
 pub mod samples;
@@ -37,11 +42,18 @@ pub mod types;
 pub mod typing;
 pub mod verify;
 
+#[doc(hidden)]
+#[path = "macro_support.rs"]
+pub mod __macro;
+
+pub use warpforge_macros::{device, kernel};
+
 pub use arena::{Arena, Handle};
 pub use expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
 pub use kernel::{
     Kernel, LocalId, LocalVar, Param, ParamId, ParamKind, SharedArray, SharedId, Value, ValueInfo,
 };
+pub use loc::{SourceLoc, SourceLocs};
 pub use path::path_text;
 pub use stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
 pub use text::{parse_kernel, ParseError};

@@ -30,6 +30,8 @@ pub use typed::*;
 
 use crate::expr::{Expr, Special};
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, ValueInfo};
+use crate::loc::SourceLoc;
+use crate::path::path_text;
 use crate::stmt::{AtomicOp, Block, Mask, ShuffleMode, Stmt, VoteMode, WarpOp};
 use crate::types::{Access, ScalarType};
 use crate::verify::{verify, VerifyError};
@@ -39,6 +41,10 @@ pub struct KernelBuilder {
     kernel: Kernel,
     /// Open blocks; the last is where statements go. The first is the kernel body.
     blocks: Vec<Block>,
+    /// The statement path of each open block (`body`, then `[i]`, `then`/`else`/`loop` per level).
+    block_path: Vec<String>,
+    /// The position given to statements pushed from now on ([`KernelBuilder::set_loc`]).
+    loc: Option<SourceLoc>,
 }
 
 impl KernelBuilder {
@@ -51,7 +57,39 @@ impl KernelBuilder {
                 ..Kernel::default()
             },
             blocks: vec![Vec::new()],
+            block_path: vec!["body".to_owned()],
+            loc: None,
         }
+    }
+
+    // ---- source positions ---------------------------------------------------------------------
+
+    /// Every statement pushed from now on carries this Rust source position (`file:line:column`,
+    /// 1-based) until the next `set_loc` or [`KernelBuilder::clear_loc`]; the verifier, the linter, the
+    /// sanitizer and the PTX `.loc` lines name it.
+    ///
+    /// An `if` or `loop` takes the position current when its builder call begins, and when its
+    /// closures return that position is current again: statements after a control-flow call do not
+    /// inherit the last position set inside its blocks.
+    pub fn set_loc(&mut self, file: &str, line: u32, column: u32) {
+        match &mut self.loc {
+            // Reuse the file's allocation while it stays the same (the common case).
+            Some(loc) if *loc.file == *file => {
+                loc.line = line;
+                loc.column = column;
+            }
+            _ => self.loc = Some(SourceLoc::new(file, line, column)),
+        }
+    }
+
+    /// Statements pushed from now on carry no source position.
+    pub fn clear_loc(&mut self) {
+        self.loc = None;
+    }
+
+    /// The position statements pushed now would carry.
+    pub fn loc(&self) -> Option<&SourceLoc> {
+        self.loc.as_ref()
     }
 
     /// Verifies and returns the kernel.
@@ -106,13 +144,43 @@ impl KernelBuilder {
         }))
     }
 
+    /// `base` if no parameter, shared array or local of the kernel has that name yet, else the first
+    /// free `base_1`, `base_2`, … (for generated code, where one Rust name may be declared twice).
+    pub fn unique_name(&self, base: &str) -> String {
+        let k = &self.kernel;
+        let taken = |name: &str| {
+            k.params.iter().any(|(_, p)| p.name == name)
+                || k.shared.iter().any(|(_, s)| s.name == name)
+                || k.locals.iter().any(|(_, l)| l.name == name)
+        };
+        let mut name = base.to_owned();
+        let mut n = 0;
+        while taken(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
     // ---- plumbing -----------------------------------------------------------------------------
 
     fn push(&mut self, stmt: Stmt) {
-        self.blocks
+        let loc = self.loc.clone();
+        self.push_at(stmt, loc);
+    }
+
+    /// Appends `stmt` to the innermost open block, recording `loc` under its path.
+    fn push_at(&mut self, stmt: Stmt, loc: Option<SourceLoc>) {
+        let block = self
+            .blocks
             .last_mut()
-            .expect("the body block is always open")
-            .push(stmt);
+            .expect("the body block is always open");
+        if let Some(loc) = loc {
+            self.block_path.push(format!("[{}]", block.len()));
+            self.kernel.locs.insert(path_text(&self.block_path), loc);
+            self.block_path.pop();
+        }
+        block.push(stmt);
     }
 
     fn fresh<T: ScalarKind>(&mut self) -> Val<T> {
@@ -133,9 +201,15 @@ impl KernelBuilder {
         value
     }
 
-    fn nested(&mut self, f: impl FnOnce(&mut Self)) -> Block {
+    /// Builds the block `name` (`then`, `else`, `loop`) of the statement that will be pushed next
+    /// into the current block.
+    fn nested(&mut self, name: &str, f: impl FnOnce(&mut Self)) -> Block {
+        let index = self.blocks.last().map_or(0, Vec::len);
+        self.block_path.push(format!("[{index}]"));
+        self.block_path.push(name.to_owned());
         self.blocks.push(Vec::new());
         f(self);
+        self.block_path.truncate(self.block_path.len() - 2);
         self.blocks.pop().unwrap_or_default()
     }
 
@@ -345,19 +419,25 @@ impl KernelBuilder {
         then: impl FnOnce(&mut Self),
         otherwise: impl FnOnce(&mut Self),
     ) {
-        let then_block = self.nested(then);
-        let else_block = self.nested(otherwise);
-        self.push(Stmt::If {
+        let loc = self.loc.clone();
+        let then_block = self.nested("then", then);
+        self.loc.clone_from(&loc);
+        let else_block = self.nested("else", otherwise);
+        self.loc.clone_from(&loc);
+        let stmt = Stmt::If {
             cond: cond.value(),
             then_block,
             else_block,
-        });
+        };
+        self.push_at(stmt, loc);
     }
 
     /// `loop { body }`; leave it with [`KernelBuilder::break_`] or [`KernelBuilder::return_`].
     pub fn loop_(&mut self, body: impl FnOnce(&mut Self)) {
-        let body = self.nested(body);
-        self.push(Stmt::Loop { body });
+        let loc = self.loc.clone();
+        let body = self.nested("loop", body);
+        self.loc.clone_from(&loc);
+        self.push_at(Stmt::Loop { body }, loc);
     }
 
     /// Leaves the innermost loop.

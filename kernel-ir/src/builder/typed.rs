@@ -51,38 +51,45 @@ kinds! {
     F32 = F32, f32, Literal::f32;
 }
 
+// Each marker trait carries the message rustc prints when a kind lacks it, so a misuse in the builder
+// or in a `#[kernel]` body reads as the IR's typing rule.
 macro_rules! marker {
-    ($(#[$doc:meta])* $trait:ident: $($kind:ident),*) => {
+    ($(#[$doc:meta])* $trait:ident: $($kind:ident),*; $message:literal) => {
         $(#[$doc])*
+        #[diagnostic::on_unimplemented(message = $message)]
         pub trait $trait: ScalarKind {}
         $(impl $trait for $kind {})*
     };
 }
 
 marker!(/// Integers.
-    Int: U8, U16, U32, U64, I32, I64);
+    Int: U8, U16, U32, U64, I32, I64; "`{Self}` is not an integer type here");
 marker!(/// Unsigned integers.
-    Unsigned: U8, U16, U32, U64);
+    Unsigned: U8, U16, U32, U64;
+    "`%` (remainder) is defined on unsigned integers in the IR, not on `{Self}`");
 marker!(/// Types with add, sub, mul, min, max and comparisons: integers and `f32`.
-    Numeric: U8, U16, U32, U64, I32, I64, F32);
+    Numeric: U8, U16, U32, U64, I32, I64, F32;
+    "`{Self}` has no arithmetic or ordering in the IR (integers and f32 have)");
 marker!(/// Types with division: unsigned integers and `f32`.
-    Divisible: U8, U16, U32, U64, F32);
+    Divisible: U8, U16, U32, U64, F32;
+    "`/` is defined on unsigned integers and f32 in the IR, not on `{Self}`");
 marker!(/// Types with a high-half multiply.
-    MulHigh: U32, U64, I32, I64);
+    MulHigh: U32, U64, I32, I64; "`mul_hi` takes u32, u64, i32 or i64, not `{Self}`");
 marker!(/// Types with negation.
-    Negatable: I32, I64, F32);
+    Negatable: I32, I64, F32; "`-` negates i32, i64 and f32, not `{Self}`");
 marker!(/// Types with bitwise and, or, xor, not: integers and `bool`.
-    Bitwise: Bool, U8, U16, U32, U64, I32, I64);
+    Bitwise: Bool, U8, U16, U32, U64, I32, I64;
+    "`{Self}` has no bitwise operators (integers and bool have)");
 marker!(/// Types with popcount, count-leading-zeros, bit-reverse and find-first-set.
-    Word: U32, U64);
+    Word: U32, U64; "bit counting and reversal take u32 or u64, not `{Self}`");
 marker!(/// Types that can live in memory (everything but `bool`).
-    Storable: U8, U16, U32, U64, I32, I64, F32);
+    Storable: U8, U16, U32, U64, I32, I64, F32; "`{Self}` cannot be stored in memory");
 marker!(/// Types that can be element indices.
-    IndexKind: U32, U64);
+    IndexKind: U32, U64; "an element index must be u32 or u64, not `{Self}`");
 marker!(/// Types a shuffle can move.
-    Shufflable: U32, I32, F32);
+    Shufflable: U32, I32, F32; "a shuffle moves u32, i32 or f32, not `{Self}`");
 marker!(/// Types `match_any` can compare.
-    Matchable: U32, U64);
+    Matchable: U32, U64; "`match_any` compares u32 or u64, not `{Self}`");
 
 /// Types with a full-width product.
 pub trait WideMul: ScalarKind {

@@ -1,0 +1,140 @@
+//! Support for the code `#[warpforge_ir::kernel]` and `#[warpforge_ir::device]` expand to. Not a public
+//! API: names and signatures here change with the macros.
+//!
+//! The macros turn each Rust operation into one typed [`KernelBuilder`] call, spanned at the user's
+//! tokens, so rustc reports a type error at the user's expression. The helpers here cover what the
+//! builder does not say in one call: Rust's `as` casts ([`cast`]), shift amounts of any integer type
+//! ([`shift_amount`]) and declarations that need a name not yet taken ([`local`], [`shared`]).
+
+use crate::builder::{
+    Bool, KernelBuilder, Local, ScalarKind, SharedArr, Storable, Val, F32, I32, I64, U16, U32, U64,
+    U8,
+};
+
+/// How `value as To` is computed, following Rust's `as`: between integers, a zero extension from an
+/// unsigned (or `bool`) source, a sign extension from a signed one, a truncation to a narrower type, a
+/// bit cast between types of the same width, nothing between a type and itself. The IR has no
+/// conversion between integers and `f32`, so Rust's `int as f32` and `f32 as int` are not implemented.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be cast to `{To}` with `as` in a kernel",
+    label = "no `as` conversion from `{Self}` to `{To}` in the IR",
+    note = "integers convert among themselves (zero/sign extension, truncation, bit cast) and `bool` converts to integers; the IR has no integer/f32 conversion (`bitcast::<f32>(x)` reinterprets bits)"
+)]
+pub trait CastTo<To: ScalarKind>: ScalarKind + Sized {
+    /// Emits the conversion.
+    fn cast(b: &mut KernelBuilder, value: Val<Self>) -> Val<To>;
+}
+
+macro_rules! casts {
+    ($how:ident: $($from:ident => $($to:ident),*;)*) => {$($(
+        impl CastTo<$to> for $from {
+            fn cast(b: &mut KernelBuilder, value: Val<$from>) -> Val<$to> {
+                b.$how::<$to, $from>(value)
+            }
+        }
+    )*)*};
+}
+
+macro_rules! identity {
+    ($($kind:ident),*) => {$(
+        impl CastTo<$kind> for $kind {
+            fn cast(_: &mut KernelBuilder, value: Val<$kind>) -> Val<$kind> {
+                value
+            }
+        }
+    )*};
+}
+
+identity!(Bool, U8, U16, U32, U64, I32, I64, F32);
+casts! { zext:
+    Bool => U8, U16, U32, U64, I32, I64;
+    U8 => U16, U32, U64, I32, I64;
+    U16 => U32, U64, I32, I64;
+    U32 => U64, I64;
+}
+casts! { sext:
+    I32 => I64;
+}
+// `i32 as u64` sign-extends in Rust.
+impl CastTo<U64> for I32 {
+    fn cast(b: &mut KernelBuilder, value: Val<I32>) -> Val<U64> {
+        b.sext::<U64, I32>(value)
+    }
+}
+casts! { trunc:
+    U16 => U8;
+    U32 => U8, U16;
+    U64 => U8, U16, U32, I32;
+    I32 => U8, U16;
+    I64 => U8, U16, U32, I32;
+}
+casts! { bitcast:
+    U32 => I32;
+    I32 => U32;
+    U64 => I64;
+    I64 => U64;
+}
+
+/// `value as To` (see [`CastTo`]).
+pub fn cast<To: ScalarKind, From: CastTo<To>>(b: &mut KernelBuilder, value: Val<From>) -> Val<To> {
+    From::cast(b, value)
+}
+
+/// Integer types a shift amount may have: Rust shifts by any integer type; the IR by a `u32`, taken
+/// modulo the operand's width (so truncating a 64-bit amount keeps the result).
+#[diagnostic::on_unimplemented(
+    message = "a shift amount must be an integer, not `{Self}`",
+    label = "not an integer"
+)]
+pub trait ShiftAmount: ScalarKind + Sized {
+    /// The amount as the IR's `u32`.
+    fn to_u32(b: &mut KernelBuilder, value: Val<Self>) -> Val<U32>;
+}
+
+macro_rules! shift_amounts {
+    ($($kind:ident => $how:ident),*) => {$(
+        impl ShiftAmount for $kind {
+            fn to_u32(b: &mut KernelBuilder, value: Val<$kind>) -> Val<U32> {
+                b.$how::<U32, $kind>(value)
+            }
+        }
+    )*};
+}
+shift_amounts!(U8 => zext, U16 => zext, U64 => trunc, I64 => trunc, I32 => bitcast);
+impl ShiftAmount for U32 {
+    fn to_u32(_: &mut KernelBuilder, value: Val<U32>) -> Val<U32> {
+        value
+    }
+}
+
+/// A shift amount of any integer type as a `u32`.
+pub fn shift_amount<T: ShiftAmount>(b: &mut KernelBuilder, value: Val<T>) -> Val<U32> {
+    T::to_u32(b, value)
+}
+
+/// A mutable local named after the Rust variable (`x`, or `x_1`, `x_2`, … when taken).
+pub fn local<T: ScalarKind>(b: &mut KernelBuilder, name: &str) -> Local<T> {
+    let name = b.unique_name(name);
+    b.local::<T>(&name)
+}
+
+/// A shared array named after the Rust variable (`x`, or `x_1`, … when taken).
+pub fn shared<T: Storable>(
+    b: &mut KernelBuilder,
+    name: &str,
+    len: u32,
+    align: u32,
+) -> SharedArr<T> {
+    let name = b.unique_name(name);
+    b.shared::<T>(&name, len, align)
+}
+
+/// Panics with the verifier's message: a kernel written with `#[kernel]` that compiles but does not
+/// verify (for example a shared array of 0 elements, or a store through a `&[T]` parameter of a device
+/// function).
+pub fn finish(b: KernelBuilder, name: &str) -> crate::Kernel {
+    match b.finish() {
+        Ok(kernel) => kernel,
+        Err(e) => panic!("#[kernel] `{name}` does not verify: {e}"),
+    }
+}

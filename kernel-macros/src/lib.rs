@@ -1,0 +1,256 @@
+//! `#[kernel]` and `#[device]`: GPU kernels written as Rust functions, expanded into calls of
+//! `warpforge_ir`'s typed builder. Use them through `warpforge_ir` (`warpforge_ir::kernel`), which
+//! re-exports them; the expansion names `::warpforge_ir`.
+//!
+//! `#[kernel(block_size = 128)] fn name(params) { body }` becomes `fn name() -> warpforge_ir::Kernel`
+//! (with the function's const generics), which builds and verifies the kernel each time it is called.
+//! `#[device] fn helper(params) -> T { body }` becomes a function the kernel's calls inline: it takes
+//! the builder and emits the helper's statements at each call. Every Rust operation becomes one typed
+//! builder call spanned at the user's tokens, so rustc reports type errors at the user's expression;
+//! constructs outside the supported subset are compile errors at their span saying what is supported
+//! instead. The subset is documented in `docs/kernels.md` and in `warpforge_ir::gpu`.
+
+mod call;
+mod expr;
+mod lower;
+mod stmt;
+mod types;
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as Tokens};
+use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{parse_macro_input, Error, FnArg, GenericParam, ItemFn, LitInt, Pat, Result, ReturnType};
+
+use lower::{Binding, Lower};
+use types::ParamType;
+
+/// Turns a Rust function into a kernel constructor: `fn name() -> warpforge_ir::Kernel`.
+///
+/// `#[kernel(block_size = N)]`, with `N` a multiple of 32 from 32 to 1024. Parameters are buffers
+/// (`&[T]` read-only, `&mut [T]` read-write) and scalars (`bool`, `u8`, `u16`, `u32`, `u64`, `i32`,
+/// `i64`, `f32`), in launch order.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(item as ItemFn);
+    let attr = Tokens::from(attr);
+    match expand_kernel(attr, &item) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => with_placeholder(e, &item, true).into(),
+    }
+}
+
+/// Turns a Rust function into a helper that `#[kernel]` bodies call; each call is inlined.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(item as ItemFn);
+    let attr = Tokens::from(attr);
+    if !attr.is_empty() {
+        let e = Error::new_spanned(attr, "`#[device]` takes no arguments");
+        return with_placeholder(e, &item, false).into();
+    }
+    match expand_device(&item) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => with_placeholder(e, &item, false).into(),
+    }
+}
+
+/// The error, and for a kernel a function of the same name so that uses of it do not add errors.
+fn with_placeholder(e: Error, item: &ItemFn, kernel: bool) -> Tokens {
+    let error = e.to_compile_error();
+    if !kernel {
+        return error;
+    }
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    quote! {
+        #error
+        #[allow(dead_code)]
+        #vis fn #name() -> ::warpforge_ir::Kernel {
+            ::core::unreachable!()
+        }
+    }
+}
+
+fn block_size(attr: Tokens) -> Result<u32> {
+    let mut size: Option<LitInt> = None;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("block_size") {
+            size = Some(meta.value()?.parse()?);
+            Ok(())
+        } else {
+            Err(meta.error("unknown `#[kernel]` argument; the only one is `block_size = N`"))
+        }
+    });
+    syn::parse::Parser::parse2(parser, attr)?;
+    let Some(lit) = size else {
+        return Err(Error::new(
+            Span::call_site(),
+            "missing `block_size`: write `#[kernel(block_size = 128)]` (threads per block, a multiple of 32 from 32 to 1024)",
+        ));
+    };
+    let value: u32 = lit.base10_parse()?;
+    if value == 0 || value > 1024 || value % 32 != 0 {
+        return Err(Error::new(
+            lit.span(),
+            format!(
+                "block size {value} is not a multiple of 32 from 32 to 1024: warps must be full"
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// The const generic parameters (the only generics kernels and device functions take).
+fn const_generics(item: &ItemFn, lower: &mut Lower) -> Result<()> {
+    if let Some(clause) = &item.sig.generics.where_clause {
+        return Err(Error::new_spanned(clause, "`where` clauses are not supported; kernels and device functions take only const generic parameters"));
+    }
+    for param in &item.sig.generics.params {
+        match param {
+            GenericParam::Const(c) => lower.bind(&c.ident, Binding::Const),
+            other => {
+                return Err(Error::new_spanned(
+                    other,
+                    "only const generic parameters (`const N: u32`) are supported: kernel values have the IR's scalar types",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_signature(item: &ItemFn, what: &str) -> Result<()> {
+    let sig = &item.sig;
+    if let Some(t) = &sig.asyncness {
+        return Err(Error::new_spanned(t, format!("a {what} cannot be `async`")));
+    }
+    if let Some(t) = &sig.unsafety {
+        return Err(Error::new_spanned(
+            t,
+            format!("a {what} cannot be `unsafe`"),
+        ));
+    }
+    if let Some(v) = &sig.variadic {
+        return Err(Error::new_spanned(
+            v,
+            format!("a {what} cannot be variadic"),
+        ));
+    }
+    Ok(())
+}
+
+/// Each parameter's name and type, or an error at the first that is not `name: Type`.
+fn params(item: &ItemFn) -> Result<Vec<(syn::Ident, ParamType)>> {
+    let mut out = Vec::new();
+    for arg in &item.sig.inputs {
+        let FnArg::Typed(arg) = arg else {
+            return Err(Error::new_spanned(
+                arg,
+                "kernels and device functions take no `self`",
+            ));
+        };
+        let Pat::Ident(pat) = &*arg.pat else {
+            return Err(Error::new_spanned(
+                &arg.pat,
+                "a parameter must be a plain name (`x: u32`)",
+            ));
+        };
+        if pat.by_ref.is_some() || pat.mutability.is_some() || pat.subpat.is_some() {
+            return Err(Error::new_spanned(pat, "a parameter must be a plain name (`x: u32`); copy it into a `let mut` to change it"));
+        }
+        out.push((pat.ident.clone(), types::param_type(&arg.ty)?));
+    }
+    Ok(out)
+}
+
+fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
+    let size = block_size(attr)?;
+    check_signature(item, "kernel")?;
+    if let ReturnType::Type(_, ty) = &item.sig.output {
+        return Err(Error::new_spanned(
+            ty,
+            "a kernel returns nothing: it writes its results to `&mut [T]` buffers",
+        ));
+    }
+    let mut lower = Lower::new(None);
+    const_generics(item, &mut lower)?;
+    let b = lower::builder();
+    let mut decls = Vec::new();
+    for (name, ty) in params(item)? {
+        let text = name.unraw().to_string();
+        decls.push(match ty {
+            ParamType::Buffer { kind, writable } => {
+                lower.bind(&name, Binding::Array { writable });
+                let access = if writable {
+                    quote!(ReadWrite)
+                } else {
+                    quote!(ReadOnly)
+                };
+                quote_spanned!(name.span()=> let #name = #b.buffer::<#kind>(#text, ::warpforge_ir::Access::#access);)
+            }
+            ParamType::Scalar { kind } => {
+                lower.bind(&name, Binding::Scalar);
+                quote_spanned!(name.span()=> let #name = #b.scalar_param::<#kind>(#text);)
+            }
+        });
+    }
+    let body = lower.block_stmts(&item.block.stmts)?;
+    let attrs = &item.attrs;
+    let vis = &item.vis;
+    let name = &item.sig.ident;
+    let name_text = name.unraw().to_string();
+    let generics = &item.sig.generics;
+    Ok(quote! {
+        #(#attrs)*
+        #vis fn #name #generics() -> ::warpforge_ir::Kernel {
+            let mut __wf_kernel = ::warpforge_ir::builder::KernelBuilder::new(#name_text, #size);
+            let #b = &mut __wf_kernel;
+            #(#decls)*
+            #body
+            ::warpforge_ir::__macro::finish(__wf_kernel, #name_text)
+        }
+    })
+}
+
+fn expand_device(item: &ItemFn) -> Result<Tokens> {
+    check_signature(item, "device function")?;
+    let name = &item.sig.ident;
+    let mut lower = Lower::new(Some(name.clone()));
+    const_generics(item, &mut lower)?;
+    let b = lower::builder();
+    let mut inputs = Vec::new();
+    for (pname, ty) in params(item)? {
+        inputs.push(match ty {
+            ParamType::Buffer { kind, writable } => {
+                lower.bind(&pname, Binding::Array { writable });
+                quote_spanned!(pname.span()=> #pname: impl ::warpforge_ir::builder::Array<#kind>)
+            }
+            ParamType::Scalar { kind } => {
+                lower.bind(&pname, Binding::Value);
+                quote_spanned!(pname.span()=> #pname: ::warpforge_ir::builder::Val<#kind>)
+            }
+        });
+    }
+    let (output, body) = match &item.sig.output {
+        ReturnType::Default => (quote!(), lower.block_stmts(&item.block.stmts)?),
+        ReturnType::Type(arrow, ty) => {
+            let kind = types::scalar_kind(ty)?;
+            let value = lower.value_block(&item.block.stmts, item.block.span())?;
+            (
+                quote_spanned!(arrow.span()=> -> ::warpforge_ir::builder::Val<#kind>),
+                value,
+            )
+        }
+    };
+    let attrs = &item.attrs;
+    let vis = &item.vis;
+    let generics = &item.sig.generics;
+    Ok(quote! {
+        #(#attrs)*
+        #vis fn #name #generics(#b: &mut ::warpforge_ir::builder::KernelBuilder, #(#inputs),*) #output {
+            #body
+        }
+    })
+}
