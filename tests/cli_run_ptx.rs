@@ -156,11 +156,11 @@ fn ptx_usage_errors_exit_2_and_unimplemented_instructions_exit_1() {
     // An instruction the simulator does not implement: named with its line, exit 1.
     let (code, stderr) = case(
         "--backend sim --block 128",
-        &corpus("matmul.triton39.sm80.ptx"),
+        &corpus("matmul.triton39.sm90.ptx"),
     );
     assert_eq!(code, Some(1));
     assert!(
-        stderr.contains(": line 968: `ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r222, %r223, %r224, %r225}, [%r27];`: `ldmatrix.sync.aligned.m8n8.x4.shared.b16` is not implemented"),
+        stderr.contains(": line 933: `wgmma.fence.sync.aligned;`: wgmma (Hopper warpgroup MMA) is not supported by the simulator"),
         "{stderr}"
     );
     // .wfir kernels take neither --entry nor --block.
