@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use warpforge_ir::builder::{KernelBuilder, U32};
-use warpforge_ir::text::statement_lines;
+use warpforge_ir::text::locate_in_printed_text;
 use warpforge_ir::{parse_kernel, random::random_kernel, verify, Access, Kernel, SourceLoc};
 
 fn assert_round_trip(kernel: &Kernel) {
@@ -12,18 +12,6 @@ fn assert_round_trip(kernel: &Kernel) {
     assert_eq!(parsed.to_string(), text, "print → parse → print changed it");
     assert_eq!(&parsed, kernel, "parse did not give back the same IR");
     verify(&parsed).expect("still verifies");
-}
-
-/// Every statement of `kernel` gets a position in `file`, its line the statement's printed line.
-fn locate_all(kernel: &mut Kernel, file: &str) {
-    for (line, path) in statement_lines(kernel).into_iter().enumerate() {
-        if let Some(path) = path {
-            if kernel.locs.get(&path).is_none() {
-                let loc = SourceLoc::new(file, line as u32 + 1, (line % 7) as u32 + 1);
-                kernel.locs.insert(path, loc);
-            }
-        }
-    }
 }
 
 fn small() -> Kernel {
@@ -75,6 +63,30 @@ fn positions_print_after_the_statement_and_before_a_block() {
 "#;
     assert_eq!(text, expected);
     assert_round_trip(&small());
+}
+
+#[test]
+fn statements_located_at_their_printed_lines() {
+    let mut k = warpforge_ir::samples::vector_add();
+    locate_in_printed_text(&mut k, "vector_add.wfir");
+    let at = |p: &str| k.locs.get(p).map(ToString::to_string);
+    // kernel, block_size, 4 params, then %0..%6 on lines 7..=13, the `if` on 14, %7 inside it on 15.
+    assert_eq!(at("body[0]").as_deref(), Some("vector_add.wfir:7:5"));
+    assert_eq!(at("body[7]").as_deref(), Some("vector_add.wfir:14:5"));
+    assert_eq!(
+        at("body[7].then[0]").as_deref(),
+        Some("vector_add.wfir:15:9")
+    );
+    assert_eq!(k.locs.len(), 12);
+    let text = k.to_string();
+    assert!(
+        text.contains("    if %6 @ \"vector_add.wfir\":14:5 {\n"),
+        "{text}"
+    );
+    // A second call keeps what is there.
+    let before = k.clone();
+    locate_in_printed_text(&mut k, "other.wfir");
+    assert_eq!(k, before);
 }
 
 #[test]
@@ -212,7 +224,7 @@ proptest! {
     #[test]
     fn random_located_kernels_round_trip(choices in proptest::collection::vec(any::<u8>(), 0..2048)) {
         let mut kernel = random_kernel(&choices);
-        locate_all(&mut kernel, "src/random.rs");
+        locate_in_printed_text(&mut kernel, "src/random.rs");
         assert_round_trip(&kernel);
     }
 
@@ -223,7 +235,7 @@ proptest! {
         edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..8),
     ) {
         let mut kernel = random_kernel(&choices);
-        locate_all(&mut kernel, "src/r\"\\.rs");
+        locate_in_printed_text(&mut kernel, "src/r\"\\.rs");
         let mut bytes = kernel.to_string().into_bytes();
         for (at, byte) in edits {
             let at = at % bytes.len();
