@@ -58,6 +58,11 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         },
         cfg: b.cfg,
         entry,
+        sources: k
+            .locs
+            .iter()
+            .map(|(path, loc)| (Location::Ir(path.to_owned()), loc.clone()))
+            .collect(),
         shared,
         unknown: Vec::new(),
     }

@@ -83,9 +83,13 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
 pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diags {
+        let source = d
+            .source
+            .as_ref()
+            .map_or(String::new(), |s| format!(" ({s})"));
         let _ = writeln!(
             out,
-            "{file}: {}[{} {}] kernel `{}`, {}: {}",
+            "{file}: {}[{} {}] kernel `{}`, {}{source}: {}",
             d.severity, d.rule, d.name, d.kernel, d.location, d.message
         );
         for cause in &d.causes {
@@ -113,6 +117,9 @@ struct FindingJson<'a> {
     severity: Severity,
     kernel: &'a str,
     location: LocationJson<'a>,
+    /// `file:line:column` in the kernel's source, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
     message: &'a str,
     causes: &'a [String],
     also: Vec<LocationJson<'a>>,
@@ -149,6 +156,7 @@ fn findings_json<'a>(
         severity: d.severity,
         kernel: &d.kernel,
         location: (&d.location).into(),
+        source: d.source.as_ref().map(ToString::to_string),
         message: &d.message,
         causes: &d.causes,
         also: d.also.iter().map(LocationJson::from).collect(),
@@ -181,6 +189,7 @@ mod tests {
             severity: Severity::Warning,
             kernel: "k".into(),
             location,
+            source: None,
             message: message.into(),
             causes: vec!["a \"cause\"".into()],
             also: vec![Location::Ptx { line: 7, col: 2 }],

@@ -6,7 +6,10 @@
 //! from PTX text. Variables are mutable (PTX registers, IR locals) or defined once (IR values); the
 //! analyses treat them alike.
 
+use std::collections::BTreeMap;
 use std::fmt;
+
+use warpforge_ir::SourceLoc;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -312,6 +315,10 @@ pub struct Program {
     pub shared: Vec<SharedDecl>,
     /// What the front end could not model (reported as notes).
     pub unknown: Vec<(Location, String)>,
+    /// Where instructions came from in the kernel's source language, when known: the IR's source
+    /// positions (Rust, from `#[warpforge::kernel]`) by statement path, or the `.loc` line in force
+    /// at a PTX instruction. Findings name them beside their [`Location`].
+    pub sources: BTreeMap<Location, SourceLoc>,
 }
 
 impl Program {

@@ -15,6 +15,7 @@
 use std::fmt;
 
 use serde::Serialize;
+use warpforge_ir::SourceLoc;
 
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
@@ -56,6 +57,9 @@ pub struct Diagnostic {
     pub kernel: String,
     /// Where.
     pub location: Location,
+    /// Where in the kernel's source (Rust through `#[warpforge::kernel]`, or what a PTX `.loc` names),
+    /// when known: messages print it beside [`Diagnostic::location`].
+    pub source: Option<SourceLoc>,
     /// What.
     pub message: String,
     /// Why, outermost first ("divergent because …").
@@ -111,6 +115,7 @@ impl Ctx<'_> {
             severity,
             kernel: self.p.name.clone(),
             location: inst.loc.clone(),
+            source: None,
             message,
             causes,
             also: Vec::new(),
@@ -166,6 +171,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
             severity: Severity::Note,
             kernel: p.name.clone(),
             location: loc.clone(),
+            source: None,
             message: format!(
                 "`{what}` is not modelled; its results are treated as divergent and unknown"
             ),
@@ -186,7 +192,11 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
     link_f081(&mut c.out);
     c.out
         .sort_by(|a, b| a.location.cmp(&b.location).then(a.rule.cmp(b.rule)));
-    crate::grouping::group_unproven(c.out)
+    let mut out = crate::grouping::group_unproven(c.out);
+    for d in &mut out {
+        d.source = p.sources.get(&d.location).cloned();
+    }
+    out
 }
 
 /// For each variable, the location of a shared load its value derives from.

@@ -80,3 +80,32 @@ fn without_positions_a_kernel_is_what_it_was() {
     );
     assert!(k.locs.is_empty());
 }
+
+#[test]
+fn a_verifier_error_names_the_rust_position_beside_the_path() {
+    let mut b = KernelBuilder::new("saxpy", 32);
+    b.set_loc("src/saxpy.rs", 10, 5);
+    let t = b.bool(true);
+    b.set_loc("src/saxpy.rs", 11, 5);
+    b.if_(t, |b| {
+        b.set_loc("src/saxpy.rs", 12, 9);
+        let _unused = b.u32(3);
+        b.break_(); // `break` outside of a loop
+    });
+    let e = b.finish().expect_err("break outside a loop");
+    assert_eq!(e.path, "body[1].then[1]");
+    assert_eq!(e.loc, Some(SourceLoc::new("src/saxpy.rs", 12, 9)));
+    assert_eq!(
+        e.to_string(),
+        "kernel `saxpy`, body[1].then[1] (src/saxpy.rs:12:9): `break` outside of a loop"
+    );
+    // Without positions the message is what it always was.
+    let mut b = KernelBuilder::new("saxpy", 32);
+    b.break_();
+    let e = b.finish().expect_err("break outside a loop");
+    assert_eq!(e.loc, None);
+    assert_eq!(
+        e.to_string(),
+        "kernel `saxpy`, body[0]: `break` outside of a loop"
+    );
+}

@@ -13,6 +13,10 @@ use crate::Sm;
 pub struct Module {
     /// The target architecture (also fixes the PTX ISA version).
     pub target: Sm,
+    /// The source files [`Line::Loc`] refers to, printed as `.file N "name"` with `N` the position
+    /// here plus one. Names are printed as they are: [`ptx_file_name`] makes them fit PTX. Empty for
+    /// kernels without source positions.
+    pub files: Vec<String>,
     /// The kernel.
     pub entry: Entry,
 }
@@ -171,6 +175,38 @@ pub enum Line {
     Inst(Inst),
     /// A comment naming the IR statement the following lines lower.
     Comment(String),
+    /// `.loc file line column`: the Rust source position of the following instructions (`file` is an
+    /// index into [`Module::files`], from 1).
+    Loc {
+        /// The `.file` index.
+        file: u32,
+        /// Source line.
+        line: u32,
+        /// Source column.
+        column: u32,
+    },
+}
+
+/// `name` as ptxas reads a `.file` name: it takes the characters between the quotes as they are (no
+/// escapes; a backslash separates directories) and refuses non-ASCII ones and `"`. Printable ASCII
+/// but `"` is kept; every other character, and a backslash that would end the name (C-style readers
+/// take `\"` for an escaped quote), becomes `%XX` for each byte of its UTF-8 form, so distinct names
+/// stay distinct in practice and a plain path is unchanged.
+pub fn ptx_file_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let last = name.chars().count().saturating_sub(1);
+    for (i, c) in name.chars().enumerate() {
+        let trailing_backslash = c == '\\' && i == last;
+        if (' '..='~').contains(&c) && c != '"' && !trailing_backslash {
+            out.push(c);
+        } else {
+            let mut utf8 = [0u8; 4];
+            for b in c.encode_utf8(&mut utf8).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
 }
 
 impl fmt::Display for Module {
@@ -188,6 +224,12 @@ impl fmt::Display for Module {
         writeln!(f, ".target {}", self.target.name())?;
         writeln!(f, ".address_size 64")?;
         writeln!(f)?;
+        for (i, name) in self.files.iter().enumerate() {
+            writeln!(f, ".file {} \"{name}\"", i + 1)?;
+        }
+        if !self.files.is_empty() {
+            writeln!(f)?;
+        }
         // Dynamic shared memory is declared at module scope; its size comes from the launch.
         for s in self.entry.shared.iter().filter(|s| s.dynamic) {
             writeln!(f, ".extern .shared .align {} .b8 {}[];", s.align, s.symbol)?;
@@ -229,6 +271,7 @@ impl fmt::Display for Entry {
             match line {
                 Line::Label(l) => writeln!(f, "{l}:")?,
                 Line::Comment(c) => writeln!(f, "    // {c}")?,
+                Line::Loc { file, line, column } => writeln!(f, "    .loc {file} {line} {column}")?,
                 Line::Inst(inst) => writeln!(f, "    {inst}")?,
             }
         }

@@ -155,6 +155,21 @@ impl Ptxas {
 
     /// Assembles `ptx` for `target` with `-v` and returns the report of its entry.
     pub fn assemble(&self, ptx: &str, target: Sm) -> Result<ResourceReport, PtxasError> {
+        let (text, _) = self.run(ptx, target, &["-v"])?;
+        parse_report(&text).map_err(|detail| PtxasError::Report {
+            detail,
+            output: text,
+        })
+    }
+
+    /// Assembles `ptx` for `target` with `-lineinfo` (the `.loc` lines become the cubin's line table,
+    /// what cuda-gdb and Nsight read) and returns the cubin.
+    pub fn cubin_with_line_info(&self, ptx: &str, target: Sm) -> Result<Vec<u8>, PtxasError> {
+        Ok(self.run(ptx, target, &["-lineinfo"])?.1)
+    }
+
+    /// Runs `ptxas -arch=<target> <args> in.ptx -o out.cubin`: what it printed and the cubin.
+    fn run(&self, ptx: &str, target: Sm, args: &[&str]) -> Result<(String, Vec<u8>), PtxasError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let stem = std::env::temp_dir().join(format!("warpforge-ptxas-{}-{n}", std::process::id()));
@@ -166,11 +181,12 @@ impl Ptxas {
         std::fs::write(&input, ptx).map_err(io)?;
         let run = Command::new(&self.path)
             .arg(format!("-arch={}", target.name()))
-            .arg("-v")
+            .args(args)
             .arg(&input)
             .arg("-o")
             .arg(&output)
             .output();
+        let cubin = std::fs::read(&output).unwrap_or_default();
         let _ = std::fs::remove_file(&input);
         let _ = std::fs::remove_file(&output);
         let out = run.map_err(|e| PtxasError::Launch {
@@ -188,10 +204,7 @@ impl Ptxas {
                 output: text,
             });
         }
-        parse_report(&text).map_err(|detail| PtxasError::Report {
-            detail,
-            output: text,
-        })
+        Ok((text, cubin))
     }
 }
 

@@ -120,3 +120,27 @@ fn random_kernels_round_trip_on_every_target() {
     );
     eprintln!("round trip: {cases} random kernels × 3 targets, every statement form covered");
 }
+
+#[test]
+fn kernels_with_source_positions_round_trip_on_every_target() {
+    use warpforge_ir::text::locate_in_printed_text;
+    let mut kernels: Vec<Kernel> = samples::ALL.iter().map(|s| (s.build)()).collect();
+    kernels.push(lz4_decompress_kernel(4));
+    for seed in 0..32u8 {
+        let choices: Vec<u8> = (0..512u32)
+            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+            .collect();
+        kernels.push(random_kernel(&choices));
+    }
+    for (n, kernel) in kernels.iter_mut().enumerate() {
+        // Two files, one with characters PTX cannot hold as they are.
+        kernel.locs.insert(
+            "body[0]".into(),
+            warpforge_ir::SourceLoc::new("src/ünï \"q\".rs", 7, 3),
+        );
+        locate_in_printed_text(kernel, &format!("kernel{n}.wfir"));
+        if let Err(e) = round_trip(kernel) {
+            panic!("{}: {e}", kernel.name);
+        }
+    }
+}

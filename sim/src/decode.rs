@@ -5,7 +5,7 @@
 
 use warpforge_ir::{
     AtomicOp, BinaryOp, CastKind, CmpOp, Expr, Kernel, Mask, MemRef, ParamKind, ScalarType,
-    ShuffleMode, Special, Stmt, UnaryOp, VoteMode, WarpOp,
+    ShuffleMode, SourceLoc, Special, Stmt, UnaryOp, VoteMode, WarpOp,
 };
 
 /// A register: a value (its handle's index) or a local (after the values).
@@ -164,6 +164,8 @@ pub(crate) struct Program {
     pub insts: Vec<Inst>,
     /// The statement path of each instruction (`body[3].then[1]`); markers carry their statement's.
     pub paths: Vec<String>,
+    /// The Rust source position of each instruction's statement, where the kernel records one.
+    pub sources: Vec<Option<SourceLoc>>,
     /// Registers: values, then locals.
     pub regs: usize,
     /// Names of arrays (buffer parameters, then shared arrays), indexed by [`Mem::array`].
@@ -205,7 +207,10 @@ impl Program {
             Inst::WarpSync { .. } => "warp_sync".into(),
             _ => "statement".into(),
         };
-        format!("{} ({what})", self.paths[pc])
+        match &self.sources[pc] {
+            Some(source) => format!("{} ({source}, {what})", self.paths[pc]),
+            None => format!("{} ({what})", self.paths[pc]),
+        }
     }
 }
 
@@ -242,6 +247,7 @@ pub(crate) fn decode(kernel: &Kernel, scalars: &[u64]) -> Program {
         first_local,
         insts: Vec::new(),
         paths: Vec::new(),
+        sources: Vec::new(),
         path: vec!["body".into()],
 
         global_atomics: false,
@@ -251,6 +257,7 @@ pub(crate) fn decode(kernel: &Kernel, scalars: &[u64]) -> Program {
     Program {
         insts: d.insts,
         paths: d.paths,
+        sources: d.sources,
         regs: kernel.values.len() + kernel.locals.len(),
         arrays,
         shared_bytes: kernel.shared_bytes().unwrap_or(0) as u32,
@@ -270,6 +277,7 @@ struct Decoder<'k> {
     first_local: u32,
     insts: Vec<Inst>,
     paths: Vec<String>,
+    sources: Vec<Option<SourceLoc>>,
     path: Vec<String>,
 
     global_atomics: bool,
@@ -282,6 +290,7 @@ impl Decoder<'_> {
 
     fn push(&mut self, inst: Inst, path: String) -> u32 {
         self.insts.push(inst);
+        self.sources.push(self.kernel.locs.get(&path).cloned());
         self.paths.push(path);
         (self.insts.len() - 1) as u32
     }

@@ -17,6 +17,7 @@ fn stmt(pos: Pos, text: impl Into<String>) -> Stmt {
         line: pos.line as usize,
         col: pos.column as usize,
         inst: None,
+        loc: None,
     }
 }
 
@@ -38,6 +39,7 @@ fn instruction(i: &Instruction) -> Stmt {
             parts,
             ops: i.operands.iter().map(ToString::to_string).collect(),
         })),
+        loc: None,
     }
 }
 
@@ -77,6 +79,11 @@ fn block(b: &Block, out: &mut Vec<Stmt>) {
                 out.push(instruction(i));
             }
             Statement::Block(inner) => block(inner, out),
+            // Kept (as `.loc`) so that findings can name the source line in force.
+            Statement::Loc(l) => out.push(Stmt {
+                loc: Some((l.file, l.line, l.column)),
+                ..stmt(l.pos, ".loc")
+            }),
             _ => {}
         }
     }

@@ -2,12 +2,13 @@
 //! first, then each `.entry`'s statements into a [`Program`] (independently, so the linter lowers and
 //! checks entries on every core).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use warpforge_ptx::parse::ModuleItem;
 
 use super::{ast, calls, check_module, shared_decl, Entry, PtxError};
 use crate::program::{Location, Program, SharedDecl, Terminator};
+use warpforge_ir::SourceLoc;
 
 /// A parsed module ready to lower entry by entry (independently: the linter lowers and checks its
 /// entries on every core).
@@ -17,6 +18,8 @@ pub(crate) struct Lowering {
     entries: Vec<(Vec<SharedDecl>, usize)>,
     /// What each device function reaches.
     funcs: std::sync::Arc<HashMap<String, calls::FuncSummary>>,
+    /// The `.file` table: index → file name, for `.loc` lines.
+    files: HashMap<u32, String>,
 }
 
 impl Lowering {
@@ -27,8 +30,12 @@ impl Lowering {
         let mut funcs = Vec::new();
         let mut entries = Vec::new();
         let mut shared = Vec::new();
+        let mut files = HashMap::new();
         for (at, item) in module.items.iter().enumerate() {
             match item {
+                ModuleItem::File(f) => {
+                    files.insert(f.index, f.path.clone());
+                }
                 ModuleItem::Variable(d) => {
                     if let Some(decl) = shared_decl(d.to_string().trim_end_matches(';')) {
                         if d.space == warpforge_ptx::parse::StateSpace::Shared {
@@ -50,6 +57,7 @@ impl Lowering {
             module,
             entries,
             funcs: std::sync::Arc::new(calls::summaries(&funcs)),
+            files,
         })
     }
 
@@ -106,12 +114,23 @@ impl Lowering {
             e.block_size_required = true;
         }
         let mut depth = 0;
+        // The `.loc` in force and where each instruction came from.
+        let mut source: Option<SourceLoc> = None;
+        let mut sources = BTreeMap::new();
         while i < stmts.len() {
             let s = &stmts[i];
             let loc = Location::Ptx {
                 line: s.line,
                 col: s.col,
             };
+            if let Some((file, line, column)) = s.loc {
+                // An index without a `.file` (which ptxas refuses) is named by its number.
+                let name = self.files.get(&file).cloned();
+                let name = name.unwrap_or_else(|| format!("file {file}"));
+                source = Some(SourceLoc::new(&name, line, column));
+            } else if let (Some(src), Some(_)) = (&source, &s.inst) {
+                sources.insert(loc.clone(), src.clone());
+            }
             match s.text.as_str() {
                 "{" => depth += 1,
                 "}" => {
@@ -147,6 +166,8 @@ impl Lowering {
             }
             i += 1;
         }
-        e.finish(assume.warp_aligned)
+        let mut program = e.finish(assume.warp_aligned);
+        program.sources = sources;
+        program
     }
 }

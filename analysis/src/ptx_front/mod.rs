@@ -474,6 +474,7 @@ impl Entry {
             taken,
             shared: self.shared,
             unknown: self.unknown,
+            sources: Default::default(),
         };
         // Divergence per definition: a reused register becomes one variable per web.
         crate::webs::split(&mut program);

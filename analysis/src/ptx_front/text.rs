@@ -8,6 +8,8 @@ pub(super) struct Stmt {
     pub(super) line: usize,
     pub(super) col: usize,
     pub(super) inst: Option<Box<Parsed>>,
+    /// For a `.loc` line: its file index, line and column.
+    pub(super) loc: Option<(u32, u32, u32)>,
 }
 
 /// An instruction in the parts the lowering reads.

@@ -11,8 +11,10 @@ pub(crate) enum Tok {
     Value(u32),
     /// A number as written (sign, digits, hex, fraction, exponent), checked later against its type.
     Number(String),
-    /// One punctuation character: `{ } [ ] ( ) : , = .`
+    /// One punctuation character: `{ } [ ] ( ) : , = . @`
     Punct(char),
+    /// A double-quoted string, unescaped (only source positions use them: `@ "src/k.rs":3:5`).
+    Str(String),
     /// End of input.
     Eof,
 }
@@ -24,6 +26,7 @@ impl Tok {
             Tok::Value(n) => format!("`%{n}`"),
             Tok::Number(s) => format!("number `{s}`"),
             Tok::Punct(c) => format!("`{c}`"),
+            Tok::Str(s) => format!("string {s:?}"),
             Tok::Eof => "end of input".into(),
         }
     }
@@ -104,7 +107,12 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Spanned>, ParseError> {
             }
             col += i - start;
             Tok::Number(chars[start..i].iter().collect())
-        } else if "{}[]():,=.".contains(c) {
+        } else if c == '"' {
+            let (text, len) =
+                string(&chars[i..]).map_err(|message| ParseError { line, col, message })?;
+            advance(len, &mut i, &mut col);
+            Tok::Str(text)
+        } else if "{}[]():,=.@".contains(c) {
             advance(1, &mut i, &mut col);
             Tok::Punct(c)
         } else {
@@ -126,6 +134,75 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Spanned>, ParseError> {
         col,
     });
     Ok(out)
+}
+
+/// The string starting at the `"` that opens `chars`, and how many characters it spans (quotes
+/// included). Escapes: `\\`, `\"`, `\n`, `\r`, `\t` and `\u{HEX}`; a raw control character (a line
+/// break included) or a missing closing quote is an error.
+fn string(chars: &[char]) -> Result<(String, usize), String> {
+    let mut text = String::new();
+    let mut i = 1;
+    loop {
+        let Some(&c) = chars.get(i) else {
+            return Err("unterminated string: expected a closing `\"`".into());
+        };
+        i += 1;
+        match c {
+            '"' => return Ok((text, i)),
+            '\\' => {
+                let Some(&e) = chars.get(i) else {
+                    return Err("unterminated string: expected a closing `\"`".into());
+                };
+                i += 1;
+                match e {
+                    '\\' | '"' => text.push(e),
+                    'n' => text.push('\n'),
+                    'r' => text.push('\r'),
+                    't' => text.push('\t'),
+                    'u' => {
+                        let close = chars[i..].iter().take(9).position(|&d| d == '}');
+                        let (Some('{'), Some(close)) = (chars.get(i), close) else {
+                            return Err("expected `\\u{HEX}` in a string".into());
+                        };
+                        let hex: String = chars[i + 1..i + close].iter().collect();
+                        let decoded = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32);
+                        let Some(d) = decoded.filter(|_| !hex.is_empty() && hex.len() <= 6) else {
+                            return Err(format!("`\\u{{{hex}}}` is not a character"));
+                        };
+                        text.push(d);
+                        i += close + 1;
+                    }
+                    other => return Err(format!("unknown escape `\\{other}` in a string")),
+                }
+            }
+            c if c.is_control() => {
+                return Err(format!(
+                    "control character {c:?} in a string (write it as an escape)"
+                ))
+            }
+            c => text.push(c),
+        }
+    }
+}
+
+/// `text` as a string token the lexer reads back: quoted, with `\\`, `\"` and control characters
+/// escaped.
+pub(crate) fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn is_hex(prefix: &[char]) -> bool {

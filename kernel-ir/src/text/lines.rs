@@ -4,6 +4,7 @@
 //! cannot disagree (a test prints and checks every sample kernel).
 
 use crate::kernel::Kernel;
+use crate::loc::SourceLoc;
 use crate::path::path_text;
 use crate::stmt::{Block, Stmt};
 
@@ -19,6 +20,24 @@ pub fn statement_lines(kernel: &Kernel) -> Vec<Option<String>> {
     walk(&kernel.body, &mut path, &mut lines);
     lines.push(None); // the kernel's closing brace
     lines
+}
+
+/// Gives every statement of `kernel` that has no source position the position of its line in
+/// `kernel.to_string()`, as if that text were the file `file`: 1-based line, column where the statement
+/// starts (after the indentation). For kernels read from `.wfir` text, so that findings and the PTX
+/// `.loc` lines name the `.wfir` line; also what tests use to put a position on every statement.
+pub fn locate_in_printed_text(kernel: &mut Kernel, file: &str) {
+    for (i, path) in statement_lines(kernel).into_iter().enumerate() {
+        // The first line of a statement (an `if`'s `} else {` line has its path too).
+        let Some(path) = path.filter(|p| kernel.locs.get(p).is_none()) else {
+            continue;
+        };
+        // Indented 4 spaces per enclosing block: one block per `[` of the path.
+        let depth = u32::try_from(path.matches('[').count()).unwrap_or(u32::MAX);
+        let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let column = depth.saturating_mul(4).saturating_add(1);
+        kernel.locs.insert(path, SourceLoc::new(file, line, column));
+    }
 }
 
 fn walk(block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) {

@@ -10,7 +10,7 @@ mod parse;
 mod parse_values;
 mod print;
 
-pub use lines::statement_lines;
+pub use lines::{locate_in_printed_text, statement_lines};
 pub use parse::parse_kernel;
 
 use std::fmt;

@@ -12,6 +12,7 @@ use super::parse_values::parse_int;
 use super::{ParseError, MAX_NESTING};
 use crate::arena::Handle;
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
+use crate::loc::SourceLoc;
 use crate::stmt::{Block, Mask, MemRef, Stmt, WarpOp};
 use crate::types::{Access, ScalarType};
 
@@ -25,6 +26,7 @@ pub fn parse_kernel(src: &str) -> Result<Kernel, ParseError> {
         defs: Vec::new(),
         uses: Vec::new(),
         depth: 0,
+        path: vec!["body".to_owned()],
     };
     parser.kernel()?;
     parser.finish_values()?;
@@ -49,6 +51,8 @@ pub(super) struct Parser {
     pub(super) uses: Vec<(u32, usize, usize)>,
     /// How many `{ … }` blocks enclose the current statement.
     depth: usize,
+    /// The statement path of the current block (`body`, `[3]`, `then`, …), for source positions.
+    path: Vec<String>,
 }
 
 pub(super) type PResult<T> = Result<T, ParseError>;
@@ -236,9 +240,49 @@ impl Parser {
     fn block(&mut self) -> PResult<Block> {
         let mut block = Vec::new();
         while !matches!(self.peek(), Tok::Punct('}') | Tok::Eof) {
-            block.push(self.stmt()?);
+            self.path.push(format!("[{}]", block.len()));
+            // An `if` or `loop` takes its position before its `{` (in `stmt`), the others at the end.
+            let compound = self.at_word(kw::IF) || self.at_word(kw::LOOP);
+            let stmt = self.stmt();
+            let stmt = match stmt {
+                Ok(stmt) if !compound => self.source_loc().map(|()| stmt),
+                other => other,
+            };
+            self.path.pop();
+            block.push(stmt?);
         }
         Ok(block)
+    }
+
+    /// An optional `@ "file":line:column` after a statement: its source position.
+    fn source_loc(&mut self) -> PResult<()> {
+        if !self.eat_punct('@') {
+            return Ok(());
+        }
+        let Tok::Str(file) = self.peek().clone() else {
+            return self.err(format!(
+                "expected a quoted file name after `@`, found {}",
+                self.peek().describe()
+            ));
+        };
+        self.next();
+        self.expect_punct(':')?;
+        let line = self.number("a line number")?;
+        self.expect_punct(':')?;
+        let column = self.number("a column number")?;
+        let path = crate::path::path_text(&self.path);
+        self.kernel
+            .locs
+            .insert(path, SourceLoc::new(&file, line, column));
+        Ok(())
+    }
+
+    /// The block `name` (`then`, `else`, `loop`) of the current statement.
+    fn named_block(&mut self, name: &str) -> PResult<Block> {
+        self.path.push(name.to_owned());
+        let block = self.braced_block();
+        self.path.pop();
+        block
     }
 
     fn braced_block(&mut self) -> PResult<Block> {
@@ -281,10 +325,11 @@ impl Parser {
         Ok(match word.as_str() {
             kw::IF => {
                 let cond = self.value()?;
-                let then_block = self.braced_block()?;
+                self.source_loc()?;
+                let then_block = self.named_block("then")?;
                 let else_block = if self.at_word(kw::ELSE) {
                     self.next();
-                    self.braced_block()?
+                    self.named_block("else")?
                 } else {
                     Vec::new()
                 };
@@ -294,9 +339,12 @@ impl Parser {
                     else_block,
                 }
             }
-            kw::LOOP => Stmt::Loop {
-                body: self.braced_block()?,
-            },
+            kw::LOOP => {
+                self.source_loc()?;
+                Stmt::Loop {
+                    body: self.named_block("loop")?,
+                }
+            }
             kw::BREAK => Stmt::Break,
             kw::CONTINUE => Stmt::Continue,
             kw::RETURN => Stmt::Return,

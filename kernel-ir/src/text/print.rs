@@ -20,11 +20,17 @@
 //! Values print as `%N` with `N` their arena index, declarations in arena order, statements in tree
 //! order. Nothing depends on hash order, so the same kernel always prints the same bytes. Printing never
 //! panics, even on unverified IR (dangling handles print as `?N`).
+//!
+//! A statement with a source position ([`crate::SourceLocs`]) ends its first line with
+//! `@ "file":line:column`, before the `{` of an `if` or a `loop`:
+//! `store global data[%0], %5 @ "src/k.rs":12:9`, `if %2 @ "src/k.rs":10:5 {`.
 
 use std::fmt;
 
+use super::lexer::quote;
 use crate::expr::Expr;
 use crate::kernel::{Kernel, ParamKind, Value};
+use crate::path::path_text;
 use crate::stmt::{Block, Mask, MemRef, Stmt, WarpOp};
 
 impl fmt::Display for Kernel {
@@ -49,7 +55,13 @@ impl fmt::Display for Kernel {
         for (_, l) in self.locals.iter() {
             writeln!(f, "    local {}: {}", l.name, l.ty)?;
         }
-        Printer { kernel: self, f }.block(&self.body, 1)?;
+        let path = vec!["body".to_owned()];
+        Printer {
+            kernel: self,
+            f,
+            path,
+        }
+        .block(&self.body, 1)?;
         writeln!(f, "}}")
     }
 }
@@ -57,14 +69,37 @@ impl fmt::Display for Kernel {
 struct Printer<'k, 'f, 'a> {
     kernel: &'k Kernel,
     f: &'f mut fmt::Formatter<'a>,
+    /// The path of the block being printed (`body`, `[3]`, `then`, …), to find source positions.
+    path: Vec<String>,
 }
 
 impl Printer<'_, '_, '_> {
     fn block(&mut self, block: &Block, depth: usize) -> fmt::Result {
-        for stmt in block {
+        for (i, stmt) in block.iter().enumerate() {
+            self.path.push(format!("[{i}]"));
             self.stmt(stmt, depth)?;
+            self.path.pop();
         }
         Ok(())
+    }
+
+    /// The block `name` (`then`, `else`, `loop`) of the statement being printed.
+    fn nested(&mut self, name: &str, block: &Block, depth: usize) -> fmt::Result {
+        self.path.push(name.to_owned());
+        let result = self.block(block, depth);
+        self.path.pop();
+        result
+    }
+
+    /// ` @ "file":line:column` when the statement being printed has a source position.
+    fn loc(&self) -> String {
+        if self.kernel.locs.is_empty() {
+            return String::new();
+        }
+        match self.kernel.locs.get(&path_text(&self.path)) {
+            Some(loc) => format!(" @ {}:{}:{}", quote(&loc.file), loc.line, loc.column),
+            None => String::new(),
+        }
     }
 
     fn indent(&mut self, depth: usize) -> fmt::Result {
@@ -223,19 +258,19 @@ impl Printer<'_, '_, '_> {
                 then_block,
                 else_block,
             } => {
-                writeln!(self.f, "if {} {{", self.val(*cond))?;
-                self.block(then_block, depth + 1)?;
+                writeln!(self.f, "if {}{} {{", self.val(*cond), self.loc())?;
+                self.nested("then", then_block, depth + 1)?;
                 if !else_block.is_empty() {
                     self.indent(depth)?;
                     writeln!(self.f, "}} else {{")?;
-                    self.block(else_block, depth + 1)?;
+                    self.nested("else", else_block, depth + 1)?;
                 }
                 self.indent(depth)?;
                 return writeln!(self.f, "}}");
             }
             Stmt::Loop { body } => {
-                writeln!(self.f, "loop {{")?;
-                self.block(body, depth + 1)?;
+                writeln!(self.f, "loop{} {{", self.loc())?;
+                self.nested("loop", body, depth + 1)?;
                 self.indent(depth)?;
                 return writeln!(self.f, "}}");
             }
@@ -245,7 +280,7 @@ impl Printer<'_, '_, '_> {
             Stmt::Barrier => "barrier".into(),
             Stmt::Warp(op) => self.warp(op),
         };
-        writeln!(self.f, "{line}")
+        writeln!(self.f, "{line}{}", self.loc())
     }
 
     fn warp(&self, op: &WarpOp) -> String {

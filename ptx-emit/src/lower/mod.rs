@@ -4,9 +4,11 @@
 //! Every IR value gets its own virtual register (ptxas allocates physical ones). Structured control
 //! flow becomes labels and branches: `if` → `@!%p bra $L__else_N` …; `loop` → `$L__loop_N:` …
 //! `bra $L__loop_N; $L__end_loop_N:`; `break`/`continue` branch to the innermost loop's labels.
+//! `source.rs` writes the `.file`/`.loc` lines of statements with a Rust source position.
 
 mod expr;
 mod memory;
+mod source;
 mod warp;
 
 use warpforge_ir::{Kernel, LocalId, ParamKind, ScalarType, Stmt, Value, Verified};
@@ -45,12 +47,14 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
         labels: 0,
         loops: Vec::new(),
         shared_bases,
+        source: source::SourceLines::new(kernel),
     };
     l.prologue();
     l.block(&kernel.body);
     l.inst("ret", vec![]);
     Module {
         target,
+        files: l.source.file_table(),
         entry: Entry {
             name: kernel.name.clone(),
             params: kernel
@@ -144,6 +148,8 @@ pub(crate) struct Lowerer<'k> {
     loops: Vec<(Label, Label)>,
     /// Where each shared array starts: its own symbol, or the dynamic array plus an offset.
     shared_bases: Vec<(Symbol, u64)>,
+    /// The statement path and the `.loc` lines.
+    source: source::SourceLines<'k>,
 }
 
 impl Lowerer<'_> {
@@ -256,8 +262,26 @@ impl Lowerer<'_> {
     }
 
     fn block(&mut self, block: &[Stmt]) {
-        for stmt in block {
+        for (i, stmt) in block.iter().enumerate() {
+            self.source.push(|| format!("[{i}]"));
+            self.mark_loc();
             self.stmt(stmt);
+            self.source.pop();
+        }
+    }
+
+    /// The block `name` (`then`, `else`, `loop`) of the statement being lowered.
+    fn nested(&mut self, name: &'static str, block: &[Stmt]) {
+        self.source.push(|| name.to_owned());
+        self.block(block);
+        self.source.pop();
+    }
+
+    /// Writes a `.loc` line when the statement being lowered has a position other than the one in
+    /// force.
+    fn mark_loc(&mut self) {
+        if let Some(line) = self.source.mark() {
+            self.body.push(line);
         }
     }
 
@@ -306,14 +330,15 @@ impl Lowerer<'_> {
                 let end = self.label(LabelKind::EndIf);
                 if else_block.is_empty() {
                     self.guarded(cond, true, "bra", vec![Operand::Label(end)]);
-                    self.block(then_block);
+                    self.nested("then", then_block);
                 } else {
                     let otherwise = self.label(LabelKind::Else);
                     self.guarded(cond, true, "bra", vec![Operand::Label(otherwise)]);
-                    self.block(then_block);
+                    self.nested("then", then_block);
+                    self.mark_loc();
                     self.branch(end);
                     self.place(otherwise);
-                    self.block(else_block);
+                    self.nested("else", else_block);
                 }
                 self.place(end);
             }
@@ -322,8 +347,9 @@ impl Lowerer<'_> {
                 let end = self.label(LabelKind::EndLoop);
                 self.place(head);
                 self.loops.push((head, end));
-                self.block(body);
+                self.nested("loop", body);
                 self.loops.pop();
+                self.mark_loc();
                 self.branch(head);
                 self.place(end);
             }

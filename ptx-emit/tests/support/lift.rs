@@ -29,9 +29,13 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
     }
     let mut dynamic = Vec::new();
     let mut entries = Vec::new();
+    let mut files = Vec::new();
     for item in &m.items {
         match item {
             ModuleItem::Comment(_) => {}
+            ModuleItem::File(f) if f.extra.is_empty() && f.index as usize == files.len() + 1 => {
+                files.push(f.path.clone())
+            }
             ModuleItem::Variable(v) => dynamic.push(dynamic_shared(v)?),
             ModuleItem::Function(f) => entries.push(f),
             other => return Err(format!("module item the emitter never prints: {other:?}")),
@@ -90,6 +94,13 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
             }
             Statement::Decl(d) => shared.push(static_shared(d)?),
             Statement::Label(l) => lines.push(Line::Label(label(&l.name)?)),
+            Statement::Loc(l) if l.function_name.is_none() && l.inlined_at.is_none() => {
+                lines.push(Line::Loc {
+                    file: l.file,
+                    line: l.line,
+                    column: l.column,
+                })
+            }
             Statement::Comment(c) => {
                 let text = c.text.strip_prefix(' ').ok_or("comment without a space")?;
                 lines.push(Line::Comment(text.to_string()));
@@ -114,6 +125,7 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
     }
     Ok(Module {
         target,
+        files,
         entry: Entry {
             name: f.name.clone(),
             params,

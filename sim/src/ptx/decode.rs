@@ -6,9 +6,10 @@
 
 use std::collections::HashMap;
 
+use warpforge_ir::SourceLoc;
 use warpforge_ptx::parse::{
-    Address, AddressBase, Block, FloatImm, Function, Instruction, Module, Operand, OperandKind,
-    Register, StateSpace, Statement,
+    Address, AddressBase, Block, FloatImm, Function, Instruction, Module, ModuleItem, Operand,
+    OperandKind, Register, StateSpace, Statement,
 };
 
 use super::cfg::{post_dominators, Flow};
@@ -26,6 +27,8 @@ pub(crate) struct Program {
     /// Each instruction's PTX line and text, for findings.
     pub lines: Vec<u32>,
     pub texts: Vec<String>,
+    /// Each instruction's source position: the `.loc` in force (`-lineinfo`, warpforge's emitter).
+    pub sources: Vec<Option<SourceLoc>>,
     /// Width of each register in bits.
     pub reg_bits: Vec<u32>,
     /// Registers filled before a warp starts.
@@ -58,6 +61,9 @@ pub(crate) struct Decoder<'m> {
     insts: Vec<Inst>,
     lines: Vec<u32>,
     texts: Vec<String>,
+    sources: Vec<Option<SourceLoc>>,
+    /// The `.loc` in force.
+    source: Option<SourceLoc>,
     /// The current function's labels and `.branchtargets` lists.
     labels: HashMap<String, u32>,
     lists: HashMap<String, Vec<String>>,
@@ -104,6 +110,8 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         insts: Vec::new(),
         lines: Vec::new(),
         texts: Vec::new(),
+        sources: Vec::new(),
+        source: None,
         labels: HashMap::new(),
         lists: HashMap::new(),
         last_label: None,
@@ -142,7 +150,7 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         }
     }
     let global_atomics = d.global_atomics;
-    let (insts, lines, texts) = (d.insts, d.lines, d.texts);
+    let (insts, lines, texts, sources) = (d.insts, d.lines, d.texts, d.sources);
     let (reg_bits, init) = (d.regs.bits, d.regs.init);
     let (funcs, tables) = (d.funcs, d.tables);
     Ok(Program {
@@ -150,6 +158,7 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         insts,
         lines,
         texts,
+        sources,
         reg_bits,
         init,
         params: layout.params,
@@ -183,6 +192,7 @@ impl Decoder<'_> {
             return Ok(());
         };
         self.funcs[k].start = self.insts.len() as u32;
+        self.source = None;
         let first = self.regs.bits.len() as u32;
         self.in_function = true;
         self.enter_function(k);
@@ -200,6 +210,7 @@ impl Decoder<'_> {
         self.insts.push(Inst { op, guard: None });
         self.lines.push(line);
         self.texts.push(text);
+        self.sources.push(self.source.clone());
     }
 
     /// Instructions decoded so far.
@@ -259,6 +270,16 @@ impl Decoder<'_> {
                 },
                 Statement::Instruction(i) => self.instruction(i)?,
                 Statement::Block(b) => self.block(b)?,
+                Statement::Loc(l) => {
+                    // The `.file` of its index (anywhere in the module), or the index itself.
+                    let file = (self.module.items.iter())
+                        .find_map(|i| match i {
+                            ModuleItem::File(f) if f.index == l.file => Some(f.path.clone()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| format!("file {}", l.file));
+                    self.source = Some(SourceLoc::new(&file, l.line, l.column));
+                }
                 _ => {}
             }
         }
@@ -321,6 +342,7 @@ impl Decoder<'_> {
         self.insts.push(Inst { op, guard });
         self.lines.push(line);
         self.texts.push(text);
+        self.sources.push(self.source.clone());
         Ok(())
     }
 

@@ -297,10 +297,15 @@ pub(crate) struct LaunchState<'p> {
 }
 
 impl LaunchState<'_> {
-    /// `line N: `text``, for findings.
+    /// `line N: `text``, for findings; `line N (file:line:column): `text`` where a `.loc` is in
+    /// force.
     pub fn describe(&self, pc: usize) -> String {
+        let source = match self.program.sources.get(pc) {
+            Some(Some(s)) => format!(" ({s})"),
+            _ => String::new(),
+        };
         match (self.program.lines.get(pc), self.program.texts.get(pc)) {
-            (Some(line), Some(text)) => format!("line {line}: `{text}`"),
+            (Some(line), Some(text)) => format!("line {line}{source}: `{text}`"),
             _ => "the end of the entry".into(),
         }
     }
