@@ -107,5 +107,8 @@ fn count_up_by_hand() -> warpforge_ir::Kernel {
 
 #[test]
 fn a_for_loop_is_a_counted_ir_loop() {
-    assert_eq!(count_up().to_string(), count_up_by_hand().to_string());
+    // Positions aside (the macro's kernel has them, the hand-built one not), the same IR.
+    let mut from_macro = count_up();
+    from_macro.locs = Default::default();
+    assert_eq!(from_macro.to_string(), count_up_by_hand().to_string());
 }
