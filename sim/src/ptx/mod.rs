@@ -48,15 +48,16 @@
 //!   fragments self-consistent; D = A·B + C from exact products summed in `f64` and rounded once.
 //!
 //! Files: `decode.rs` (+ `decode_mods.rs`, `decode_alu.rs`, `decode_int.rs`, `decode_float.rs`,
-//! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `decode_mma.rs`, `approx.rs`,
+//! `decode_mem.rs`, `decode_call.rs`, `decode_async.rs`, `decode_mma.rs`, `decode_operands.rs`, `approx.rs`,
 //! `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs`,
-//! `inst_async.rs` and `inst_mma.rs` (the decoded form), `block.rs` (warps, scheduling,
-//! barriers), `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`,
+//! `inst_async.rs` and `inst_mma.rs` (the decoded form), `block.rs` (warps, scheduling),
+//! `barrier.rs`, `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`,
 //! `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_async.rs`,
 //! `exec_mbarrier.rs`, `exec_warp.rs`, `exec_call.rs`, `exec_mma.rs`, `poison.rs`, `address.rs`.
 
 mod address;
 mod approx;
+mod barrier;
 mod block;
 mod cfg;
 mod decode;
@@ -69,6 +70,7 @@ mod decode_int;
 mod decode_mem;
 mod decode_mma;
 mod decode_mods;
+mod decode_operands;
 mod exec_alu;
 mod exec_async;
 mod exec_bits;
