@@ -62,3 +62,8 @@ pub use verify::{verify, Verified, VerifyError};
 
 /// Lanes per warp on every backend.
 pub const WARP_SIZE: u32 = 32;
+
+/// docs/kernels.md's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/kernels.md")]
+pub struct KernelsDoctests;
