@@ -21,14 +21,16 @@ use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{parse_macro_input, Error, FnArg, GenericParam, ItemFn, LitInt, Pat, Result, ReturnType};
+use syn::{parse_macro_input, Error, FnArg, GenericParam, ItemFn, Pat, Result, ReturnType};
 
 use lower::{Binding, Lower};
 use types::ParamType;
 
 /// Turns a Rust function into a kernel constructor: `fn name() -> warpforge_ir::Kernel`.
 ///
-/// `#[kernel(block_size = N)]`, with `N` a multiple of 32 from 32 to 1024. Parameters are buffers
+/// `#[kernel(block_size = N)]`, with `N` a multiple of 32 from 32 to 1024 (a literal, checked at
+/// compile time, or a constant expression over the kernel's const generics such as `32 * WARPS`,
+/// checked by the verifier when the kernel is built). Parameters are buffers
 /// (`&[T]` read-only, `&mut [T]` read-write) and scalars (`bool`, `u8`, `u16`, `u32`, `u64`, `i32`,
 /// `i64`, `f32`), in launch order.
 #[proc_macro_attribute]
@@ -73,8 +75,10 @@ fn with_placeholder(e: Error, item: &ItemFn, kernel: bool) -> Tokens {
     }
 }
 
-fn block_size(attr: Tokens) -> Result<u32> {
-    let mut size: Option<LitInt> = None;
+/// The `block_size` argument: a literal, checked here, or a constant expression over the kernel's
+/// const generics (`32 * WARPS`), evaluated when the kernel is built and checked by the verifier.
+fn block_size(attr: Tokens) -> Result<Tokens> {
+    let mut size: Option<syn::Expr> = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("block_size") {
             size = Some(meta.value()?.parse()?);
@@ -84,11 +88,18 @@ fn block_size(attr: Tokens) -> Result<u32> {
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
-    let Some(lit) = size else {
+    let Some(expr) = size else {
         return Err(Error::new(
             Span::call_site(),
             "missing `block_size`: write `#[kernel(block_size = 128)]` (threads per block, a multiple of 32 from 32 to 1024)",
         ));
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(lit),
+        ..
+    }) = &expr
+    else {
+        return Ok(quote_spanned!(expr.span()=> { let size: u32 = #expr; size }));
     };
     let value: u32 = lit.base10_parse()?;
     if value == 0 || value > 1024 || value % 32 != 0 {
@@ -99,7 +110,7 @@ fn block_size(attr: Tokens) -> Result<u32> {
             ),
         ));
     }
-    Ok(value)
+    Ok(quote!(#value))
 }
 
 /// The const generic parameters (the only generics kernels and device functions take).

@@ -177,8 +177,10 @@ fn without_positions_nothing_changes() {
     kernels.push(lz4_compress_kernel(4));
     kernels.push(lz4_decompress_kernel(4));
     kernels.push(lz4_compact_kernel(4));
-    for kernel in &kernels {
-        assert!(kernel.locs.is_empty());
+    for kernel in &mut kernels {
+        // The compaction kernel is written with `#[kernel]` and has Rust positions: set aside.
+        kernel.locs = Default::default();
+        let kernel = &*kernel;
         let mut located = kernel.clone();
         locate_in_printed_text(&mut located, "k.wfir");
         for sm in Sm::ALL {
