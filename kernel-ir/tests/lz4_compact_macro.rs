@@ -78,9 +78,6 @@ fn the_macro_kernel_is_the_builder_kernel() {
 #[test]
 fn a_block_size_outside_the_warps_limit_is_refused() {
     let err = std::panic::catch_unwind(|| lz4_compact_kernel(33)).expect_err("33 warps");
-    let message = err
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(message.contains("1 to 32 warps"), "{message}");
 }

@@ -1,61 +1,126 @@
-//! The sample kernels of `warpforge_ir::samples`, written again with `#[kernel]`: each expands to the
-//! same IR as its builder form, statement for statement (identical text).
+//! The sample kernels of `warpforge_ir::samples` are written with `#[kernel]`; each expands to the
+//! same IR as the builder form it replaced, statement for statement (identical text once the
+//! macro's source positions are set aside), kept here as the reference.
 
+use warpforge_ir::builder::{KernelBuilder, F32, U32};
 use warpforge_ir::samples::{self, WARP_COLLECTIVE_OUTPUTS};
-use warpforge_ir::{kernel, verify};
+use warpforge_ir::{verify, Access, Kernel, Mask, ShuffleMode, VoteMode};
 
-#[kernel(block_size = 128)]
-fn vector_add(a: &[f32], b: &[f32], out: &mut [f32], n: u32) {
-    let i = block_index() * block_size() + thread_index();
-    if i < n {
-        out[i] = a[i] + b[i];
+/// Every warp collective once, with every lane's result stored, so a backend's warp semantics can be
+/// compared with CUDA's lane by lane. Thread `t` (global index) reads `x = input[t]` and writes
+/// `out[t * 9 + k]` for:
+/// 0 `shuffle idx x, 5`; 1 `shuffle up x, 3`; 2 `shuffle down x, 7`; 3 `shuffle xor x, 9`;
+/// 4 `shuffle idx x, x` (a per-lane source, taken modulo 32); 5 `ballot (x & 1 == 1)`;
+/// 6 `vote any (x % 97 == 0)` as 0/1; 7 `vote all (x != 12345)` as 0/1; 8 `match_any (x & 3)`.
+/// All masks are full; two warps per block.
+fn builder_warp_collectives() -> Kernel {
+    let mut b = KernelBuilder::new("warp_collectives", 64);
+    let input = b.buffer::<U32>("input", Access::ReadOnly);
+    let out = b.buffer::<U32>("out", Access::ReadWrite);
+    let block = b.block_index();
+    let size = b.block_size();
+    let base = b.mul(block, size);
+    let tid = b.thread_index();
+    let t = b.add(base, tid);
+    let x = b.load(input, t);
+    let mut results = Vec::new();
+    for (mode, lane) in [
+        (ShuffleMode::Index, 5),
+        (ShuffleMode::Up, 3),
+        (ShuffleMode::Down, 7),
+        (ShuffleMode::Xor, 9),
+    ] {
+        let lane = b.u32(lane);
+        results.push(b.shuffle(mode, x, lane, Mask::FULL));
     }
+    results.push(b.shuffle(ShuffleMode::Index, x, x, Mask::FULL));
+    let one = b.u32(1);
+    let low = b.and(x, one);
+    let odd = b.eq(low, one);
+    results.push(b.ballot(odd, Mask::FULL));
+    let ninety_seven = b.u32(97);
+    let rem = b.rem(x, ninety_seven);
+    let zero = b.u32(0);
+    let multiple = b.eq(rem, zero);
+    let any = b.vote(VoteMode::Any, multiple, Mask::FULL);
+    results.push(b.zext::<U32, _>(any));
+    let marker = b.u32(12345);
+    let not_marker = b.ne(x, marker);
+    let all = b.vote(VoteMode::All, not_marker, Mask::FULL);
+    results.push(b.zext::<U32, _>(all));
+    let three = b.u32(3);
+    let key = b.and(x, three);
+    results.push(b.match_any(key, Mask::FULL));
+    let stride = b.u32(WARP_COLLECTIVE_OUTPUTS);
+    let first = b.mul(t, stride);
+    for (k, r) in results.into_iter().enumerate() {
+        let k = b.u32(k as u32);
+        let at = b.add(first, k);
+        b.store(out, at, r);
+    }
+    b.finish().expect("the warp_collectives sample verifies")
 }
 
-#[kernel(block_size = 128)]
-fn warp_reduce(input: &[u32], sums: &mut [u32], n: u32) {
-    // IR locals start at zero: this initializer emits nothing.
-    let mut acc = 0u32;
-    let i = block_index() * block_size() + thread_index();
-    if i < n {
-        acc = input[i];
-    }
-    // Unrolled while building, as the builder form's Rust loop is.
+/// `out[i] = a[i] + b[i]` for every `i < n`, with `i = block_index * block_size + thread_index`.
+fn builder_vector_add() -> Kernel {
+    let mut b = KernelBuilder::new("vector_add", 128);
+    let a = b.buffer::<F32>("a", Access::ReadOnly);
+    let bb = b.buffer::<F32>("b", Access::ReadOnly);
+    let out = b.buffer::<F32>("out", Access::ReadWrite);
+    let n = b.scalar_param::<U32>("n");
+    let block = b.block_index();
+    let size = b.block_size();
+    let base = b.mul(block, size);
+    let tid = b.thread_index();
+    let i = b.add(base, tid);
+    let n = b.param(n);
+    let in_range = b.lt(i, n);
+    b.if_(in_range, |b| {
+        let x = b.load(a, i);
+        let y = b.load(bb, i);
+        let sum = b.add(x, y);
+        b.store(out, i, sum);
+    });
+    b.finish().expect("the vector_add sample verifies")
+}
+
+/// Each warp sums the 32 `u32` inputs `input[w * 32 .. w * 32 + 32]` (wrapping), where `w` is the
+/// warp's global index; inputs at or past `n` count as 0. Lane 0 writes the sum to `sums[w]`.
+/// All lanes reach every shuffle, whatever `n` is: the bounds check only selects what a lane offers.
+fn builder_warp_reduce() -> Kernel {
+    let mut b = KernelBuilder::new("warp_reduce", 128);
+    let input = b.buffer::<U32>("input", Access::ReadOnly);
+    let sums = b.buffer::<U32>("sums", Access::ReadWrite);
+    let n = b.scalar_param::<U32>("n");
+    let acc = b.local::<U32>("acc");
+    let block = b.block_index();
+    let size = b.block_size();
+    let base = b.mul(block, size);
+    let tid = b.thread_index();
+    let i = b.add(base, tid);
+    let n = b.param(n);
+    let in_range = b.lt(i, n);
+    b.if_(in_range, |b| {
+        let x = b.load(input, i);
+        b.assign(acc, x);
+    });
     for delta in [16, 8, 4, 2, 1] {
-        let mine = acc;
-        let theirs = shuffle_xor(mine, delta, FULL_MASK);
-        acc = mine + theirs;
+        let mine = b.read(acc);
+        let lane_mask = b.u32(delta);
+        let theirs = b.shuffle(ShuffleMode::Xor, mine, lane_mask, Mask::FULL);
+        let sum = b.add(mine, theirs);
+        b.assign(acc, sum);
     }
-    if lane_id() == 0 {
-        let warp = i >> 5;
-        sums[warp] = acc;
-    }
-}
-
-#[kernel(block_size = 64)]
-fn warp_collectives(input: &[u32], out: &mut [u32]) {
-    let t = block_index() * block_size() + thread_index();
-    let x = input[t];
-    let r0 = shuffle_idx(x, 5, FULL_MASK);
-    let r1 = shuffle_up(x, 3, FULL_MASK);
-    let r2 = shuffle_down(x, 7, FULL_MASK);
-    let r3 = shuffle_xor(x, 9, FULL_MASK);
-    let r4 = shuffle_idx(x, x, FULL_MASK);
-    let one = 1u32;
-    let r5 = ballot((x & one) == one, FULL_MASK);
-    let r6 = vote_any(x % 97 == 0, FULL_MASK) as u32;
-    let r7 = vote_all(x != 12345, FULL_MASK) as u32;
-    let r8 = match_any(x & 3, FULL_MASK);
-    let first = t * WARP_COLLECTIVE_OUTPUTS;
-    out[first + 0] = r0;
-    out[first + 1] = r1;
-    out[first + 2] = r2;
-    out[first + 3] = r3;
-    out[first + 4] = r4;
-    out[first + 5] = r5;
-    out[first + 6] = r6;
-    out[first + 7] = r7;
-    out[first + 8] = r8;
+    let lane = b.lane_id();
+    let zero = b.u32(0);
+    let is_first = b.eq(lane, zero);
+    b.if_(is_first, |b| {
+        let five = b.u32(5);
+        let warp = b.shr(i, five);
+        let total = b.read(acc);
+        b.store(sums, warp, total);
+    });
+    b.finish().expect("the warp_reduce sample verifies")
 }
 
 fn same(mut from_macro: warpforge_ir::Kernel, from_builder: warpforge_ir::Kernel) {
@@ -65,7 +130,7 @@ fn same(mut from_macro: warpforge_ir::Kernel, from_builder: warpforge_ir::Kernel
     assert!(!from_macro.locs.is_empty());
     assert!(from_macro
         .to_string()
-        .contains(&format!("@ \"{}\":", file!())));
+        .contains("@ \"kernel-ir/src/samples.rs\":"));
     from_macro.locs = Default::default();
     assert_eq!(from_macro.to_string(), from_builder.to_string());
     assert_eq!(from_macro, from_builder);
@@ -73,31 +138,44 @@ fn same(mut from_macro: warpforge_ir::Kernel, from_builder: warpforge_ir::Kernel
 
 #[test]
 fn vector_add_matches_the_builder_sample() {
-    same(vector_add(), samples::vector_add());
+    same(samples::vector_add(), builder_vector_add());
 }
 
 #[test]
 fn warp_reduce_matches_the_builder_sample() {
-    same(warp_reduce(), samples::warp_reduce());
+    same(samples::warp_reduce(), builder_warp_reduce());
 }
 
 #[test]
 fn warp_collectives_matches_the_builder_sample() {
-    same(warp_collectives(), samples::warp_collectives());
+    same(samples::warp_collectives(), builder_warp_collectives());
 }
 
 #[test]
 fn statements_carry_the_rust_line_they_came_from() {
-    let k = vector_add();
-    // `let i = …` is the first line of the body (line 9 of this file), `if i < n` the second.
+    let k = samples::vector_add();
+    let source = include_str!("../src/samples.rs");
+    let line_of = |needle: &str| {
+        source
+            .lines()
+            .position(|l| l.contains(needle))
+            .expect("the line")
+            + 1
+    };
+    let file = "kernel-ir/src/samples.rs";
+    // `let i = …` is the first statement of the body, `if i < n` the second, the store inside it.
     let first = k.locs.get("body[0]").expect("a position").to_string();
-    assert_eq!(first, format!("{}:9:5", file!()));
+    let at = line_of("let i = block_index() * block_size() + thread_index();");
+    assert_eq!(first, format!("{file}:{at}:5"));
     let branch = k.locs.get("body[7]").expect("a position").to_string();
-    assert_eq!(branch, format!("{}:10:5", file!()));
+    assert_eq!(branch, format!("{file}:{}:5", line_of("if i < n {")));
     let store = k
         .locs
         .get("body[7].then[3]")
         .expect("a position")
         .to_string();
-    assert_eq!(store, format!("{}:11:9", file!()));
+    assert_eq!(
+        store,
+        format!("{file}:{}:9", line_of("out[i] = a[i] + b[i];"))
+    );
 }
