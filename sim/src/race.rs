@@ -6,6 +6,16 @@
 //! (independent thread scheduling makes them unordered on Volta and later, and on WebGPU lanes are
 //! invocations), and lanes of the same statement writing different values (which one lands is
 //! undefined).
+//!
+//! Release/acquire on one location also orders (PTX only): a release write (`st.release`, or an
+//! `atom`/`red` with `.release` or `.acq_rel`) to a byte, read by an acquire (`ld.acquire`, or an
+//! `atom` with `.acquire` or `.acq_rel`) of another thread, orders everything the releasing thread
+//! did before the release — and what was ordered before that: the lanes of a `warp_sync` it passed,
+//! the arrivals of a wait it passed — before everything the acquiring thread does after the acquire.
+//! An approximation on the generous side: the acquire is taken to synchronise with every release to
+//! the byte since the last barrier, not only the one whose value it reads (or whose release sequence
+//! that value continues), and whatever scope either names (both are within the block here). That can
+//! only miss a race, never invent one. `fence` instructions do not take part.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -18,6 +28,23 @@ pub enum Strength {
     Plain,
     Block,
     Device,
+}
+
+/// The ordering half of a PTX memory operation's semantics: whether it acquires (`ld.acquire`,
+/// `atom.acquire`/`.acq_rel`) and whether it releases (`st.release`, `atom`/`red` with `.release` or
+/// `.acq_rel`). Both false for weak and `.relaxed` accesses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sem {
+    pub acquire: bool,
+    pub release: bool,
+}
+
+/// A byte where a release and an acquire can meet: shared memory (the block's byte address) or a
+/// byte of a global buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Loc {
+    Shared(u64),
+    Global(u32, u64),
 }
 
 /// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
@@ -96,6 +123,9 @@ pub(crate) struct RaceState {
     /// Per thread: the mbarrier waits it passed since the last barrier, each with the warp step
     /// of the wait and the (thread, step) of every arrival of the phase it waited for (PTX).
     edges: HashMap<u32, Vec<(Arrivals, u64)>>,
+    /// Per byte: what is ordered before the releases to it since the last barrier, as (thread,
+    /// step) — each thread once, at its latest step — for an acquire to take as an edge.
+    releases: HashMap<Loc, Arrivals>,
 }
 
 impl RaceState {
@@ -106,6 +136,7 @@ impl RaceState {
             epoch: 1,
             syncs: vec![Vec::new(); warps],
             edges: HashMap::new(),
+            releases: HashMap::new(),
         }
     }
 
@@ -115,11 +146,56 @@ impl RaceState {
         self.edges.entry(thread).or_default().push((arrivals, step));
     }
 
+    /// A release write to `at` by `thread` at `step`: it, and what is ordered before it (its own
+    /// earlier accesses; the lanes of each `warp_sync` it passed, up to that sync; the arrivals of
+    /// each wait it passed), happen before what an acquire of `at` is followed by.
+    pub fn release(&mut self, at: Loc, thread: u32, step: u64) {
+        let mut before: HashMap<u32, u64> = HashMap::new();
+        let mut add = |t: u32, s: u64| {
+            let e = before.entry(t).or_insert(s);
+            *e = (*e).max(s);
+        };
+        add(thread, step);
+        if let Some(old) = self.releases.get(&at) {
+            old.iter().for_each(|&(t, s)| add(t, s));
+        }
+        let warp = thread / 32;
+        let me = 1u32 << (thread % 32);
+        for &(s, mask) in &self.syncs[warp as usize] {
+            if s < step && mask & me != 0 {
+                for lane in (0..32).filter(|l| mask >> l & 1 != 0) {
+                    add(warp * 32 + lane, s);
+                }
+            }
+        }
+        for (arrivals, wait) in self.edges.get(&thread).into_iter().flatten() {
+            if *wait <= step {
+                arrivals.iter().for_each(|&(t, s)| add(t, s));
+            }
+        }
+        let mut list: Vec<(u32, u64)> = before.into_iter().collect();
+        list.sort_unstable();
+        self.releases.insert(at, list.into());
+    }
+
+    /// An acquire read of `at` by `thread` at `step`: the releases to `at` so far are ordered before
+    /// what `thread` does from here on (a spin re-reading an unchanged set adds nothing).
+    pub fn acquire(&mut self, at: Loc, thread: u32, step: u64) {
+        let Some(from) = self.releases.get(&at) else {
+            return;
+        };
+        let waits = self.edges.entry(thread).or_default();
+        if !waits.iter().any(|(a, _)| Rc::ptr_eq(a, from)) {
+            waits.push((from.clone(), step));
+        }
+    }
+
     /// A barrier: everything before it happens before everything after.
     pub fn barrier(&mut self) {
         self.epoch += 1;
         self.global.clear();
         self.edges.clear();
+        self.releases.clear();
         for s in &mut self.syncs {
             s.clear();
         }
@@ -130,26 +206,48 @@ impl RaceState {
         self.syncs[warp as usize].push((step, mask));
     }
 
-    /// Whether an access by `a_thread` at `a_step` is ordered before one by `b_thread` at `b_step`
-    /// (same warp, a `warp_sync` between them naming both lanes; or `a_thread` arrived on an
-    /// mbarrier after the access and `b_thread` saw that phase complete before its access).
-    fn ordered(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
-        let by_mbarrier = self.edges.get(&b_thread).is_some_and(|waits| {
+    /// Whether `b_thread`, by `b_step`, passed a wait or acquire whose edge covers `a_thread`'s access
+    /// at `a_step` (`a_thread` arrived or released after it).
+    fn by_edge(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
+        self.edges.get(&b_thread).is_some_and(|waits| {
             waits.iter().any(|(arrivals, wait)| {
                 *wait <= b_step
                     && arrivals
                         .iter()
                         .any(|&(t, arrived)| t == a_thread && a_step <= arrived)
             })
-        });
-        if by_mbarrier {
+        })
+    }
+
+    /// Whether an access by `a_thread` at `a_step` is ordered before one by `b_thread` at `b_step`
+    /// (same warp, a `warp_sync` between them naming both lanes; or `a_thread` arrived on an
+    /// mbarrier, or released a location, after the access and `b_thread` — or a lane of its warp
+    /// that then passed a `warp_sync` naming both — saw that phase complete or acquired the location
+    /// before its access).
+    fn ordered(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
+        if self.by_edge(a_thread, a_step, b_thread, b_step) {
+            return true;
+        }
+        let b_warp = b_thread / 32;
+        let b_bit = 1u32 << (b_thread % 32);
+        let via_lane = !self.edges.is_empty()
+            && self.syncs[b_warp as usize].iter().any(|&(step, mask)| {
+                step < b_step
+                    && mask & b_bit != 0
+                    && (0..32).any(|l| {
+                        mask >> l & 1 != 0
+                            && b_warp * 32 + l != b_thread
+                            && self.by_edge(a_thread, a_step, b_warp * 32 + l, step)
+                    })
+            });
+        if via_lane {
             return true;
         }
         let warp = a_thread / 32;
-        if warp != b_thread / 32 {
+        if warp != b_warp {
             return false;
         }
-        let both = 1u32 << (a_thread % 32) | 1u32 << (b_thread % 32);
+        let both = 1u32 << (a_thread % 32) | b_bit;
         self.syncs[warp as usize]
             .iter()
             .any(|&(step, mask)| step > a_step && step < b_step && mask & both == both)

@@ -23,7 +23,7 @@ use warpforge_sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
 use warpforge_sim::{BufferArg, SimOptions};
 
 /// Entries that passed when the corpus was last changed (raise it as the simulator learns more).
-const PASSED_FLOOR: usize = 393;
+const PASSED_FLOOR: usize = 394;
 /// Entries in the corpus (the goal is 300; see the corpus README for what is left).
 const ENTRIES_FLOOR: usize = 398;
 /// Warp-instructions a block may execute: every entry is small (a block that runs longer is stuck,

@@ -8,7 +8,7 @@ use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, Decoder, Imm, Mods};
 use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
-use crate::race::Strength;
+use crate::race::{Sem, Strength};
 
 /// Whether a modifier is a hint or an ordering qualifier with nothing to simulate.
 fn is_hint(m: &str) -> bool {
@@ -112,6 +112,11 @@ impl Decoder<'_> {
                 } else {
                     Strength::Device
                 };
+                let store = inst.opcode == "st";
+                let sem = Sem {
+                    acquire: !store && mods.has("acquire"),
+                    release: store && mods.has("release"),
+                };
                 mods.ignore_if(is_hint);
                 let space = space(&mut mods)?;
                 let count = match mods.one_of(&["v2", "v4"]) {
@@ -175,6 +180,7 @@ impl Decoder<'_> {
                         srcs,
                         addr,
                         strong,
+                        sem,
                     }
                 } else {
                     let dsts = elements
@@ -190,6 +196,7 @@ impl Decoder<'_> {
                         dsts,
                         addr,
                         strong,
+                        sem,
                     }
                 }
             }
@@ -200,6 +207,12 @@ impl Decoder<'_> {
     }
 
     fn atomic(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
+        let acq_rel = mods.has("acq_rel");
+        // `red` has no acquire form (it reads nothing back).
+        let sem = Sem {
+            acquire: inst.opcode != "red" && (acq_rel || mods.has("acquire")),
+            release: acq_rel || mods.has("release"),
+        };
         mods.ignore(&[
             "relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys",
         ]);
@@ -301,6 +314,7 @@ impl Decoder<'_> {
             addr,
             b,
             c,
+            sem,
         })
     }
 

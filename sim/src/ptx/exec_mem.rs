@@ -13,7 +13,7 @@ use super::super::block::{Stop, Who};
 use super::super::decode::{Mem, Space};
 use super::super::finding::FindingKind;
 use super::super::memory::{read_bytes, write_bytes};
-use super::super::race::Strength;
+use super::super::race::{Loc, Sem, Strength};
 use super::super::stats::{global_sectors, shared_wavefronts};
 use super::address::{generic, Generic};
 use super::block::{PtxBlock, PtxWarp};
@@ -224,6 +224,10 @@ impl PtxBlock<'_> {
             Op::Ld { strong, .. } | Op::St { strong, .. } => strong,
             _ => Strength::Plain,
         };
+        let sem = match program.insts[pc].op {
+            Op::Ld { sem, .. } | Op::St { sem, .. } | Op::Atom { sem, .. } => sem,
+            _ => Sem::default(),
+        };
         let (space, elem, count, addr, access) = match &program.insts[pc].op {
             Op::Ld {
                 space,
@@ -253,6 +257,7 @@ impl PtxBlock<'_> {
                 addr,
                 b,
                 c,
+                ..
             } => (
                 *space,
                 ty.bits / 8,
@@ -366,8 +371,30 @@ impl PtxBlock<'_> {
                     }
                 }
             }
+            self.release_acquire(who, l, places[l], size, sem);
         }
         Ok(())
+    }
+
+    /// racecheck's release/acquire edges for lane `l`'s access of `size` bytes at `place`.
+    fn release_acquire(&mut self, who: Who, l: usize, place: Place, size: u64, sem: Sem) {
+        let Some(race) = &mut self.run.race else {
+            return;
+        };
+        let thread = who.warp * 32 + l as u32;
+        for i in 0..size {
+            let at = match place {
+                Place::Shared(abs) => Loc::Shared(abs + i),
+                Place::Global { buffer, offset } => Loc::Global(buffer, offset + i),
+                _ => return,
+            };
+            if sem.acquire {
+                race.acquire(at, thread, who.step);
+            }
+            if sem.release {
+                race.release(at, thread, who.step);
+            }
+        }
     }
 
     /// Reads element `k` (of `elem` bytes) of lane `l`'s access at `place`.

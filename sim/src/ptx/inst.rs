@@ -2,7 +2,7 @@
 //! (immediates, special registers and symbol addresses are registers filled before the warp starts),
 //! every type and modifier resolved to what the executor needs, and branch targets resolved to
 //! instruction indices with their reconvergence points.
-use crate::race::Strength;
+use crate::race::{Sem, Strength};
 
 /// A register index into a warp's register file.
 pub(crate) type R = u32;
@@ -429,6 +429,8 @@ pub(crate) enum Op {
         addr: Addr,
         /// `.relaxed`, `.acquire` or `.volatile`: a strong load, and its scope (racecheck).
         strong: Strength,
+        /// `.acquire` (racecheck's release/acquire edges).
+        sem: Sem,
     },
     /// `st`; `strong`: `.relaxed`, `.release` or `.volatile`, and its scope.
     St {
@@ -437,8 +439,10 @@ pub(crate) enum Op {
         srcs: Vec<R>,
         addr: Addr,
         strong: Strength,
+        /// `.release`.
+        sem: Sem,
     },
-    /// `atom` (`d` is `None` for `red`).
+    /// `atom` (`d` is `None` for `red`); `sem`: `.acquire`, `.release` or `.acq_rel`.
     Atom {
         space: MemSpace,
         op: AtomOp,
@@ -447,6 +451,7 @@ pub(crate) enum Op {
         addr: Addr,
         b: R,
         c: Option<R>,
+        sem: Sem,
     },
     /// `bra`: the target and the branch's reconvergence point (its immediate post-dominator, or
     /// [`super::cfg::EXIT`]).
