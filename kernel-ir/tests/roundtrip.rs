@@ -49,7 +49,10 @@ kernel vector_add {
     }
 }
 ";
-    assert_eq!(samples::vector_add().to_string(), expected);
+    // The sample is written with `#[kernel]`: its statements carry Rust positions, set aside here.
+    let mut kernel = samples::vector_add();
+    kernel.locs = Default::default();
+    assert_eq!(kernel.to_string(), expected);
 }
 
 #[test]

@@ -222,7 +222,7 @@ impl Lower {
                 );
                 let lets = self.operands(&args[..2])?;
                 let mask = self.mask(args[2])?;
-                quote_spanned!(span=> { #lets #mask #b.shuffle(::warpforge_ir::ShuffleMode::#mode, __wf_a0, __wf_a1, __wf_mask) })
+                quote_spanned!(span=> { #lets #mask #b.shuffle(__wf_ir::ShuffleMode::#mode, __wf_a0, __wf_a1, __wf_mask) })
             }
             "ballot" | "match_any" => {
                 let lets = self.operands(&args[..1])?;
@@ -233,7 +233,7 @@ impl Lower {
                 let mode = syn::Ident::new(if name == "vote_any" { "Any" } else { "All" }, span);
                 let lets = self.operands(&args[..1])?;
                 let mask = self.mask(args[1])?;
-                quote_spanned!(span=> { #lets #mask #b.vote(::warpforge_ir::VoteMode::#mode, __wf_a0, __wf_mask) })
+                quote_spanned!(span=> { #lets #mask #b.vote(__wf_ir::VoteMode::#mode, __wf_a0, __wf_mask) })
             }
             "atomic_add" | "atomic_min" | "atomic_max" | "atomic_and" | "atomic_or" | "atomic_exchange" => {
                 let op = syn::Ident::new(
@@ -252,7 +252,7 @@ impl Lower {
                 quote_spanned!(span=> {
                     let __wf_i = #index;
                     #lets
-                    #b.atomic(::warpforge_ir::AtomicOp::#op, #array, __wf_i, __wf_a0)
+                    #b.atomic(__wf_ir::AtomicOp::#op, #array, __wf_i, __wf_a0)
                 })
             }
             "atomic_cas" => {
@@ -344,15 +344,15 @@ impl Lower {
                 .is_some_and(|s| s.ident == "FULL_MASK")
                 && p.path.get_ident().is_none_or(|i| self.lookup(i).is_none())
             {
-                return Ok(quote_spanned!(span=> let __wf_mask = ::warpforge_ir::Mask::FULL;));
+                return Ok(quote_spanned!(span=> let __wf_mask = __wf_ir::Mask::FULL;));
             }
         }
         if constant {
-            return Ok(quote_spanned!(span=> let __wf_mask = ::warpforge_ir::Mask::Const(#arg);));
+            return Ok(quote_spanned!(span=> let __wf_mask = __wf_ir::Mask::Const(#arg);));
         }
         let value = self.value(arg)?;
         Ok(
-            quote_spanned!(span=> let __wf_mask: ::warpforge_ir::Mask = ::core::convert::From::from(#value);),
+            quote_spanned!(span=> let __wf_mask: __wf_ir::Mask = ::core::convert::From::from(#value);),
         )
     }
 

@@ -25,7 +25,7 @@ pub fn literal(lit: &Lit, negative: bool) -> Result<Tokens> {
         Lit::Int(i) => i.suffix().to_owned(),
         Lit::Float(f) => f.suffix().to_owned(),
         Lit::Bool(v) => {
-            return Ok(quote_spanned!(v.span()=> #b.lit::<::warpforge_ir::builder::Bool>(#v)));
+            return Ok(quote_spanned!(v.span()=> #b.lit::<__wf_ir::builder::Bool>(#v)));
         }
         other => {
             return Err(unsupported(
@@ -46,7 +46,7 @@ pub fn literal(lit: &Lit, negative: bool) -> Result<Tokens> {
         ));
     };
     let marker = syn::Ident::new(marker, span);
-    Ok(quote_spanned!(span=> #b.lit::<::warpforge_ir::builder::#marker>(#sign #lit)))
+    Ok(quote_spanned!(span=> #b.lit::<__wf_ir::builder::#marker>(#sign #lit)))
 }
 
 /// Whether lowering `e` emits only pure expressions (no memory access, call or control flow), so that
@@ -159,7 +159,7 @@ impl Lower {
                 let inner = self.value(&c.expr)?;
                 Ok(quote_spanned!(span=> {
                     let #v = #inner;
-                    ::warpforge_ir::__macro::cast::<#kind, _>(#b, #v)
+                    __wf_ir::__macro::cast::<#kind, _>(#b, #v)
                 }))
             }
             Expr::Index(ix) => {
@@ -186,7 +186,7 @@ impl Lower {
         {
             if i.suffix().is_empty() {
                 let b = builder();
-                return Ok(quote_spanned!(i.span()=> #b.lit::<::warpforge_ir::builder::U32>(#i)));
+                return Ok(quote_spanned!(i.span()=> #b.lit::<__wf_ir::builder::U32>(#i)));
             }
         }
         self.value(e)
@@ -215,7 +215,7 @@ impl Lower {
                     ))
                 }
                 None if ident == "FULL_MASK" => {
-                    return Ok(quote_spanned!(span=> #b.lit::<::warpforge_ir::builder::U32>(::warpforge_ir::gpu::FULL_MASK)))
+                    return Ok(quote_spanned!(span=> #b.lit::<__wf_ir::builder::U32>(__wf_ir::gpu::FULL_MASK)))
                 }
                 None => {}
             }
@@ -255,7 +255,7 @@ impl Lower {
                 };
                 Ok(quote_spanned!(span=> {
                     let #l = #lhs;
-                    let #s = ::warpforge_ir::__macro::local::<::warpforge_ir::builder::Bool>(#b, #name);
+                    let #s = __wf_ir::__macro::local::<__wf_ir::builder::Bool>(#b, #name);
                     #b.assign(#s, #l);
                     #branch;
                     #b.read(#s)
@@ -265,13 +265,13 @@ impl Lower {
                 let amount = match right {
                     Expr::Lit(lit) if matches!(&lit.lit, Lit::Int(i) if i.suffix().is_empty()) => {
                         let lit = &lit.lit;
-                        quote_spanned!(lit.span()=> let #r = #b.lit::<::warpforge_ir::builder::U32>(#lit);)
+                        quote_spanned!(lit.span()=> let #r = #b.lit::<__wf_ir::builder::U32>(#lit);)
                     }
                     _ => {
                         let rhs = self.value(right)?;
                         quote_spanned!(right.span()=>
                             let #r = #rhs;
-                            let #r = ::warpforge_ir::__macro::shift_amount(#b, #r);
+                            let #r = __wf_ir::__macro::shift_amount(#b, #r);
                         )
                     }
                 };
@@ -307,7 +307,7 @@ impl Lower {
         let v = tmp("__wf_v", span);
         Ok(quote_spanned!(span=> {
             let #c = #cond;
-            let #s = ::warpforge_ir::__macro::local(#b, "if_value");
+            let #s = __wf_ir::__macro::local(#b, "if_value");
             #b.if_else(
                 #c,
                 |#b| { let #v = { #then }; #b.assign(#s, #v); },

@@ -1,6 +1,8 @@
 //! `#[kernel]` and `#[device]`: GPU kernels written as Rust functions, expanded into calls of
 //! `warpforge_ir`'s typed builder. Use them through `warpforge_ir` (`warpforge_ir::kernel`), which
-//! re-exports them; the expansion names `::warpforge_ir`.
+//! re-exports them, or through `warpforge` (`warpforge::ir::kernel`): the expansion names whichever
+//! of the two the calling crate depends on (`ir_path`, read from its Cargo.toml by
+//! `proc-macro-crate`).
 //!
 //! `#[kernel(block_size = 128)] fn name(params) { body }` becomes `fn name() -> warpforge_ir::Kernel`
 //! (with the function's const generics), which builds and verifies the kernel each time it is called.
@@ -58,6 +60,28 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// The path of `warpforge_ir` in the calling crate: `::warpforge_ir` (or its renamed name) when it
+/// depends on `warpforge-ir` (or is it), `::warpforge::ir` when it depends on `warpforge` only.
+pub(crate) fn ir_path() -> Tokens {
+    use proc_macro_crate::{crate_name, FoundCrate};
+    let named = |name: &str| {
+        let ident = proc_macro2::Ident::new(&name.replace('-', "_"), Span::call_site());
+        quote!(::#ident)
+    };
+    match crate_name("warpforge-ir") {
+        Ok(FoundCrate::Itself) => quote!(::warpforge_ir),
+        Ok(FoundCrate::Name(name)) => named(&name),
+        Err(_) => match crate_name("warpforge") {
+            Ok(FoundCrate::Name(name)) => {
+                let root = named(&name);
+                quote!(#root::ir)
+            }
+            Ok(FoundCrate::Itself) => quote!(crate::ir),
+            Err(_) => quote!(::warpforge_ir),
+        },
+    }
+}
+
 /// The error, and for a kernel a function of the same name so that uses of it do not add errors.
 fn with_placeholder(e: Error, item: &ItemFn, kernel: bool) -> Tokens {
     let error = e.to_compile_error();
@@ -66,10 +90,11 @@ fn with_placeholder(e: Error, item: &ItemFn, kernel: bool) -> Tokens {
     }
     let vis = &item.vis;
     let name = &item.sig.ident;
+    let ir = ir_path();
     quote! {
         #error
         #[allow(dead_code)]
-        #vis fn #name() -> ::warpforge_ir::Kernel {
+        #vis fn #name() -> #ir::Kernel {
             ::core::unreachable!()
         }
     }
@@ -177,6 +202,7 @@ fn params(item: &ItemFn) -> Result<Vec<(syn::Ident, ParamType)>> {
 }
 
 fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
+    let ir = ir_path();
     let size = block_size(attr)?;
     check_signature(item, "kernel")?;
     if let ReturnType::Type(_, ty) = &item.sig.output {
@@ -199,7 +225,7 @@ fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
                 } else {
                     quote!(ReadOnly)
                 };
-                quote_spanned!(name.span()=> let #name = #b.buffer::<#kind>(#text, ::warpforge_ir::Access::#access);)
+                quote_spanned!(name.span()=> let #name = #b.buffer::<#kind>(#text, __wf_ir::Access::#access);)
             }
             ParamType::Scalar { kind } => {
                 lower.bind(&name, Binding::Scalar);
@@ -215,17 +241,19 @@ fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
     let generics = &item.sig.generics;
     Ok(quote! {
         #(#attrs)*
-        #vis fn #name #generics() -> ::warpforge_ir::Kernel {
-            let mut __wf_kernel = ::warpforge_ir::builder::KernelBuilder::new(#name_text, #size);
+        #vis fn #name #generics() -> #ir::Kernel {
+            use #ir as __wf_ir;
+            let mut __wf_kernel = __wf_ir::builder::KernelBuilder::new(#name_text, #size);
             let #b = &mut __wf_kernel;
             #(#decls)*
             #body
-            ::warpforge_ir::__macro::finish(__wf_kernel, #name_text)
+            __wf_ir::__macro::finish(__wf_kernel, #name_text)
         }
     })
 }
 
 fn expand_device(item: &ItemFn) -> Result<Tokens> {
+    let ir = ir_path();
     check_signature(item, "device function")?;
     let name = &item.sig.ident;
     let mut lower = Lower::new(Some(name.clone()));
@@ -236,11 +264,11 @@ fn expand_device(item: &ItemFn) -> Result<Tokens> {
         inputs.push(match ty {
             ParamType::Buffer { kind, writable } => {
                 lower.bind(&pname, Binding::Array { writable });
-                quote_spanned!(pname.span()=> #pname: impl ::warpforge_ir::builder::Array<#kind>)
+                quote_spanned!(pname.span()=> #pname: impl #ir::builder::Array<#kind>)
             }
             ParamType::Scalar { kind } => {
                 lower.bind(&pname, Binding::Value);
-                quote_spanned!(pname.span()=> #pname: ::warpforge_ir::builder::Val<#kind>)
+                quote_spanned!(pname.span()=> #pname: #ir::builder::Val<#kind>)
             }
         });
     }
@@ -250,7 +278,7 @@ fn expand_device(item: &ItemFn) -> Result<Tokens> {
             let kind = types::scalar_kind(ty)?;
             let value = lower.value_block(&item.block.stmts, item.block.span())?;
             (
-                quote_spanned!(arrow.span()=> -> ::warpforge_ir::builder::Val<#kind>),
+                quote_spanned!(arrow.span()=> -> #ir::builder::Val<#kind>),
                 value,
             )
         }
@@ -260,7 +288,8 @@ fn expand_device(item: &ItemFn) -> Result<Tokens> {
     let generics = &item.sig.generics;
     Ok(quote! {
         #(#attrs)*
-        #vis fn #name #generics(#b: &mut ::warpforge_ir::builder::KernelBuilder, #(#inputs),*) #output {
+        #vis fn #name #generics(#b: &mut #ir::builder::KernelBuilder, #(#inputs),*) #output {
+            use #ir as __wf_ir;
             #body
         }
     })

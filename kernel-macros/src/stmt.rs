@@ -99,12 +99,12 @@ impl Lower {
                     if let Some((kind, len, align)) = self.shared_decl(expr)? {
                         self.bind(name, Binding::Array { writable: true });
                         return Ok(quote_spanned!(name.span()=>
-                            let #name = ::warpforge_ir::__macro::shared::<#kind>(#b, #text, #len, #align);
+                            let #name = __wf_ir::__macro::shared::<#kind>(#b, #text, #len, #align);
                         ));
                     }
                     let value = self.value(expr)?;
                     self.bind(name, Binding::Value);
-                    let annotation = ty.map(|k| quote!(: ::warpforge_ir::builder::Val<#k>));
+                    let annotation = ty.map(|k| quote!(: __wf_ir::builder::Val<#k>));
                     return Ok(quote_spanned!(name.span()=> let #name #annotation = #value;));
                 }
                 let kind = ty.map(|k| quote!(::<#k>));
@@ -117,7 +117,7 @@ impl Lower {
                     });
                     self.bind(name, Binding::Local);
                     return Ok(quote_spanned!(name.span()=>
-                        let #name = ::warpforge_ir::__macro::local #kind(#b, #text);
+                        let #name = __wf_ir::__macro::local #kind(#b, #text);
                     ));
                 }
                 let v = tmp("__wf_v", expr.span());
@@ -125,7 +125,7 @@ impl Lower {
                 self.bind(name, Binding::Local);
                 Ok(quote_spanned!(name.span()=>
                     let #v = #value;
-                    let #name = ::warpforge_ir::__macro::local #kind(#b, #text);
+                    let #name = __wf_ir::__macro::local #kind(#b, #text);
                     #b.assign(#name, #v);
                 ))
             }
@@ -311,7 +311,7 @@ impl Lower {
                         op,
                         syn::BinOp::ShlAssign(_) | syn::BinOp::ShrAssign(_)
                     ) {
-                        quote_spanned!(value.span()=> let #v = ::warpforge_ir::__macro::shift_amount(#b, #v);)
+                        quote_spanned!(value.span()=> let #v = __wf_ir::__macro::shift_amount(#b, #v);)
                     } else {
                         quote!()
                     };
@@ -463,7 +463,7 @@ impl Lower {
             let __wf_start = #start;
             let __wf_end = #end_v;
             #step_let
-            let __wf_counter = ::warpforge_ir::__macro::local(#b, #text);
+            let __wf_counter = __wf_ir::__macro::local(#b, #text);
             #b.assign(__wf_counter, __wf_start);
             #b.loop_(|#b| {
                 let #var = #b.read(__wf_counter);
@@ -518,7 +518,7 @@ fn suffix_kind(lit: &Lit) -> Option<Tokens> {
     };
     let marker = types::marker_of(suffix)?;
     let marker = syn::Ident::new(marker, lit.span());
-    Some(quote!(::<::warpforge_ir::builder::#marker>))
+    Some(quote!(::<__wf_ir::builder::#marker>))
 }
 
 /// `set_loc(file!(), line!(), column!())` with the macros spanned at the user's statement, so that they

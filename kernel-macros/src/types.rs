@@ -27,7 +27,8 @@ pub fn marker_of(name: &str) -> Option<&'static str> {
         .map(|(_, m)| *m)
 }
 
-/// `::warpforge_ir::builder::U32` for `u32`, spanned at the type; an error for other types.
+/// `<warpforge-ir>::builder::U32` for `u32` (the crate path `crate::ir_path` resolves), spanned at the
+/// type; an error for other types.
 pub fn scalar_kind(ty: &Type) -> Result<Tokens> {
     let name = match ty {
         Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
@@ -52,7 +53,8 @@ pub fn scalar_kind(ty: &Type) -> Result<Tokens> {
         ));
     };
     let marker = syn::Ident::new(marker, ty.span());
-    Ok(quote_spanned!(ty.span()=> ::warpforge_ir::builder::#marker))
+    let ir = crate::ir_path();
+    Ok(quote_spanned!(ty.span()=> #ir::builder::#marker))
 }
 
 /// A kernel or device-function parameter's type.
