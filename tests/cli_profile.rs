@@ -5,11 +5,15 @@
 mod run_support;
 use run_support::{f32_bytes, scratch, text, warpforge, write};
 
-/// The row of the profile whose source text is `needle` (trimmed): its columns before the source.
+/// The row of the profile whose source text is `needle` (trimmed, and without the Rust position a
+/// statement of a `#[kernel]` kernel carries, ` @ "file":line:column`): its columns before the source.
 fn row<'a>(stdout: &'a str, needle: &str) -> Vec<&'a str> {
     let line = stdout
         .lines()
-        .find(|l| l.trim_end().ends_with(needle))
+        .find(|l| {
+            let l = l.trim_end();
+            l.split(" @ \"").next().unwrap_or(l).ends_with(needle)
+        })
         .unwrap_or_else(|| panic!("no profile line for `{needle}`:\n{stdout}"));
     line.split_whitespace().collect()
 }
