@@ -7,6 +7,7 @@
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, Decoder, Imm, Mods};
+use super::decode_alu::reg_operand;
 use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
 use crate::race::{Sem, Strength};
 
@@ -429,10 +430,10 @@ impl Decoder<'_> {
                 }
                 let [d, a, b, c, mask] = operands::<5>(inst)?;
                 let (d, p) = match &d.kind {
-                    OperandKind::PredPair(d, p) => {
-                        let (d, p) = (self.pair(d, 32)?, self.pair(p, 1)?);
-                        (d, Some(p))
-                    }
+                    OperandKind::PredPair(dr, pr) => (
+                        self.dst(&reg_operand(d, dr), 32)?,
+                        Some(self.dst(&reg_operand(d, pr), 1)?),
+                    ),
                     _ => (self.dst(d, 32)?, None),
                 };
                 Ok(Op::Shfl {
@@ -485,10 +486,10 @@ impl Decoder<'_> {
                 };
                 let [d, a, mask] = operands::<3>(inst)?;
                 let (d, p) = match &d.kind {
-                    OperandKind::PredPair(d, p) if all => {
-                        let (d, p) = (self.pair(d, 32)?, self.pair(p, 1)?);
-                        (d, Some(p))
-                    }
+                    OperandKind::PredPair(dr, pr) if all => (
+                        self.dst(&reg_operand(d, dr), 32)?,
+                        Some(self.dst(&reg_operand(d, pr), 1)?),
+                    ),
                     _ => (self.dst(d, 32)?, None),
                 };
                 Ok(Op::Match {
@@ -535,16 +536,5 @@ impl Decoder<'_> {
             }
             other => Err(format!("`{other}` is not implemented")),
         }
-    }
-
-    /// One register of a `d|p` pair, as a destination.
-    /// One half of a `d|p` pair (`bits` wide); `_` is the sink.
-    fn pair(&mut self, r: &warpforge_ptx::parse::Register, bits: u32) -> Result<u32, String> {
-        if r.name == "_" {
-            return Ok(self.regs.scratch(bits));
-        }
-        self.regs
-            .declared(r)
-            .ok_or_else(|| format!("`{r}` is not a declared register"))
     }
 }

@@ -429,10 +429,7 @@ impl PtxBlock<'_> {
         }) else {
             return Ok(());
         };
-        let Some((t, c)) = self
-            .asyncs
-            .find(|c| c.dst <= b && b < c.dst + u64::from(c.size))
-        else {
+        let Some((t, c)) = self.asyncs.find(|c| c.covers(b)) else {
             return Ok(());
         };
         let me = who.warp * 32 + l as u32;

@@ -62,8 +62,13 @@ impl Poison {
 
 /// What an instruction does with poison in the registers it reads.
 pub(crate) enum Flow {
-    /// Poison in `reads` is an error: it reaches what the string names.
-    Sink { reads: Vec<R>, what: &'static str },
+    /// Poison in `reads` is an error: it reaches what the string names. `writes` get fresh values
+    /// (their poison ends).
+    Sink {
+        reads: Vec<R>,
+        writes: Vec<R>,
+        what: &'static str,
+    },
     /// Each register of `writes` is poison where any of `reads` is.
     Pass { reads: Vec<R>, writes: Vec<R> },
     /// `selp d, a, b, c`: `d` is poison where `c` is, or where the chosen operand is.
@@ -75,7 +80,11 @@ pub(crate) enum Flow {
 pub(crate) fn flow(op: &Op) -> Flow {
     use super::inst_int::XOp;
     let pass = |reads: Vec<R>, writes: Vec<R>| Flow::Pass { reads, writes };
-    let sink = |reads: Vec<R>, what| Flow::Sink { reads, what };
+    let sink = |reads: Vec<R>, writes: Vec<R>, what| Flow::Sink {
+        reads,
+        writes,
+        what,
+    };
     let base = |b: Option<R>| b.into_iter().collect::<Vec<R>>();
     match op {
         Op::Mov { d, a, .. } | Op::IntUn { d, a, .. } | Op::FUn { d, a, .. } => {
@@ -129,43 +138,56 @@ pub(crate) fn flow(op: &Op) -> Flow {
             b: *b,
             c: *c,
         },
-        Op::Ld { addr, .. } => sink(base(addr.base), "an address"),
+        Op::Ld { addr, dsts, .. } => sink(
+            base(addr.base),
+            dsts.iter().flatten().copied().collect(),
+            "an address",
+        ),
         Op::St { srcs, addr, .. } => {
             let mut reads = srcs.clone();
             reads.extend(addr.base);
-            sink(reads, "memory (a stored value or its address)")
+            sink(reads, vec![], "memory (a stored value or its address)")
         }
-        Op::Atom { addr, b, c, .. } => {
+        Op::Atom { addr, b, c, d, .. } => {
             let mut reads = vec![*b];
             reads.extend(*c);
             reads.extend(addr.base);
-            sink(reads, "memory (an atomic's operand or address)")
+            sink(reads, base(*d), "memory (an atomic's operand or address)")
         }
-        Op::Bra { .. } => sink(vec![], "a branch"),
-        Op::Brx { index, .. } => sink(vec![*index], "a branch (its index)"),
-        Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield => sink(vec![], "a branch"),
-        Op::Call { args, .. } => {
-            let reads = args
-                .iter()
-                .filter_map(|a| match a.caller {
-                    super::inst_mem::Slot::Reg(r) => Some(r),
-                    super::inst_mem::Slot::Frame(_) => None,
-                })
-                .collect();
-            sink(reads, "a call's argument")
-        }
+        Op::Bra { .. } => sink(vec![], vec![], "a branch"),
+        Op::Brx { index, .. } => sink(vec![*index], vec![], "a branch (its index)"),
+        Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield => sink(vec![], vec![], "a branch"),
+        // The return registers are written when the callee returns.
+        Op::Call { args, rets, .. } => sink(slot_regs(args), slot_regs(rets), "a call's argument"),
         Op::Bar {
-            id, count, pred, ..
+            id, count, pred, d, ..
         } => {
             let mut reads = vec![*id];
             reads.extend(*count);
             reads.extend(pred.map(|(p, _)| p));
-            sink(reads, "a barrier")
+            sink(reads, base(*d), "a barrier")
         }
-        Op::WarpSync { mask } => sink(vec![*mask], "a collective"),
-        Op::Shfl { a, b, c, mask, .. } => sink(vec![*a, *b, *c, *mask], "a collective"),
-        Op::Vote { a, mask, .. } | Op::Match { a, mask, .. } | Op::Redux { a, mask, .. } => {
-            sink(vec![*a, *mask], "a collective")
+        Op::WarpSync { mask } => sink(vec![*mask], vec![], "a collective"),
+        Op::Shfl {
+            a,
+            b,
+            c,
+            mask,
+            d,
+            p,
+            ..
+        } => {
+            let mut writes = vec![*d];
+            writes.extend(*p);
+            sink(vec![*a, *b, *c, *mask], writes, "a collective")
+        }
+        Op::Match { a, mask, d, p, .. } => {
+            let mut writes = vec![*d];
+            writes.extend(*p);
+            sink(vec![*a, *mask], writes, "a collective")
+        }
+        Op::Vote { a, mask, d, .. } | Op::Redux { a, mask, d, .. } => {
+            sink(vec![*a, *mask], vec![*d], "a collective")
         }
         Op::Activemask { d } | Op::Clock { d, .. } => pass(vec![], vec![*d]),
         Op::Async(a) => async_flow(a),
@@ -178,20 +200,26 @@ pub(crate) fn flow(op: &Op) -> Flow {
 /// conversion.
 fn matrix_flow(m: &super::inst_mma::MmaOp) -> Flow {
     use super::inst_mma::MmaOp;
-    let (reads, what) = match m {
+    let (reads, writes, what) = match m {
         MmaOp::Tf32 { d, a, .. } => {
             return Flow::Pass {
                 reads: vec![*a],
                 writes: vec![*d],
             }
         }
-        MmaOp::Ldmatrix { addr, .. } => (addr.base.into_iter().collect(), "an address"),
+        MmaOp::Ldmatrix { addr, regs, .. } => {
+            (addr.base.into_iter().collect(), regs.to_vec(), "an address")
+        }
         MmaOp::Stmatrix { regs, addr, .. } => {
             let mut reads = regs.to_vec();
             reads.extend(addr.base);
-            (reads, "memory (a stored value or its address)")
+            (reads, vec![], "memory (a stored value or its address)")
         }
-        MmaOp::Mma { a, b, c, .. } => ([&a[..], &b[..], &c[..]].concat(), "a collective"),
+        MmaOp::Mma { a, b, c, d, .. } => (
+            [&a[..], &b[..], &c[..]].concat(),
+            d.to_vec(),
+            "a collective",
+        ),
         MmaOp::Wmma {
             store,
             regs,
@@ -201,13 +229,24 @@ fn matrix_flow(m: &super::inst_mma::MmaOp) -> Flow {
         } => {
             let mut reads = vec![*stride];
             reads.extend(addr.base);
+            let mut writes = Vec::new();
             if *store {
                 reads.extend(regs.iter());
+            } else {
+                writes.extend(regs.iter());
             }
-            (reads, "memory (a matrix fragment, its address or stride)")
+            (
+                reads,
+                writes,
+                "memory (a matrix fragment, its address or stride)",
+            )
         }
     };
-    Flow::Sink { reads, what }
+    Flow::Sink {
+        reads,
+        writes,
+        what,
+    }
 }
 
 /// Half-precision arithmetic, `set`, `testp`, `copysign`: computation.
@@ -250,6 +289,7 @@ fn float_flow(x: &super::inst_half::FloatX) -> Flow {
 fn async_flow(a: &super::inst_async::Async) -> Flow {
     use super::inst_async::Async;
     let mut reads = Vec::new();
+    let mut writes = Vec::new();
     let mut add = |addr: &super::inst::Addr| reads.extend(addr.base);
     match a {
         Async::PendingCount { d, state } => {
@@ -277,24 +317,33 @@ fn async_flow(a: &super::inst_async::Async) -> Flow {
             reads.push(*count);
         }
         Async::Arrive {
-            addr, count, tx, ..
+            addr,
+            count,
+            tx,
+            state,
+            ..
         } => {
             add(addr);
             reads.extend(*count);
             reads.extend(*tx);
+            writes.extend(*state);
         }
         Async::Tx { addr, bytes, .. } => {
             add(addr);
             reads.push(*bytes);
         }
-        Async::Wait { addr, operand, .. } => {
+        Async::Wait {
+            addr, operand, p, ..
+        } => {
             add(addr);
             reads.push(*operand);
+            writes.push(*p);
         }
         Async::Inval { addr, .. } => add(addr),
     }
     Flow::Sink {
         reads,
+        writes,
         what: "memory (an asynchronous copy's or mbarrier's operand)",
     }
 }
@@ -330,7 +379,11 @@ impl super::block::PtxBlock<'_> {
                 })
         };
         match flow(op) {
-            Flow::Sink { reads, what } => {
+            Flow::Sink {
+                reads,
+                writes,
+                what,
+            } => {
                 let (bad, origin) = read(&reads, lanes);
                 let bad = bad | guarded;
                 if bad != 0 {
@@ -352,7 +405,7 @@ impl super::block::PtxBlock<'_> {
                     self.run
                         .report(FindingKind::ShuffleOutsideMask, pc as u32, origin, f)?;
                 }
-                for w in writes_of(op) {
+                for w in writes {
                     warp.poison.assign(w, lanes, 0, 0);
                 }
             }
@@ -382,34 +435,12 @@ impl super::block::PtxBlock<'_> {
     }
 }
 
-/// The registers a sink instruction writes (fresh values: their poison ends).
-fn writes_of(op: &Op) -> Vec<R> {
-    match op {
-        Op::Ld { dsts, .. } => dsts.iter().flatten().copied().collect(),
-        Op::Atom { d, .. } | Op::Bar { d, .. } => d.iter().copied().collect(),
-        Op::Shfl { d, p, .. } | Op::Match { d, p, .. } => {
-            std::iter::once(*d).chain(p.iter().copied()).collect()
-        }
-        Op::Vote { d, .. } | Op::Redux { d, .. } => vec![*d],
-        Op::Async(super::inst_async::Async::Arrive { state, .. }) => {
-            state.iter().copied().collect()
-        }
-        Op::Async(super::inst_async::Async::Wait { p, .. }) => vec![*p],
-        Op::Mma(m) => match &**m {
-            super::inst_mma::MmaOp::Ldmatrix { regs, .. } => regs.to_vec(),
-            super::inst_mma::MmaOp::Mma { d, .. } => d.to_vec(),
-            super::inst_mma::MmaOp::Wmma {
-                store: false, regs, ..
-            } => regs.to_vec(),
-            _ => vec![],
-        },
-        Op::Call { rets, .. } => rets
-            .iter()
-            .filter_map(|a| match a.caller {
-                super::inst_mem::Slot::Reg(r) => Some(r),
-                super::inst_mem::Slot::Frame(_) => None,
-            })
-            .collect(),
-        _ => vec![],
-    }
+/// The registers among a call's arguments or return values.
+fn slot_regs(args: &[super::inst_mem::CallArg]) -> Vec<R> {
+    args.iter()
+        .filter_map(|a| match a.caller {
+            super::inst_mem::Slot::Reg(r) => Some(r),
+            super::inst_mem::Slot::Frame(_) => None,
+        })
+        .collect()
 }
