@@ -37,8 +37,8 @@ CORPUS=${CORPUS:-../shared/corpus/dev.pages.xz}
 MODE=${1:-all}
 PAGE_BYTES=4096
 CARRY_LIMIT=$((64 << 20)) # what travels to the device machine: working tree + carried folders
-BINARIES=(warpforge gpu_batch test_gpu_batch test_reference_gpu_batch_doc test_cli_run_backends
-  test_differential test_ptx_corpus_cuda test_corpus_cuda)
+# test_it: the root package's integration tests (tests/it/, one binary); each step runs its modules.
+BINARIES=(warpforge gpu_batch test_it)
 
 say() { echo "gpu-check: $*"; }
 err() { echo "gpu-check: $*" >&2; }
@@ -95,19 +95,16 @@ build() {
   cargo build --release --bin warpforge --example gpu_batch
   local target=${CARGO_TARGET_DIR:-target}
   cp "$target/release/warpforge" "$target/release/examples/gpu_batch" "$BIN/"
-  local json exe t
+  local json exe
   json=$(mktemp)
-  cargo test --release --test gpu_batch --test reference_gpu_batch_doc --test cli_run_backends \
-    --test differential --test ptx_corpus_cuda --test corpus_cuda --no-run --message-format=json > "$json"
-  for t in gpu_batch reference_gpu_batch_doc cli_run_backends differential ptx_corpus_cuda corpus_cuda; do
-    exe=$(test_executable "$json" "$t")
-    if [[ -z $exe || ! -x $exe ]]; then
-      rm -f "$json"
-      err "cargo named no executable for test target $t"
-      exit 1
-    fi
-    cp "$exe" "$BIN/test_$t"
-  done
+  cargo test --release --test it --no-run --message-format=json > "$json"
+  exe=$(test_executable "$json" it)
+  if [[ -z $exe || ! -x $exe ]]; then
+    rm -f "$json"
+    err "cargo named no executable for test target it"
+    exit 1
+  fi
+  cp "$exe" "$BIN/test_it"
   rm -f "$json"
 
   # What travels to the device machine: the working tree (tracked and untracked files that git does
@@ -213,18 +210,19 @@ run() {
   step info "$BIN/warpforge" info
   export WARPFORGE_REQUIRE_CUDA=1
   export WARPFORGE_BIN; WARPFORGE_BIN=$(abs "$BIN/warpforge")
-  step tests "$BIN/test_gpu_batch" --test-threads=1
-  step doc-snippets "$BIN/test_reference_gpu_batch_doc" --test-threads=1
+  step tests "$BIN/test_it" gpu_batch:: --test-threads=1
+  step doc-snippets "$BIN/test_it" reference_gpu_batch_doc:: --test-threads=1
   # `warpforge run --backend cuda --check sim`: a user's .wfir kernel and every catalog kernel.
-  step run-cuda-vs-sim "$BIN/test_cli_run_backends" cuda --test-threads=1
+  # (the module's tests less its WebGPU ones: the three that run on CUDA)
+  step run-cuda-vs-sim "$BIN/test_it" cli_run_backends:: --skip webgpu --test-threads=1
   # Random verified kernels: the emitted PTX on the GPU against the simulator, bit for bit.
   export WARPFORGE_DIFF_CASES=${DIFF_CASES:-2000}
-  step differential-cuda "$BIN/test_differential" \
-    random_kernels_give_identical_buffers_on_sim_and_cuda --nocapture
+  step differential-cuda "$BIN/test_it" \
+    differential::random_kernels_give_identical_buffers_on_sim_and_cuda --nocapture
   # Other compilers' PTX (the lint corpus: nvcc 13, NVRTC 12.9) on the GPU against the PTX simulator.
-  step ptx-corpus-cuda "$BIN/test_ptx_corpus_cuda" --nocapture
+  step ptx-corpus-cuda "$BIN/test_it" ptx_corpus_cuda:: --nocapture
   # corpus/ (every launch file): integers bit-identical to the simulator, floats within their bounds.
-  step corpus-cuda "$BIN/test_corpus_cuda" --nocapture
+  step corpus-cuda "$BIN/test_it" corpus_cuda:: --nocapture --skip ptx_corpus_cuda::
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"

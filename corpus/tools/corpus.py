@@ -6,7 +6,7 @@ A cases/<source>.py module describes one source file of src/: SOURCE, LANG ("cud
 list of Case. tools/build.py compiles the source with every build of its language and writes, per
 (case, build), launch/<source>.<case>.<build>.json and, per case, expected/<source>.<case>.<param>.bin.
 
-Input generators (the "init" object of a buffer in the JSON; sim/tests/corpus_run.rs implements
+Input generators (the "init" object of a buffer in the JSON; sim/tests/it/corpus_run.rs implements
 the same):
   {"zeros": true}                      all bytes 0
   {"fill": V}                          every element V

@@ -1,5 +1,5 @@
 //! Small kernels written as Rust functions (`#[kernel]`), kept as examples and as test input for every
-//! emitter; `tests/macro_samples.rs` proves each equal to the builder form it replaced.
+//! emitter; `tests/it/macro_samples.rs` proves each equal to the builder form it replaced.
 
 use crate::{kernel, Kernel};
 

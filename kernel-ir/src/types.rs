@@ -37,6 +37,7 @@ impl ScalarType {
     ];
 
     /// Width in bits (`Bool` counts as 1).
+    #[inline]
     pub const fn bits(self) -> u32 {
         match self {
             ScalarType::Bool => 1,
@@ -48,6 +49,7 @@ impl ScalarType {
     }
 
     /// Size in bytes when stored in memory; `None` for `Bool`, which cannot be stored.
+    #[inline]
     pub const fn size_bytes(self) -> Option<u32> {
         match self {
             ScalarType::Bool => None,
@@ -56,11 +58,13 @@ impl ScalarType {
     }
 
     /// Whether this is an integer type (signed or unsigned).
+    #[inline]
     pub const fn is_integer(self) -> bool {
         self.is_unsigned() || self.is_signed()
     }
 
     /// Whether this is an unsigned integer type.
+    #[inline]
     pub const fn is_unsigned(self) -> bool {
         matches!(
             self,
@@ -69,6 +73,7 @@ impl ScalarType {
     }
 
     /// Whether this is a signed integer type.
+    #[inline]
     pub const fn is_signed(self) -> bool {
         matches!(self, ScalarType::I32 | ScalarType::I64)
     }

@@ -20,6 +20,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use rustc_hash::FxHashMap;
+
 /// How strong an access is in the PTX memory model: plain, or strong within its block (`.cta` scope),
 /// or strong across the device (`.gpu`/`.sys` scope, or `.volatile`, which is `.relaxed.sys`).
 /// Strong accesses do not race with each other or with atomics within their scope.
@@ -71,12 +73,27 @@ struct ReadRec {
     strong: bool,
 }
 
-/// One byte's accesses since the last barrier.
+/// One byte's accesses since the last barrier. The reads since the last write are `older`, then
+/// `newest`: the newest is kept inline because nearly every read of a byte checks it (is this the same
+/// warp at the same instruction?), and a byte's list on the heap was a cache miss per checked access.
 #[derive(Clone, Debug, Default)]
 struct Shadow {
     epoch: u64,
     write: Option<WriteRec>,
-    reads: Vec<ReadRec>,
+    newest: Option<ReadRec>,
+    older: Vec<ReadRec>,
+}
+
+impl Shadow {
+    /// The reads since the last write, oldest first.
+    fn reads(&self) -> impl Iterator<Item = &ReadRec> {
+        self.older.iter().chain(self.newest.as_ref())
+    }
+
+    fn clear_reads(&mut self) {
+        self.newest = None;
+        self.older.clear();
+    }
 }
 
 /// A race found: the two statements (program counters) and the threads.
@@ -116,7 +133,9 @@ pub(crate) struct Touch {
 #[derive(Debug, Default)]
 pub(crate) struct RaceState {
     shared: Vec<Shadow>,
-    global: HashMap<(u32, u64), Shadow>,
+    /// Keyed per byte, so looked up on every byte a checked global access touches: hashed with Fx
+    /// (SipHash's resistance to chosen keys buys nothing here, and it was most of racecheck's cost).
+    global: FxHashMap<(u32, u64), Shadow>,
     epoch: u64,
     /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
     syncs: Vec<Vec<(u64, u32)>>,
@@ -132,7 +151,7 @@ impl RaceState {
     pub fn new(shared_bytes: usize, warps: usize) -> Self {
         RaceState {
             shared: vec![Shadow::default(); shared_bytes],
-            global: HashMap::new(),
+            global: FxHashMap::default(),
             epoch: 1,
             syncs: vec![Vec::new(); warps],
             edges: HashMap::new(),
@@ -203,9 +222,52 @@ impl RaceState {
 
     /// A `warp_sync` of `mask` by `warp` at `step`.
     pub fn warp_sync(&mut self, warp: u32, step: u64, mask: u32) {
-        self.syncs[warp as usize].push((step, mask));
+        let syncs = &mut self.syncs[warp as usize];
+        debug_assert!(
+            syncs.last().is_none_or(|&(last, _)| last <= step),
+            "warp {warp}'s syncs must come in step order (`ordered` relies on it)"
+        );
+        syncs.push((step, mask));
     }
 
+    /// Checks and records an access to shared byte `addr`.
+    pub fn shared(&mut self, addr: usize, t: Touch) -> Option<Race> {
+        let epoch = self.epoch;
+        let order = Order {
+            syncs: &self.syncs,
+            edges: &self.edges,
+        };
+        let shadow = &mut self.shared[addr];
+        if shadow.epoch != epoch {
+            // A byte last touched before the barrier starts afresh (keeping its list's allocation).
+            shadow.epoch = epoch;
+            shadow.write = None;
+            shadow.clear_reads();
+        }
+        order.check(shadow, t)
+    }
+
+    /// Checks and records an access to byte `addr` of global buffer `buffer`.
+    pub fn global(&mut self, buffer: u32, addr: u64, t: Touch) -> Option<Race> {
+        let order = Order {
+            syncs: &self.syncs,
+            edges: &self.edges,
+        };
+        order.check(self.global.entry((buffer, addr)).or_default(), t)
+    }
+}
+
+/// What orders two accesses of a block since its last barrier: each warp's `warp_sync`s and each
+/// thread's wait and acquire edges. Borrowed apart from the shadow state, so that a byte's shadow is
+/// checked where it lies.
+struct Order<'a> {
+    /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
+    syncs: &'a [Vec<(u64, u32)>],
+    /// Per thread: the waits and acquires it passed since the last barrier (see `RaceState::edges`).
+    edges: &'a HashMap<u32, Vec<(Arrivals, u64)>>,
+}
+
+impl Order<'_> {
     /// Whether `b_thread`, by `b_step`, passed a wait or acquire whose edge covers `a_thread`'s access
     /// at `a_step` (`a_thread` arrived or released after it).
     fn by_edge(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
@@ -248,32 +310,13 @@ impl RaceState {
             return false;
         }
         let both = 1u32 << (a_thread % 32) | b_bit;
+        // A warp's syncs are in step order: scan back from the newest, down to `a_step` only (between
+        // barriers a warp can pass thousands of them; the one that orders a pair is usually recent).
         self.syncs[warp as usize]
             .iter()
-            .any(|&(step, mask)| step > a_step && step < b_step && mask & both == both)
-    }
-
-    /// Checks and records an access to shared byte `addr`.
-    pub fn shared(&mut self, addr: usize, t: Touch) -> Option<Race> {
-        let epoch = self.epoch;
-        let mut shadow = std::mem::take(&mut self.shared[addr]);
-        if shadow.epoch != epoch {
-            shadow = Shadow {
-                epoch,
-                ..Shadow::default()
-            };
-        }
-        let race = self.check(&mut shadow, t);
-        self.shared[addr] = shadow;
-        race
-    }
-
-    /// Checks and records an access to byte `addr` of global buffer `buffer`.
-    pub fn global(&mut self, buffer: u32, addr: u64, t: Touch) -> Option<Race> {
-        let mut shadow = self.global.remove(&(buffer, addr)).unwrap_or_default();
-        let race = self.check(&mut shadow, t);
-        self.global.insert((buffer, addr), shadow);
-        race
+            .rev()
+            .take_while(|&&(step, _)| step > a_step)
+            .any(|&(step, mask)| step < b_step && mask & both == both)
     }
 
     fn check(&self, shadow: &mut Shadow, t: Touch) -> Option<Race> {
@@ -300,7 +343,7 @@ impl RaceState {
             if race.is_none() {
                 let lane = t.thread % 32;
                 let warp = t.thread / 32;
-                for r in &shadow.reads {
+                for r in shadow.reads() {
                     let others = if r.warp == warp {
                         r.lanes & !(1 << lane)
                     } else {
@@ -331,19 +374,24 @@ impl RaceState {
                 strong: t.strong,
                 byte: t.byte,
             });
-            shadow.reads.clear();
+            shadow.clear_reads();
         } else {
             let warp = t.thread / 32;
             let bit = 1u32 << (t.thread % 32);
-            match shadow.reads.last_mut() {
+            match &mut shadow.newest {
                 Some(r) if r.warp == warp && r.step == t.step => r.lanes |= bit,
-                _ => shadow.reads.push(ReadRec {
-                    warp,
-                    lanes: bit,
-                    pc: t.pc,
-                    step: t.step,
-                    strong: t.strong,
-                }),
+                newest => {
+                    let read = ReadRec {
+                        warp,
+                        lanes: bit,
+                        pc: t.pc,
+                        step: t.step,
+                        strong: t.strong,
+                    };
+                    if let Some(previous) = newest.replace(read) {
+                        shadow.older.push(previous);
+                    }
+                }
             }
         }
         race

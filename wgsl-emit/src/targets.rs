@@ -25,8 +25,11 @@
 //!   kernels with 64-bit integers, and nothing else: the writer is given exactly that set and fails
 //!   rather than emit an instruction that needs more. The lowering uses no subgroup operations (warp
 //!   collectives go through workgroup memory, see the [crate docs](crate)), so no `GroupNonUniform*`
-//!   capability is needed. Workgroup memory is zeroed by stores and a barrier (the `Polyfill` mode:
-//!   `Native` would need `VK_KHR_zero_initialize_workgroup_memory`). Bindings are the module's own
+//!   capability is needed. Workgroup memory is zeroed at entry by a loop in which every invocation
+//!   zeroes its share of each array, then a barrier (`lower::zeroing`; naga's writer is told not to
+//!   zero it: its `Polyfill` stores one constant per variable, which Mesa unrolls into thousands of
+//!   stores that LLVM compiles for minutes, and `Native` would need
+//!   `VK_KHR_zero_initialize_workgroup_memory`). Bindings are the module's own
 //!   (descriptor set 0, binding `i`, as in [`Wgsl`](crate::Wgsl)); `OpName`s are written, so a
 //!   disassembly (`spirv-dis`) reads with the kernel's names.
 //! - **MSL 2.3** ([`MSL_VERSION`]): the first version for which wgpu enables 64-bit integers on Metal
@@ -239,7 +242,13 @@ pub fn emit_target(kernel: &Verified<'_>, target: ShaderTarget) -> Result<Shader
         });
     }
     crate::check_sync(kernel)?;
-    let lowered = lower::lower(kernel);
+    // SPIR-V zeroes workgroup memory in the code (see `lower::zeroing`); MSL and HLSL through naga's
+    // writers.
+    let lowered = if target == ShaderTarget::SpirV {
+        lower::lower_zeroing_workgroup(kernel)
+    } else {
+        lower::lower(kernel)
+    };
     let int64 = lowered.layout.requirements.shader_int64;
     let module = &lowered.module;
     let info = validate::validate(&kernel.name, module, int64)?;

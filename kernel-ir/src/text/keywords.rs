@@ -1,7 +1,7 @@
 //! Every word of the text form in one table. The parser matches the constants below and the operator
 //! tables' `from_name` (types, access modes, special values, operators, casts, atomic operations,
 //! shuffle and vote modes); [`all`] lists both, so tools and the language reference's test
-//! (`kernel-ir/tests/ir_doc.rs`, against `docs/ir.md`) read the table the parser itself uses.
+//! (`kernel-ir/tests/it/ir_doc.rs`, against `docs/ir.md`) read the table the parser itself uses.
 //!
 //! Keywords are not reserved: a kernel, parameter, array or local may be named like one.
 

@@ -11,7 +11,7 @@ use super::{builtin, group0};
 
 /// Builds one module with one compute entry point.
 pub(crate) struct Builder {
-    module: naga::Module,
+    pub(super) module: naga::Module,
     func: naga::Function,
     blocks: Vec<naga::Block>,
     values: Vec<Option<Handle<Expression>>>,

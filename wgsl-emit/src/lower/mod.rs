@@ -10,6 +10,7 @@ mod builder;
 mod expr;
 mod memory;
 mod warp;
+mod zeroing;
 
 use naga::{AddressSpace, Binding, BuiltIn, Expression, ResourceBinding, Span, Statement};
 use warpforge_ir::{Access, Kernel, MemRef, ParamKind, ScalarType, Stmt, Verified};
@@ -27,8 +28,18 @@ pub(crate) struct Lowered {
     pub values: Vec<Option<naga::Handle<Expression>>>,
 }
 
-/// Lowers a verified kernel.
+/// Lowers a verified kernel (for WGSL, which zeroes workgroup memory itself).
 pub(crate) fn lower(kernel: &Verified<'_>) -> Lowered {
+    lower_with(kernel, false)
+}
+
+/// Lowers a verified kernel whose code must zero its workgroup memory at entry (SPIR-V: see
+/// [`zeroing`]).
+pub(crate) fn lower_zeroing_workgroup(kernel: &Verified<'_>) -> Lowered {
+    lower_with(kernel, true)
+}
+
+fn lower_with(kernel: &Verified<'_>, zero_workgroup: bool) -> Lowered {
     let kernel = kernel.kernel();
     let mut b = Builder::new(kernel);
     let buffers = declare_buffers(&mut b, kernel);
@@ -44,6 +55,9 @@ pub(crate) fn lower(kernel: &Verified<'_>) -> Lowered {
         scratch,
         block_index: None,
     };
+    if zero_workgroup {
+        l.b.zero_workgroup_memory(kernel.block_size);
+    }
     l.prologue();
     l.block(&kernel.body);
     let values = l.b.value_expressions();

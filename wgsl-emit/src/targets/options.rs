@@ -42,7 +42,8 @@ pub(super) fn spirv_options(module: &Module, int64: bool) -> spv::Options<'stati
         binding_map,
         capabilities: Some(capabilities),
         bounds_check_policies: restrict(),
-        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
+        // Zeroed by the lowering instead (`lower::zeroing`, see the targets module docs).
+        zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::None,
         force_loop_bounding: true,
         emit_int_div_checks: true,
         ..spv::Options::default()

@@ -2,7 +2,7 @@
 //! page's LZ4 block (kind 0) from its 4096-byte output slot to `offsets[page]` in a contiguous buffer.
 //! The host computes the offsets from the per-page sizes it read back first.
 //!
-//! Written as a Rust function (`#[kernel]`); `tests/lz4_compact_macro.rs` proves it equal to the
+//! Written as a Rust function (`#[kernel]`); `tests/it/lz4_compact_macro.rs` proves it equal to the
 //! builder form it replaced (the same IR, statement for statement).
 
 use crate::{kernel, Kernel};

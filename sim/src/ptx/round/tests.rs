@@ -1,7 +1,7 @@
 //! The rounding core against independent references: `f32` operations computed exactly (or
 //! provably innocuously) in `f64` hardware arithmetic, then rounded to `f32` by comparison; the
 //! IEEE rules for the signs of zero results. (The `f64` cases, computed with Python's exact
-//! `fractions`, are in `tests/ptx_rounding.rs`, through the decoder.)
+//! `fractions`, are in `tests/it/ptx_rounding.rs`, through the decoder.)
 
 use super::*;
 

@@ -1,0 +1,12 @@
+//! The analyzer's integration tests, one module per subject, in one test binary (one link).
+//! Run one subject with a filter: `cargo test -p warpforge-analysis --test it fixtures::`.
+
+mod corpus;
+mod fixtures;
+mod hostile_ptx;
+mod ptx_input;
+mod race;
+mod refine;
+mod sarif;
+mod source_locs;
+mod uniformity;

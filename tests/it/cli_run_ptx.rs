@@ -1,0 +1,248 @@
+//! `warpforge run` with PTX: a `.wfir` kernel's emitted PTX on `--backend ptx-sim` (checked against
+//! the IR simulator), and a PTX file's entry on the PTX simulator with byte-counted buffers, scalars
+//! of the declared type, the block size rules of `.reqntid`, and findings that name the PTX line.
+
+use crate::run_support;
+use run_support::{f32_bytes, f32s, scratch, strs, text, warpforge, write, Saxpy};
+
+fn corpus(name: &str) -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/analysis/tests/corpus/ptx/").to_owned() + name
+}
+
+#[test]
+fn a_wfir_kernels_ptx_on_ptx_sim_matches_the_simulator_for_every_target() {
+    let saxpy = Saxpy::new();
+    for sm in ["70", "80", "90"] {
+        let dir = scratch(&format!("ptx-sim-{sm}"));
+        let paths = saxpy.paths(&dir);
+        let words = format!(
+            "--backend ptx-sim --sm {sm} --check sim --stats {}",
+            Saxpy::WORDS
+        );
+        let out = warpforge(&words, &strs(&paths));
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+        assert!(
+            stdout.contains(&format!("on ptx-sim (CPU PTX simulator, sm_{sm})")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("clean (0 findings)"), "{stdout}");
+        assert!(
+            stdout.contains("check: every read_write buffer is identical on sim"),
+            "{stdout}"
+        );
+        assert!(stdout.contains("warp-instructions"), "{stdout}");
+        saxpy.check_outputs(&dir);
+    }
+    // The LZ4 compress kernel runs in CUDA's shape (4 pages per block) on ptx-sim.
+    let dir = scratch("ptx-sim-lz4");
+    let pages: Vec<u8> = (0..4 * 4096u32).map(|i| (i / 7 % 251) as u8).collect();
+    let input = write(&dir, "pages.bin", &pages);
+    let words = "--kernel lz4-compress --backend ptx-sim --check sim --arg output=zeros:16384 \
+                 --arg meta=zeros:16 --arg scratch=zeros:16384 --arg pages=4";
+    let more = ["--arg".to_owned(), format!("input=@{input}")];
+    let out = warpforge(words, &strs(&more));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("1 block of 128 threads"), "{stdout}");
+}
+
+#[test]
+fn an_nvcc_ptx_entry_runs_with_byte_buffers_and_writes_its_output() {
+    let dir = scratch("ptx-file");
+    let input: Vec<f32> = (0..1000).map(|i| (i % 17) as f32 - 8.0).collect();
+    let x = write(&dir, "in.bin", &f32_bytes(&input));
+    let out_file = dir.join("out.bin");
+    let ptx = corpus("smem_reduce.nvcc13.sm80.ptx");
+    let args = [
+        ptx.clone(),
+        "--arg".into(),
+        format!("smem_reduce_dynamic_param_0=@{x}"),
+        "--out".into(),
+        format!("smem_reduce_dynamic_param_1={}", out_file.display()),
+    ];
+    let words = "--entry smem_reduce_dynamic --backend sim --block 128 --blocks 8 \
+                 --dynamic-shared 512 --arg smem_reduce_dynamic_param_1=zeros:32 \
+                 --arg smem_reduce_dynamic_param_2=1000";
+    let out = warpforge(words, &strs(&args));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("kernel `smem_reduce_dynamic` on sim (the PTX simulator, sm_80), 8 blocks of 128 threads: clean"),
+        "{stdout}"
+    );
+    let sums = f32s(&std::fs::read(&out_file).expect("written"));
+    let want: Vec<f32> = input.chunks(128).map(|c| c.iter().sum()).collect();
+    assert_eq!(sums, want);
+}
+
+#[test]
+fn a_misaligned_shared_load_exits_1_with_716_and_its_line() {
+    let ptx = corpus("bug_a001_misaligned_int.nvcc13.sm80.ptx");
+    let words = "--backend sim --block 128 --arg bug_a001_misaligned_int_param_0=zeros:512 \
+                 --arg bug_a001_misaligned_int_param_1=zeros:512";
+    let out = warpforge(words, &[&ptx]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("error[memcheck/misaligned] line 45: `ld.shared.u32 %r9, [%r8+2];`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("misaligned address (CUDA_ERROR_MISALIGNED_ADDRESS, 716)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 block stopped"), "{stdout}");
+}
+
+#[test]
+fn ptx_usage_errors_exit_2_and_unimplemented_instructions_exit_1() {
+    let fixed = corpus("smem_reduce.nvcc13.sm80.ptx");
+    let case = |words: &str, file: &str| {
+        let out = warpforge(words, &[file]);
+        (out.status.code(), text(&out.stderr))
+    };
+    let (code, stderr) = case("--backend sim --block 256", &fixed);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains(
+            "has 2 entries (smem_reduce_fixed, smem_reduce_dynamic): choose one with --entry NAME"
+        ),
+        "{stderr}"
+    );
+    let (code, stderr) = case("--entry smem_reduce_fixed --backend sim --arg x=1", &fixed);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("has no .reqntid: give the threads per block"),
+        "{stderr}"
+    );
+    let words = "--entry smem_reduce_fixed --backend sim --block 256 --arg x=1 \
+                 --arg smem_reduce_fixed_param_2=@in.bin";
+    let (code, stderr) = case(words, &fixed);
+    assert_eq!(code, Some(2));
+    for line in [
+        "--arg `x`: unknown parameter; entry `smem_reduce_fixed` has smem_reduce_fixed_param_0 (.u64)",
+        "missing parameter `smem_reduce_fixed_param_0` (.u64)",
+        "--arg `smem_reduce_fixed_param_2`: the parameter is .u32, a scalar: give it a value",
+    ] {
+        assert!(stderr.contains(line), "expected `{line}` in\n{stderr}");
+    }
+    let (code, stderr) = case("--entry nope --backend sim --block 32", &fixed);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("no entry `nope`; the module's entries: smem_reduce_fixed"),
+        "{stderr}"
+    );
+    for words in [
+        "--entry smem_reduce_fixed --backend webgpu --block 256",
+        "--entry smem_reduce_fixed --backend sim --block 256 --check sim",
+        "--entry smem_reduce_fixed --backend sim --block 256 --sm 80",
+    ] {
+        let (code, stderr) = case(words, &fixed);
+        assert_eq!(code, Some(2), "{words}: {stderr}");
+    }
+    // A .reqntid that the given block contradicts.
+    let dir = scratch("ptx-reqntid");
+    let reqntid = std::fs::read_to_string(&fixed)
+        .expect("readable")
+        .replace(".maxntid 256, 1, 1", ".reqntid 256, 1, 1");
+    let file = write(&dir, "fixed.ptx", reqntid.as_bytes());
+    let (code, stderr) = case("--entry smem_reduce_fixed --backend sim --block 128", &file);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("requires blocks of 256 threads (.reqntid 256, 1, 1); 128 given"),
+        "{stderr}"
+    );
+    // An instruction the simulator does not implement: named with its line, exit 1.
+    let (code, stderr) = case(
+        "--backend sim --block 128",
+        &corpus("matmul.triton39.sm90.ptx"),
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(": line 933: `wgmma.fence.sync.aligned;`: wgmma (Hopper warpgroup MMA) is not supported by the simulator"),
+        "{stderr}"
+    );
+    // .wfir kernels take neither --entry nor --block.
+    let out = warpforge(
+        "--kernel vector-add --backend sim --block 64 --entry x",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--block is for PTX files") && stderr.contains("--entry is for PTX files"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_ptx_entry_runs_on_a_2d_grid_of_2d_blocks_and_bad_shapes_are_named() {
+    let dir = scratch("ptx-2d");
+    let (width, height) = (70u32, 45u32);
+    let input: Vec<f32> = (0..width * height).map(|i| i as f32).collect();
+    let x = write(&dir, "in.bin", &f32_bytes(&input));
+    let out_file = dir.join("out.bin");
+    let args = [
+        corpus("transpose.nvcc13.sm80.ptx"),
+        "--arg".into(),
+        format!("transpose_param_1=@{x}"),
+        "--out".into(),
+        format!("transpose_param_0={}", out_file.display()),
+    ];
+    let words = format!(
+        "--backend sim --grid 3,2 --block 32,8,1 --arg transpose_param_0=zeros:{} \
+         --arg transpose_param_2={width} --arg transpose_param_3={height}",
+        input.len() * 4
+    );
+    let out = warpforge(&words, &strs(&args));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("6 blocks of 256 threads: clean"),
+        "{stdout}"
+    );
+    let got = f32s(&std::fs::read(&out_file).expect("written"));
+    let mut want = vec![0f32; input.len()];
+    for y in 0..height {
+        for x in 0..width {
+            want[(x * height + y) as usize] = input[(y * width + x) as usize];
+        }
+    }
+    assert_eq!(got, want);
+
+    // A zero dimension, four numbers, a block past 1024 threads: exit 2, each named.
+    for (shape, says) in [
+        ("--grid 3,0", "y is 0"),
+        ("--grid 1,2,3,4", "at most three"),
+        ("--block 64,32", "1 to 1024 threads"),
+    ] {
+        let words = format!(
+            "--backend sim {shape} --arg transpose_param_0=zeros:64 \
+             --arg transpose_param_1=zeros:64 --arg transpose_param_2=4 \
+             --arg transpose_param_3=4"
+        );
+        let out = warpforge(&words, &strs(&args[..1]));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{shape}: {stderr}");
+        assert!(stderr.contains(says), "{shape}: {stderr}");
+    }
+}
+
+#[test]
+fn a_wfir_kernels_grid_is_one_dimensional() {
+    let saxpy = Saxpy::new();
+    let dir = scratch("wfir-2d");
+    let paths = saxpy.paths(&dir);
+    let words = format!(
+        "--backend sim {}",
+        Saxpy::WORDS.replace("--grid 2 ", "--grid 2,2 ")
+    );
+    let out = warpforge(&words, &strs(&paths));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--grid 2,2: a .wfir kernel's grid is 1-D (blocks in x): give --grid 4"),
+        "{stderr}"
+    );
+}

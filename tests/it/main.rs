@@ -1,0 +1,41 @@
+//! The root package's integration tests, one module per subject, gathered into one test binary so
+//! that the workspace (wgpu, naga, cudarc and all) is linked once for them instead of once per file.
+//! `tests/memory.rs` stays a binary of its own: it measures its children's peak memory, which in a
+//! shared process would include every other test's children.
+//!
+//! Run one subject with a filter: `cargo test --test it ptx::` (or a single test by its full path).
+
+mod catalog_cases;
+mod common;
+#[path = "../../sim/tests/it/corpus_support/mod.rs"]
+mod corpus_support;
+mod run_support;
+
+mod archive;
+mod cli;
+mod cli_auto;
+mod cli_profile;
+mod cli_run;
+mod cli_run_backends;
+mod cli_run_ptx;
+mod corpus_cuda;
+mod device_codec;
+mod differential;
+mod gpu_batch;
+mod gpu_check_script;
+mod host_pipeline;
+mod lint;
+mod lint_vs_naga;
+mod lz4_kernels;
+mod lz4_levels;
+mod ptx;
+mod ptx_corpus_cuda;
+mod ptx_sim;
+mod ptx_sim_pipeline;
+mod reference_gpu_batch_doc;
+mod reference_lz4_kernel_doc;
+mod sim;
+mod spirv_webgpu;
+mod targets;
+mod webgpu;
+mod wgsl;
