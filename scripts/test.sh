@@ -5,6 +5,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/provision.sh
 . scripts/provision.sh || exit 1
+# A first build (no target/ yet, as in a fresh clone) gains nothing from incremental caches and pays for
+# writing them: off, unless the caller decided.
+if [ ! -d target/debug ] && [ -z "${CARGO_INCREMENTAL:-}" ]; then
+  export CARGO_INCREMENTAL=0
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace "$@" 2>&1 | tee "$log"
