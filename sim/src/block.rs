@@ -1,6 +1,6 @@
 //! One block on one core. [`BlockRun`] is the per-block machinery every executor shares (the IR's and
 //! the PTX one in `ptx/`): shared memory, the sanitizer's state, counters and findings, generic over
-//! the program through [`Sites`]. The IR's scheduling lives here too: warps run in a fixed order
+//! the program through [`Sites`](crate::profile::Sites). The IR's scheduling lives here too: warps run in a fixed order
 //! (warp 0 until it waits at a barrier or finishes, then warp 1, …), and the IR's barrier rule: a
 //! barrier releases when every thread of the block waits at it; anything else is a partial barrier,
 //! reported instead of hanging.
@@ -8,11 +8,11 @@
 use super::decode::{Inst, Program};
 use super::finding::{lane_list, Finding, FindingKind};
 use super::memory::GlobalBuffer;
-use super::profile::ProfileSite;
+use super::options::SimOptions;
+use super::profile::{ProfileSite, Sites};
 use super::race::RaceState;
 use super::stats::Counters;
 use super::warp::{Warp, WarpState};
-use super::SimOptions;
 
 /// What one block produced.
 pub(crate) struct BlockOutcome {
@@ -22,16 +22,6 @@ pub(crate) struct BlockOutcome {
     pub findings: Vec<Finding>,
     /// Whether an error stopped the block.
     pub stopped: bool,
-}
-
-/// What the shared machinery needs from a program to word its findings.
-pub(crate) trait Sites {
-    /// The description of the instruction at `pc`: where it is and what it does.
-    fn site(&self, pc: usize) -> String;
-    /// The name of array number `array` (see `decode::Mem::array`).
-    fn array_name(&self, array: u32) -> &str;
-    /// Where the instruction at `pc` comes from, for the profile.
-    fn profile_site(&self, pc: usize) -> ProfileSite;
 }
 
 impl Sites for Program {

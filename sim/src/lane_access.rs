@@ -3,10 +3,11 @@
 //! the side. The address is already checked (bounds and alignment are the executor's: the IR checks
 //! element indices against each array, PTX checks addresses against the memory a space holds).
 
-use super::block::{BlockRun, Sites, Stop, Who};
+use super::block::{BlockRun, Stop, Who};
 use super::decode::{Mem, Space};
 use super::finding::FindingKind;
 use super::memory::{read_bytes, write_bytes};
+use super::profile::Sites;
 use super::race::{Race, Strength, Touch};
 
 impl<P: Sites> BlockRun<'_, P> {

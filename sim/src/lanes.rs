@@ -3,10 +3,11 @@
 
 use warpforge_ir::{ScalarType, ShuffleMode, Special, VoteMode};
 
-use super::block::{BlockRun, Sites, Stop};
+use super::block::{BlockRun, Stop};
 use super::decode::{Inst, LaneMask, Op, Reg};
 use super::eval;
 use super::finding::{lane_list, FindingKind};
+use super::profile::Sites;
 use super::warp::Warp;
 
 /// Lanes of `mask`, in ascending order.

@@ -2,7 +2,6 @@
 //! over blocks, with the place in the kernel's source it came from — an IR statement's path or a PTX
 //! line — in the spirit of Nsight Compute's source page. Counters are a model (see `stats.rs`).
 
-use super::block::Sites;
 use super::stats::Counters;
 
 /// Where a profiled instruction comes from.
@@ -22,6 +21,16 @@ pub struct ProfileEntry {
     pub site: ProfileSite,
     /// What it counted, summed over the launch's blocks.
     pub counters: Counters,
+}
+
+/// What the shared machinery needs from a program to word its findings.
+pub(crate) trait Sites {
+    /// The description of the instruction at `pc`: where it is and what it does.
+    fn site(&self, pc: usize) -> String;
+    /// The name of array number `array` (see `decode::Mem::array`).
+    fn array_name(&self, array: u32) -> &str;
+    /// Where the instruction at `pc` comes from, for the profile.
+    fn profile_site(&self, pc: usize) -> ProfileSite;
 }
 
 /// One entry per instruction that counted anything, in program order.

@@ -9,6 +9,7 @@ mod catalog_cases;
 mod common;
 #[path = "../../sim/tests/it/corpus_support/mod.rs"]
 mod corpus_support;
+mod layout_support;
 mod run_support;
 
 mod archive;
@@ -24,6 +25,7 @@ mod differential;
 mod gpu_batch;
 mod gpu_check_script;
 mod host_pipeline;
+mod layout;
 mod lint;
 mod lint_vs_naga;
 mod lz4_kernels;

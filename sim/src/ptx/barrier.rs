@@ -5,10 +5,10 @@
 //! A barrier that can never complete is reported (the threads missing and where they are) instead
 //! of hanging.
 
-use super::super::block::Stop;
-use super::super::finding::{lane_list, FindingKind};
 use super::block::{guarded, PtxBlock, PtxWarp, WarpState};
 use super::inst::{BarKind, BarRed, Op};
+use crate::block::Stop;
+use crate::finding::{lane_list, FindingKind};
 
 impl PtxBlock<'_> {
     /// `bar`/`barrier`: the warp arrives once all its non-exited lanes are here.

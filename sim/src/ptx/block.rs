@@ -3,14 +3,14 @@
 //! block barriers: `barrier.rs`). The shared machinery — shared memory,
 //! sanitizer, counters, findings — is the IR simulator's [`BlockRun`].
 
-use super::super::block::{BlockRun, Stop};
-use super::super::finding::FindingKind;
-use super::super::memory::GlobalBuffer;
-use super::super::SimOptions;
 use super::inst::{BarRed, Op, Timer, R};
+use super::launch_state::LaunchState;
 use super::registers::{Init, Special};
 use super::simt::SimtStack;
-use super::LaunchState;
+use crate::block::{BlockRun, Stop};
+use crate::finding::FindingKind;
+use crate::memory::GlobalBuffer;
+use crate::options::SimOptions;
 
 /// Where a warp is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub(crate) struct PtxBlock<'a> {
     /// Threads that arrived at each barrier with `bar.arrive` since it last completed.
     pub(super) arrivals: [u32; 16],
     /// Pending `cp.async` copies and mbarrier bookkeeping (`exec_async.rs`).
-    pub(super) asyncs: super::exec_async::AsyncState,
+    pub(super) asyncs: super::async_state::AsyncState,
 }
 
 impl<'a> PtxBlock<'a> {
@@ -173,7 +173,7 @@ impl<'a> PtxBlock<'a> {
     }
 
     /// Runs the block to the end (or to the first error that stops it).
-    pub fn run(mut self) -> super::super::block::BlockOutcome {
+    pub fn run(mut self) -> crate::block::BlockOutcome {
         let mut warps: Vec<PtxWarp> = (0..self.launch.threads.div_ceil(32))
             .map(|w| self.warp(w))
             .collect();

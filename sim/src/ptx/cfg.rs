@@ -5,6 +5,10 @@
 //! reach the exit (an endless loop) have no post-dominator; their branches reconverge at [`EXIT`]
 //! (never), and the step limit stops them.
 
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::Reversed;
+
 /// The virtual exit node: "never reconverges" as a reconvergence point.
 pub(crate) const EXIT: u32 = u32::MAX;
 
@@ -25,121 +29,43 @@ pub(crate) enum Flow {
 }
 
 /// The immediate post-dominator of each of `n` instructions with the given `flows` ([`EXIT`] for
-/// the exit itself or for none).
+/// the exit itself or for none): petgraph's dominators (Cooper, Harvey and Kennedy) of the reversed
+/// graph from the exit. Instructions that cannot reach the exit are not in that graph, so a branch
+/// with one side in an endless loop reconverges where its other side's paths meet.
 pub(crate) fn post_dominators(flows: &[Flow]) -> Vec<u32> {
     let n = flows.len();
     let exit = n; // node index of the virtual exit
-    let next = |i: usize| if i + 1 < n { i + 1 } else { exit };
-    // Successors; predecessors are the reverse graph's successors.
-    let mut succ: Vec<Vec<usize>> = Vec::with_capacity(n);
+    let mut graph = DiGraph::<(), ()>::with_capacity(n + 1, n * 2);
+    for _ in 0..=n {
+        graph.add_node(());
+    }
     for (i, flow) in flows.iter().enumerate() {
-        succ.push(match *flow {
-            Flow::Next => vec![next(i)],
+        let next = if i + 1 < n { i + 1 } else { exit };
+        let (targets, conditional): (Vec<usize>, bool) = match *flow {
+            Flow::Next => (vec![next], false),
             Flow::Branch {
                 target,
                 conditional,
-            } => {
-                let mut s = vec![(target as usize).min(exit)];
-                if conditional {
-                    s.push(next(i));
-                }
-                s
-            }
-            Flow::Exit { conditional } => {
-                let mut s = vec![exit];
-                if conditional {
-                    s.push(next(i));
-                }
-                s
-            }
+            } => (vec![(target as usize).min(exit)], conditional),
+            Flow::Exit { conditional } => (vec![exit], conditional),
             Flow::Multi {
                 ref targets,
                 conditional,
-            } => {
-                let mut s: Vec<usize> = targets.iter().map(|&t| (t as usize).min(exit)).collect();
-                if conditional {
-                    s.push(next(i));
-                }
-                s.sort_unstable();
-                s.dedup();
-                s
-            }
-        });
-    }
-    let mut pred: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for (i, s) in succ.iter().enumerate() {
-        for &t in s {
-            pred[t].push(i);
+            } => (
+                targets.iter().map(|&t| (t as usize).min(exit)).collect(),
+                conditional,
+            ),
+        };
+        let from = NodeIndex::new(i);
+        for t in targets.into_iter().chain(conditional.then_some(next)) {
+            graph.update_edge(from, NodeIndex::new(t), ());
         }
     }
-    // Post-order of the reverse graph from the exit (iterative DFS).
-    let mut order = Vec::with_capacity(n + 1);
-    let mut seen = vec![false; n + 1];
-    let mut stack: Vec<(usize, usize)> = vec![(exit, 0)];
-    seen[exit] = true;
-    while let Some(&mut (node, ref mut child)) = stack.last_mut() {
-        if let Some(&p) = pred[node].get(*child) {
-            *child += 1;
-            if !seen[p] {
-                seen[p] = true;
-                stack.push((p, 0));
-            }
-        } else {
-            order.push(node);
-            stack.pop();
-        }
-    }
-    let mut rank = vec![usize::MAX; n + 1];
-    for (i, &node) in order.iter().enumerate() {
-        rank[node] = i;
-    }
-    // Cooper, Harvey and Kennedy's iteration on the reverse graph (successors become predecessors).
-    const NONE: usize = usize::MAX;
-    let mut ipdom = vec![NONE; n + 1];
-    ipdom[exit] = exit;
-    let intersect = |ipdom: &[usize], mut a: usize, mut b: usize| {
-        while a != b {
-            while rank[a] < rank[b] {
-                a = ipdom[a];
-            }
-            while rank[b] < rank[a] {
-                b = ipdom[b];
-            }
-        }
-        a
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &node in order.iter().rev() {
-            if node == exit {
-                continue;
-            }
-            let mut new = NONE;
-            for &s in &succ[node] {
-                if ipdom[s] == NONE {
-                    continue;
-                }
-                new = if new == NONE {
-                    s
-                } else {
-                    intersect(&ipdom, s, new)
-                };
-            }
-            if new != NONE && ipdom[node] != new {
-                ipdom[node] = new;
-                changed = true;
-            }
-        }
-    }
-    ipdom[..n]
-        .iter()
-        .map(|&d| {
-            if d == NONE || d == exit {
-                EXIT
-            } else {
-                d as u32
-            }
+    let pdom = simple_fast(Reversed(&graph), NodeIndex::new(exit));
+    (0..n)
+        .map(|i| match pdom.immediate_dominator(NodeIndex::new(i)) {
+            Some(d) if d.index() != exit => d.index() as u32,
+            _ => EXIT,
         })
         .collect()
 }
@@ -197,5 +123,23 @@ mod tests {
             conditional: false,
         }];
         assert_eq!(post_dominators(&endless), vec![EXIT]);
+    }
+
+    #[test]
+    fn a_branch_into_an_endless_loop_reconverges_where_the_other_side_goes() {
+        // 0: @p bra 3; 1: a; 2: ret; 3: bra 3 (forever)
+        let flows = vec![
+            Flow::Branch {
+                target: 3,
+                conditional: true,
+            },
+            Flow::Next,
+            Flow::Exit { conditional: false },
+            Flow::Branch {
+                target: 3,
+                conditional: false,
+            },
+        ];
+        assert_eq!(post_dominators(&flows), vec![1, 2, EXIT, EXIT]);
     }
 }

@@ -11,12 +11,12 @@ use warpforge_ptx::parse::{
     Block, Function, Instruction, Module, ModuleItem, Operand, OperandKind, StateSpace, Statement,
 };
 
+use super::calls::{reachable, FrameVar, Func};
 use super::cfg::{post_dominators, Flow};
-use super::decode_call::{reachable, FrameVar, Func};
+use super::error::PtxError;
 use super::inst::{Inst, Op, R};
 use super::layout::{Layout, PtxParam, SharedArray};
 use super::registers::{Init, Registers};
-use super::PtxError;
 
 /// A decoded entry.
 #[derive(Debug)]

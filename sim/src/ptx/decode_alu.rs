@@ -3,10 +3,11 @@
 //! the dispatch of the floating-point instructions (`decode_float.rs`, `approx.rs`); anything else
 //! is refused with its name.
 
-use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
+use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, value_type, Decoder, Imm, Mods};
 use super::decode_float::imm_of;
+use super::decode_operands::reg_operand;
 use super::inst::{BoolOp, Cmp, CmpTy, Half, Int, IntBin, IntUn, Op, Timer, Ty};
 
 /// The one type modifier of an instruction.
@@ -352,18 +353,5 @@ impl Decoder<'_> {
             }
             _ => Err(format!("`{}` is not implemented", inst.full_opcode())),
         }
-    }
-}
-
-/// The register of a `p|q` pair as an operand of its own.
-/// One half of a `d|p` pair as an operand of its own; `_` is the sink.
-pub(crate) fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
-    Operand {
-        pos: at.pos,
-        kind: if r.name == "_" {
-            OperandKind::Sink
-        } else {
-            OperandKind::Register(r.clone())
-        },
     }
 }

@@ -9,7 +9,7 @@
 use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{int_type, operands, Decoder, Imm, Mods};
-use super::decode_alu::reg_operand;
+use super::decode_operands::reg_operand;
 use super::inst::{BoolOp, Cmp, Op, Rnd, R};
 use super::inst_half::{CmpSrc, CvtMods, CvtTy, FloatX, HArith, HFmt, HMods, SetDst, TestClass};
 

@@ -6,7 +6,8 @@
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, Decoder, Imm, Mods};
-use super::decode_alu::{one_type, reg_operand};
+use super::decode_alu::one_type;
+use super::decode_operands::reg_operand;
 use super::inst::{BoolOp, Int, Op, R};
 use super::inst_int::{Carry, CarryKind, IntX, Lop3Pred, PrmtMode, XOp};
 

@@ -7,7 +7,7 @@
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, Decoder, Imm, Mods};
-use super::decode_alu::reg_operand;
+use super::decode_operands::reg_operand;
 use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode, Ty, VoteMode};
 use crate::race::{Sem, Strength};
 

@@ -143,3 +143,15 @@ impl Decoder<'_> {
         }
     }
 }
+
+/// One half of a `d|p` or `p|q` register pair as an operand of its own; `_` is the sink.
+pub(crate) fn reg_operand(at: &Operand, r: &warpforge_ptx::parse::Register) -> Operand {
+    Operand {
+        pos: at.pos,
+        kind: if r.name == "_" {
+            OperandKind::Sink
+        } else {
+            OperandKind::Register(r.clone())
+        },
+    }
+}

@@ -8,7 +8,7 @@ use super::block::{PtxBlock, PtxWarp};
 use super::exec_int::{self, ones, sext};
 use super::inst::{BoolOp, CmpTy, FTy, MemSpace, Op, Ty, R};
 use super::lanes;
-use super::{exec_f64, exec_float};
+use super::{exec_cvt, exec_f64, exec_float};
 
 /// Whether an `f32` value is one WGSL need not honour (NaN, infinity, negative zero).
 fn special(bits: u64) -> bool {
@@ -203,12 +203,12 @@ impl PtxBlock<'_> {
                     }
                     (Ty::F64, _) | (_, Ty::F64) => {
                         self.put(warp, d, mask, signed, |l| {
-                            exec_f64::cvt(to, from, rnd, mods, col[l])
+                            exec_cvt::cvt(to, from, rnd, mods, col[l])
                         });
                     }
                     _ => {
                         self.put(warp, d, mask, signed, |l| {
-                            exec_float::cvt(to, from, rnd, mods, col[l])
+                            exec_cvt::cvt(to, from, rnd, mods, col[l])
                         });
                         self.count_f32(warp, mask, &[a], d);
                     }

@@ -26,115 +26,15 @@
 //! instruction that completes it, in the name of the `cp.async`, so a read by another thread that
 //! no barrier orders after that completion is a race as usual.
 
-use std::collections::{HashMap, VecDeque};
-
-use super::super::block::{Stop, Who};
-use super::super::finding::FindingKind;
-use super::super::race::{Arrivals, Strength};
+use super::async_state::{Copy, Thread};
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::{Fault, Place};
 use super::inst::{Addr, MemSpace, Op};
 use super::inst_async::Async;
 use super::lanes;
-
-/// One copy that was issued and not yet performed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Copy {
-    /// The `cp.async`.
-    pc: u32,
-    /// Shared destination (absolute byte) and bytes (cp-size).
-    dst: u64,
-    size: u32,
-    /// The global source (buffer, byte) and how many bytes come from it (the rest are zeros).
-    src: (u32, u64),
-    from_src: u32,
-}
-
-impl Copy {
-    /// Whether it writes shared byte `b`.
-    fn covers(&self, b: u64) -> bool {
-        self.dst <= b && b < self.dst + u64::from(self.size)
-    }
-
-    /// Where the value it writes to shared byte `b` comes from: a global (buffer, byte), or
-    /// `None` for a zero of the fill.
-    fn origin(&self, b: u64) -> Option<(u32, u64)> {
-        let at = b - self.dst;
-        (at < u64::from(self.from_src)).then_some((self.src.0, self.src.1 + at))
-    }
-}
-
-/// One thread's copies: the current group, then the committed groups, oldest first.
-#[derive(Clone, Debug, Default)]
-struct Thread {
-    open: Vec<Copy>,
-    groups: VecDeque<Vec<Copy>>,
-}
-
-impl Thread {
-    fn is_empty(&self) -> bool {
-        self.open.is_empty() && self.groups.iter().all(Vec::is_empty)
-    }
-}
-
-/// A block's pending copies, and the mbarrier arrivals racecheck orders by.
-#[derive(Debug, Default)]
-pub(crate) struct AsyncState {
-    threads: Vec<Thread>,
-    /// Pending copies writing each shared byte (allocated with the first copy).
-    dst_bytes: Vec<u32>,
-    /// Pending copies reading each global byte.
-    src_bytes: HashMap<(u32, u64), u32>,
-    /// Copies pending in the block.
-    pending: usize,
-    /// Per mbarrier (shared byte): the (thread, warp step) of each arrival in the current phase,
-    /// and the arrivals of the last completed phase of each parity (racecheck only).
-    pub arrivals: HashMap<u64, Vec<(u32, u64)>>,
-    pub completed: HashMap<(u64, bool), Arrivals>,
-    /// Per mbarrier: the warps whose last wait on it found its phase incomplete.
-    pub waiting: HashMap<u64, u64>,
-}
-
-impl AsyncState {
-    /// Counts `c` pending (`add`) or no longer pending.
-    fn track(&mut self, c: &Copy, add: bool) {
-        let step = |n: &mut u32| {
-            if add {
-                *n += 1
-            } else {
-                *n = n.saturating_sub(1)
-            }
-        };
-        for b in c.dst..c.dst + u64::from(c.size) {
-            if let Some(n) = self.dst_bytes.get_mut(b as usize) {
-                step(n);
-            }
-        }
-        for b in 0..u64::from(c.from_src) {
-            let n = self.src_bytes.entry((c.src.0, c.src.1 + b)).or_insert(0);
-            step(n);
-            if *n == 0 {
-                self.src_bytes.remove(&(c.src.0, c.src.1 + b));
-            }
-        }
-        if add {
-            self.pending += 1;
-        } else {
-            self.pending -= 1;
-        }
-    }
-
-    /// A pending copy (and its thread) satisfying `hits`.
-    fn find(&self, hits: impl Fn(&Copy) -> bool) -> Option<(u32, Copy)> {
-        self.threads.iter().enumerate().find_map(|(t, th)| {
-            th.open
-                .iter()
-                .chain(th.groups.iter().flatten())
-                .find(|c| hits(c))
-                .map(|c| (t as u32, *c))
-        })
-    }
-}
+use crate::block::{Stop, Who};
+use crate::finding::FindingKind;
+use crate::race::Strength;
 
 impl PtxBlock<'_> {
     /// `cp.async*` and `mbarrier.*` at `pc` on `mask`'s lanes.

@@ -13,11 +13,11 @@
 //! nothing here recurses. A `brx.idx` index past its `.branchtargets` list (undefined in the ISA) is
 //! a finding too.
 
-use super::super::block::Stop;
-use super::super::finding::{lane_list, FindingKind};
 use super::block::{Frame, PtxBlock, PtxWarp};
 use super::inst::{CallArg, Op, Slot};
 use super::lanes as each_lane;
+use crate::block::Stop;
+use crate::finding::{lane_list, FindingKind};
 
 /// Calls in progress per thread.
 pub(crate) const MAX_CALL_DEPTH: usize = 1024;

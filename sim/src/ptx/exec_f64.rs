@@ -31,39 +31,38 @@
 //! `1 << (bits − 1)` (the ISA's rule for an `.f64` source, also for 64-bit destinations of an
 //! `.f32` source: `exec_float.rs`). `.sat` on a float destination clamps to [0, 1], NaN to +0.
 
-use super::exec_float::{flush, range};
-use super::inst::{Cmp, FBin, FMods, FUn, Rnd, Ty};
+use super::inst::{Cmp, FBin, FUn, Rnd};
 use super::round;
 
 /// The NaN an invalid `f64` operation without NaN operands gives.
 pub(crate) const DEFAULT_NAN: u64 = 0xfff8_0000_0000_0000;
 /// The quiet bit of an `f64` NaN.
-const QUIET: u64 = 1 << 51;
+pub(crate) const QUIET: u64 = 1 << 51;
 const SIGN: u64 = 1 << 63;
 /// `rcp.approx.ftz.f64`'s NaN.
 const GROSS_NAN: u64 = 0x7fff_ffff_0000_0000;
 const UPPER: u64 = 0xffff_ffff_0000_0000;
 
 #[inline]
-fn f(bits: u64) -> f64 {
+pub(crate) fn f64_of(bits: u64) -> f64 {
     f64::from_bits(bits)
 }
 
 /// The bits of result `x`: if it is NaN, the first NaN among `operands` (in the order the hardware
 /// prefers them), quieted, else [`DEFAULT_NAN`].
-fn result(x: f64, operands: &[u64]) -> u64 {
+pub(crate) fn f64_result(x: f64, operands: &[u64]) -> u64 {
     if !x.is_nan() {
         return x.to_bits();
     }
     operands
         .iter()
-        .find(|&&b| f(b).is_nan())
+        .find(|&&b| f64_of(b).is_nan())
         .map_or(DEFAULT_NAN, |&b| b | QUIET)
 }
 
 /// PTX `min`/`max` on `f64`: the number when one operand is NaN (`b` when both are); −0 < +0.
 fn min_max(a: u64, b: u64, max: bool) -> u64 {
-    let (x, y) = (f(a), f(b));
+    let (x, y) = (f64_of(a), f64_of(b));
     match (x.is_nan(), y.is_nan()) {
         (true, true) => b | QUIET,
         (true, false) => b,
@@ -83,12 +82,12 @@ fn min_max(a: u64, b: u64, max: bool) -> u64 {
 
 /// A two-operand `f64` instruction.
 pub(crate) fn fbin(op: FBin, rnd: Rnd, a: u64, b: u64) -> u64 {
-    let (x, y) = (f(a), f(b));
+    let (x, y) = (f64_of(a), f64_of(b));
     match op {
-        FBin::Add => result(round::add(x, y, rnd), &[b, a]),
-        FBin::Sub => result(round::add(x, -y, rnd), &[b, a]),
-        FBin::Mul => result(round::mul(x, y, rnd), &[b, a]),
-        FBin::Div(_) => result(round::div(x, y, rnd), &[a, b]),
+        FBin::Add => f64_result(round::add(x, y, rnd), &[b, a]),
+        FBin::Sub => f64_result(round::add(x, -y, rnd), &[b, a]),
+        FBin::Mul => f64_result(round::mul(x, y, rnd), &[b, a]),
+        FBin::Div(_) => f64_result(round::div(x, y, rnd), &[a, b]),
         FBin::Min | FBin::MinNan => min_max(a, b, false),
         FBin::Max | FBin::MaxNan => min_max(a, b, true),
     }
@@ -96,28 +95,28 @@ pub(crate) fn fbin(op: FBin, rnd: Rnd, a: u64, b: u64) -> u64 {
 
 /// `fma.rnd.f64` / `mad.rnd.f64`: one rounding.
 pub(crate) fn fma(rnd: Rnd, a: u64, b: u64, c: u64) -> u64 {
-    result(round::fma(f(a), f(b), f(c), rnd), &[b, c, a])
+    f64_result(round::fma(f64_of(a), f64_of(b), f64_of(c), rnd), &[b, c, a])
 }
 
 /// A one-operand `f64` instruction.
 pub(crate) fn fun(op: FUn, rnd: Rnd, a: u64) -> u64 {
-    let x = f(a);
+    let x = f64_of(a);
     match op {
         // The ISA: `abs.f64` passes a NaN through unchanged; an H100 does so for `neg.f64` too
         // (quieting a signalling NaN).
         FUn::Neg | FUn::Abs if x.is_nan() => a | QUIET,
         FUn::Neg => a ^ SIGN,
         FUn::Abs => a & !SIGN,
-        FUn::Sqrt => result(round::sqrt(x, rnd), &[a]),
+        FUn::Sqrt => f64_result(round::sqrt(x, rnd), &[a]),
         FUn::RcpGross => rcp_gross(a),
         // Only `rcp` and the above are decoded for `f64`.
-        _ => result(round::div(1.0, x, rnd), &[a]),
+        _ => f64_result(round::div(1.0, x, rnd), &[a]),
     }
 }
 
 /// `rcp.approx.ftz.f64`.
 fn rcp_gross(a: u64) -> u64 {
-    let x = f(a & UPPER);
+    let x = f64_of(a & UPPER);
     if x.is_nan() {
         return GROSS_NAN;
     }
@@ -137,7 +136,7 @@ fn rcp_gross(a: u64) -> u64 {
 
 /// An `f64` comparison (no `.ftz` on `f64`).
 pub(crate) fn compare(cmp: Cmp, a: u64, b: u64) -> bool {
-    let (x, y) = (f(a), f(b));
+    let (x, y) = (f64_of(a), f64_of(b));
     let unordered = x.is_nan() || y.is_nan();
     match cmp {
         Cmp::Eq => x == y,
@@ -154,95 +153,6 @@ pub(crate) fn compare(cmp: Cmp, a: u64, b: u64) -> bool {
         Cmp::Geu => unordered || x >= y,
         Cmp::Num => !unordered,
         Cmp::Nan => unordered,
-    }
-}
-
-/// `.sat` on an `f64` result: [0, 1], NaN to +0.
-fn sat(bits: u64, on: bool) -> u64 {
-    let x = f(bits);
-    if !on {
-        bits
-    } else if x.is_nan() || x <= 0.0 {
-        0
-    } else {
-        x.min(1.0).to_bits()
-    }
-}
-
-/// `.sat` on an `f32` result: [0, 1], NaN to +0.
-fn sat32(bits: u32, on: bool) -> u32 {
-    let x = f32::from_bits(bits);
-    if !on {
-        bits
-    } else if x.is_nan() || x <= 0.0 {
-        0
-    } else {
-        x.min(1.0).to_bits()
-    }
-}
-
-/// An `f32` NaN widened: sign and payload kept (shifted to the top of the fraction), quiet.
-fn widen_nan(b: u32) -> u64 {
-    let sign = u64::from(b >> 31) << 63;
-    sign | 0x7ff0_0000_0000_0000 | QUIET | u64::from(b & 0x7f_ffff) << 29
-}
-
-/// An `f64` NaN narrowed: sign and the payload's upper 23 bits kept, quiet.
-fn narrow_nan(b: u64) -> u32 {
-    let sign = ((b >> 63) as u32) << 31;
-    sign | 0x7fc0_0000 | ((b >> 29) as u32 & 0x7f_ffff)
-}
-
-/// The integer a NaN converts to from `.f64` (and to 64-bit types from `.f32`): `1 << (bits − 1)`.
-pub(crate) fn nan_to_int(bits: u32) -> u64 {
-    1u64 << (bits.clamp(1, 64) - 1)
-}
-
-/// A `cvt` with an `f64` on either side.
-pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
-    match (to, from) {
-        (Ty::F64, Ty::F32) => {
-            let b = a as u32;
-            let x = f32::from_bits(b);
-            let x = if mods.ftz { flush(x) } else { x };
-            let r = if x.is_nan() {
-                widen_nan(b)
-            } else {
-                f64::from(x).to_bits()
-            };
-            sat(r, mods.sat)
-        }
-        (Ty::F32, Ty::F64) => {
-            let x = f(a);
-            let r = if x.is_nan() {
-                narrow_nan(a)
-            } else {
-                let r = round::narrow(x, rnd);
-                let r = if mods.ftz { flush(r) } else { r };
-                r.to_bits()
-            };
-            u64::from(sat32(r, mods.sat))
-        }
-        (Ty::F64, Ty::F64) => {
-            let r = match rnd {
-                Rnd::None => a,
-                _ => result(round::integral_f64(f(a), rnd), &[a]),
-            };
-            sat(r, mods.sat)
-        }
-        (Ty::Int(t), Ty::F64) => {
-            let x = f(a);
-            if x.is_nan() {
-                return t.trunc(nan_to_int(t.bits));
-            }
-            let dir = if rnd == Rnd::None { Rnd::Nearest } else { rnd };
-            let r = round::integral_f64(x, dir);
-            let (lo, hi) = range(t);
-            t.trunc((r as i128).clamp(lo, hi) as u64)
-        }
-        (Ty::F64, Ty::Int(t)) => sat(round::from_int::<f64>(t.value(a), rnd).to_bits(), mods.sat),
-        // Conversions without an `f64` are `exec_float::cvt`'s and `exec_int::cvt_int`'s.
-        _ => super::exec_float::cvt(to, from, rnd, mods, a),
     }
 }
 

@@ -9,8 +9,7 @@
 //! within the ISA's bound but not necessarily the bits a GPU gives. Conversions with an `f64` on
 //! either side are `exec_f64.rs`'s.
 
-use super::exec_int::ones;
-use super::inst::{Cmp, DivKind, FBin, FMods, FUn, Int, Rnd, Ty};
+use super::inst::{Cmp, DivKind, FBin, FMods, FUn};
 use super::round;
 
 /// CUDA's NaN for single-precision results.
@@ -32,7 +31,7 @@ pub(crate) fn flush(x: f32) -> f32 {
 }
 
 #[inline]
-fn input(bits: u64, mods: FMods) -> f32 {
+pub(crate) fn f32_input(bits: u64, mods: FMods) -> f32 {
     if mods.ftz {
         flush(f(bits))
     } else {
@@ -42,7 +41,7 @@ fn input(bits: u64, mods: FMods) -> f32 {
 
 /// The bits of a result after `.ftz` and `.sat`, NaN canonical.
 #[inline]
-fn result(x: f32, mods: FMods) -> u64 {
+pub(crate) fn f32_result(x: f32, mods: FMods) -> u64 {
     let x = if mods.ftz { flush(x) } else { x };
     let x = if mods.sat {
         if x.is_nan() || x <= 0.0 {
@@ -81,7 +80,7 @@ fn min_max(a: f32, b: f32, max: bool) -> f32 {
 
 /// A two-operand `f32` instruction.
 pub(crate) fn fbin(op: FBin, mods: FMods, a: u64, b: u64) -> u64 {
-    let (x, y) = (input(a, mods), input(b, mods));
+    let (x, y) = (f32_input(a, mods), f32_input(b, mods));
     let r = match op {
         FBin::Add => round::add(x, y, mods.rnd),
         FBin::Sub => round::add(x, -y, mods.rnd),
@@ -106,25 +105,25 @@ pub(crate) fn fbin(op: FBin, mods: FMods, a: u64, b: u64) -> u64 {
         FBin::MinNan => min_max(x, y, false),
         FBin::MaxNan => min_max(x, y, true),
     };
-    result(r, mods)
+    f32_result(r, mods)
 }
 
 /// `fma.rnd.f32` / `mad.rnd.f32`: one rounding.
 pub(crate) fn fma(mods: FMods, a: u64, b: u64, c: u64) -> u64 {
-    let (x, y, z) = (input(a, mods), input(b, mods), input(c, mods));
-    result(round::fma(x, y, z, mods.rnd), mods)
+    let (x, y, z) = (f32_input(a, mods), f32_input(b, mods), f32_input(c, mods));
+    f32_result(round::fma(x, y, z, mods.rnd), mods)
 }
 
 /// A one-operand `f32` instruction.
 pub(crate) fn fun(op: FUn, mods: FMods, a: u64) -> u64 {
-    let x = input(a, mods);
+    let x = f32_input(a, mods);
     match op {
         FUn::Neg => u64::from((-x).to_bits()),
         FUn::Abs => u64::from(x.abs().to_bits()),
-        FUn::Sqrt => result(round::sqrt(x, mods.rnd), mods),
+        FUn::Sqrt => f32_result(round::sqrt(x, mods.rnd), mods),
         // `rcp.approx.ftz.f64` is never `f32`; as `rcp` if it were.
-        FUn::Rcp | FUn::RcpGross => result(round::div(1.0, x, mods.rnd), mods),
-        _ => result(super::approx::approx(op, x), mods),
+        FUn::Rcp | FUn::RcpGross => f32_result(round::div(1.0, x, mods.rnd), mods),
+        _ => f32_result(super::approx::approx(op, x), mods),
     }
 }
 
@@ -134,7 +133,7 @@ pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
         ftz,
         ..FMods::default()
     };
-    let (x, y) = (input(a, mods), input(b, mods));
+    let (x, y) = (f32_input(a, mods), f32_input(b, mods));
     let unordered = x.is_nan() || y.is_nan();
     match cmp {
         Cmp::Eq => x == y,
@@ -151,65 +150,6 @@ pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
         Cmp::Geu => unordered || x >= y,
         Cmp::Num => !unordered,
         Cmp::Nan => unordered,
-    }
-}
-
-/// A `cvt` with an `f32` on either side (integer-to-integer conversions are `exec_int::cvt_int`,
-/// those with an `f64` `exec_f64::cvt`).
-pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
-    match (to, from) {
-        (Ty::F64, _) | (_, Ty::F64) => super::exec_f64::cvt(to, from, rnd, mods, a),
-        (Ty::Int(t), Ty::F32) => {
-            let x = input(a, mods);
-            if x.is_nan() {
-                // The ISA: zero, except `1 << (bits − 1)` for 64-bit destinations.
-                return if t.bits == 64 {
-                    super::exec_f64::nan_to_int(64)
-                } else {
-                    0
-                };
-            }
-            let r = match rnd {
-                Rnd::Zero => x.trunc(),
-                Rnd::Down => x.floor(),
-                Rnd::Up => x.ceil(),
-                _ => round_even(x),
-            };
-            let (lo, hi) = range(t);
-            t.trunc((r as i128).clamp(lo, hi) as u64)
-        }
-        (Ty::F32, Ty::Int(t)) => result(round::from_int::<f32>(t.value(a), rnd), mods),
-        (Ty::F32, Ty::F32) => {
-            let x = input(a, mods);
-            let r = match rnd {
-                Rnd::Nearest => round_even(x),
-                Rnd::Zero => x.trunc(),
-                Rnd::Down => x.floor(),
-                Rnd::Up => x.ceil(),
-                Rnd::None => x,
-            };
-            result(r, mods)
-        }
-        (Ty::Int(_), Ty::Int(_)) => a,
-    }
-}
-
-/// Rounds to the nearest integer, ties to even.
-fn round_even(x: f32) -> f32 {
-    let r = x.round();
-    if (r - x).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - (r - x) * 2.0
-    } else {
-        r
-    }
-}
-
-/// The range of integer type `t`.
-pub(crate) fn range(t: Int) -> (i128, i128) {
-    if t.signed {
-        (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
-    } else {
-        (0, i128::from(ones(t.bits)))
     }
 }
 
@@ -259,52 +199,5 @@ mod tests {
         assert_eq!(fun(FUn::Neg, none, b(1.0)), b(-1.0));
         assert!(compare(Cmp::Neu, false, b(f32::NAN), b(1.0)));
         assert!(!compare(Cmp::Ne, false, b(f32::NAN), b(1.0)));
-    }
-
-    #[test]
-    fn conversions_round_as_asked() {
-        let none = FMods::default();
-        let s32 = Int {
-            bits: 32,
-            signed: true,
-        };
-        let u32_ = Int {
-            bits: 32,
-            signed: false,
-        };
-        assert_eq!(cvt(Ty::Int(s32), Ty::F32, Rnd::Nearest, none, b(2.5)), 2);
-        assert_eq!(cvt(Ty::Int(s32), Ty::F32, Rnd::Nearest, none, b(3.5)), 4);
-        assert_eq!(
-            cvt(Ty::Int(s32), Ty::F32, Rnd::Down, none, b(-1.5)),
-            (-2i32) as u32 as u64
-        );
-        assert_eq!(
-            cvt(Ty::Int(u32_), Ty::F32, Rnd::Zero, none, b(-1.5)),
-            0,
-            "saturates"
-        );
-        assert_eq!(cvt(Ty::Int(u32_), Ty::F32, Rnd::Zero, none, b(f32::NAN)), 0);
-        assert_eq!(
-            cvt(Ty::Int(s32), Ty::F32, Rnd::Zero, none, b(1e20)),
-            0x7fff_ffff
-        );
-        let u64_ = Int {
-            bits: 64,
-            signed: false,
-        };
-        let big = (1u64 << 25) + 1; // not representable: between 2^25 and 2^25 + 4
-        assert_eq!(
-            cvt(Ty::F32, Ty::Int(u64_), Rnd::Nearest, none, big),
-            b(33554432.0)
-        );
-        assert_eq!(
-            cvt(Ty::F32, Ty::Int(u64_), Rnd::Up, none, big),
-            b(33554436.0)
-        );
-        assert_eq!(
-            cvt(Ty::F32, Ty::Int(u64_), Rnd::Zero, none, big),
-            b(33554432.0)
-        );
-        assert_eq!(cvt(Ty::F32, Ty::F32, Rnd::Nearest, none, b(-2.5)), b(-2.0));
     }
 }

@@ -19,12 +19,13 @@
 //!   64-bit destinations, as the ISA says for non-`.f64` sources).
 
 use super::block::{PtxBlock, PtxWarp};
-use super::exec_float::{flush, range, CANONICAL_NAN};
+use super::exec_cvt::range;
+use super::exec_float::{flush, CANONICAL_NAN};
 use super::exec_int::{self, ones};
 use super::half_fmt::{odd_sum, NAN16};
 use super::inst::{BoolOp, Cmp, Rnd, R};
 use super::inst_half::{CmpSrc, CvtMods, CvtTy, FloatX, HArith, HFmt, HMods, SetDst, TestClass};
-use super::{exec_f64, exec_float, round};
+use super::{exec_cvt, exec_f64, exec_float, round};
 
 /// A half-precision result after `.ftz`, `.sat` and `.relu`.
 fn finish(fmt: HFmt, r: u16, m: HMods) -> u16 {
@@ -198,7 +199,7 @@ pub(crate) fn cvt(to: CvtTy, from: CvtTy, rnd: Rnd, m: CvtMods, a: u64) -> u64 {
             let x = f.to_f64(a as u16);
             if x.is_nan() {
                 return if t.bits == 64 {
-                    exec_f64::nan_to_int(64)
+                    exec_cvt::nan_to_int(64)
                 } else {
                     0
                 };

@@ -37,15 +37,15 @@
 //! warps wait on. racecheck: a successful wait orders everything each thread did before its
 //! arrival in that phase before everything the waiting thread does after the wait.
 
-use super::super::block::{Stop, Who};
-use super::super::finding::FindingKind;
-use super::super::memory::read_bytes;
-use super::super::race::{Arrivals, Strength};
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::Place;
 use super::inst::{Addr, MemSpace, Op};
 use super::inst_async::Async;
 use super::lanes;
+use crate::block::{Stop, Who};
+use crate::finding::FindingKind;
+use crate::memory::read_bytes;
+use crate::race::{Arrivals, Strength};
 
 const COUNT_MAX: u32 = (1 << 20) - 1;
 const TX_MAX: i64 = (1 << 20) - 1;

@@ -9,18 +9,18 @@
 
 use warpforge_ir::ScalarType;
 
-use super::super::block::{Stop, Who};
-use super::super::decode::{Mem, Space};
-use super::super::finding::FindingKind;
-use super::super::memory::{read_bytes, write_bytes};
-use super::super::race::{Loc, Sem, Strength};
-use super::super::stats::{global_sectors, shared_wavefronts};
 use super::address::{generic, Generic};
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_float;
 use super::exec_int::{ones, sext};
 use super::inst::{Addr, AtomOp, Int, MemSpace, Op, Ty, R};
 use super::lanes;
+use crate::block::{Stop, Who};
+use crate::decode::{Mem, Space};
+use crate::finding::FindingKind;
+use crate::memory::{read_bytes, write_bytes};
+use crate::race::{Loc, Sem, Strength};
+use crate::stats::{global_sectors, shared_wavefronts};
 
 /// Where one lane's access lands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

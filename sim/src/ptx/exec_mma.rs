@@ -21,13 +21,13 @@
 //! `.f64` (`m8n8k4`) is a chain of fused multiply-adds in `k` order. Integer products are exact;
 //! the sum wraps to 32 bits, or with `.satfinite` is clamped to the `s32` range.
 
-use super::super::block::{Stop, Who};
-use super::super::finding::{lane_list, FindingKind};
-use super::super::race::Strength;
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::{effective_address, Fault, Place};
 use super::inst::{Addr, MemSpace, Op, R};
 use super::inst_mma::{coords, El, Frag, MmaOp, MmaTypes, Shape, Tf32Round};
+use crate::block::{Stop, Who};
+use crate::finding::{lane_list, FindingKind};
+use crate::race::Strength;
 
 /// A fragment's element from its raw bits, as an exact `f64`.
 fn value(el: El, raw: u64) -> f64 {

@@ -7,12 +7,12 @@
 //! a lane outside the mask or an exited one (undefined in PTX) gives the lane its own value, marked
 //! as poison (`poison.rs`): reported only where the value is used.
 
-use super::super::block::Stop;
-use super::super::finding::{lane_list, FindingKind};
 use super::block::{guarded, PtxBlock, PtxWarp};
 use super::inst::{Op, ReduxOp, ShflMode, VoteMode};
 use super::lanes;
 use super::simt::Gather;
+use crate::block::Stop;
+use crate::finding::{lane_list, FindingKind};
 
 impl PtxBlock<'_> {
     fn collective_error(

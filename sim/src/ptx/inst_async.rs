@@ -1,7 +1,8 @@
 //! The decoded form of the asynchronous copy and mbarrier instructions (`decode_async.rs`,
 //! executed in `exec_async.rs` and `exec_mbarrier.rs`).
 
-use super::inst::{Addr, MemSpace, R};
+use super::inst_mem::{Addr, MemSpace};
+use super::inst_types::R;
 
 /// `cp.async` and the mbarrier family.
 #[derive(Clone, Debug, PartialEq, Eq)]

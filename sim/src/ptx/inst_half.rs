@@ -3,7 +3,7 @@
 //! `.bf16` and their packed pairs `.f16x2`, `.bf16x2` (`decode_half.rs`, `exec_half.rs`), `set`,
 //! `testp` and `copysign`.
 
-use super::inst::{BoolOp, Cmp, Int, Rnd, R};
+use super::inst_types::{BoolOp, Cmp, Int, Rnd, R};
 
 /// A 16-bit floating-point format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

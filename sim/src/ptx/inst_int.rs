@@ -4,7 +4,7 @@
 //! source registers `a`, `b`, `c` (an unused one is the constant 0) and writes `d`; executed per
 //! lane by `exec_bits.rs` and, for the carry chains, `exec_ext.rs`.
 
-use super::inst::{BoolOp, Int, R};
+use super::inst_types::{BoolOp, Int, R};
 
 /// One of these instructions with its registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The decoded form of memory operands and of calls' arguments: state spaces, addresses, atomic
 //! operations, and where a call's argument or return value is copied from or to.
 
-use super::inst::R;
+use super::inst_types::R;
 
 /// A state space of a memory instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

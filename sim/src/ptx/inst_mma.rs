@@ -19,7 +19,8 @@
 //! A and B fragments are eight registers (the ISA's count) for eight elements: the second four
 //! registers repeat the first four, and `wmma.mma` reads the first four.
 
-use super::inst::{Addr, MemSpace, R};
+use super::inst_mem::{Addr, MemSpace};
+use super::inst_types::R;
 
 /// The element type of a matrix operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use warpforge_ptx::parse::{
 };
 
 use super::address::MODULE_GLOBAL_BASE;
+use super::error::PtxError;
 use super::inst::MemSpace;
-use super::PtxError;
 
 /// A variable's space and its address in that space (global variables: their global address).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -57,8 +57,10 @@
 
 mod address;
 mod approx;
+mod async_state;
 mod barrier;
 mod block;
+mod calls;
 mod cfg;
 mod decode;
 mod decode_alu;
@@ -71,10 +73,12 @@ mod decode_mem;
 mod decode_mma;
 mod decode_mods;
 mod decode_operands;
+mod error;
 mod exec_alu;
 mod exec_async;
 mod exec_bits;
 mod exec_call;
+mod exec_cvt;
 mod exec_ext;
 mod exec_f64;
 mod exec_float;
@@ -83,6 +87,7 @@ mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
 mod exec_mma;
+mod exec_poison;
 mod exec_warp;
 mod half_fmt;
 mod inst;
@@ -91,6 +96,8 @@ mod inst_half;
 mod inst_int;
 mod inst_mem;
 mod inst_mma;
+mod inst_types;
+mod launch_state;
 mod layout;
 mod poison;
 mod registers;
@@ -98,78 +105,27 @@ mod round;
 mod schedule;
 mod simt;
 
-use std::fmt;
 use std::time::Instant;
 
 use warpforge_ptx::parse::{parse, Module};
 
+pub use error::PtxError;
+use launch_state::LaunchState;
 pub use layout::PtxParam;
 
-use super::block::Sites;
-use super::memory::GlobalBuffer;
-use super::profile::ProfileSite;
-use super::{
-    copy_back, global_buffers, merge_outcomes, run_grid, worker_threads, SimError, SimOptions,
-    SimReport,
-};
-use crate::BufferArg;
+use crate::buffer_arg::BufferArg;
+use crate::grid::{copy_back, global_buffers, merge_outcomes, run_grid, worker_threads};
+use crate::memory::GlobalBuffer;
+use crate::options::{check_blocks, SimOptions};
+use crate::report::{SimError, SimReport};
 use address::{buffer_base, GlobalMap};
 use block::PtxBlock;
 use decode::Program;
 
-pub(crate) use super::lanes::lanes;
+pub(crate) use crate::lanes::lanes;
 
 /// The most shared memory a block may have (sm_90 allows 227 KiB).
 const MAX_SHARED: u32 = 1 << 20;
-
-/// Why a PTX entry cannot be loaded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PtxError {
-    /// The text is not PTX the parser reads (`line:column: message`).
-    Parse(String),
-    /// The module has no `.entry` of that name.
-    NoEntry {
-        /// The name asked for.
-        entry: String,
-        /// The entries the module has.
-        entries: Vec<String>,
-    },
-    /// An instruction, modifier or declaration the simulator does not implement.
-    Unsupported {
-        /// Its PTX line.
-        line: u32,
-        /// The instruction (or declaration) as written.
-        text: String,
-        /// What is not supported.
-        message: String,
-    },
-}
-
-impl fmt::Display for PtxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PtxError::Parse(m) => write!(f, "not valid PTX: {m}"),
-            PtxError::NoEntry { entry, entries } if entries.is_empty() => {
-                write!(f, "no entry `{entry}`: the module has no `.entry`")
-            }
-            PtxError::NoEntry { entry, entries } => write!(
-                f,
-                "no entry `{entry}`; the module's entries: {}",
-                entries.join(", ")
-            ),
-            PtxError::Unsupported {
-                line,
-                text,
-                message,
-            } => write!(
-                f,
-                "line {line}: `{text}`: {message} (not supported by the PTX simulator)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for PtxError {}
 
 /// A PTX entry decoded for the simulator.
 #[derive(Debug)]
@@ -276,67 +232,6 @@ pub enum PtxArg {
     Scalar(u64),
 }
 
-/// A launch's shared state: the program, what the memory holds and how findings name it.
-pub(crate) struct LaunchState<'p> {
-    pub program: &'p Program,
-    /// Names for findings: each buffer (after its parameter), the module variables, each shared
-    /// array, and "shared memory".
-    pub arrays: Vec<String>,
-    /// Index of the first shared array among `arrays`.
-    pub first_shared: u32,
-    pub block: [u32; 3],
-    pub threads: u32,
-    pub grid: [u32; 3],
-    /// Blocks in the grid: the product of `grid`.
-    pub blocks: u32,
-    /// Whether blocks run one after another (no other block writes memory while one runs).
-    pub serial: bool,
-    pub dynamic_shared: u32,
-    pub shared_total: u32,
-    /// The parameter space's bytes.
-    pub params: Vec<u8>,
-    pub map: GlobalMap,
-}
-
-impl LaunchState<'_> {
-    /// `line N: `text``, for findings; `line N (file:line:column): `text`` where a `.loc` is in
-    /// force.
-    pub fn describe(&self, pc: usize) -> String {
-        let source = match self.program.sources.get(pc) {
-            Some(Some(s)) => format!(" ({s})"),
-            _ => String::new(),
-        };
-        match (self.program.lines.get(pc), self.program.texts.get(pc)) {
-            (Some(line), Some(text)) => format!("line {line}{source}: `{text}`"),
-            _ => "the end of the entry".into(),
-        }
-    }
-
-    /// The shared array holding shared byte `addr`.
-    pub fn program_shared_array_at(&self, addr: u64) -> Option<usize> {
-        self.program
-            .shared
-            .iter()
-            .rposition(|a| u64::from(a.offset) <= addr)
-    }
-}
-
-impl Sites for LaunchState<'_> {
-    fn site(&self, pc: usize) -> String {
-        self.describe(pc)
-    }
-
-    fn array_name(&self, array: u32) -> &str {
-        self.arrays
-            .get(array as usize)
-            .map_or("memory", String::as_str)
-    }
-
-    fn profile_site(&self, pc: usize) -> ProfileSite {
-        ProfileSite::Line(self.program.lines.get(pc).copied().unwrap_or(0))
-    }
-}
-
 /// The number of blocks of a grid of `grid` (x, y, z), checked against CUDA's limits: each
 /// dimension at least 1, x below 2^31, y and z at most 65,535, and the product below 2^32.
 fn grid_blocks(grid: [u32; 3]) -> Result<u32, String> {
@@ -402,7 +297,7 @@ pub fn run(
         }
     }
     let blocks = grid_blocks(launch.grid).map_err(bad)?;
-    super::check_blocks(blocks).map_err(bad)?;
+    check_blocks(blocks).map_err(bad)?;
     if args.len() != program.params.len() {
         let names: Vec<&str> = program.params.iter().map(|p| p.name.as_str()).collect();
         return Err(bad(format!(

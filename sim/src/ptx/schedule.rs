@@ -19,9 +19,9 @@
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use super::super::block::Stop;
-use super::super::finding::{lane_list, FindingKind};
 use super::block::{PtxBlock, PtxWarp, WarpState};
+use crate::block::Stop;
+use crate::finding::{lane_list, FindingKind};
 
 /// Warp-instructions a warp issues in one turn before the next running warp gets its turn.
 pub(crate) const TURN: u32 = 1024;

@@ -6,16 +6,12 @@
 //! (sm_80 and sm_90, `sim/tests/fixtures/async/pipeline.cu`) against results computed here. The
 //! bulk copies (TMA) and `wgmma` are refused by name.
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::BufferArg;
-use warpforge_sim::{FindingKind, SimOptions, SimReport};
+use crate::common::ptx::{run_in_out, shape, words};
+use warpforge_sim::ptx::{PtxKernel, PtxLaunch};
+use warpforge_sim::{FindingKind, SimReport};
 
 fn launch(grid: u32, block: u32) -> PtxLaunch {
-    PtxLaunch {
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared: 0,
-    }
+    shape(grid, block)
 }
 
 /// Runs `entry` of `text` with one input buffer, one output buffer and `scalars`.
@@ -27,30 +23,7 @@ fn run(
     out_len: usize,
     scalars: &[u64],
 ) -> (SimReport, Vec<u8>) {
-    let kernel = PtxKernel::load(text, entry).unwrap_or_else(|e| panic!("{entry}: {e}"));
-    let mut input = input.to_vec();
-    let mut out = vec![0u8; out_len];
-    let mut args = vec![PtxArg::Buffer, PtxArg::Buffer];
-    args.extend(scalars.iter().map(|&s| PtxArg::Scalar(s)));
-    let report = ptx::run(
-        &kernel,
-        &shape,
-        &args,
-        &mut [
-            BufferArg::ReadWrite(&mut input),
-            BufferArg::ReadWrite(&mut out),
-        ],
-        &SimOptions::default(),
-    )
-    .expect("the launch starts");
-    (report, out)
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect()
+    run_in_out(text, entry, &shape, input, out_len, scalars)
 }
 
 /// Each of 32 threads fills its 64-byte slice of shared memory with 0xAA bytes, then copies

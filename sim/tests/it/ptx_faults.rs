@@ -4,6 +4,7 @@
 //! that cannot complete, collectives whose lanes cannot meet, and launch shapes that contradict
 //! `.reqntid`.
 
+use crate::common::ptx::line_of;
 use warpforge_sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
 use warpforge_sim::BufferArg;
 use warpforge_sim::{FindingKind, SimOptions, SimReport};
@@ -13,14 +14,6 @@ fn corpus(name: &str) -> String {
         .join("../analysis/tests/corpus/ptx")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no `{needle}`"))
-        + 1
 }
 
 fn run(

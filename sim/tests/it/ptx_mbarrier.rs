@@ -5,9 +5,9 @@
 //! in use, `inval` while waited on). nvcc 13's PTX for `cuda::memcpy_async` with `cuda::barrier`
 //! (`sim/tests/fixtures/async/barrier.cu`) runs with the results computed here.
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::BufferArg;
-use warpforge_sim::{FindingKind, SimOptions, SimReport};
+use crate::common::ptx::{run_in_out, shape, words};
+use warpforge_sim::ptx::PtxKernel;
+use warpforge_sim::{FindingKind, SimReport};
 
 fn run(
     text: &str,
@@ -17,32 +17,7 @@ fn run(
     input: &[u8],
     out_len: usize,
 ) -> (SimReport, Vec<u8>) {
-    let kernel = PtxKernel::load(text, entry).unwrap_or_else(|e| panic!("{entry}: {e}"));
-    let mut input = input.to_vec();
-    let mut out = vec![0u8; out_len];
-    let report = ptx::run(
-        &kernel,
-        &PtxLaunch {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-            dynamic_shared: 0,
-        },
-        &[PtxArg::Buffer, PtxArg::Buffer],
-        &mut [
-            BufferArg::ReadWrite(&mut input),
-            BufferArg::ReadWrite(&mut out),
-        ],
-        &SimOptions::default(),
-    )
-    .expect("the launch starts");
-    (report, out)
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect()
+    run_in_out(text, entry, &shape(grid, block), input, out_len, &[])
 }
 
 fn ptx(body: &str) -> String {

@@ -3,8 +3,7 @@
 //! an address, a branch condition or a collective's operand — not where a kernel discards it with a
 //! `selp` on the same mask, as a partial warp's reduction does.
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::BufferArg;
+use crate::common::ptx::{line_of, run_out, shape};
 use warpforge_sim::{Finding, FindingKind, SimOptions};
 
 /// A block of 48 threads (warp 1 holds lanes 0-15 only) sums `tid + 1` per warp by shuffling down
@@ -61,28 +60,9 @@ const ONE: &[u32] = &[16];
 /// Runs it with `options`: the two sums and the findings.
 fn run(use_it: &str, offsets: &[u32], options: &SimOptions) -> ([u32; 2], Vec<Finding>) {
     let text = kernel(use_it, offsets);
-    let kernel = PtxKernel::load(&text, "warp_sum").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let mut out = vec![0u8; 8];
-    let launch = PtxLaunch {
-        grid: [1, 1, 1],
-        block: [48, 1, 1],
-        dynamic_shared: 0,
-    };
-    let report = ptx::run(
-        &kernel,
-        &launch,
-        &[PtxArg::Buffer],
-        &mut [BufferArg::ReadWrite(&mut out)],
-        options,
-    )
-    .expect("launches");
+    let (report, out) = run_out(&text, "warp_sum", &shape(1, 48), 8, &[], options);
     let word = |i: usize| u32::from_le_bytes(out[i * 4..i * 4 + 4].try_into().unwrap());
     ([word(0), word(1)], report.findings)
-}
-
-/// The line of `text`'s first line that holds `needle` (1-based).
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
 
 const DISCARDED: &str = "selp.b32 %r6, %r6, 0, %p2;\n    add.u32 %r2, %r2, %r6;";

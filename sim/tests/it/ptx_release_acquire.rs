@@ -6,8 +6,8 @@
 //! hands a tile from one warp to another. Without the release or the acquire (`.relaxed` instead),
 //! or with the release on another word than the acquire, the data accesses are unordered: a race.
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::{BufferArg, Finding, FindingKind, SimOptions};
+use crate::common::ptx::{run_out, shape};
+use warpforge_sim::{Finding, FindingKind, SimOptions};
 
 /// One producer/consumer pair in shared or global memory.
 struct Case<'a> {
@@ -111,21 +111,8 @@ DONE:
     /// Runs one block of 64 threads: the value the reader saw and the findings.
     fn run(&self) -> (u32, Vec<Finding>) {
         let text = self.kernel();
-        let kernel = PtxKernel::load(&text, "relacq").unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let mut out = vec![0u8; 16];
-        let launch = PtxLaunch {
-            grid: [1, 1, 1],
-            block: [64, 1, 1],
-            dynamic_shared: 0,
-        };
-        let report = ptx::run(
-            &kernel,
-            &launch,
-            &[PtxArg::Buffer],
-            &mut [BufferArg::ReadWrite(&mut out)],
-            &SimOptions::default(),
-        )
-        .expect("launches");
+        let options = SimOptions::default();
+        let (report, out) = run_out(&text, "relacq", &shape(1, 64), 16, &[], &options);
         let seen = u32::from_le_bytes(out[..4].try_into().expect("4 bytes"));
         (seen, report.findings)
     }

@@ -3,6 +3,7 @@
 //! threads, 2-D grid) and tiled matmul (16x16 threads) with outputs computed in Rust, and the grid and
 //! block limits refused with the limit named.
 
+use crate::common::ptx::words;
 use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
 use warpforge_sim::BufferArg;
 use warpforge_sim::{SimError, SimOptions};
@@ -48,13 +49,6 @@ fn corpus(name: &str) -> String {
         .join("../analysis/tests/corpus/ptx")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect()
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {

@@ -4,6 +4,7 @@
 //! `st.release` (or an atomic) and polled with `ld.acquire` is how `cuda::atomic_ref` and cooperative
 //! groups synchronise warps; the same code with plain `ld`/`st` is a race and stays one.
 
+use crate::common::ptx::{run_out, shape};
 use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
 use warpforge_sim::BufferArg;
 use warpforge_sim::{FindingKind, SimOptions};
@@ -50,21 +51,7 @@ END:
 /// Runs it with the producer warp first (the reader then sees 7); the findings' kinds.
 fn races(write: &str, read: &str) -> Vec<FindingKind> {
     let text = kernel(write, read);
-    let kernel = PtxKernel::load(&text, "flag").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let mut out = vec![0u8; 4];
-    let launch = PtxLaunch {
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        dynamic_shared: 0,
-    };
-    let report = ptx::run(
-        &kernel,
-        &launch,
-        &[PtxArg::Buffer],
-        &mut [BufferArg::ReadWrite(&mut out)],
-        &SimOptions::default(),
-    )
-    .expect("launches");
+    let (report, _) = run_out(&text, "flag", &shape(1, 64), 4, &[], &SimOptions::default());
     report.findings.iter().map(|f| f.kind).collect()
 }
 

@@ -3,40 +3,26 @@
 // Each test binary uses a part of these helpers.
 #![allow(dead_code)]
 
-use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
-use warpforge_sim::{BufferArg, SimOptions, SimReport};
+use super::ptx;
+use warpforge_sim::{SimOptions, SimReport};
 
 pub const HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n\n";
 
 /// Runs entry `k` of `HEADER + text` on one block of `threads` threads: the first parameter is a
 /// buffer of `out_bytes`, then the scalars `scalars`.
 pub fn run(text: &str, threads: u32, out_bytes: usize, scalars: &[u64]) -> (SimReport, Vec<u8>) {
-    let kernel = PtxKernel::load(&format!("{HEADER}{text}"), "k").unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![0u8; out_bytes];
-    let mut args = vec![PtxArg::Buffer];
-    args.extend(scalars.iter().map(|&s| PtxArg::Scalar(s)));
-    let launch = PtxLaunch {
-        grid: [1, 1, 1],
-        block: [threads, 1, 1],
-        dynamic_shared: 0,
-    };
-    let report = ptx::run(
-        &kernel,
-        &launch,
-        &args,
-        &mut [BufferArg::ReadWrite(&mut out)],
+    let text = format!("{HEADER}{text}");
+    ptx::run_out(
+        &text,
+        "k",
+        &ptx::shape(1, threads),
+        out_bytes,
+        scalars,
         &SimOptions::default(),
     )
-    .expect("the launch starts");
-    (report, out)
 }
 
-pub fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect()
-}
+pub use super::ptx::words as u32s;
 
 pub fn u64s(bytes: &[u8]) -> Vec<u64> {
     bytes

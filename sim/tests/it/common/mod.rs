@@ -3,3 +3,4 @@
 pub mod calls;
 pub mod float;
 pub mod int;
+pub mod ptx;

@@ -1,0 +1,2 @@
+//! Support for `layout.rs`: the module graph of a crate.
+pub mod modules;
