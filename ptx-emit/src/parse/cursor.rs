@@ -3,8 +3,16 @@
 //! on their lines.
 
 use super::error::{ParseError, Pos};
-use super::instructions::Comment;
 use super::lexer::{lex, RawComment, Tok, Token};
+
+/// A `//` comment that stands on a line of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    /// Where the `//` is.
+    pub pos: Pos,
+    /// The text after `//`, trailing whitespace removed.
+    pub text: String,
+}
 
 /// How deep `{ … }` blocks and initializer lists may nest: hostile input must not exhaust the stack.
 pub(crate) const MAX_NESTING: u32 = 64;

@@ -380,3 +380,78 @@ pub(crate) fn file(c: &mut Cursor) -> Result<FileDirective, ParseError> {
         extra,
     })
 }
+
+/// A parameter: `.param .u64 name`, `.param .align 8 .b8 name[16]`,
+/// `.param .u64 .ptr .global .align 1 name`, or a `.reg` parameter of a `.func`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Where it starts.
+    pub pos: Pos,
+    /// `.param` or `.reg`.
+    pub space: StateSpace,
+    /// `.align N`.
+    pub align: Option<u32>,
+    /// `.v2`, `.v4`: the vector width.
+    pub vector: Option<u32>,
+    /// The type.
+    pub ty: DataType,
+    /// `.ptr`: the pointer's state space and alignment (both optional).
+    pub ptr: Option<PtrAttributes>,
+    /// The name.
+    pub name: String,
+    /// Array sizes (`[16]`); `None` for `[]`.
+    pub dims: Vec<Option<u64>>,
+}
+
+/// What `.ptr` says about a pointer parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtrAttributes {
+    /// The space it points into.
+    pub space: Option<StateSpace>,
+    /// The alignment of what it points to.
+    pub align: Option<u32>,
+}
+
+/// Reads `(param, …)`.
+pub(crate) fn param_list(c: &mut Cursor, context: &str) -> Result<Vec<Param>, ParseError> {
+    c.expect_punct('(', "")?;
+    let mut params = Vec::new();
+    if c.eat_punct(')') {
+        return Ok(params);
+    }
+    loop {
+        params.push(param(c)?);
+        if c.eat_punct(')') {
+            return Ok(params);
+        }
+        if !c.eat_punct(',') {
+            return Err(c.error(&format!("`,` or `)` {context}")));
+        }
+    }
+}
+
+fn param(c: &mut Cursor) -> Result<Param, ParseError> {
+    let pos = c.peek().pos;
+    let space = if c.eat_dot("param").is_some() {
+        StateSpace::Param
+    } else if c.eat_dot("reg").is_some() {
+        StateSpace::Reg
+    } else {
+        return Err(c.error("a parameter (`.param` or `.reg`)"));
+    };
+    let attrs = type_and_attributes(c, space == StateSpace::Param)?;
+    let (name, _) = declared_name(c)?;
+    let dims = dims(c)?;
+    Ok(Param {
+        pos,
+        space,
+        align: attrs.align,
+        vector: attrs.vector,
+        ty: attrs.ty,
+        ptr: attrs
+            .ptr
+            .map(|(space, align)| PtrAttributes { space, align }),
+        name,
+        dims,
+    })
+}

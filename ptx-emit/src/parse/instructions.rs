@@ -2,10 +2,10 @@
 //! such as call sequences and inline asm, `.loc`, `.pragma`, `.callprototype`, `.branchtargets`, and
 //! comments that stand on their own lines), and the instruction grammar: guard, opcode, modifiers, operands.
 
-use super::cursor::{Cursor, MAX_NESTING};
+use super::cursor::{Comment, Cursor, MAX_NESTING};
 use super::directives::{loc, pragma, var_decl, Loc, Pragma, VarDecl};
 use super::error::{ParseError, Pos};
-use super::functions::{param_list, Param};
+use super::directives::{param_list, Param};
 use super::keywords::StateSpace;
 use super::lexer::Tok;
 use super::operands::{operand, register, Operand, Register};
@@ -70,15 +70,6 @@ pub struct Label {
     pub pos: Pos,
     /// The name.
     pub name: String,
-}
-
-/// A `//` comment that stands on a line of its own.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Comment {
-    /// Where the `//` is.
-    pub pos: Pos,
-    /// The text after `//`, trailing whitespace removed.
-    pub text: String,
 }
 
 /// An instruction: `@!%p1 ld.global.nc.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1+16];`.

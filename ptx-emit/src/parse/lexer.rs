@@ -4,7 +4,7 @@
 //! keep or drop.
 
 use super::error::{ParseError, Pos};
-use super::operands::{FloatImm, IntImm, Radix};
+use super::literals::{FloatImm, IntImm, Radix};
 
 /// What a token is.
 #[derive(Clone, Debug, PartialEq)]

@@ -44,19 +44,23 @@ mod functions;
 mod instructions;
 mod keywords;
 mod lexer;
+mod literals;
 mod module;
 mod operands;
 mod positions;
 mod print;
 mod resolve;
 
-pub use directives::{Declarator, FileDirective, Initializer, Loc, Pragma, VarDecl};
+pub use cursor::Comment;
+pub use directives::{
+    Declarator, FileDirective, Initializer, Loc, Param, Pragma, PtrAttributes, VarDecl,
+};
 pub use error::{ParseError, Pos};
 pub use functions::{
-    Function, FunctionDirective, FunctionDirectiveKind, FunctionKind, Param, PtrAttributes,
+    Function, FunctionDirective, FunctionDirectiveKind, FunctionKind,
 };
 pub use instructions::{
-    Block, BranchTargets, CallPrototype, Comment, Guard, Instruction, Instructions, Label,
+    Block, BranchTargets, CallPrototype, Guard, Instruction, Instructions, Label,
     Statement,
 };
 pub use keywords::{DataType, Linkage, StateSpace};
@@ -64,9 +68,8 @@ pub use module::{
     AddressSize, DataDirective, DataValue, Module, ModuleItem, Section, SectionItem, Target,
     Version,
 };
-pub use operands::{
-    Address, AddressBase, Component, FloatImm, IntImm, Operand, OperandKind, Radix, Register,
-};
+pub use literals::{FloatImm, IntImm, Radix};
+pub use operands::{Address, AddressBase, Component, Operand, OperandKind, Register};
 
 /// Parses a whole PTX module.
 pub fn parse(src: &str) -> Result<Module, ParseError> {

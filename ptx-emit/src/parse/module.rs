@@ -6,10 +6,11 @@ use super::cursor::Cursor;
 use super::directives::{file, pragma, var_decl, FileDirective, Pragma, VarDecl};
 use super::error::{ParseError, Pos};
 use super::functions::{function, Function};
-use super::instructions::{Comment, Label};
+use super::cursor::Comment;
+use super::instructions::Label;
 use super::keywords::{DataType, Linkage, StateSpace};
 use super::lexer::Tok;
-use super::operands::{FloatImm, IntImm};
+use super::literals::{FloatImm, IntImm};
 
 /// A parsed PTX module.
 #[derive(Clone, Debug, PartialEq)]

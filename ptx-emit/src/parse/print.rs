@@ -6,8 +6,8 @@
 
 use std::fmt::{self, Display, Formatter, Write};
 
-use super::directives::{Declarator, FileDirective, Initializer, Loc, Pragma, VarDecl};
-use super::functions::{Function, FunctionDirective, FunctionDirectiveKind, FunctionKind, Param};
+use super::directives::{Declarator, FileDirective, Initializer, Loc, Param, Pragma, VarDecl};
+use super::functions::{Function, FunctionDirective, FunctionDirectiveKind, FunctionKind};
 use super::instructions::{Block, Guard, Instruction, Statement};
 use super::module::{DataValue, Module, ModuleItem, Section, SectionItem};
 use super::operands::{Address, AddressBase, Operand, OperandKind, Register};

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::functions::Param;
+use super::directives::Param;
 use super::instructions::{Block, Statement};
 use super::keywords::StateSpace;
 use super::operands::{AddressBase, Operand, OperandKind, Register};
