@@ -490,8 +490,8 @@ fn run(cli: Cli) -> Result<()> {
             block,
         } => {
             if explain {
-                for rule in warpforge::analysis::RULES {
-                    println!("{} {}\n    {}\n", rule.id, rule.name, rule.explanation);
+                for rule in warpforge::analysis::Rule::ALL {
+                    println!("{} {}\n    {}\n", rule, rule.name(), rule.explanation());
                 }
                 return Ok(());
             }

@@ -7,13 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::rules::{Diagnostic, Severity};
+use crate::rules::{Diagnostic, Rule, Severity};
 
 /// The grouping key of a "cannot prove" warning: kernel, rule and the message up to its details
 /// (`cannot prove this access stays inside `As` (1024 bytes)`), or `None` for every other finding.
-fn key(d: &Diagnostic) -> Option<(String, &'static str, String)> {
+fn key(d: &Diagnostic) -> Option<(String, Rule, String)> {
     let unproven = d.severity == Severity::Warning
-        && matches!(d.rule, "S001" | "A001")
+        && matches!(d.rule, Rule::S001 | Rule::A001)
         && d.message.starts_with("cannot prove");
     unproven.then(|| {
         let head = d.message.split(": ").next().unwrap_or_default();
@@ -24,7 +24,7 @@ fn key(d: &Diagnostic) -> Option<(String, &'static str, String)> {
 /// Groups the "cannot prove" warnings of each kernel, rule and array into their first finding
 /// (`out` is sorted by location, so the first is the earliest); the rest keep their order.
 pub(crate) fn group_unproven(out: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut first: BTreeMap<(String, &'static str, String), usize> = BTreeMap::new();
+    let mut first: BTreeMap<(String, Rule, String), usize> = BTreeMap::new();
     let mut kept: Vec<Diagnostic> = Vec::with_capacity(out.len());
     for d in out {
         let Some(k) = key(&d) else {

@@ -24,6 +24,7 @@ pub mod program;
 pub mod ptx_front;
 mod race;
 mod refine;
+mod rule;
 pub mod rules;
 pub mod sarif;
 pub mod uniformity;
@@ -34,6 +35,7 @@ pub use lint::{
     has_errors, lint_kernel, lint_ptx, lint_ptx_assuming, lint_ptx_with, render_json,
     render_json_all, render_text, PtxAssumptions, PtxError,
 };
-pub use rules::{Diagnostic, Severity, RULES};
+pub use rule::{Rule, Severity};
+pub use rules::Diagnostic;
 pub use sarif::render_sarif;
 pub use uniformity::{barrier_safety, check_block_uniform_sync, BarrierSafety, DivergentSync};

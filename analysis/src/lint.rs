@@ -7,6 +7,8 @@ use warpforge_ir::Verified;
 
 use crate::program::Location;
 pub use crate::ptx_front::PtxError;
+#[cfg(test)]
+use crate::rules::Rule;
 use crate::rules::{check, Diagnostic, Severity};
 
 /// Lints a verified kernel.
@@ -90,7 +92,12 @@ pub fn render_text(file: &str, diags: &[Diagnostic]) -> String {
         let _ = writeln!(
             out,
             "{file}: {}[{} {}] kernel `{}`, {}{source}: {}",
-            d.severity, d.rule, d.name, d.kernel, d.location, d.message
+            d.severity,
+            d.rule,
+            d.rule.name(),
+            d.kernel,
+            d.location,
+            d.message
         );
         for cause in &d.causes {
             let _ = writeln!(out, "    because {cause}");
@@ -151,8 +158,8 @@ fn findings_json<'a>(
 ) -> impl Iterator<Item = FindingJson<'a>> + 'a {
     diags.iter().map(move |d| FindingJson {
         file,
-        rule: d.rule,
-        name: d.name,
+        rule: d.rule.code(),
+        name: d.rule.name(),
         severity: d.severity,
         kernel: &d.kernel,
         location: (&d.location).into(),
@@ -184,8 +191,7 @@ mod tests {
 
     fn diagnostic(location: Location, message: &str) -> Diagnostic {
         Diagnostic {
-            rule: "S001",
-            name: "shared-bounds",
+            rule: Rule::S001,
             severity: Severity::Warning,
             kernel: "k".into(),
             location,

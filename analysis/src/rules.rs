@@ -12,45 +12,19 @@
 //! | R001 | shared-race | error / warning | two warps touch one shared byte, one writing, with no barrier between (or may: warning) |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
-use std::fmt;
-
-use serde::Serialize;
 use warpforge_ir::SourceLoc;
 
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, Location, MaskInfo, Op, Program, Space, Var};
 use crate::refine::Refiner;
-
-/// How bad a finding is; in JSON `note`, `warning` or `error`, as it is displayed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Information.
-    Note,
-    /// May be a bug.
-    Warning,
-    /// A bug.
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        })
-    }
-}
+pub use crate::rule::{Rule, Severity};
 
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Rule id (`B001`, …).
-    pub rule: &'static str,
-    /// Rule name (`divergent-barrier`, …).
-    pub name: &'static str,
+    /// The rule (its code and name: [`Rule::code`], [`Rule::name`]).
+    pub rule: Rule,
     /// Severity.
     pub severity: Severity,
     /// The kernel.
@@ -69,28 +43,6 @@ pub struct Diagnostic {
     pub also: Vec<Location>,
 }
 
-/// A rule's id, name and one-paragraph explanation.
-pub struct RuleDoc {
-    /// Id.
-    pub id: &'static str,
-    /// Name.
-    pub name: &'static str,
-    /// Explanation.
-    pub explanation: &'static str,
-}
-
-/// Every rule, for `warpforge lint --explain` and the docs.
-pub const RULES: &[RuleDoc] = &[
-    RuleDoc { id: "B001", name: "divergent-barrier", explanation: "A block barrier (bar.sync, workgroupBarrier) must be reached by every thread of the block. If a branch on a thread-dependent value, a loop whose trip count differs between threads, or an early return taken by some threads lets part of the block skip it, the block deadlocks or the barrier misbehaves (undefined on CUDA, a validation error for WGSL's own uniformity rules)." },
-    RuleDoc { id: "W001", name: "divergent-collective", explanation: "A warp collective (shfl/vote/match/bar.warp.sync) with the full mask 0xffffffff requires all 32 lanes to execute it together. Reached under control flow that depends on the lane (or after some lanes returned), it reads from lanes that are not there: undefined results or a hang. Use a mask of the lanes that really arrive (e.g. from a ballot before the branch) or move the collective out of the branch. A branch on `%tid.x / 32`, or on `%tid.x` against a multiple of 32 (`tid < 32`, `tid > 31`), is uniform within each warp when the block's x-dimension is a multiple of 32: known from `.reqntid`, otherwise assumed for PTX (nearly every launch) — `warpforge lint --no-assume-warp-aligned-blocks` turns the assumption off." },
-    RuleDoc { id: "W002", name: "mask-mismatch", explanation: "Every lane that executes a collective must be in its mask, and every lane in the mask must execute it. A partial constant mask on a collective that all lanes reach is an error; a partial mask under divergent control cannot be checked statically and is reported as a warning." },
-    RuleDoc { id: "F081", name: "shared-to-global", explanation: "A value loaded from shared memory flows (through moves, casts and arithmetic, across blocks) into a global store. The pattern itself is legal and common. It is reported because an earlier project blamed crashes on it (\"F081\"): the error it saw, code 716, is CUDA_ERROR_MISALIGNED_ADDRESS, and the evidence points at the real causes, which A001 (misaligned access) and S001 (shared bounds) check. On its own it is a note; when those rules fire on the shared loads feeding this store, it says so and carries their severity (error or warning)." },
-    RuleDoc { id: "A001", name: "misaligned-access", explanation: "A multi-byte load or store must be aligned to its width (ld.v4.u32 to 16 bytes, a u32 to 4). An address that is provably not a multiple of the width is an error (CUDA_ERROR_MISALIGNED_ADDRESS, code 716); one whose alignment cannot be proven is a warning. Buffer pointers are assumed 256-byte aligned, as cudaMalloc and WebGPU bindings guarantee." },
-    RuleDoc { id: "S001", name: "shared-bounds", explanation: "A shared-memory access must stay inside its array. An access whose smallest possible offset is already past the end is an error; one whose largest offset cannot be proven inside is a warning (common for loop counters, which the analysis widens to 'unknown')." },
-    RuleDoc { id: "R001", name: "shared-race", explanation: "Two accesses to one shared array, at least one a store, that can run with no barrier between them, where a thread of one warp touches a byte a thread of another warp touches. Warps run in no defined order: without a `bar.sync`/`__syncthreads()` between them the value read depends on scheduling (a tree reduction without its loop barrier, reading `s[tid ^ 32]` right after writing `s[tid]`). Every thread of a block is simulated with its `%tid.x` and the block's `%ntid.x` known, loops iteration by iteration (a loop-carried stride such as `s >>= 1` and a guard such as `tid < s` are followed exactly): a race it proves is an error naming the two accesses, their loop iterations, an example pair of threads and the block sizes it holds for (the declared one, or the x-dimensions checked up to `.maxntid` or 1024 when none is declared). Where the bytes may coincide but the analysis cannot tell — an address or a guard that comes from data — it is a warning saying what could not be followed. Accesses by lanes of one warp (warp-synchronous code), one store instruction run by many threads at one address (a broadcast), and accesses inside branches on data are not reported." },
-    RuleDoc { id: "N001", name: "unmodelled", explanation: "The PTX front end met an instruction it does not model. Its results are treated as divergent and unknown, so other rules stay sound but may warn more." },
-];
-
 struct Ctx<'p> {
     p: &'p Program,
     block: Divergence<'p>,
@@ -102,8 +54,7 @@ struct Ctx<'p> {
 impl Ctx<'_> {
     fn emit(
         &mut self,
-        rule: &'static str,
-        name: &'static str,
+        rule: Rule,
         severity: Severity,
         inst: &Inst,
         message: String,
@@ -111,7 +62,6 @@ impl Ctx<'_> {
     ) {
         self.out.push(Diagnostic {
             rule,
-            name,
             severity,
             kernel: self.p.name.clone(),
             location: inst.loc.clone(),
@@ -159,15 +109,14 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
                     let causes = vec![format!(
                         "the stored value comes from the shared load at {source}"
                     )];
-                    c.emit("F081", "shared-to-global", Severity::Note, inst, "a value loaded from shared memory is stored to global memory (legal; see A001/S001 for the real causes of error 716)".into(), causes);
+                    c.emit(Rule::F081, Severity::Note, inst, "a value loaded from shared memory is stored to global memory (legal; see A001/S001 for the real causes of error 716)".into(), causes);
                 }
             }
         }
     }
     for (loc, what) in &p.unknown {
         c.out.push(Diagnostic {
-            rule: "N001",
-            name: "unmodelled",
+            rule: Rule::N001,
             severity: Severity::Note,
             kernel: p.name.clone(),
             location: loc.clone(),
@@ -181,8 +130,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
     }
     for race in crate::race::races(p) {
         c.emit(
-            "R001",
-            "shared-race",
+            Rule::R001,
             race.severity,
             race.inst,
             race.message,
@@ -191,7 +139,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
     }
     link_f081(&mut c.out);
     c.out
-        .sort_by(|a, b| a.location.cmp(&b.location).then(a.rule.cmp(b.rule)));
+        .sort_by(|a, b| a.location.cmp(&b.location).then(a.rule.cmp(&b.rule)));
     let mut out = crate::grouping::group_unproven(c.out);
     for d in &mut out {
         d.source = p.sources.get(&d.location).cloned();
@@ -247,25 +195,25 @@ fn shared_taint(p: &Program) -> Vec<Option<String>> {
 
 /// F081 findings name A001/S001 findings on their source loads.
 fn link_f081(out: &mut [Diagnostic]) {
-    let real: Vec<(String, &'static str, Severity)> = out
+    let real: Vec<(String, Rule, Severity)> = out
         .iter()
-        .filter(|d| d.rule == "A001" || d.rule == "S001")
+        .filter(|d| d.rule == Rule::A001 || d.rule == Rule::S001)
         .map(|d| (d.location.to_string(), d.rule, d.severity))
         .collect();
-    for d in out.iter_mut().filter(|d| d.rule == "F081") {
+    for d in out.iter_mut().filter(|d| d.rule == Rule::F081) {
         let source = d
             .causes
             .first()
             .and_then(|c| c.rsplit("at ").next())
             .unwrap_or_default()
             .to_owned();
-        let related: Vec<&(String, &'static str, Severity)> =
+        let related: Vec<&(String, Rule, Severity)> =
             real.iter().filter(|(loc, _, _)| *loc == source).collect();
         let names = |sev: Severity| {
             related
                 .iter()
                 .filter(|r| r.2 == sev)
-                .map(|r| r.1)
+                .map(|r| r.1.code())
                 .collect::<Vec<_>>()
                 .join(" and ")
         };
@@ -309,8 +257,7 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
         Op::Barrier => {
             if let Some(cause) = divergence_cause(&c.block, block, inst.guard, c.p) {
                 c.emit(
-                    "B001",
-                    "divergent-barrier",
+                    Rule::B001,
                     Severity::Error,
                     inst,
                     "block barrier reached in divergent control flow".into(),
@@ -333,8 +280,7 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
             match (&mask, cause) {
                 (MaskInfo::Const(u32::MAX), Some(cause)) => {
                     c.emit(
-                        "W001",
-                        "divergent-collective",
+                        Rule::W001,
                         Severity::Error,
                         inst,
                         "full-mask warp collective reached in warp-divergent control flow".into(),
@@ -346,25 +292,11 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
                         "all 32 lanes reach this collective but its mask {m:#010x} names only {}",
                         m.count_ones()
                     );
-                    c.emit(
-                        "W002",
-                        "mask-mismatch",
-                        Severity::Error,
-                        inst,
-                        msg,
-                        Vec::new(),
-                    );
+                    c.emit(Rule::W002, Severity::Error, inst, msg, Vec::new());
                 }
                 (MaskInfo::Const(m), Some(cause)) => {
                     let msg = format!("cannot prove that mask {m:#010x} matches the lanes that reach this collective");
-                    c.emit(
-                        "W002",
-                        "mask-mismatch",
-                        Severity::Warning,
-                        inst,
-                        msg,
-                        vec![cause],
-                    );
+                    c.emit(Rule::W002, Severity::Warning, inst, msg, vec![cause]);
                 }
                 (MaskInfo::Const(_), None) | (MaskInfo::Var(_), _) => {}
             }
@@ -440,14 +372,14 @@ fn access_rules(
             } else {
                 format!("a byte offset ≡ {rem} (mod {modulus}) for every thread")
             };
-            c.emit("A001", "misaligned-access", Severity::Error, inst, format!("{width}-byte access at {at}, not a multiple of {width} (error 716, CUDA_ERROR_MISALIGNED_ADDRESS)"), Vec::new());
+            c.emit(Rule::A001, Severity::Error, inst, format!("{width}-byte access at {at}, not a multiple of {width} (error 716, CUDA_ERROR_MISALIGNED_ADDRESS)"), Vec::new());
         } else if !known {
             let align = if rem == 0 {
                 modulus
             } else {
                 1 << rem.trailing_zeros().min(63)
             };
-            c.emit("A001", "misaligned-access", Severity::Warning, inst, format!("cannot prove this {width}-byte access is {width}-byte aligned (known alignment: {align})"), Vec::new());
+            c.emit(Rule::A001, Severity::Warning, inst, format!("cannot prove this {width}-byte access is {width}-byte aligned (known alignment: {align})"), Vec::new());
         }
     }
     if let Some(decl) = array.and_then(|a| c.p.shared.get(a)) {
@@ -458,8 +390,7 @@ fn access_rules(
         let size = decl.bytes;
         if lo.saturating_add(width) > size {
             c.emit(
-                "S001",
-                "shared-bounds",
+                Rule::S001,
                 Severity::Error,
                 inst,
                 format!("access at byte {lo} of `{name}` ({size} bytes) is past its end"),
@@ -472,9 +403,7 @@ fn access_rules(
         {
             // Every thread reaches it (no divergent branch or guard in between), and the largest offset
             // is one some thread really uses (an exact thread-index range).
-            c.emit(
-                "S001",
-                "shared-bounds",
+            c.emit(Rule::S001,
                 Severity::Error,
                 inst,
                 format!(
@@ -489,8 +418,7 @@ fn access_rules(
                 format!("offsets up to {hi}")
             };
             c.emit(
-                "S001",
-                "shared-bounds",
+                Rule::S001,
                 Severity::Warning,
                 inst,
                 format!("cannot prove this access stays inside `{name}` ({size} bytes): {range}"),

@@ -6,7 +6,8 @@
 use serde::Serialize;
 
 use crate::program::Location;
-use crate::rules::{Diagnostic, Severity, RULES};
+use crate::rule::{Rule as LintRule, Severity};
+use crate::rules::Diagnostic;
 
 /// The SARIF log: one run.
 #[derive(Serialize)]
@@ -168,8 +169,8 @@ fn result<'a>(source: &str, d: &'a Diagnostic) -> SarifResult<'a> {
         Location::Ir(path) => (None, format!("{} {path}", d.kernel)),
     };
     SarifResult {
-        rule_id: d.rule,
-        rule_index: RULES.iter().position(|r| r.id == d.rule),
+        rule_id: d.rule.code(),
+        rule_index: LintRule::ALL.iter().position(|&r| r == d.rule),
         level: level(d.severity),
         message: Message { text: message(d) },
         locations: [ResultLocation {
@@ -188,13 +189,13 @@ fn result<'a>(source: &str, d: &'a Diagnostic) -> SarifResult<'a> {
 /// or a description such as `kernel lz4-compress` (not a file: no physical location). Indented, with a
 /// final newline.
 pub fn render_sarif(sources: &[(String, Vec<Diagnostic>)], tool_version: &str) -> String {
-    let rules = (RULES.iter())
+    let rules = (LintRule::ALL.iter())
         .map(|r| Rule {
-            id: r.id,
-            name: r.name,
-            short_description: Message { text: r.name },
+            id: r.code(),
+            name: r.name(),
+            short_description: Message { text: r.name() },
             full_description: Message {
-                text: r.explanation,
+                text: r.explanation(),
             },
         })
         .collect();

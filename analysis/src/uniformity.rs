@@ -15,7 +15,7 @@ use warpforge_ir::Verified;
 use crate::divergence::{divergence, Scope};
 use crate::ir_front::program_of;
 use crate::program::{Location, Op};
-use crate::rules::{check, Severity};
+use crate::rules::{check, Rule, Severity};
 
 /// A barrier or warp collective that some threads may skip.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,10 +113,12 @@ pub fn barrier_safety(kernel: &Verified<'_>) -> BarrierSafety {
     }
     let findings: Vec<DivergentSync> = check(&p)
         .into_iter()
-        .filter(|d| d.severity == Severity::Error && matches!(d.rule, "B001" | "W001" | "W002"))
+        .filter(|d| {
+            d.severity == Severity::Error && matches!(d.rule, Rule::B001 | Rule::W001 | Rule::W002)
+        })
         .map(|d| DivergentSync {
             path: d.location.to_string(),
-            what: if d.rule == "B001" {
+            what: if d.rule == Rule::B001 {
                 "barrier"
             } else {
                 "warp collective"

@@ -45,7 +45,12 @@ fn cycles_of(dir: &str) -> Vec<(String, String)> {
                 .iter()
                 .filter(|((from, to), _)| cycle.contains(from) && cycle.contains(to))
                 .map(|((from, to), path)| {
-                    format!("    {} -> {} (names {})", show(from), show(to), path.join("::"))
+                    format!(
+                        "    {} -> {} (names {})",
+                        show(from),
+                        show(to),
+                        path.join("::")
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
@@ -58,7 +63,10 @@ fn cycles_of(dir: &str) -> Vec<(String, String)> {
 fn the_simulator_and_the_ptx_crate_have_no_import_cycle() {
     for dir in ACYCLIC {
         let cycles = cycles_of(dir);
-        let shown: Vec<String> = cycles.iter().map(|(c, why)| format!("{c}\n{why}")).collect();
+        let shown: Vec<String> = cycles
+            .iter()
+            .map(|(c, why)| format!("{c}\n{why}"))
+            .collect();
         assert!(
             cycles.is_empty(),
             "import cycles in {dir}/src:\n{}",
@@ -97,14 +105,24 @@ fn the_cycle_reader_finds_a_cycle_through_a_re_export_and_none_through_ownership
     std::fs::write(src.join("lib.rs"), "mod m;\npub use m::B;\n").unwrap();
     std::fs::write(src.join("m/mod.rs"), "mod a;\nmod b;\npub use b::B;\n").unwrap();
     std::fs::write(src.join("m/a.rs"), "pub fn f(_: super::B) {}\n").unwrap();
-    std::fs::write(src.join("m/b.rs"), "pub struct B;\nfn g() { super::a::f(B) }\n").unwrap();
+    std::fs::write(
+        src.join("m/b.rs"),
+        "pub struct B;\nfn g() { super::a::f(B) }\n",
+    )
+    .unwrap();
     let cycles = ModuleGraph::read(&src).cycles();
     std::fs::write(src.join("m/b.rs"), "pub struct B;\n").unwrap();
     let none = ModuleGraph::read(&src).cycles();
     std::fs::remove_dir_all(&dir).ok();
-    let names: Vec<Vec<String>> = cycles.iter().map(|c| c.iter().map(show).collect()).collect();
+    let names: Vec<Vec<String>> = cycles
+        .iter()
+        .map(|c| c.iter().map(show).collect())
+        .collect();
     assert_eq!(names, vec![vec!["m::a".to_string(), "m::b".to_string()]]);
-    assert!(none.is_empty(), "ownership (`mod`) and re-exports are not dependencies: {none:?}");
+    assert!(
+        none.is_empty(),
+        "ownership (`mod`) and re-exports are not dependencies: {none:?}"
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! the command line.
 
 use std::process::Command;
+use warpforge::analysis::Rule;
 
 use warpforge::analysis::{has_errors, lint_kernel, lint_ptx, render_text};
 use warpforge::catalog;
@@ -30,7 +31,7 @@ fn every_kernel_of_the_repository_lints_clean_as_ir_and_as_ptx() {
                     render_text(entry.name, &diags)
                 );
                 assert!(
-                    diags.iter().all(|d| d.rule != "N001"),
+                    diags.iter().all(|d| d.rule != Rule::N001),
                     "{}: the PTX front end models all emitted PTX",
                     entry.name
                 );

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use warpforge_analysis::Rule;
 
 use warpforge_analysis::{lint_ptx, Severity};
 
@@ -71,13 +72,13 @@ fn the_linter_on_real_compiler_output() {
                 continue;
             }
         };
-        for d in diags.iter().filter(|d| d.rule == "N001") {
+        for d in diags.iter().filter(|d| d.rule == Rule::N001) {
             let name = d.message.split('`').nth(1).unwrap_or("?").to_owned();
             *unmodelled.entry(name).or_default() += 1;
         }
         if line.expect == "clean" {
             clean_files += 1;
-            clean_races.extend(diags.iter().filter(|d| d.rule == "R001").map(|d| {
+            clean_races.extend(diags.iter().filter(|d| d.rule == Rule::R001).map(|d| {
                 format!(
                     "{}: {}[R001] kernel `{}`, {}: {}",
                     line.file, d.severity, d.kernel, d.location, d.message
@@ -92,7 +93,7 @@ fn the_linter_on_real_compiler_output() {
                     Severity::Warning => {
                         clean_warnings += 1;
                         warned_accesses += 1 + d.also.len();
-                        *warnings_by_rule.entry(d.rule).or_default() += 1;
+                        *warnings_by_rule.entry(d.rule.code()).or_default() += 1;
                     }
                     Severity::Note => {}
                 }
@@ -100,7 +101,7 @@ fn the_linter_on_real_compiler_output() {
         } else {
             for rule in line.expect.split(',') {
                 let fired = diags.iter().any(|d| {
-                    d.rule == rule
+                    d.rule.code() == rule
                         && d.severity == Severity::Error
                         && (line.kernel == "-" || d.kernel == line.kernel)
                 });

@@ -86,14 +86,14 @@ fn every_fixture_produces_its_findings() {
             assert!(
                 diags
                     .iter()
-                    .any(|d| d.rule == *rule && d.severity == *severity),
+                    .any(|d| d.rule.code() == *rule && d.severity == *severity),
                 "{name}: expected {rule} ({severity}), got:\n{}",
                 render_text(&name, &diags)
             );
         }
         for d in diags.iter().filter(|d| d.severity == Severity::Error) {
             assert!(
-                expected.contains(&(d.rule, Severity::Error)),
+                expected.contains(&(d.rule.code(), Severity::Error)),
                 "{name}: unexpected error {}:\n{}",
                 d.rule,
                 render_text(&name, &diags)

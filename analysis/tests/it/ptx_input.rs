@@ -3,6 +3,7 @@
 //! not PTX, or a module cut short, is an error naming the line rather than a clean bill of health.
 
 use warpforge_analysis::lint_ptx;
+use warpforge_analysis::Rule;
 
 const DIVERGENT_BARRIER: &str = include_str!("../fixtures/divergent_barrier.ptx");
 
@@ -10,7 +11,7 @@ fn rules(source: &str) -> Vec<&'static str> {
     lint_ptx(source)
         .expect("PTX")
         .iter()
-        .map(|d| d.rule)
+        .map(|d| d.rule.code())
         .collect()
 }
 
@@ -120,7 +121,7 @@ fn an_access_misaligned_for_every_thread_is_an_error() {
         lint_ptx(source)
             .expect("PTX")
             .iter()
-            .filter(|d| d.rule == "A001")
+            .filter(|d| d.rule == Rule::A001)
             .map(|d| format!("{} {}", d.severity, d.message))
             .collect()
     };
@@ -164,7 +165,7 @@ fn conditions_that_split_at_multiples_of_32_are_warp_uniform() {
         lint_ptx_with(source, assume)
             .expect("PTX")
             .iter()
-            .filter(|d| d.rule == "W001")
+            .filter(|d| d.rule == Rule::W001)
             .count()
     };
     let raking = "setp.gt.u32 %p1, %r1, 31;";
@@ -225,18 +226,20 @@ fn recent_instructions_are_modelled() {
     let found = lint_ptx(&ptx("")).expect("PTX");
     let unmodelled: Vec<&str> = found
         .iter()
-        .filter(|d| d.rule == "N001")
+        .filter(|d| d.rule == Rule::N001)
         .map(|d| d.message.as_str())
         .collect();
     assert!(unmodelled.is_empty(), "{unmodelled:?}");
     assert!(
-        !found.iter().any(|d| d.rule == "W001" || d.rule == "B001"),
+        !found
+            .iter()
+            .any(|d| d.rule == Rule::W001 || d.rule == Rule::B001),
         "{found:?}"
     );
     let mma = "    setp.lt.u32 %p1, %r1, 16;\n    @%p1 bra DONE;\n    \
                mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r7, %r8}, {%r9}, {%f5, %f6, %f7, %f8};\nDONE:\n";
     let found = lint_ptx(&ptx(mma)).expect("PTX");
-    assert!(found.iter().any(|d| d.rule == "W001"), "{found:?}");
+    assert!(found.iter().any(|d| d.rule == Rule::W001), "{found:?}");
 }
 
 /// A `__syncthreads()` inside a device function is B001 when the function is called under a
@@ -302,7 +305,7 @@ fn an_index_out_of_bounds_for_some_thread_is_an_error() {
         lint_ptx(source)
             .expect("PTX")
             .iter()
-            .filter(|d| d.rule == "S001")
+            .filter(|d| d.rule == Rule::S001)
             .map(|d| format!("{} {}", d.severity, d.message))
             .collect()
     };
@@ -337,7 +340,7 @@ fn a_shared_race_between_warps_is_an_error() {
         lint_ptx(source)
             .expect("PTX")
             .iter()
-            .filter(|d| d.rule == "R001")
+            .filter(|d| d.rule == Rule::R001)
             .map(|d| format!("{} {}", d.severity, d.message))
             .collect()
     };

@@ -4,6 +4,7 @@
 //! be proved), and what must stay quiet — warp-synchronous code, accesses by one warp, disjoint index
 //! ranges, accesses separated by a barrier.
 
+use warpforge_analysis::Rule;
 use warpforge_analysis::{lint_ptx, Severity};
 
 /// The R001 findings of `source`: (severity, message).
@@ -11,7 +12,7 @@ fn r001(source: &str) -> Vec<(Severity, String)> {
     lint_ptx(source)
         .expect("PTX")
         .into_iter()
-        .filter(|d| d.rule == "R001")
+        .filter(|d| d.rule == Rule::R001)
         .map(|d| (d.severity, d.message))
         .collect()
 }

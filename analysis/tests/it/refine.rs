@@ -18,7 +18,7 @@ fn findings(body: &str, rule: &str) -> Vec<Diagnostic> {
     lint_ptx(&kernel(body))
         .expect("PTX")
         .into_iter()
-        .filter(|d| d.rule == rule)
+        .filter(|d| d.rule.code() == rule)
         .collect()
 }
 

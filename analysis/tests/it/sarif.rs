@@ -4,7 +4,7 @@
 //! location with a 1-based region for files).
 
 use serde_json::Value;
-use warpforge_analysis::{lint_kernel, lint_ptx, render_sarif, Severity, RULES};
+use warpforge_analysis::{lint_kernel, lint_ptx, render_sarif, Rule, Severity};
 
 #[test]
 fn sarif_log_carries_every_rule_and_every_finding_with_its_location() {
@@ -35,13 +35,17 @@ fn sarif_log_carries_every_rule_and_every_finding_with_its_location() {
         .iter()
         .map(|r| r["id"].as_str().expect("id"))
         .collect();
-    assert_eq!(ids, RULES.iter().map(|r| r.id).collect::<Vec<_>>());
+    assert_eq!(ids, Rule::ALL.iter().map(|r| r.code()).collect::<Vec<_>>());
     let results = run["results"].as_array().expect("results");
     assert_eq!(results.len(), from_ptx.len() + from_ir.len());
     for (result, d) in results.iter().zip(from_ptx.iter().chain(&from_ir)) {
-        assert_eq!(result["ruleId"], d.rule);
+        assert_eq!(result["ruleId"], d.rule.code());
         let index = result["ruleIndex"].as_u64().expect("ruleIndex") as usize;
-        assert_eq!(rules[index]["id"], d.rule, "ruleIndex points at the rule");
+        assert_eq!(
+            rules[index]["id"],
+            d.rule.code(),
+            "ruleIndex points at the rule"
+        );
         let level = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

@@ -3,6 +3,7 @@
 //! it), the `.loc` in force at a PTX instruction — in warpforge's emitted PTX (the same Rust line) and
 //! in nvcc's `-lineinfo` PTX (the `.cu` line).
 
+use warpforge_analysis::Rule;
 use warpforge_analysis::{lint_kernel, lint_ptx, render_json, render_text, Diagnostic};
 use warpforge_ir::builder::{KernelBuilder, U32};
 use warpforge_ir::{verify, Access, Kernel, SourceLoc};
@@ -38,7 +39,7 @@ fn partial_barrier() -> Kernel {
 fn b001(diags: &[Diagnostic]) -> &Diagnostic {
     diags
         .iter()
-        .find(|d| d.rule == "B001")
+        .find(|d| d.rule == Rule::B001)
         .unwrap_or_else(|| panic!("no B001 in {diags:#?}"))
 }
 

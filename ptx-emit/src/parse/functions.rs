@@ -92,7 +92,6 @@ fn dims3(dims: &[u32]) -> [u32; 3] {
     [at(0), at(1), at(2)]
 }
 
-
 /// A directive between a function's parameters and its body, and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FunctionDirective {
@@ -257,4 +256,3 @@ fn numbers(c: &mut Cursor, directive: &str) -> Result<Vec<u32>, ParseError> {
         }
     }
 }
-

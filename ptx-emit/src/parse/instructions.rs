@@ -4,8 +4,8 @@
 
 use super::cursor::{Comment, Cursor, MAX_NESTING};
 use super::directives::{loc, pragma, var_decl, Loc, Pragma, VarDecl};
-use super::error::{ParseError, Pos};
 use super::directives::{param_list, Param};
+use super::error::{ParseError, Pos};
 use super::keywords::StateSpace;
 use super::lexer::Tok;
 use super::operands::{operand, register, Operand, Register};

@@ -56,19 +56,16 @@ pub use directives::{
     Declarator, FileDirective, Initializer, Loc, Param, Pragma, PtrAttributes, VarDecl,
 };
 pub use error::{ParseError, Pos};
-pub use functions::{
-    Function, FunctionDirective, FunctionDirectiveKind, FunctionKind,
-};
+pub use functions::{Function, FunctionDirective, FunctionDirectiveKind, FunctionKind};
 pub use instructions::{
-    Block, BranchTargets, CallPrototype, Guard, Instruction, Instructions, Label,
-    Statement,
+    Block, BranchTargets, CallPrototype, Guard, Instruction, Instructions, Label, Statement,
 };
 pub use keywords::{DataType, Linkage, StateSpace};
+pub use literals::{FloatImm, IntImm, Radix};
 pub use module::{
     AddressSize, DataDirective, DataValue, Module, ModuleItem, Section, SectionItem, Target,
     Version,
 };
-pub use literals::{FloatImm, IntImm, Radix};
 pub use operands::{Address, AddressBase, Component, Operand, OperandKind, Register};
 
 /// Parses a whole PTX module.

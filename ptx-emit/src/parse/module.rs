@@ -2,11 +2,11 @@
 //! variables, functions, `.file` lines, debug `.section`s (kept as labelled data), `.pragma`s and
 //! comments on lines of their own.
 
+use super::cursor::Comment;
 use super::cursor::Cursor;
 use super::directives::{file, pragma, var_decl, FileDirective, Pragma, VarDecl};
 use super::error::{ParseError, Pos};
 use super::functions::{function, Function};
-use super::cursor::Comment;
 use super::instructions::Label;
 use super::keywords::{DataType, Linkage, StateSpace};
 use super::lexer::Tok;

@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
+use warpforge_analysis::Rule;
 
 use warpforge_analysis::{lint_ptx_assuming, PtxAssumptions, Severity};
 
@@ -79,16 +80,16 @@ fn the_linter_on_the_corpus() {
                         "{file}: [{}] kernel `{}`, {}: {}",
                         d.rule, d.kernel, d.location, d.message
                     ));
-                    errors.insert((file.to_owned(), d.rule.to_owned(), d.kernel.clone()));
+                    errors.insert((file.to_owned(), d.rule.code().to_owned(), d.kernel.clone()));
                 }
                 Severity::Warning => {
                     p.warnings += 1;
-                    *p.warnings_by_rule.entry(d.rule).or_default() += 1;
-                    *rules.entry(d.rule).or_default() += 1;
+                    *p.warnings_by_rule.entry(d.rule.code()).or_default() += 1;
+                    *rules.entry(d.rule.code()).or_default() += 1;
                 }
                 Severity::Note => {}
             }
-            if d.rule == "N001" {
+            if d.rule == Rule::N001 {
                 let name = d.message.split('`').nth(1).unwrap_or("?").to_owned();
                 *unmodelled.entry(name).or_default() += 1;
             }

@@ -1,6 +1,7 @@
 //! Kernels written as Rust functions (`#[warpforge_ir::kernel]`): a sanitizer finding, a lint
 //! finding and a verifier error each name the Rust file and line of the statement (issue 23).
 
+use warpforge_analysis::Rule;
 use warpforge_analysis::{lint_kernel, render_text};
 use warpforge_ir::verify;
 use warpforge_sim::{BufferArg, FindingKind, SimOptions};
@@ -65,7 +66,7 @@ fn a_lint_finding_names_the_rust_line() {
     let diags = lint_kernel(&verify(&kernel).expect("verifies"));
     let barrier = diags
         .iter()
-        .find(|d| d.rule == "B001")
+        .find(|d| d.rule == Rule::B001)
         .unwrap_or_else(|| panic!("no B001 in {diags:#?}"));
     let at = here("        barrier();");
     let source = barrier
