@@ -7,7 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::rules::{Diagnostic, Rule, Severity};
+use crate::diagnostic::Diagnostic;
+use crate::rule::{Rule, Severity};
 
 /// The grouping key of a "cannot prove" warning: kernel, rule and the message up to its details
 /// (`cannot prove this access stays inside `As` (1024 bytes)`), or `None` for every other finding.

@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 pub mod control;
+mod diagnostic;
 pub mod divergence;
 pub mod facts;
 mod grouping;

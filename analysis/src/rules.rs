@@ -12,36 +12,13 @@
 //! | R001 | shared-race | error / warning | two warps touch one shared byte, one writing, with no barrier between (or may: warning) |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
-use warpforge_ir::SourceLoc;
 
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
-use crate::program::{Address, Inst, Location, MaskInfo, Op, Program, Space, Var};
+use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var};
 use crate::refine::Refiner;
+pub use crate::diagnostic::Diagnostic;
 pub use crate::rule::{Rule, Severity};
-
-/// One finding.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The rule (its code and name: [`Rule::code`], [`Rule::name`]).
-    pub rule: Rule,
-    /// Severity.
-    pub severity: Severity,
-    /// The kernel.
-    pub kernel: String,
-    /// Where.
-    pub location: Location,
-    /// Where in the kernel's source (Rust through `#[warpforge::kernel]`, or what a PTX `.loc` names),
-    /// when known: messages print it beside [`Diagnostic::location`].
-    pub source: Option<SourceLoc>,
-    /// What.
-    pub message: String,
-    /// Why, outermost first ("divergent because …").
-    pub causes: Vec<String>,
-    /// Other places with the same finding, reported once here: the "cannot prove" warnings (A001,
-    /// S001) of one kernel, rule and array are one finding (see `grouping`). Empty for the rest.
-    pub also: Vec<Location>,
-}
 
 struct Ctx<'p> {
     p: &'p Program,
