@@ -2,8 +2,8 @@
 //! the LZ4 page kernels, each a [`Kernel`] (which decides its shape per backend).
 
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
-use warpforge_ir::kernels::lz4::Lz4Level;
 use warpforge_ir::{samples, Kernel as IrKernel};
+use warpforge_lz4::kernels::lz4::Lz4Level;
 use warpforge_runtime::Backend;
 
 /// A named kernel of the catalog.

@@ -4,8 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use warpforge_analysis::{lint_kernel, lint_ptx};
-use warpforge_ir::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ir::verify;
+use warpforge_lz4::kernels::lz4::{lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ptx::{emit, Sm};
 
 /// One module with enough renamed copies of the LZ4 kernels' entries to pass `min_lines` lines and

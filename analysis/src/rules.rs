@@ -12,12 +12,11 @@
 //! | R001 | shared-race | error / warning | two warps touch one shared byte, one writing, with no barrier between (or may: warning) |
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
-
+pub use crate::diagnostic::Diagnostic;
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var};
 use crate::refine::Refiner;
-pub use crate::diagnostic::Diagnostic;
 pub use crate::rule::{Rule, Severity};
 
 struct Ctx<'p> {

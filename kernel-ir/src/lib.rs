@@ -31,7 +31,6 @@ pub mod builder;
 pub mod expr;
 pub mod gpu;
 pub mod kernel;
-pub mod kernels;
 pub mod loc;
 pub mod path;
 pub mod random;

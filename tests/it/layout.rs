@@ -1,5 +1,5 @@
 //! The project's layout rules (docs/architecture.md, "Rules the tests check"), checked on the sources:
-//! no import cycle between the modules of the simulator or of the PTX crate, every other crate's
+//! no import cycle between the modules of the simulator, the PTX crate or the LZ4 crate, every other crate's
 //! cycles listed in docs/architecture.md, and no `super::super` under `sim/`. What an import cycle
 //! is: `layout_support/modules.rs`.
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::layout_support::modules::{ModPath, ModuleGraph};
 
 /// Crates whose modules must form no cycle.
-const ACYCLIC: &[&str] = &["sim", "ptx-emit"];
+const ACYCLIC: &[&str] = &["sim", "ptx-emit", "lz4"];
 
 /// The other crates: their cycles must each be listed (and explained) in docs/architecture.md.
 const LISTED: &[&str] = &[
@@ -60,7 +60,7 @@ fn cycles_of(dir: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn the_simulator_and_the_ptx_crate_have_no_import_cycle() {
+fn the_simulator_the_ptx_crate_and_the_lz4_crate_have_no_import_cycle() {
     for dir in ACYCLIC {
         let cycles = cycles_of(dir);
         let shown: Vec<String> = cycles
@@ -157,6 +157,50 @@ fn nothing_under_sim_reaches_up_with_super_super() {
         offenders.is_empty(),
         "`super::super` under sim/ (name the module from `crate::`): {offenders:?}"
     );
+}
+
+#[test]
+fn the_ir_crate_holds_the_language_only() {
+    let kernels = root().join("kernel-ir/src/kernels");
+    assert!(
+        !kernels.exists(),
+        "{} exists: kernels written in the IR belong to the crates that use them (the LZ4 kernels: lz4/)",
+        kernels.display()
+    );
+    let mut files = Vec::new();
+    rs_files(&root().join("kernel-ir/src"), &mut files);
+    let lz4: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains("lz4"))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(lz4.is_empty(), "LZ4 files under kernel-ir/src: {lz4:?}");
+}
+
+#[test]
+fn only_the_runtime_depends_on_cudarc() {
+    let mut manifests = Vec::new();
+    for entry in std::fs::read_dir(root()).unwrap() {
+        let manifest = entry.unwrap().path().join("Cargo.toml");
+        if manifest.exists() {
+            manifests.push(manifest);
+        }
+    }
+    manifests.push(root().join("Cargo.toml"));
+    manifests.push(root().join("examples/build-time-ptx/Cargo.toml"));
+    manifests.push(root().join("tests/fixtures/macro-user/Cargo.toml"));
+    let with_cudarc: Vec<String> = manifests
+        .iter()
+        .filter(|m| {
+            let text = std::fs::read_to_string(m).unwrap();
+            text.lines().any(|l| l.trim_start().starts_with("cudarc"))
+        })
+        .map(|m| m.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(with_cudarc, vec!["runtime/Cargo.toml".to_string()]);
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -3,12 +3,12 @@
 use crate::common;
 use common::{adapter_or_skip, liblz4_compress};
 
-use warpforge::ir::kernels::lz4::pages::{page, PageKind};
-use warpforge::ir::kernels::lz4::{
+use warpforge::ir::verify;
+use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::kernels::lz4::{
     compress_scratch_bytes, encode_page, encode_page_level, lz4_compress_kernel_level, Lz4Level,
     PageEncoding, PAGE_SIZE,
 };
-use warpforge::ir::verify;
 use warpforge::runtime::webgpu::{BufferArg, WebGpuDevice};
 
 /// Runs the compress kernel at `level` (one warp per workgroup) over `pages` and returns each page's
@@ -129,7 +129,7 @@ impl Decompressed {
         }
         for (i, page) in pages.iter().enumerate() {
             if let Err(word) = page {
-                if *word & 0xff > warpforge::ir::kernels::lz4::decode_status::TOO_LONG {
+                if *word & 0xff > warpforge::kernels::lz4::decode_status::TOO_LONG {
                     return Err(format!("page {i}: no status written ({word:#x})"));
                 }
             }
@@ -144,7 +144,7 @@ impl Decompressed {
 
 /// Runs the decompress kernel (one warp per workgroup) over `blocks` into sentinel-filled buffers.
 fn decompress_raw(blocks: &[Vec<u8>]) -> Decompressed {
-    let kernel = warpforge::ir::kernels::lz4::lz4_decompress_kernel(1);
+    let kernel = warpforge::kernels::lz4::lz4_decompress_kernel(1);
     let wgsl = warpforge::wgsl::emit(&verify(&kernel).expect("verifies"))
         .unwrap_or_else(|e| panic!("{e}"));
     let device = WebGpuDevice::new(&wgsl.requirements).expect("an adapter for the LZ4 kernel");
@@ -188,7 +188,7 @@ fn decompress_on_webgpu(blocks: &[Vec<u8>]) -> Vec<Result<Vec<u8>, u32>> {
 /// The status the kernel should give `block`, derived from the CPU decoder (an independent
 /// implementation of the same checks).
 fn cpu_status(block: &[u8]) -> u32 {
-    use warpforge::ir::kernels::lz4::{decode_status as st, lz4_decompress_block, Lz4Error};
+    use warpforge::kernels::lz4::{decode_status as st, lz4_decompress_block, Lz4Error};
     match lz4_decompress_block(block, &mut [0u8; PAGE_SIZE]) {
         Ok(PAGE_SIZE) => st::OK,
         Ok(_) => st::BAD_END,
@@ -230,8 +230,8 @@ fn decompress_kernel_decodes_reference_lz4_flex_and_liblz4_blocks() {
     .collect();
     let mut blocks = Vec::new();
     for p in &pages {
-        let mut ours = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
-        let n = warpforge::ir::kernels::lz4::lz4_compress_block(p, &mut ours).expect("compresses");
+        let mut ours = vec![0u8; warpforge::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::kernels::lz4::lz4_compress_block(p, &mut ours).expect("compresses");
         ours.truncate(n);
         blocks.push(ours);
         blocks.push(lz4_flex::block::compress(p));
@@ -253,11 +253,11 @@ fn decompress_kernel_reports_malformed_blocks_per_page() {
     if !adapter_or_skip("decompress_kernel_reports_malformed_blocks_per_page") {
         return;
     }
-    use warpforge::ir::kernels::lz4::decode_status as st;
+    use warpforge::kernels::lz4::decode_status as st;
     let good = {
         let p = page(PageKind::Text, 7);
-        let mut b = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
-        let n = warpforge::ir::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
+        let mut b = vec![0u8; warpforge::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
         b.truncate(n);
         b
     };
@@ -363,8 +363,8 @@ fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
     .iter()
     .flat_map(|&k| (0..2).map(move |s| page(k, s)))
     .map(|p| {
-        let mut b = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
-        let n = warpforge::ir::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
+        let mut b = vec![0u8; warpforge::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+        let n = warpforge::kernels::lz4::lz4_compress_block(&p, &mut b).expect("compresses");
         b.truncate(n);
         b
     })
@@ -401,7 +401,7 @@ fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
         for (i, (block, got)) in blocks.iter().zip(&decoded).enumerate() {
             let mut cpu = vec![0u8; PAGE_SIZE];
             let cpu_ok = matches!(
-                warpforge::ir::kernels::lz4::lz4_decompress_block(block, &mut cpu),
+                warpforge::kernels::lz4::lz4_decompress_block(block, &mut cpu),
                 Ok(PAGE_SIZE)
             );
             match got {
@@ -431,7 +431,7 @@ fn decompress_kernel_agrees_with_the_cpu_decoder_on_mutated_blocks() {
 /// refused unread with TOO_LONG, and the blocks around it are unaffected.
 #[test]
 fn decompress_kernel_stages_the_longest_page_block_at_any_alignment() {
-    use warpforge::ir::kernels::lz4::{decode_status as st, LZ4_MAX_PAGE_BLOCK};
+    use warpforge::kernels::lz4::{decode_status as st, LZ4_MAX_PAGE_BLOCK};
     if !adapter_or_skip("decompress_kernel_stages_the_longest_page_block_at_any_alignment") {
         return;
     }

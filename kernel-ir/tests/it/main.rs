@@ -3,8 +3,6 @@
 
 mod hostile_text;
 mod ir_doc;
-mod lz4;
-mod lz4_compact_macro;
 mod macro_samples;
 mod macro_subset;
 mod macro_ui;

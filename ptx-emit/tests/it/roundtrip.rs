@@ -15,9 +15,9 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use warpforge_ir::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ir::random::{random_defined_kernel, random_kernel, statement_forms, ALL_FORMS};
 use warpforge_ir::{samples, verify, Kernel};
+use warpforge_lz4::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ptx::parse::parse;
 use warpforge_ptx::{emit, emit_ast, Sm};
 

@@ -4,10 +4,10 @@
 
 use proptest::prelude::*;
 use warpforge_ir::builder::{KernelBuilder, U32};
-use warpforge_ir::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ir::random::random_kernel;
 use warpforge_ir::text::locate_in_printed_text;
 use warpforge_ir::{samples, verify, Access, Kernel, SourceLoc};
+use warpforge_lz4::kernels::lz4::{lz4_compact_kernel, lz4_compress_kernel, lz4_decompress_kernel};
 use warpforge_ptx::ast::ptx_file_name;
 use warpforge_ptx::ptxas::{self, Ptxas};
 use warpforge_ptx::{emit, Sm};

@@ -146,7 +146,7 @@ pub fn spirv_val(spirv_val: &std::path::Path, words: &[u32]) -> Result<(), Strin
 
 /// One LZ4 block of `input` from liblz4 (`LZ4_compress_default`), for interop checks.
 pub fn liblz4_compress(input: &[u8]) -> Vec<u8> {
-    let mut out = vec![0u8; warpforge::ir::kernels::lz4::lz4_compress_bound(input.len())];
+    let mut out = vec![0u8; warpforge::kernels::lz4::lz4_compress_bound(input.len())];
     // SAFETY: both pointers are valid for the lengths passed.
     let n = unsafe {
         lz4_sys::LZ4_compress_default(

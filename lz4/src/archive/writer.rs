@@ -1,0 +1,147 @@
+//! Streaming archive writer: records go straight to the output, per-page CRCs to a spill file that
+//! becomes the footer.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use super::format::{
+    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN,
+};
+use crate::PAGE_SIZE;
+
+/// Writes an archive of a known number of pages to `OUT.partial`, renamed to `OUT` by
+/// [`ArchiveWriter::finish`]; dropped unfinished, it removes the partial file.
+pub struct ArchiveWriter {
+    out: BufWriter<File>,
+    crcs: Option<BufWriter<File>>,
+    partial: PathBuf,
+    crc_path: PathBuf,
+    target: PathBuf,
+    pages: u64,
+    written: u64,
+    records_len: u64,
+    archive_crc: crc32fast::Hasher,
+    done: bool,
+}
+
+impl ArchiveWriter {
+    /// Starts an archive of `pages` pages at `target`.
+    pub fn create(target: &Path, pages: u64) -> Result<Self, ArchiveError> {
+        let partial = sibling(target, "partial");
+        let crc_path = sibling(target, "crc.partial");
+        let mut out = BufWriter::new(File::create(&partial)?);
+        let spill = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&crc_path)?;
+        let crcs = BufWriter::new(spill);
+        let h = header(pages);
+        out.write_all(&h)?;
+        let mut archive_crc = crc32fast::Hasher::new();
+        archive_crc.update(&h);
+        Ok(ArchiveWriter {
+            out,
+            crcs: Some(crcs),
+            partial,
+            crc_path,
+            target: target.to_owned(),
+            pages,
+            written: 0,
+            records_len: 0,
+            archive_crc,
+            done: false,
+        })
+    }
+
+    /// Appends the record of the next page; `original` is the page it encodes.
+    pub fn push(
+        &mut self,
+        record: &Record,
+        original: &[u8; PAGE_SIZE],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ArchiveError> {
+        if self.written == self.pages {
+            return Err(ArchiveError::Header(format!(
+                "more than the {} pages announced",
+                self.pages
+            )));
+        }
+        scratch.clear();
+        record.encode(scratch);
+        self.out.write_all(scratch)?;
+        self.archive_crc.update(scratch);
+        self.records_len += scratch.len() as u64;
+        let crcs = self.crcs.as_mut().expect("present until finish");
+        crcs.write_all(&crc32fast::hash(original).to_le_bytes())?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Writes the footer and moves the archive into place; returns its size in bytes.
+    pub fn finish(mut self) -> Result<u64, ArchiveError> {
+        if self.written != self.pages {
+            return Err(ArchiveError::Header(format!(
+                "{} pages announced, {} written",
+                self.pages, self.written
+            )));
+        }
+        let mut footer_crc = crc32fast::Hasher::new();
+        let mut put = |out: &mut BufWriter<File>, bytes: &[u8]| -> std::io::Result<()> {
+            footer_crc.update(bytes);
+            out.write_all(bytes)
+        };
+        put(&mut self.out, &FOOTER_MAGIC)?;
+        put(&mut self.out, &self.pages.to_le_bytes())?;
+        let spill = self.crcs.take().expect("present until finish");
+        let mut crc_file = spill.into_inner().map_err(|e| e.into_error())?;
+        crc_file.rewind()?;
+        let mut crcs = BufReader::new(crc_file);
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = crcs.read(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            put(&mut self.out, &chunk[..n])?;
+        }
+        put(&mut self.out, &self.records_len.to_le_bytes())?;
+        put(
+            &mut self.out,
+            &self.archive_crc.clone().finalize().to_le_bytes(),
+        )?;
+        let own = footer_crc.finalize();
+        self.out.write_all(&own.to_le_bytes())?;
+        self.out.write_all(&END_MAGIC)?;
+        self.out.flush()?;
+        self.out.get_ref().sync_all()?;
+        std::fs::rename(&self.partial, &self.target)?;
+        self.done = true;
+        let _ = std::fs::remove_file(&self.crc_path);
+        Ok(HEADER_LEN
+            + self.records_len
+            + footer_len(self.pages).expect("a written archive's footer fits"))
+    }
+}
+
+impl Drop for ArchiveWriter {
+    fn drop(&mut self) {
+        // Never leave a partial file that could be taken for a finished archive.
+        if !self.done {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+        let _ = std::fs::remove_file(&self.crc_path);
+    }
+}
+
+/// `dir/name.suffix` next to `path`.
+pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(format!(".{suffix}"));
+    path.with_file_name(name)
+}

@@ -1,0 +1,127 @@
+//! The `cuda` backend: the archive pipeline over [`crate::gpu::GpuBatchCompressor`] on a CUDA GPU, with
+//! its async-DMA ring and per-batch CPU fallback. The `ptx-sim` backend is the same engine — ring,
+//! meta-first compaction, decompression — with the PTX simulator standing in for the driver; there a
+//! batch that fails is an error, not a CPU fallback (the point is to check the CUDA path).
+
+use super::page_codec::PageCodec;
+use crate::archive::Record;
+use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError};
+use crate::kernel_io::{DecodeError, Page};
+use crate::kernels::lz4::Lz4Level;
+use crate::runtime::sim::SimOptions;
+use crate::runtime::Launcher;
+use crate::Algorithm;
+use crate::Backend;
+
+/// A CUDA device (or the PTX simulator standing in for one) running the LZ4 warp kernels.
+pub struct CudaCodec(GpuBatchCompressor, Backend);
+
+impl CudaCodec {
+    /// Opens CUDA device `device_index` with the default batch configuration.
+    pub fn new(device_index: u32) -> Result<CudaCodec, GpuError> {
+        CudaCodec::at_level(device_index, Lz4Level::DEFAULT)
+    }
+
+    /// [`CudaCodec::new`] compressing at `level`.
+    pub fn at_level(device_index: u32, level: Lz4Level) -> Result<CudaCodec, GpuError> {
+        Ok(CudaCodec(
+            GpuBatchCompressor::new(GpuBatchConfig {
+                device_index,
+                algorithm: Algorithm::Lz4Level(level),
+                ..GpuBatchConfig::default()
+            })?,
+            Backend::Cuda,
+        ))
+    }
+
+    /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
+    /// configuration.
+    pub fn ptx_sim() -> Result<CudaCodec, GpuError> {
+        CudaCodec::ptx_sim_with(SimOptions::default(), Lz4Level::DEFAULT)
+    }
+
+    /// [`CudaCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off),
+    /// compressing at `level`.
+    pub fn ptx_sim_with(options: SimOptions, level: Lz4Level) -> Result<CudaCodec, GpuError> {
+        let launcher = Launcher::PtxSim(options, crate::ptx::Sm::Sm80);
+        let config = GpuBatchConfig {
+            algorithm: Algorithm::Lz4Level(level),
+            ..GpuBatchConfig::default()
+        };
+        Ok(CudaCodec(
+            GpuBatchCompressor::cuda_pipeline_on(config, launcher)?,
+            Backend::PtxSim,
+        ))
+    }
+
+    /// The compressor, for its statistics.
+    pub fn compressor(&self) -> &GpuBatchCompressor {
+        &self.0
+    }
+
+    /// On ptx-sim, pages the batch API redid on the CPU are a failure of the checked path.
+    fn no_fallback(&self, before: u64, what: &str) -> anyhow::Result<()> {
+        let fell_back = self.0.stats().cpu_fallback_pages - before;
+        if self.1 == Backend::PtxSim && fell_back > 0 {
+            anyhow::bail!(
+                "ptx-sim: {fell_back} page(s) of this {what} failed on the PTX simulator and were \
+                 redone on the CPU (see the error above); the CUDA path is not checked by them"
+            );
+        }
+        Ok(())
+    }
+}
+
+impl PageCodec for CudaCodec {
+    fn backend(&self) -> Backend {
+        self.1
+    }
+
+    fn describe(&self) -> String {
+        let d = self.0.device();
+        if self.1 == Backend::PtxSim {
+            return format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name);
+        }
+        format!(
+            "cuda on {} (device {}, SM {}.{})",
+            d.name, d.index, d.compute_capability.0, d.compute_capability.1
+        )
+    }
+
+    /// A full ring: every slot gets a batch per call, so uploads, kernels and downloads overlap.
+    fn batch_pages(&self) -> usize {
+        let config = self.0.config();
+        let slots = if config.async_dma {
+            config.ring_buffer_slots
+        } else {
+            1
+        };
+        slots * config.batch_size
+    }
+
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
+        let before = self.0.stats().cpu_fallback_pages;
+        let records = self.0.compress_batch(pages)?.pages;
+        self.no_fallback(before, "batch")?;
+        Ok(records)
+    }
+
+    fn decompress(
+        &mut self,
+        records: &[Record],
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        let before = self.0.stats().cpu_fallback_pages;
+        match self.0.decompress_into(&records, out) {
+            Ok(()) => {
+                self.no_fallback(before, "decode")?;
+                Ok(Ok(()))
+            }
+            Err(GpuError::Corrupt { page, detail }) => Ok(Err(DecodeError {
+                index: page,
+                detail,
+            })),
+            Err(e) => Err(e.into()),
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! What a page codec is ([`PageCodec`]).
+
+use crate::archive::Record;
+use crate::kernel_io::{DecodeError, Page};
+use crate::Backend;
+
+/// Pages per batch unless the codec asks for more ([`PageCodec::batch_pages`]): 8 MiB of input, so
+/// memory stays bounded whatever the input size.
+pub const BATCH_PAGES: usize = 2048;
+
+/// Compresses and decompresses batches of pages.
+pub trait PageCodec {
+    /// The backend.
+    fn backend(&self) -> Backend;
+    /// The backend and, for a device, which one.
+    fn describe(&self) -> String {
+        self.backend().to_string()
+    }
+    /// Pages the streaming pipeline hands over per call: enough to keep the device busy (a CUDA ring
+    /// needs `slots × batch_size` pages to overlap its transfers and kernels), few enough to bound
+    /// memory. Default [`BATCH_PAGES`].
+    fn batch_pages(&self) -> usize {
+        BATCH_PAGES
+    }
+    /// One record per page.
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>>;
+    /// Decodes `records` into `out` (same length).
+    fn decompress(
+        &mut self,
+        records: &[Record],
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>>;
+}

@@ -1,0 +1,102 @@
+//! What the CUDA engine's host pipeline asks of a device: streams, events, device and page-locked
+//! host buffers, asynchronous copies and kernel launches — the driver API's shape. [`RingEngine`]
+//! (the ring, the meta-first compaction, decompression: both directions through the same ring) is
+//! written once against it; `CudaDriver` answers with cudarc on a GPU, `LaunchDriver` with a runtime
+//! launcher on the CPU (the simulator standing in for the driver), so the host logic that talks to
+//! CUDA runs in CI, and `ReplayDriver` with recorded kernel outputs (`warpforge host-bench`).
+//!
+//! [`RingEngine`]: super::ring_state::RingEngine
+
+use warpforge_ir::Verified;
+
+use super::{GpuDeviceInfo, GpuError};
+use crate::runtime::{Clock, Loaded};
+
+/// A kernel argument: a device buffer the kernel reads, one it writes, or its working memory.
+pub enum Arg<'a, B> {
+    /// Read only.
+    In(&'a B),
+    /// Read and written: the launch's results.
+    Out(&'a mut B),
+    /// Read and written by the kernel for itself (the compress kernel's chain slots): no result, no
+    /// initial contents.
+    Scratch(&'a mut B),
+}
+
+/// The driver operations of the host pipeline. Work on one stream runs in issue order; an event
+/// recorded on a stream completes when the work before it has; `wait` makes a stream's later work
+/// wait for an event.
+pub trait Driver {
+    /// A queue of work.
+    type Stream: Clone;
+    /// A point in a stream's work, with a time.
+    type Event;
+    /// Device memory (bytes).
+    type Buffer;
+    /// Page-locked host memory (bytes), the source and target of asynchronous copies.
+    type Host;
+
+    /// The device, as the batch API reports it.
+    fn info(&self) -> GpuDeviceInfo;
+    /// Loads a kernel for this device.
+    fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError>;
+    /// The clock the events measure with.
+    fn clock(&self) -> Clock;
+
+    /// A new stream.
+    fn stream(&self) -> Result<Self::Stream, GpuError>;
+    /// A new event.
+    fn event(&self) -> Result<Self::Event, GpuError>;
+    /// `bytes` of device memory, zeroed.
+    fn alloc(&self, stream: &Self::Stream, bytes: usize) -> Result<Self::Buffer, GpuError>;
+    /// `bytes` of page-locked host memory; `host_reads` when the host reads it back (downloads land
+    /// there), otherwise the host only writes it (it may be write-combined).
+    fn alloc_host(&self, bytes: usize, host_reads: bool) -> Result<Self::Host, GpuError>;
+    /// The host buffer's bytes (after the copies into it completed).
+    fn host<'h>(&self, host: &'h Self::Host) -> Result<&'h [u8], GpuError>;
+    /// The host buffer's bytes, to write (no copy from it may be pending).
+    fn host_mut<'h>(&self, host: &'h mut Self::Host) -> Result<&'h mut [u8], GpuError>;
+
+    /// Queues a copy of `len` bytes of `src`, from byte `offset`, to the start of `dst`.
+    fn upload(
+        &self,
+        stream: &Self::Stream,
+        src: &Self::Host,
+        offset: usize,
+        len: usize,
+        dst: &mut Self::Buffer,
+    ) -> Result<(), GpuError>;
+    /// Queues a copy of the first `len` bytes of `src` to `dst`.
+    fn download(
+        &self,
+        stream: &Self::Stream,
+        src: &Self::Buffer,
+        len: usize,
+        dst: &mut Self::Host,
+    ) -> Result<(), GpuError>;
+    /// Queues a launch of a page kernel over `pages` pages: `args`, then the page count.
+    fn launch(
+        &self,
+        stream: &Self::Stream,
+        kernel: &Loaded,
+        name: &'static str,
+        pages: usize,
+        args: &mut [Arg<'_, Self::Buffer>],
+    ) -> Result<(), GpuError>;
+
+    /// Records `event` on `stream`.
+    fn record(&self, event: &Self::Event, stream: &Self::Stream) -> Result<(), GpuError>;
+    /// Makes `stream`'s later work wait for `event`.
+    fn wait(&self, stream: &Self::Stream, event: &Self::Event) -> Result<(), GpuError>;
+    /// Blocks the host until `event` completed.
+    fn synchronize(&self, event: &Self::Event) -> Result<(), GpuError>;
+    /// Nanoseconds between two completed events.
+    fn elapsed_ns(&self, from: &Self::Event, to: &Self::Event) -> Result<u64, GpuError>;
+    /// Waits for all queued work on the device (after allocating: zeroing queued on one stream must
+    /// not land after another stream's first copy).
+    fn settle(&self) -> Result<(), GpuError>;
+    /// An error the driver recorded for queued work, if any.
+    fn check(&self) -> Result<(), GpuError>;
+    /// Waits for `stream` to drain, ignoring errors (after a failure).
+    fn drain(&self, stream: &Self::Stream);
+}

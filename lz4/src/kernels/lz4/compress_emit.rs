@@ -1,0 +1,147 @@
+//! The sequence writer of the compress kernel: sizes, the give-up rule, token and length bytes by lane
+//! 0, literals by every lane.
+
+use super::compress_kernel::{Ctx, PageCtx};
+use super::warp_ops::{for_range, PageConsts};
+use super::PAGE_SIZE;
+use warpforge_ir::builder::{KernelBuilder, Val, U32, U64, U8};
+
+const PAGE: u32 = PAGE_SIZE as u32;
+
+impl Ctx {
+    /// Writes one sequence at `out` (literals `anchor..anchor + lit`, then the match if any), or gives up
+    /// (`raw = 1`, and the parse position moves past the page) when the block would not be shorter than
+    /// the page.
+    pub(super) fn emit_sequence(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        anchor: Val<U32>,
+        lit: Val<U32>,
+        matched: Option<(Val<U32>, Val<U32>)>,
+    ) {
+        let k = p.page.k;
+        let fifteen = k.fifteen;
+        let lit_extra = length_bytes(b, &k, lit);
+        let ml = matched.map(|(_, len)| b.sub(len, k.four));
+        let mut size = b.add(lit_extra, k.one);
+        size = b.add(size, lit);
+        if let Some(ml) = ml {
+            size = b.add(size, k.two);
+            let ml_extra = length_bytes(b, &k, ml);
+            size = b.add(size, ml_extra);
+        }
+        let out = b.read(self.out);
+        let end = b.add(out, size);
+        let page = b.u32(PAGE);
+        let too_big = b.ge(end, page);
+        b.if_else(
+            too_big,
+            |b| {
+                b.assign(self.raw, k.one);
+                // Ends the parse loop: its position is past every match start.
+                let past = b.u32(PAGE);
+                b.assign(self.pos, past);
+            },
+            |b| {
+                let first = b.eq(p.lane, k.zero);
+                // Token and literal length, by lane 0.
+                let lit_nibble = b.min(lit, fifteen);
+                let ml_nibble = match ml {
+                    Some(ml) => b.min(ml, fifteen),
+                    None => k.zero,
+                };
+                b.if_(first, |b| {
+                    let high = b.shl(lit_nibble, k.four);
+                    let token = b.or(high, ml_nibble);
+                    self.store_out(b, p, out, token);
+                    let after = b.add(out, k.one);
+                    self.put_length(b, p, after, lit);
+                });
+                // Literals, by every lane.
+                let after_token = b.add(out, k.one);
+                let lit_start = b.add(after_token, lit_extra);
+                // Literals, by every lane: the first 32 without a loop (most runs are shorter).
+                let copy = |b: &mut KernelBuilder, j: Val<U32>| {
+                    let src = b.add(anchor, j);
+                    let byte = p.page.byte(b, src);
+                    let dst = b.add(lit_start, j);
+                    self.store_out(b, p, dst, byte);
+                };
+                let mine = b.lt(p.lane, lit);
+                b.if_(mine, |b| copy(b, p.lane));
+                let long = b.gt(lit, k.thirty_two);
+                b.if_(long, |b| {
+                    let from = b.add(p.lane, k.thirty_two);
+                    for_range(b, self.i, from, lit, 32, copy);
+                });
+                if let (Some((offset, _)), Some(ml)) = (matched, ml) {
+                    b.if_(first, |b| {
+                        let at = b.add(lit_start, lit);
+                        let lo = b.and(offset, k.ff);
+                        self.store_out(b, p, at, lo);
+                        let hi = b.shr(offset, k.eight);
+                        let at_hi = b.add(at, k.one);
+                        self.store_out(b, p, at_hi, hi);
+                        let after = b.add(at, k.two);
+                        self.put_length(b, p, after, ml);
+                    });
+                }
+                b.assign(self.out, end);
+            },
+        );
+    }
+
+    fn store_out(&self, b: &mut KernelBuilder, p: &PageCtx, at: Val<U32>, byte: Val<U32>) {
+        let wide = b.zext::<U64, _>(at);
+        let index = b.add(p.out_base, wide);
+        let byte = b.trunc::<U8, _>(byte);
+        b.store(self.output, index, byte);
+    }
+
+    /// Writes `byte` at `at` and advances `at` (lane 0 only).
+    fn put_byte(&self, b: &mut KernelBuilder, p: &PageCtx, byte: Val<U32>) {
+        let at = b.read(self.at);
+        self.store_out(b, p, at, byte);
+        let next = b.add(at, p.page.k.one);
+        b.assign(self.at, next);
+    }
+
+    /// The length continuation of a 4-bit field holding `len`, written from `at` (nothing when
+    /// `len < 15`).
+    fn put_length(&self, b: &mut KernelBuilder, p: &PageCtx, at: Val<U32>, len: Val<U32>) {
+        let fifteen = p.page.k.fifteen;
+        let long = b.ge(len, fifteen);
+        b.if_(long, |b| {
+            b.assign(self.at, at);
+            let rest = b.sub(len, fifteen);
+            b.assign(self.rem, rest);
+            b.loop_(|b| {
+                let rest = b.read(self.rem);
+                let ff = p.page.k.ff;
+                let more = b.ge(rest, ff);
+                b.if_else(
+                    more,
+                    |b| {
+                        self.put_byte(b, p, ff);
+                        let left = b.sub(rest, ff);
+                        b.assign(self.rem, left);
+                    },
+                    |b| {
+                        self.put_byte(b, p, rest);
+                        b.break_();
+                    },
+                );
+            });
+        });
+    }
+}
+
+/// Bytes of length continuation for a 4-bit field holding `len`: `(len − 15) / 255 + 1` when `len ≥ 15`.
+fn length_bytes(b: &mut KernelBuilder, k: &PageConsts, len: Val<U32>) -> Val<U32> {
+    let long = b.ge(len, k.fifteen);
+    let rest = b.sub(len, k.fifteen);
+    let q = b.div(rest, k.ff);
+    let n = b.add(q, k.one);
+    b.select(long, n, k.zero)
+}

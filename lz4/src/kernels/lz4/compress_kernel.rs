@@ -1,0 +1,349 @@
+//! The LZ4 page-compression kernel in the IR: one warp per 4 KiB page, byte-identical to
+//! [`super::encode_page_level`]. See the [module docs](super) for the algorithm; this file is its warp
+//! form, [`super::compress_chains`] builds the chains and [`super::compress_search`] searches them.
+//!
+//! Parameters: `input` (pages as little-endian 32-bit words, 1024 per page, read-only), `output` (one
+//! 4096-byte slot per page for its LZ4 block), `meta` (4 words per page: kind, block length, pattern
+//! low word, pattern high word), `scratch` (chain levels: 4096 × u16 per page, see
+//! [`compress_scratch_bytes`]; the throughput level does not touch it), `pages` (how many pages). Per
+//! warp, shared memory holds the page (4 KiB) and `sorted` (4096 × u16): 12 KiB, so 16 warps fit in an
+//! sm_90 SM; the throughput level keeps `buckets` (8 KiB) instead of `sorted`.
+//!
+//! Phases, all warp-cooperative: (1) load the page, `vote all` for same-filled pages (kind 2);
+//! (2) the chains: every searchable position sorted by hash, stably (a counting sort: `match_any` ranks
+//! positions of a chunk, a warp scan turns counts into bucket starts), so `sorted` lists each chain
+//! oldest first and `scratch[p]` (global memory) is `p`'s slot in it — chain entry `k` of `p` is
+//! `sorted[scratch[p] − 1 − k]`, read by lane `k` without walking; (3) the parse: each lane probes one position (walks its chain
+//! until an entry verifies, the bucket ends or the depth is reached), `ballot` + `ffs` picks the first
+//! hit; there lanes compare 32 chain entries at a time word by word up to the nice length and a
+//! warp-wide maximum picks the longest (then the most recent); the lazy steps repeat that one or two
+//! positions ahead; the winner is extended forward (32 bytes per step) past the nice length and
+//! backward over pending literals; lane 0 writes tokens and lengths while all lanes copy literals. A
+//! block that would not be shorter than the page is abandoned and the page reported raw (kind 1).
+//! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
+//! with one warp per block the kernel is block-uniform as WebGPU requires.
+
+use super::warp_ops::{first_lane, for_range, PageConsts, SharedPage};
+use super::{
+    Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
+    PAGE_SIZE,
+};
+use warpforge_ir::builder::{GlobalBuf, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
+use warpforge_ir::{Access, Kernel, Mask, VoteMode};
+
+/// Positions that may start a match: `p + 12 <= 4096`.
+pub(super) const SEARCHABLE: u32 = (PAGE_SIZE - LZ4_MF_LIMIT + 1) as u32;
+/// Matches end at or before this byte.
+pub(super) const END_LIMIT: u32 = (PAGE_SIZE - LZ4_LAST_LITERALS) as u32;
+pub(super) const PAGE: u32 = PAGE_SIZE as u32;
+
+/// Bytes of the compress kernel's `scratch` buffer for a batch of `pages` pages at `level`: every
+/// position's slot in its chain (u16) for the chain levels, one unused group of 16 bytes for the
+/// throughput level (a buffer is never empty). Its contents need no initialization: a lane reads only
+/// slots it wrote itself.
+pub fn compress_scratch_bytes(level: Lz4Level, pages: usize) -> usize {
+    match level.uses_chains() {
+        true => pages * PAGE_SIZE * 2,
+        false => 16,
+    }
+}
+
+/// Builds the compress kernel at the default level with `warps_per_block` warps (pages) per block.
+pub fn lz4_compress_kernel(warps_per_block: u32) -> Kernel {
+    lz4_compress_kernel_level(warps_per_block, Lz4Level::DEFAULT)
+}
+
+/// Builds the compress kernel at `level` with `warps_per_block` warps (pages) per block. Every level
+/// has the same entry point and parameters; the search and the shared arrays differ.
+pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kernel {
+    let mut b = KernelBuilder::new("lz4_compress_pages", 32 * warps_per_block);
+    let k = Ctx::declare(&mut b, warps_per_block, level);
+    let pages = b.param(k.pages);
+    let g = k.page_index(&mut b, warps_per_block);
+    let in_range = b.lt(g, pages);
+    b.if_(in_range, |b| k.compress_page(b, g));
+    b.finish().expect("the LZ4 compress kernel verifies")
+}
+
+/// Handles to everything the kernel declares.
+#[derive(Clone, Copy)]
+pub(super) struct Ctx {
+    pub(super) input: GlobalBuf<U32>,
+    pub(super) output: GlobalBuf<U8>,
+    pub(super) meta: GlobalBuf<U32>,
+    pub(super) pages: warpforge_ir::builder::ScalarParam<U32>,
+    /// Chain levels: every position's slot in `sorted`, 4096 per page (global memory: 8 KiB less shared
+    /// memory per page; each lane reads back only the slots it wrote).
+    pub(super) scratch: GlobalBuf<U16>,
+    pub(super) page_words: SharedArr<U32>,
+    /// The throughput level: one word per bucket, its newest position in the low half, the older one
+    /// in the high half.
+    pub(super) buckets: Option<SharedArr<U32>>,
+    /// Chain levels only (the throughput level has no chains): the hash counts and bucket starts while
+    /// the chains are built, then every chain, oldest entry first.
+    pub(super) sorted: Option<SharedArr<U16>>,
+    pub(super) level: Lz4Level,
+    pub(super) i: Local<U32>,
+    pub(super) j: Local<U32>,
+    pub(super) diff: Local<U32>,
+    pub(super) pos: Local<U32>,
+    pub(super) anchor: Local<U32>,
+    pub(super) out: Local<U32>,
+    pub(super) raw: Local<U32>,
+    pub(super) kk: Local<U32>,
+    pub(super) best_len: Local<U32>,
+    pub(super) best_q: Local<U32>,
+    pub(super) ext: Local<U32>,
+    pub(super) rem: Local<U32>,
+    pub(super) at: Local<U32>,
+    pub(super) run: Local<U32>,
+    pub(super) start: Local<U32>,
+    pub(super) step: Local<U32>,
+    pub(super) found: Local<U32>,
+    pub(super) alive: Local<U32>,
+    pub(super) len: Local<U32>,
+    pub(super) key: Local<U32>,
+    pub(super) match_len: Local<U32>,
+    /// The compare loop's last aligned word (the first of the next word's two).
+    pub(super) carry: Local<U32>,
+}
+
+/// Per-page values every phase uses.
+#[derive(Clone, Copy)]
+pub(super) struct PageCtx {
+    pub(super) lane: Val<U32>,
+    pub(super) page: SharedPage,
+    /// This warp's first element of `sorted` (chain levels) or `buckets` (throughput level).
+    pub(super) table_base: Val<U32>,
+    /// This page's first element of `scratch`.
+    pub(super) slots_base: Val<U64>,
+    pub(super) out_base: Val<U64>,
+    pub(super) g: Val<U32>,
+}
+
+impl Ctx {
+    fn declare(b: &mut KernelBuilder, warps: u32, level: Lz4Level) -> Ctx {
+        Ctx {
+            input: b.buffer("input", Access::ReadOnly),
+            output: b.buffer("output", Access::ReadWrite),
+            meta: b.buffer("meta", Access::ReadWrite),
+            scratch: b.buffer("scratch", Access::ReadWrite),
+            pages: b.scalar_param("pages"),
+            page_words: b.shared("page", warps * 1024, 16),
+            buckets: (!level.uses_chains())
+                .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),
+            sorted: level
+                .uses_chains()
+                .then(|| b.shared("sorted", warps * PAGE, 4)),
+            level,
+            i: b.local("i"),
+            j: b.local("j"),
+            diff: b.local("diff"),
+            pos: b.local("pos"),
+            anchor: b.local("anchor"),
+            out: b.local("out"),
+            raw: b.local("raw"),
+            kk: b.local("kk"),
+            best_len: b.local("best_len"),
+            best_q: b.local("best_q"),
+            ext: b.local("ext"),
+            rem: b.local("rem"),
+            at: b.local("at"),
+            run: b.local("run"),
+            start: b.local("start"),
+            step: b.local("step"),
+            found: b.local("found"),
+            alive: b.local("alive"),
+            len: b.local("len"),
+            key: b.local("key"),
+            match_len: b.local("match_len"),
+            carry: b.local("carry"),
+        }
+    }
+
+    /// The throughput level's `buckets` array.
+    pub(super) fn buckets(&self) -> SharedArr<U32> {
+        self.buckets.expect("only the throughput level has buckets")
+    }
+
+    /// The chain levels' `sorted` array.
+    pub(super) fn sorted(&self) -> SharedArr<U16> {
+        self.sorted.expect("only chain levels search sorted chains")
+    }
+
+    fn page_index(&self, b: &mut KernelBuilder, warps: u32) -> Val<U32> {
+        let block = b.block_index();
+        let w = b.u32(warps);
+        let first = b.mul(block, w);
+        let warp = b.warp_index();
+        b.add(first, warp)
+    }
+
+    fn compress_page(&self, b: &mut KernelBuilder, g: Val<U32>) {
+        let k = PageConsts::new(b);
+        let lane = b.lane_id();
+        let warp = b.warp_index();
+        let words = b.u32(1024);
+        let page_base = b.mul(warp, words);
+        let entries = match self.level.uses_chains() {
+            true => PAGE,
+            false => FAST_BUCKETS as u32,
+        };
+        let entries = b.u32(entries);
+        let table_base = b.mul(warp, entries);
+        let page_bytes = b.u32(PAGE);
+        let out_base = b.mul_wide(g, page_bytes);
+        let p = PageCtx {
+            lane,
+            page: SharedPage {
+                words: self.page_words,
+                base: page_base,
+                k,
+            },
+            table_base,
+            slots_base: out_base,
+            out_base,
+            g,
+        };
+        self.load_page(b, &p);
+        let diff = b.read(self.diff);
+        let lane_same = b.eq(diff, p.page.k.zero);
+        let all_same = b.vote(VoteMode::All, lane_same, Mask::FULL);
+        b.if_else(
+            all_same,
+            |b| self.write_same_filled(b, &p),
+            |b| match self.level.uses_chains() {
+                true => {
+                    self.build_chains(b, &p);
+                    self.parse(b, &p);
+                }
+                false => self.parse_greedy(b, &p),
+            },
+        );
+    }
+
+    /// Loads the page into shared memory, 16 bytes per lane and load, and leaves in `diff` the OR of
+    /// this lane's words XOR the page's first 8 bytes (zero when they all repeat them).
+    fn load_page(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        let k = p.page.k;
+        let words = b.u32(1024);
+        let first_word = b.mul(p.g, words);
+        // Same-filled: word i must equal word (i & 1) of the page (4-word groups start at even words).
+        let w0 = b.load(self.input, first_word);
+        let second = b.add(first_word, k.one);
+        let w1 = b.load(self.input, second);
+        b.assign(self.diff, k.zero);
+        let start = b.shl(p.lane, k.two);
+        for_range(b, self.i, start, words, 128, |b, i| {
+            let src = b.add(first_word, i);
+            let group = b.load_wide::<4, _>(self.input, src);
+            let dst = b.add(p.page.base, i);
+            b.store_wide(self.page_words, dst, group);
+            let [a, b1, c, d] = group;
+            let da = b.xor(a, w0);
+            let db = b.xor(b1, w1);
+            let dc = b.xor(c, w0);
+            let dd = b.xor(d, w1);
+            let diff = b.or(da, db);
+            let diff = b.or(diff, dc);
+            let diff = b.or(diff, dd);
+            // An OR across the loop, not a flag cleared under a branch: CUDA 13.0's ptxas
+            // (sm_90, also the 580 driver's JIT) compiled the flag form of this kernel with the
+            // `vote.all` reading the flag's negation (docs/gpu.md, "A ptxas miscompile").
+            let acc = b.read(self.diff);
+            let acc = b.or(acc, diff);
+            b.assign(self.diff, acc);
+        });
+        b.warp_sync(Mask::FULL);
+    }
+
+    fn write_meta(&self, b: &mut KernelBuilder, p: &PageCtx, values: [Val<U32>; 4]) {
+        let zero = b.u32(0);
+        let first = b.eq(p.lane, zero);
+        b.if_(first, |b| {
+            let four = b.u32(4);
+            let base = b.mul(p.g, four);
+            for (k, v) in values.into_iter().enumerate() {
+                let k = b.u32(k as u32);
+                let at = b.add(base, k);
+                b.store(self.meta, at, v);
+            }
+        });
+    }
+
+    fn write_same_filled(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        let w0 = b.load(self.page_words, p.page.base);
+        let one = b.u32(1);
+        let second = b.add(p.page.base, one);
+        let w1 = b.load(self.page_words, second);
+        let kind = b.u32(2);
+        let len = b.u32(8);
+        self.write_meta(b, p, [kind, len, w0, w1]);
+    }
+
+    fn parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        self.start_parse(b);
+        b.loop_(|b| {
+            let pos = b.read(self.pos);
+            let searchable = b.u32(SEARCHABLE);
+            let done = b.ge(pos, searchable);
+            b.if_(done, |b| b.break_());
+            // Each lane probes one position with its chain.
+            let x = b.add(pos, p.lane);
+            let valid = b.lt(x, searchable);
+            let last = b.u32(SEARCHABLE - 1);
+            let safe_x = b.min(x, last);
+            let slot = self.slot_window(b, p, pos);
+            let hit = self.probe(b, p, safe_x, slot, valid);
+            let (f, any) = first_lane(b, hit);
+            let nothing = b.not(any);
+            b.if_(nothing, |b| {
+                let step = b.u32(32);
+                let next = b.add(pos, step);
+                b.assign(self.pos, next);
+                b.continue_();
+            });
+            let x = b.add(pos, f);
+            self.match_at(b, p, x);
+        });
+        self.finish_parse(b, p);
+    }
+
+    /// Zeroes the parse state: position, anchor, output length, give-up flag.
+    pub(super) fn start_parse(&self, b: &mut KernelBuilder) {
+        for l in [self.pos, self.anchor, self.out, self.raw] {
+            let zero = b.u32(0);
+            b.assign(l, zero);
+        }
+    }
+
+    /// After the parse: the last literals (unless it gave up) and the page's meta words.
+    pub(super) fn finish_parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        let raw = b.read(self.raw);
+        let zero = b.u32(0);
+        let fits = b.eq(raw, zero);
+        b.if_(fits, |b| {
+            let anchor = b.read(self.anchor);
+            let page = b.u32(PAGE);
+            let lit = b.sub(page, anchor);
+            self.emit_sequence(b, p, anchor, lit, None);
+        });
+        let raw = b.read(self.raw);
+        let out = b.read(self.out);
+        let zero = b.u32(0);
+        let page = b.u32(PAGE);
+        let one = b.u32(1);
+        let is_raw = b.eq(raw, one);
+        let len = b.select(is_raw, page, out);
+        let kind = b.select(is_raw, one, zero);
+        self.write_meta(b, p, [kind, len, zero, zero]);
+    }
+}
+
+/// [`super::lz4_hash`] in the IR.
+pub(super) fn hash(b: &mut KernelBuilder, word: Val<U32>) -> Val<U32> {
+    let mult = b.u32(LZ4_HASH_MULT);
+    let product = b.mul(word, mult);
+    let shift = b.u32(32 - LZ4_HASH_BITS);
+    b.shr(product, shift)
+}

@@ -1,0 +1,433 @@
+//! The compress kernel's match search: the per-lane probe for the first position with a verified chain
+//! entry, the warp-wide longest match at one position, the lazy steps, and the forward and backward
+//! extensions. Chain entry `k` of `x` is `sorted[scratch[x] − 1 − k]` (see [`super::compress_chains`]).
+
+use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
+use super::warp_ops::{broadcast, first_lane};
+use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
+use warpforge_ir::{Mask, ShuffleMode, VoteMode};
+
+impl Ctx {
+    /// Chain entry `k` of the position whose slot is `slot`, and whether there is one (the oldest
+    /// position of the bucket's first slot when there is none, or when the lane is not `active`: idle
+    /// lanes read one shared slot, which costs no bank conflict).
+    fn entry(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        slot: Val<U32>,
+        k: Val<U32>,
+        active: Option<Val<Bool>>,
+    ) -> (Val<U32>, Val<Bool>) {
+        let in_chain = b.lt(k, slot);
+        let one = b.u32(1);
+        let back = b.add(k, one);
+        let at = b.sub(slot, back);
+        let zero = b.u32(0);
+        let reads = match active {
+            Some(active) => b.and(in_chain, active),
+            None => in_chain,
+        };
+        let at = b.select(reads, at, zero);
+        let at = b.add(p.table_base, at);
+        let q = b.load(self.sorted(), at);
+        (b.zext::<U32, _>(q), in_chain)
+    }
+
+    /// Whether one of the first `depth` chain entries of `x` (this lane's position, whose slot is
+    /// `slot`) verifies. Lanes walk their chains until an entry verifies, the bucket ends or the depth
+    /// is reached.
+    pub(super) fn probe(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        x: Val<U32>,
+        slot: Val<U32>,
+        valid: Val<Bool>,
+    ) -> Val<Bool> {
+        let wx = p.page.word_at(b, x);
+        let hx = hash(b, wx);
+        let zero = b.u32(0);
+        let one = b.u32(1);
+        b.assign(self.found, zero);
+        let alive = b.select(valid, one, zero);
+        b.assign(self.alive, alive);
+        b.assign(self.step, zero);
+        b.loop_(|b| {
+            let k = b.read(self.step);
+            let depth = b.u32(self.level.depth());
+            let deep = b.ge(k, depth);
+            b.if_(deep, |b| b.break_());
+            let alive = b.read(self.alive);
+            let one = b.u32(1);
+            let alive = b.eq(alive, one);
+            let (_, any) = first_lane(b, alive);
+            let none = b.not(any);
+            b.if_(none, |b| b.break_());
+            let (q, in_chain) = self.entry(b, p, slot, k, Some(alive));
+            let reads = b.and(alive, in_chain);
+            let (wq, _) = p.page.word_at_if(b, q, reads);
+            let same = b.eq(wq, wx);
+            let hit = b.and(alive, in_chain);
+            let hit = b.and(hit, same);
+            let hq = hash(b, wq);
+            let in_bucket = b.eq(hq, hx);
+            let goes_on = b.and(in_chain, in_bucket);
+            let not_same = b.not(same);
+            let goes_on = b.and(goes_on, not_same);
+            let still = b.and(alive, goes_on);
+            let zero = b.u32(0);
+            let still = b.select(still, one, zero);
+            b.assign(self.alive, still);
+            let found = b.read(self.found);
+            let hit = b.select(hit, one, zero);
+            let found = b.or(found, hit);
+            b.assign(self.found, found);
+            let next = b.add(k, one);
+            b.assign(self.step, next);
+        });
+        let found = b.read(self.found);
+        let one = b.u32(1);
+        b.eq(found, one)
+    }
+
+    /// At position `x` (warp-uniform), where the probe found a verified entry: the longest match there
+    /// and after the lazy steps, extended backward, written as a sequence; the parse moves past it.
+    pub(super) fn match_at(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) {
+        let (lazy, nice) = (self.level.lazy(), self.level.nice());
+        b.assign(self.start, x);
+        let zero = b.u32(0);
+        b.assign(self.best_len, zero);
+        b.assign(self.best_q, zero);
+        b.assign(self.kk, zero);
+        // Step 0 is the match at `x` itself; steps 1..=lazy look further while the match is short.
+        b.loop_(|b| {
+            let k = b.read(self.kk);
+            let lazy = b.u32(lazy);
+            let past = b.gt(k, lazy);
+            b.if_(past, |b| b.break_());
+            let x = b.read(self.start);
+            let at = b.add(x, k);
+            let zero = b.u32(0);
+            let lazy_step = b.gt(k, zero);
+            let len = b.read(self.best_len);
+            let nice = b.u32(nice);
+            let long_enough = b.ge(len, nice);
+            let searchable = b.u32(SEARCHABLE);
+            let outside = b.ge(at, searchable);
+            let stop = b.or(long_enough, outside);
+            let stop = b.and(lazy_step, stop);
+            b.if_(stop, |b| b.break_());
+            let (len2, q2) = self.longest(b, p, at);
+            let longer = b.gt(len2, len);
+            b.if_else(
+                longer,
+                |b| {
+                    b.assign(self.start, at);
+                    b.assign(self.best_len, len2);
+                    b.assign(self.best_q, q2);
+                    let one = b.u32(1);
+                    b.assign(self.kk, one);
+                },
+                |b| {
+                    let one = b.u32(1);
+                    let next = b.add(k, one);
+                    b.assign(self.kk, next);
+                },
+            );
+        });
+        let x = b.read(self.start);
+        let q = b.read(self.best_q);
+        let len = b.read(self.best_len);
+        self.take_match(b, p, x, q, len);
+    }
+
+    /// The match of `len` bytes at `x` from `q` (all warp-uniform), extended backward over pending
+    /// literals and written as a sequence; the parse moves past it.
+    pub(super) fn take_match(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        x: Val<U32>,
+        q: Val<U32>,
+        len: Val<U32>,
+    ) {
+        let k = p.page.k;
+        let anchor = b.read(self.anchor);
+        // Most matches do not extend backward: one byte decides, and only then the lanes count.
+        let room = b.gt(x, anchor);
+        let q_room = b.gt(q, k.zero);
+        let room = b.and(room, q_room);
+        let x1 = b.sub(x, k.one);
+        let q1 = b.sub(q, k.one);
+        let x1 = b.select(room, x1, k.zero);
+        let q1 = b.select(room, q1, k.zero);
+        let bx = p.page.byte(b, x1);
+        let bq = p.page.byte(b, q1);
+        let same = b.eq(bx, bq);
+        let can = b.and(room, same);
+        let can = b.vote(VoteMode::Any, can, Mask::FULL);
+        b.assign(self.ext, k.zero);
+        b.if_(can, |b| {
+            self.extend_backward(b, p, x, q, anchor);
+        });
+        let back = b.read(self.ext);
+        let start = b.sub(x, back);
+        let from = b.sub(q, back);
+        let len = b.add(len, back);
+        let lit = b.sub(start, anchor);
+        let offset = b.sub(start, from);
+        // The parse moves past the match (the sequence writer moves it past the page if it gives up).
+        let next = b.add(start, len);
+        b.assign(self.pos, next);
+        b.assign(self.anchor, next);
+        self.emit_sequence(b, p, anchor, lit, Some((offset, len)));
+    }
+
+    /// The longest match at `x` (warp-uniform) among its first `depth` chain entries, 32 entries per
+    /// round: lane `k` compares entry `k` word by word up to the nice length, a warp-wide maximum of
+    /// `length << 16 | (0xFFFF − k)` picks the longest, then the most recent. A match reaching the nice
+    /// length is extended as far as it goes. Length 0 when no entry verifies.
+    fn longest(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> (Val<U32>, Val<U32>) {
+        let (depth, nice) = (self.level.depth(), self.level.nice());
+        // Lane 0 asks for `x`'s slot; the broadcast hands it to every lane.
+        let slot = self.slot_window(b, p, x);
+        let lane0 = b.u32(0);
+        let slot = broadcast(b, slot, lane0);
+        // Lane j holds the word at x + 4j: the bytes every entry is compared with.
+        let four = b.u32(4);
+        let ahead = b.mul(p.lane, four);
+        let ahead = b.add(x, ahead);
+        let last_word = b.u32(PAGE - 4);
+        let ahead = b.min(ahead, last_word);
+        let x_words = p.page.word_at(b, ahead);
+        let wx = broadcast(b, x_words, lane0);
+        let nice_v = b.u32(nice);
+        let end = b.u32(END_LIMIT);
+        let room = b.sub(end, x);
+        let limit = b.min(nice_v, room);
+        let zero = b.u32(0);
+        b.assign(self.key, zero);
+        b.assign(self.j, zero);
+        b.loop_(|b| {
+            let round = b.read(self.j);
+            let depth_v = b.u32(depth);
+            let deep = b.ge(round, depth_v);
+            let ended = b.ge(round, slot);
+            let done = b.or(deep, ended);
+            b.if_(done, |b| b.break_());
+            let k = b.add(round, p.lane);
+            let (q, in_chain) = self.entry(b, p, slot, k, None);
+            let mut reads = in_chain;
+            if depth % 32 != 0 {
+                // Only the last round can reach past the depth.
+                let depth_v = b.u32(depth);
+                let in_depth = b.lt(k, depth_v);
+                reads = b.and(reads, in_depth);
+            }
+            let (wq, hi) = p.page.word_at_if(b, q, reads);
+            let same = b.eq(wq, wx);
+            let ok = b.and(reads, same);
+            let four = b.u32(4);
+            let zero = b.u32(0);
+            let len = b.select(ok, four, zero);
+            self.compare_words(b, p, q, hi, ok, x_words, limit, len);
+            let len = b.read(self.len);
+            let len = b.min(len, limit);
+            let sixteen = b.u32(16);
+            let high = b.shl(len, sixteen);
+            let ffff = b.u32(0xFFFF);
+            let recency = b.sub(ffff, k);
+            let key = b.or(high, recency);
+            let key = b.select(ok, key, zero);
+            let mut key = key;
+            for d in [16u32, 8, 4, 2, 1] {
+                let dist = b.u32(d);
+                let other = b.shuffle(ShuffleMode::Xor, key, dist, Mask::FULL);
+                key = b.max(key, other);
+            }
+            let best = b.read(self.key);
+            let best = b.max(best, key);
+            b.assign(self.key, best);
+            let thirty_two = b.u32(32);
+            let next = b.add(round, thirty_two);
+            b.assign(self.j, next);
+        });
+        // Every lane holds the maximum; the broadcast lets the uniformity analysis see it.
+        let key = b.read(self.key);
+        let lane0 = b.u32(0);
+        let key = broadcast(b, key, lane0);
+        let sixteen = b.u32(16);
+        let len = b.shr(key, sixteen);
+        let ffff = b.u32(0xFFFF);
+        let recency = b.and(key, ffff);
+        let k = b.sub(ffff, recency);
+        let (q, _) = self.entry(b, p, slot, k, None);
+        let nice_v = b.u32(nice);
+        let reached = b.eq(len, nice_v);
+        b.assign(self.match_len, len);
+        b.if_(reached, |b| {
+            let full = self.extend_forward(b, p, x, q, nice_v);
+            b.assign(self.match_len, full);
+        });
+        (b.read(self.match_len), q)
+    }
+
+    /// Lane-wise: extends this lane's `len` (4 when `ok`) 4 bytes per step while the words at `q + len`
+    /// and `x + len` agree and `len < limit`; a differing word adds its equal low bytes. Leaves the
+    /// length in `len`. Lanes that are still going all have the same `len`, so lane `len / 4` of
+    /// `x_words` holds the word of `x` to compare. `hi` is the second aligned word of `q`'s: each step
+    /// loads one aligned word and reuses the one before, and lanes that stopped read the page's first
+    /// word (no bank conflicts for idle lanes).
+    #[allow(clippy::too_many_arguments)]
+    fn compare_words(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        q: Val<U32>,
+        hi: Val<U32>,
+        ok: Val<Bool>,
+        x_words: Val<U32>,
+        limit: Val<U32>,
+        len: Val<U32>,
+    ) {
+        b.assign(self.len, len);
+        let one = b.u32(1);
+        let zero = b.u32(0);
+        let going = b.lt(len, limit);
+        let going = b.and(ok, going);
+        let going = b.select(going, one, zero);
+        b.assign(self.alive, going);
+        b.assign(self.step, one);
+        b.assign(self.carry, hi);
+        let k = p.page.k;
+        let shift = p.page.shift_of(b, q);
+        // The aligned word before the next one to load: `(q + len) / 4` for a lane that goes on.
+        let q_word = b.shr(q, k.two);
+        b.loop_(|b| {
+            let alive = b.read(self.alive);
+            let one = b.u32(1);
+            let alive = b.eq(alive, one);
+            let (_, any) = first_lane(b, alive);
+            let none = b.not(any);
+            b.if_(none, |b| b.break_());
+            let j = b.read(self.step);
+            let xw = b.shuffle(ShuffleMode::Index, x_words, j, Mask::FULL);
+            let len = b.read(self.len);
+            // In the page: `q + len < x + limit <= END_LIMIT` while a lane goes on, so the word after
+            // `(q + len) / 4` is in the page too; a stopped lane reads word 0.
+            let words = b.shr(len, k.two);
+            let next = b.add(q_word, words);
+            let next = b.add(next, k.one);
+            let next = b.select(alive, next, k.zero);
+            let at = b.add(p.page.base, next);
+            let new_hi = b.load(p.page.words, at);
+            let lo = b.read(self.carry);
+            b.assign(self.carry, new_hi);
+            let qw = p.page.join(b, lo, new_hi, shift);
+            let diff = b.xor(xw, qw);
+            let zero = b.u32(0);
+            let equal = b.eq(diff, zero);
+            let low = b.ffs(diff);
+            let three = b.u32(3);
+            let bytes = b.shr(low, three);
+            let four = b.u32(4);
+            let add = b.select(equal, four, bytes);
+            let longer = b.add(len, add);
+            let len = b.select(alive, longer, len);
+            b.assign(self.len, len);
+            let below = b.lt(len, limit);
+            let still = b.and(alive, equal);
+            let still = b.and(still, below);
+            let still = b.select(still, one, zero);
+            b.assign(self.alive, still);
+            let next = b.add(j, one);
+            b.assign(self.step, next);
+        });
+    }
+
+    /// Counts up from `start` while lanes agree: each step, lane `l` tests position `count + l`
+    /// (`agrees` returns its verdict); the first lane that disagrees ends the count there, otherwise the
+    /// count moves on by 32. The result is warp-uniform.
+    fn count_agreeing(
+        &self,
+        b: &mut KernelBuilder,
+        thirty_two: Val<U32>,
+        start: Val<U32>,
+        agrees: impl FnOnce(&mut KernelBuilder, Val<U32>) -> Val<warpforge_ir::builder::Bool>,
+    ) -> Val<U32> {
+        b.assign(self.ext, start);
+        b.loop_(|b| {
+            let count = b.read(self.ext);
+            let ok = agrees(b, count);
+            let stop = b.not(ok);
+            let (f, any) = first_lane(b, stop);
+            b.if_else(
+                any,
+                |b| {
+                    let total = b.add(count, f);
+                    b.assign(self.ext, total);
+                    b.break_();
+                },
+                |b| {
+                    let more = b.add(count, thirty_two);
+                    b.assign(self.ext, more);
+                },
+            );
+        });
+        b.read(self.ext)
+    }
+
+    /// The match length at `x` from `q` (both uniform) whose first `known` bytes agree, ending at or
+    /// before END_LIMIT.
+    pub(super) fn extend_forward(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        x: Val<U32>,
+        q: Val<U32>,
+        known: Val<U32>,
+    ) -> Val<U32> {
+        let k = p.page.k;
+        self.count_agreeing(b, k.thirty_two, known, |b, e| {
+            let i = b.add(e, p.lane);
+            let xi = b.add(x, i);
+            let inside = b.lt(xi, k.end_limit);
+            let safe_x = b.min(xi, k.page_last);
+            let qi = b.add(q, i);
+            let safe_q = b.min(qi, k.page_last);
+            let bx = p.page.byte(b, safe_x);
+            let bq = p.page.byte(b, safe_q);
+            let same = b.eq(bx, bq);
+            b.and(inside, same)
+        })
+    }
+
+    /// How many bytes before `x` (and before `q`) agree, without going below `anchor` or byte 0.
+    fn extend_backward(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        x: Val<U32>,
+        q: Val<U32>,
+        anchor: Val<U32>,
+    ) -> Val<U32> {
+        let k = p.page.k;
+        self.count_agreeing(b, k.thirty_two, k.zero, |b, d| {
+            let lane1 = b.add(p.lane, k.one);
+            let i = b.add(d, lane1);
+            let room = b.sub(x, anchor);
+            let within_literals = b.le(i, room);
+            let within_page = b.le(i, q);
+            let inside = b.and(within_literals, within_page);
+            let xi = b.sub(x, i);
+            let qi = b.sub(q, i);
+            let safe_x = b.select(inside, xi, k.zero);
+            let safe_q = b.select(inside, qi, k.zero);
+            let bx = p.page.byte(b, safe_x);
+            let bq = p.page.byte(b, safe_q);
+            let same = b.eq(bx, bq);
+            b.and(inside, same)
+        })
+    }
+}

@@ -1,0 +1,198 @@
+//! The LZ4 page-decompression kernel in the IR: one warp per page, checked like
+//! [`super::lz4_decompress_block`]: every token, length and offset is validated against the input and
+//! output bounds before anything is copied, and a malformed block gives its page an error status —
+//! never an out-of-bounds read or write.
+//!
+//! Parameters: `blocks` (the LZ4 blocks, concatenated bytes read as little-endian words; the buffer's
+//! length is a multiple of [`BLOCKS_ALIGN`] bytes), `spans` (2 words per page: the block's byte offset
+//! in `blocks` and its length), `output` (1024 little-endian words per page), `status` (1 word per
+//! page, see [`decode_status`]), `pages`.
+//!
+//! How a warp decodes its page (the layout nvCOMP's and other GPU LZ4 decoders use):
+//! 1. **Stage**: the block is read with coalesced 16-byte loads (every lane one aligned group of four
+//!    words) into the warp's staging area in shared memory, [`STAGE_BYTES`] bytes: room for the
+//!    longest block that can decode to one page ([`LZ4_MAX_PAGE_BLOCK`] bytes) at any alignment.
+//! 2. **Parse** from shared memory: every lane reads the same token, lengths and offset (one
+//!    broadcast access each), so the parse is warp-uniform.
+//! 3. **Copy** into the warp's page in shared memory, one byte per lane: a sequence whose literals and
+//!    match are at most 32 bytes long (most of them) takes one masked step each, with no loop; longer
+//!    ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
+//!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
+//!    and a long match's later rounds read the bytes `offset · ⌈32 / offset⌉` back, which the earlier
+//!    rounds wrote, so overlapping matches need no per-byte arithmetic either.
+//! 4. **Write out** the page as words, each lane every 32nd word (conflict-free shared reads,
+//!    coalesced 128-byte stores), only when the block decoded to exactly one page.
+
+use super::decompress_layout::{decode_status, Dec, LZ4_MAX_PAGE_BLOCK, PAGE, STAGE_BYTES};
+use super::decompress_seq::{Consts, Seq};
+use super::warp_ops::for_step;
+use warpforge_ir::builder::{KernelBuilder, Val, U32, U8};
+use warpforge_ir::{Kernel, Mask};
+
+/// Builds the decompress kernel with `warps_per_block` warps (pages) per block.
+pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
+    let mut b = KernelBuilder::new("lz4_decompress_pages", 32 * warps_per_block);
+    let k = Dec::declare(&mut b, warps_per_block);
+    let c = Consts::new(&mut b);
+    let pages = b.param(k.pages);
+    let block = b.block_index();
+    let w = b.u32(warps_per_block);
+    let first = b.mul(block, w);
+    let warp = b.warp_index();
+    let g = b.add(first, warp);
+    let in_range = b.lt(g, pages);
+    b.if_(in_range, |b| k.decode_page(b, &c, g));
+    b.finish().expect("the LZ4 decompress kernel verifies")
+}
+
+impl Dec {
+    fn decode_page(&self, b: &mut KernelBuilder, c: &Consts, g: Val<U32>) {
+        let lane = b.lane_id();
+        let warp = b.warp_index();
+        let obase = b.mul(warp, c.page);
+        let stage_bytes = b.u32(STAGE_BYTES);
+        let sbase = b.mul(warp, stage_bytes);
+        let span = b.shl(g, c.one);
+        let [start, size] = b.load_wide::<2, _>(self.spans, span);
+        let shift = b.and(start, c.fifteen);
+        let ibase = b.add(sbase, shift);
+        let send = b.add(ibase, size);
+        let lane_out = b.add(obase, lane);
+        let p = Seq {
+            lane,
+            obase,
+            lane_out,
+            ibase,
+            send,
+        };
+        b.assign(self.s, ibase);
+        b.assign(self.d, c.zero);
+        b.assign(self.code, c.zero);
+        // An empty block is truncated; one longer than a page's block can be is refused unread.
+        let size_less_one = b.sub(size, c.one);
+        let longest = b.u32(LZ4_MAX_PAGE_BLOCK);
+        let bad_size = b.ge(size_less_one, longest);
+        b.if_else(
+            bad_size,
+            |b| {
+                let empty = b.eq(size, c.zero);
+                let truncated = b.u32(decode_status::TRUNCATED);
+                let too_long = b.u32(decode_status::TOO_LONG);
+                let code = b.select(empty, truncated, too_long);
+                b.assign(self.code, code);
+            },
+            |b| {
+                self.stage_block(b, c, lane, sbase, start, size);
+                b.warp_sync(Mask::FULL);
+                self.sequences(b, c, &p);
+            },
+        );
+        self.finish(b, c, &p, g);
+    }
+
+    /// Copies the block into the warp's staging area: lane `l` loads the aligned 16-byte groups
+    /// `l, l + 32, …` of the words that hold the block, and stores their bytes at the same offsets from
+    /// the staging area's start (so block byte `j` lands at `sbase + (start mod 16) + j`).
+    fn stage_block(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        lane: Val<U32>,
+        sbase: Val<U32>,
+        start: Val<U32>,
+        size: Val<U32>,
+    ) {
+        let first_group = b.shr(start, c.four);
+        let first_word = b.shl(first_group, c.two);
+        let end = b.add(start, size);
+        let end = b.add(end, c.three);
+        let end_word = b.shr(end, c.two);
+        let words = b.sub(end_word, first_word);
+        let lane_word = b.shl(lane, c.two);
+        for_step(b, self.i, lane_word, words, c.c128, |b, w| {
+            let at = b.add(first_word, w);
+            let group = b.load_wide::<4, _>(self.blocks, at);
+            let byte = b.shl(w, c.two);
+            let mut to = b.add(sbase, byte);
+            for (k, word) in group.into_iter().enumerate() {
+                for j in 0..4u32 {
+                    if k + j as usize > 0 {
+                        to = b.add(to, c.one);
+                    }
+                    let shifted = match j {
+                        0 => word,
+                        1 => b.shr(word, c.eight),
+                        2 => b.shr(word, c.sixteen),
+                        _ => b.shr(word, c.twenty_four),
+                    };
+                    let byte = b.trunc::<U8, _>(shifted);
+                    b.store(self.stage, to, byte);
+                }
+            }
+        });
+    }
+
+    /// Checks the decoded size, copies the page out as words, and writes the status.
+    fn finish(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
+        b.warp_sync(Mask::FULL);
+        let code = b.read(self.code);
+        let ok = b.eq(code, c.zero);
+        let d = b.read(self.d);
+        let short = b.ne(d, c.page);
+        let short = b.and(ok, short);
+        b.if_(short, |b| {
+            let code = b.u32(decode_status::BAD_END);
+            b.assign(self.code, code);
+        });
+        let code = b.read(self.code);
+        let ok = b.eq(code, c.zero);
+        b.if_(ok, |b| self.write_page(b, c, p, g));
+        let first = b.eq(p.lane, c.zero);
+        b.if_(first, |b| {
+            let s = b.read(self.s);
+            let at = b.sub(s, p.ibase);
+            let eight = b.u32(8);
+            let position = b.shl(at, eight);
+            let code = b.read(self.code);
+            let word = b.or(code, position);
+            b.store(self.status, g, word);
+        });
+    }
+
+    /// Lane `l` writes the page's words `l, l + 32, …`, four per round: each word's bytes are four
+    /// consecutive shared bytes, so the warp reads 128 consecutive bytes per load (no bank conflict)
+    /// and stores 128 consecutive bytes per store.
+    fn write_page(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
+        let words = b.u32(PAGE / 4);
+        let first_word = b.mul(g, words);
+        let lane_byte = b.shl(p.lane, c.two);
+        let from = b.add(p.obase, lane_byte);
+        let to = b.add(first_word, p.lane);
+        for_step(b, self.round, c.zero, words, c.c128, |b, round| {
+            let round_byte = b.shl(round, c.two);
+            let mut at = b.add(from, round_byte);
+            let mut dst = b.add(to, round);
+            for u in 0..4 {
+                if u > 0 {
+                    at = b.add(at, c.c128);
+                    dst = b.add(dst, c.thirty_two);
+                }
+                let mut word = self.page_byte(b, at);
+                let mut byte_at = at;
+                for k in 1..4u32 {
+                    byte_at = b.add(byte_at, c.one);
+                    let byte = self.page_byte(b, byte_at);
+                    let by = [c.eight, c.sixteen, c.twenty_four][k as usize - 1];
+                    let placed = b.shl(byte, by);
+                    word = b.or(word, placed);
+                }
+                b.store(self.output, dst, word);
+            }
+        });
+    }
+
+    fn page_byte(&self, b: &mut KernelBuilder, at: Val<U32>) -> Val<U32> {
+        let byte = b.load(self.page, at);
+        b.zext::<U32, _>(byte)
+    }
+}

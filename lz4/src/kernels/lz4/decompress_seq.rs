@@ -1,0 +1,411 @@
+//! The decompress kernel's parse of the staged block, sequence by sequence, and its copies (see
+//! `decompress_kernel.rs` for the whole kernel).
+//!
+//! One loop iteration per sequence. The common sequence — short length fields, literals and match of at
+//! most 32 bytes each, a valid offset, more block after it — goes through one test and a branch-free
+//! copy; everything else (long copies, every error, the last sequence) takes the slow branches, which
+//! make the same checks in the same order as [`super::lz4_decompress_block`] and stop with the same
+//! status — with one difference kept from the kernel before this one: a length that grows past a page
+//! while it is read stops with OVERFLOW at once, where the CPU decoder reads on and reports literals
+//! past the block's end (both reject the block).
+
+use super::decompress_layout::{decode_status, Dec};
+use super::warp_ops::for_step;
+use super::PAGE_SIZE;
+use warpforge_ir::builder::{KernelBuilder, Val, U32};
+use warpforge_ir::{Mask, ShuffleMode};
+
+/// Constants the kernel uses everywhere, defined once at its top (the simulator and the emitters
+/// would otherwise count and emit them again in every loop iteration).
+pub(super) struct Consts {
+    pub zero: Val<U32>,
+    pub one: Val<U32>,
+    pub two: Val<U32>,
+    pub three: Val<U32>,
+    pub four: Val<U32>,
+    pub eight: Val<U32>,
+    pub fifteen: Val<U32>,
+    pub sixteen: Val<U32>,
+    pub twenty_four: Val<U32>,
+    pub thirty_two: Val<U32>,
+    pub c128: Val<U32>,
+    pub c255: Val<U32>,
+    pub page: Val<U32>,
+    pub c65535: Val<U32>,
+}
+
+impl Consts {
+    pub fn new(b: &mut KernelBuilder) -> Consts {
+        Consts {
+            zero: b.u32(0),
+            one: b.u32(1),
+            two: b.u32(2),
+            three: b.u32(3),
+            four: b.u32(4),
+            eight: b.u32(8),
+            fifteen: b.u32(15),
+            sixteen: b.u32(16),
+            twenty_four: b.u32(24),
+            thirty_two: b.u32(32),
+            c128: b.u32(128),
+            c255: b.u32(255),
+            page: b.u32(PAGE_SIZE as u32),
+            c65535: b.u32(0xffff),
+        }
+    }
+}
+
+/// Per-page values of the parse.
+#[derive(Clone, Copy)]
+pub(super) struct Seq {
+    pub lane: Val<U32>,
+    /// The warp's page in `decoded`, and the lane's byte of it.
+    pub obase: Val<U32>,
+    pub lane_out: Val<U32>,
+    /// Block byte 0 in `staged`, and one past the block's last byte.
+    pub ibase: Val<U32>,
+    pub send: Val<U32>,
+}
+
+/// One sequence's parsed fields (`s`: just after the literal length; `s2`: the offset's first byte).
+#[derive(Clone, Copy)]
+struct Fields {
+    s: Val<U32>,
+    d: Val<U32>,
+    lit: Val<U32>,
+    s2: Val<U32>,
+    d2: Val<U32>,
+}
+
+impl Dec {
+    /// Byte `at` of the staged block. Every lane reads the same byte, so the parse is uniform; the
+    /// value is broadcast from lane 0 so that the uniformity analysis (which treats shared loads as
+    /// divergent) proves it too, as WebGPU requires of the branches around `warp_sync`.
+    fn byte(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
+        let byte = b.load(self.stage, at);
+        let byte = b.zext::<U32, _>(byte);
+        b.shuffle(ShuffleMode::Index, byte, c.zero, Mask::FULL)
+    }
+
+    /// The little-endian 16-bit offset at `at` (broadcast like [`Dec::byte`]).
+    fn offset_at(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
+        let lo = b.load(self.stage, at);
+        let lo = b.zext::<U32, _>(lo);
+        let next = b.add(at, c.one);
+        let hi = b.load(self.stage, next);
+        let hi = b.zext::<U32, _>(hi);
+        let hi = b.shl(hi, c.eight);
+        let offset = b.or(lo, hi);
+        b.shuffle(ShuffleMode::Index, offset, c.zero, Mask::FULL)
+    }
+
+    /// Stops decoding with `code`, the parse at `at`.
+    fn fail_at(&self, b: &mut KernelBuilder, code: u32, at: Val<U32>) {
+        let code = b.u32(code);
+        b.assign(self.code, code);
+        b.assign(self.s, at);
+        b.break_();
+    }
+
+    fn break_if_failed(&self, b: &mut KernelBuilder, c: &Consts) {
+        let code = b.read(self.code);
+        let failed = b.ne(code, c.zero);
+        b.if_(failed, |b| b.break_());
+    }
+
+    /// Adds a length continuation to `len` (which holds 15), advancing `s`; on a block that ends
+    /// first sets `code` (TRUNCATED) and leaves `s` at the missing byte.
+    fn read_length(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
+        b.loop_(|b| {
+            let s = b.read(self.s);
+            let past = b.ge(s, p.send);
+            b.if_(past, |b| {
+                let code = b.u32(decode_status::TRUNCATED);
+                b.assign(self.code, code);
+                b.break_();
+            });
+            let byte = self.byte(b, c, s);
+            let next = b.add(s, c.one);
+            b.assign(self.s, next);
+            let len = b.read(self.len);
+            let sum = b.add(len, byte);
+            b.assign(self.len, sum);
+            let last = b.ne(byte, c.c255);
+            b.if_(last, |b| b.break_());
+            // A page never needs a length above the page size: stop runaway inputs early.
+            let absurd = b.gt(sum, c.page);
+            b.if_(absurd, |b| {
+                let code = b.u32(decode_status::OVERFLOW);
+                b.assign(self.code, code);
+                b.break_();
+            });
+        });
+    }
+
+    pub(super) fn sequences(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
+        b.loop_(|b| {
+            let s = b.read(self.s);
+            let d = b.read(self.d);
+            let token = self.byte(b, c, s);
+            let lit = b.shr(token, c.four);
+            let s1 = b.add(s, c.one);
+            b.assign(self.s, s1);
+            b.assign(self.len, lit);
+            let long = b.eq(lit, c.fifteen);
+            b.if_(long, |b| {
+                self.read_length(b, c, p);
+                self.break_if_failed(b, c);
+            });
+            let lit = b.read(self.len);
+            let s = b.read(self.s);
+            let s2 = b.add(s, lit);
+            let d2 = b.add(d, lit);
+            let f = Fields { s, d, lit, s2, d2 };
+            // The block ends within the literals or the offset: the last sequence, or an error.
+            let s3 = b.add(s2, c.two);
+            let last = b.ge(s3, p.send);
+            b.if_(last, |b| self.last_sequence(b, c, p, &f, token));
+            let offset = self.offset_at(b, c, s2);
+            let nibble = b.and(token, c.fifteen);
+            b.assign(self.len, nibble);
+            b.assign(self.s, s3);
+            let long = b.eq(nibble, c.fifteen);
+            b.if_(long, |b| self.long_match_length(b, c, p, &f, offset, s3));
+            let ml = b.read(self.len);
+            let ml = b.add(ml, c.four);
+            // One test for everything the short path does not handle: output overflow (literals or
+            // match), a bad offset, literals or a match longer than 32 bytes.
+            let d3 = b.add(d2, ml);
+            let overflow = b.gt(d3, c.page);
+            let longest = b.max(lit, ml);
+            let long_copy = b.gt(longest, c.thirty_two);
+            let offset_less_one = b.sub(offset, c.one);
+            let bad_offset = b.ge(offset_less_one, d2);
+            let rare = b.or(overflow, long_copy);
+            let rare = b.or(rare, bad_offset);
+            b.if_else(
+                rare,
+                |b| self.long_sequence(b, c, p, &f, offset, ml),
+                |b| self.short_sequence(b, c, p, &f, offset, ml),
+            );
+            b.assign(self.d, d3);
+        });
+    }
+
+    /// A match length of 15 or more: its first extension byte (inside the block: the sequence is
+    /// not the last), then any further ones. A length that cannot be read and a match that ends the
+    /// block stop the parse, after the checks the CPU decoder makes first (literals, offset, length).
+    fn long_match_length(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        f: &Fields,
+        offset: Val<U32>,
+        s3: Val<U32>,
+    ) {
+        let extra = self.byte(b, c, s3);
+        let sum = b.add(c.fifteen, extra);
+        b.assign(self.len, sum);
+        let s4 = b.add(s3, c.one);
+        b.assign(self.s, s4);
+        let more = b.eq(extra, c.c255);
+        b.if_(more, |b| {
+            self.read_length(b, c, p);
+            let code = b.read(self.code);
+            let failed = b.ne(code, c.zero);
+            b.if_(failed, |b| {
+                self.check_literals(b, c, f);
+                self.check_offset(b, c, f, offset);
+                b.break_();
+            });
+        });
+        let s = b.read(self.s);
+        let at_end = b.eq(s, p.send);
+        b.if_(at_end, |b| {
+            self.check_literals(b, c, f);
+            self.check_offset(b, c, f, offset);
+            let ml = b.read(self.len);
+            let ml = b.add(ml, c.four);
+            let left = b.sub(c.page, f.d2);
+            let over = b.gt(ml, left);
+            b.if_(over, |b| self.fail_at(b, decode_status::OVERFLOW, s));
+            self.fail_at(b, decode_status::BAD_END, s);
+        });
+    }
+
+    /// Literals past the page's end (OVERFLOW), stopped where the CPU decoder stops: just after the
+    /// literal length. (Literals past the block's end take [`Dec::last_sequence`].)
+    fn check_literals(&self, b: &mut KernelBuilder, c: &Consts, f: &Fields) {
+        let left = b.sub(c.page, f.d);
+        let over = b.gt(f.lit, left);
+        b.if_(over, |b| self.fail_at(b, decode_status::OVERFLOW, f.s));
+    }
+
+    /// A match offset of 0 or one reaching before the page (BAD_OFFSET at the offset's first byte).
+    fn check_offset(&self, b: &mut KernelBuilder, c: &Consts, f: &Fields, offset: Val<U32>) {
+        let offset_less_one = b.sub(offset, c.one);
+        let bad = b.ge(offset_less_one, f.d2);
+        b.if_(bad, |b| self.fail_at(b, decode_status::BAD_OFFSET, f.s2));
+    }
+
+    /// The block ends within this sequence's literals or offset: literals past the block
+    /// (TRUNCATED) or the page (OVERFLOW); the block's proper end (the literals are copied and the
+    /// parse stops); an offset cut off (TRUNCATED); or an offset ending the block, so the sequence's
+    /// match is the block's end (BAD_OFFSET, TRUNCATED for a length that cannot be read, OVERFLOW,
+    /// else BAD_END). Always leaves the loop.
+    fn last_sequence(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        f: &Fields,
+        token: Val<U32>,
+    ) {
+        let left_in = b.sub(p.send, f.s);
+        let past = b.gt(f.lit, left_in);
+        b.if_(past, |b| self.fail_at(b, decode_status::TRUNCATED, f.s));
+        self.check_literals(b, c, f);
+        self.copy_literals(b, c, p, f);
+        let end = b.eq(f.s2, p.send);
+        b.if_(end, |b| {
+            b.assign(self.s, f.s2);
+            b.assign(self.d, f.d2);
+            b.break_();
+        });
+        let s3 = b.add(f.s2, c.two);
+        let cut = b.gt(s3, p.send);
+        b.if_(cut, |b| self.fail_at(b, decode_status::TRUNCATED, f.s2));
+        // The offset is the block's last two bytes.
+        let offset = self.offset_at(b, c, f.s2);
+        self.check_offset(b, c, f, offset);
+        let nibble = b.and(token, c.fifteen);
+        let long = b.eq(nibble, c.fifteen);
+        b.if_(long, |b| self.fail_at(b, decode_status::TRUNCATED, s3));
+        let ml = b.add(nibble, c.four);
+        let left = b.sub(c.page, f.d2);
+        let over = b.gt(ml, left);
+        b.if_(over, |b| self.fail_at(b, decode_status::OVERFLOW, s3));
+        self.fail_at(b, decode_status::BAD_END, s3);
+    }
+
+    /// Lanes copy the literals 32 bytes at a time.
+    fn copy_literals(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, f: &Fields) {
+        let src = b.add(f.s, p.lane);
+        let dst = b.add(p.lane_out, f.d);
+        for_step(b, self.round, c.zero, f.lit, c.thirty_two, |b, k| {
+            let in_range = b.add(k, p.lane);
+            let in_range = b.lt(in_range, f.lit);
+            b.if_(in_range, |b| {
+                let from = b.add(src, k);
+                let byte = b.load(self.stage, from);
+                let to = b.add(dst, k);
+                b.store(self.page, to, byte);
+            });
+        });
+    }
+
+    /// The source of lane `k`'s byte (`k` < 32) of a match whose first byte goes to `to − k`:
+    /// `to − offset · (⌊k / offset⌋ + 1)`, within the `offset` bytes before the match, and equal to
+    /// the byte `k mod offset` of them. `⌊k / offset⌋` by a reciprocal computed once per sequence
+    /// (no division per byte): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋` for
+    /// every `k` below 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is below
+    /// 1/2048, less than the gap `1 / offset` to the next integer for offsets up to 2048, and larger
+    /// offsets give 0 both ways (`k · r` < 65536).
+    fn match_source(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        offset: Val<U32>,
+        to: Val<U32>,
+    ) -> Val<U32> {
+        let r = b.add(offset, c.c65535);
+        let r = b.div(r, offset);
+        let q = b.mul(p.lane, r);
+        let q = b.shr(q, c.sixteen);
+        let q = b.add(q, c.one);
+        let back = b.mul(q, offset);
+        b.sub(to, back)
+    }
+
+    /// The common sequence: literals and match of at most 32 bytes, checked already.
+    fn short_sequence(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        f: &Fields,
+        offset: Val<U32>,
+        ml: Val<U32>,
+    ) {
+        let copies = b.lt(p.lane, f.lit);
+        b.if_(copies, |b| {
+            let from = b.add(f.s, p.lane);
+            let byte = b.load(self.stage, from);
+            let to = b.add(p.lane_out, f.d);
+            b.store(self.page, to, byte);
+        });
+        // The match may read the literals other lanes just wrote.
+        b.warp_sync(Mask::FULL);
+        self.match_round(b, c, p, f, offset, ml);
+    }
+
+    /// The first 32 bytes of the sequence's match.
+    fn match_round(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        f: &Fields,
+        offset: Val<U32>,
+        ml: Val<U32>,
+    ) -> Val<U32> {
+        let to = b.add(p.lane_out, f.d2);
+        let from = self.match_source(b, c, p, offset, to);
+        let copies = b.lt(p.lane, ml);
+        b.if_(copies, |b| {
+            let byte = b.load(self.page, from);
+            b.store(self.page, to, byte);
+        });
+        to
+    }
+
+    /// Any other sequence: its checks in the CPU decoder's order, then the copies in rounds of 32.
+    fn long_sequence(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        f: &Fields,
+        offset: Val<U32>,
+        ml: Val<U32>,
+    ) {
+        self.check_literals(b, c, f);
+        self.check_offset(b, c, f, offset);
+        let left = b.sub(c.page, f.d2);
+        let over = b.gt(ml, left);
+        let s = b.read(self.s);
+        b.if_(over, |b| self.fail_at(b, decode_status::OVERFLOW, s));
+        self.copy_literals(b, c, p, f);
+        b.warp_sync(Mask::FULL);
+        let to = self.match_round(b, c, p, f, offset, ml);
+        // Later rounds read `period` bytes back: the smallest multiple of the offset of at least 32,
+        // so within what earlier rounds (or earlier sequences) wrote, and equal by periodicity.
+        let thirty_one = b.u32(31);
+        let rounds = b.add(offset, thirty_one);
+        let rounds = b.div(rounds, offset);
+        let period = b.mul(rounds, offset);
+        for_step(b, self.round, c.thirty_two, ml, c.thirty_two, |b, k| {
+            b.warp_sync(Mask::FULL);
+            let k_lane = b.add(k, p.lane);
+            let copies = b.lt(k_lane, ml);
+            b.if_(copies, |b| {
+                let to = b.add(to, k);
+                let from = b.sub(to, period);
+                let byte = b.load(self.page, from);
+                b.store(self.page, to, byte);
+            });
+        });
+    }
+}

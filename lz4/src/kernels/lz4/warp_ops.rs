@@ -1,0 +1,196 @@
+//! IR building blocks shared by the LZ4 warp kernels: counted loops, byte and unaligned-word reads
+//! from a page held in shared memory as 32-bit words, and warp-wide "first lane where" helpers.
+
+use warpforge_ir::builder::{Bool, KernelBuilder, Local, SharedArr, Val, U32};
+use warpforge_ir::{Mask, ShuffleMode};
+
+/// `for i in (start..end).step_by(step) { body(i) }` with `counter` as the loop variable.
+pub(crate) fn for_range(
+    b: &mut KernelBuilder,
+    counter: Local<U32>,
+    start: Val<U32>,
+    end: Val<U32>,
+    step: u32,
+    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
+) {
+    counted_loop(b, counter, (start, end), |b| b.u32(step), body);
+}
+
+/// [`for_range`] with a step defined outside the loop (not rebuilt in every iteration).
+pub(crate) fn for_step(
+    b: &mut KernelBuilder,
+    counter: Local<U32>,
+    start: Val<U32>,
+    end: Val<U32>,
+    step: Val<U32>,
+    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
+) {
+    counted_loop(b, counter, (start, end), |_| step, body);
+}
+
+/// The counted loop behind [`for_range`] and [`for_step`]; `step` builds the increment after `body`.
+fn counted_loop(
+    b: &mut KernelBuilder,
+    counter: Local<U32>,
+    (start, end): (Val<U32>, Val<U32>),
+    step: impl FnOnce(&mut KernelBuilder) -> Val<U32>,
+    body: impl FnOnce(&mut KernelBuilder, Val<U32>),
+) {
+    b.assign(counter, start);
+    b.loop_(|b| {
+        let i = b.read(counter);
+        let done = b.ge(i, end);
+        b.if_(done, |b| b.break_());
+        body(b, i);
+        let step = step(b);
+        let next = b.add(i, step);
+        b.assign(counter, next);
+    });
+}
+
+/// A page of 1024 words in a shared array, starting at word `base`, with the constants its reads use
+/// (built once, before the kernel's loops).
+#[derive(Clone, Copy)]
+pub(crate) struct SharedPage {
+    pub words: SharedArr<U32>,
+    pub base: Val<U32>,
+    pub k: PageConsts,
+}
+
+/// Constants the LZ4 kernels use everywhere, defined once at the top of the kernel so that loops do
+/// not rebuild them.
+#[derive(Clone, Copy)]
+pub(crate) struct PageConsts {
+    pub zero: Val<U32>,
+    pub one: Val<U32>,
+    pub two: Val<U32>,
+    pub three: Val<U32>,
+    pub four: Val<U32>,
+    pub eight: Val<U32>,
+    pub fifteen: Val<U32>,
+    pub thirty_one: Val<U32>,
+    pub thirty_two: Val<U32>,
+    pub ff: Val<U32>,
+    pub last_word: Val<U32>,
+    pub page_last: Val<U32>,
+    pub end_limit: Val<U32>,
+}
+
+impl PageConsts {
+    pub fn new(b: &mut KernelBuilder) -> PageConsts {
+        PageConsts {
+            zero: b.u32(0),
+            one: b.u32(1),
+            two: b.u32(2),
+            three: b.u32(3),
+            four: b.u32(4),
+            eight: b.u32(8),
+            fifteen: b.u32(15),
+            thirty_one: b.u32(31),
+            thirty_two: b.u32(32),
+            ff: b.u32(0xff),
+            last_word: b.u32(1023),
+            page_last: b.u32(super::PAGE_SIZE as u32 - 1),
+            end_limit: b.u32((super::PAGE_SIZE - super::LZ4_LAST_LITERALS) as u32),
+        }
+    }
+}
+
+impl SharedPage {
+    /// Byte `i` of the page (a `u32` in 0..=255).
+    pub fn byte(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        let k = self.k;
+        let word_index = b.shr(i, k.two);
+        let at = b.add(self.base, word_index);
+        let word = b.load(self.words, at);
+        let in_word = b.and(i, k.three);
+        let shift = b.shl(in_word, k.three);
+        let shifted = b.shr(word, shift);
+        b.and(shifted, k.ff)
+    }
+
+    /// The little-endian 32-bit word at byte `i` (any alignment; `i + 4 <= 4096`).
+    pub fn word_at(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        self.word(b, i, true)
+    }
+
+    /// [`word_at`](Self::word_at) for `i + 8 <= 4096` (every match start: `i + 12 <= 4096`), where the
+    /// word after `i`'s is in the page and needs no clamp.
+    pub fn word_at_start(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        self.word(b, i, false)
+    }
+
+    /// [`word_at`](Self::word_at) in lanes where `active` holds, and the second aligned word it read
+    /// (the first one of the word at `i + 4`). Other lanes read the page's first two words, whatever
+    /// their `i`: lanes reading one word share a bank access, so idle lanes cost no bank conflicts.
+    pub fn word_at_if(
+        self,
+        b: &mut KernelBuilder,
+        i: Val<U32>,
+        active: Val<Bool>,
+    ) -> (Val<U32>, Val<U32>) {
+        let i = b.select(active, i, self.k.zero);
+        let (lo, hi) = self.aligned_pair(b, i, true);
+        let shift = self.shift_of(b, i);
+        (self.join(b, lo, hi, shift), hi)
+    }
+
+    fn word(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> Val<U32> {
+        let (lo, hi) = self.aligned_pair(b, i, clamp);
+        let shift = self.shift_of(b, i);
+        self.join(b, lo, hi, shift)
+    }
+
+    /// The aligned words holding byte `i` and the 4 after it: word `i / 4` and the next (clamped to the
+    /// page when `clamp`: it is only used when `i` is unaligned, and then it exists).
+    fn aligned_pair(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> (Val<U32>, Val<U32>) {
+        let k = self.k;
+        let word_index = b.shr(i, k.two);
+        let at = b.add(self.base, word_index);
+        let lo = b.load(self.words, at);
+        let next_index = b.add(word_index, k.one);
+        let next_index = match clamp {
+            true => b.min(next_index, k.last_word),
+            false => next_index,
+        };
+        let next_at = b.add(self.base, next_index);
+        let hi = b.load(self.words, next_at);
+        (lo, hi)
+    }
+
+    /// Bits to shift the aligned words of byte `i` by: `8 * (i % 4)`.
+    pub fn shift_of(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
+        let in_word = b.and(i, self.k.three);
+        b.shl(in_word, self.k.three)
+    }
+
+    /// The unaligned word made of aligned words `lo` and `hi`, `shift` bits into `lo`.
+    pub fn join(
+        self,
+        b: &mut KernelBuilder,
+        lo: Val<U32>,
+        hi: Val<U32>,
+        shift: Val<U32>,
+    ) -> Val<U32> {
+        let k = self.k;
+        // `hi << (32 - shift)` as two shifts, so that an aligned `i` (shift 0) takes nothing from `hi`.
+        let low_part = b.shr(lo, shift);
+        let hi_once = b.shl(hi, k.one);
+        let back = b.sub(k.thirty_one, shift);
+        let high_part = b.shl(hi_once, back);
+        b.or(low_part, high_part)
+    }
+}
+
+/// The lowest lane whose `pred` holds, and whether any does (both warp-uniform).
+pub(crate) fn first_lane(b: &mut KernelBuilder, pred: Val<Bool>) -> (Val<U32>, Val<Bool>) {
+    let mask = b.ballot(pred, Mask::FULL);
+    let zero = b.u32(0);
+    let any = b.ne(mask, zero);
+    (b.ffs(mask), any)
+}
+
+/// Lane `lane`'s `value`, in every lane.
+pub(crate) fn broadcast(b: &mut KernelBuilder, value: Val<U32>, lane: Val<U32>) -> Val<U32> {
+    b.shuffle(ShuffleMode::Index, value, lane, Mask::FULL)
+}

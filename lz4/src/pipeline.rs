@@ -1,0 +1,201 @@
+//! `warpforge compress` / `decompress` as library functions: stream pages through a codec in batches,
+//! with bounded memory, a progress bar, and no partial output left behind on failure.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use indicatif::ProgressBar;
+
+use crate::archive::{ArchiveError, ArchiveReader, ArchiveWriter, Record};
+use crate::codec::{Page, PageCodec};
+use crate::PAGE_SIZE;
+
+pub use crate::codec::BATCH_PAGES;
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Pages processed.
+    pub pages: u64,
+    /// Pages per record kind (LZ4, raw, same-filled).
+    pub kinds: [u64; 3],
+    /// Bytes of pages.
+    pub page_bytes: u64,
+    /// Bytes of the archive.
+    pub archive_bytes: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+impl Summary {
+    /// Page bytes per archive byte.
+    pub fn ratio(&self) -> f64 {
+        self.page_bytes as f64 / self.archive_bytes.max(1) as f64
+    }
+
+    /// Page bytes per second, in MB/s.
+    pub fn megabytes_per_second(&self) -> f64 {
+        self.page_bytes as f64 / 1e6 / self.seconds.max(1e-9)
+    }
+}
+
+fn kind_index(record: &Record) -> usize {
+    match record {
+        Record::Lz4(_) => 0,
+        Record::Raw(_) => 1,
+        Record::SameFilled(_) => 2,
+    }
+}
+
+/// Compresses the flat page file `input` into the archive `output`.
+pub fn compress_file(
+    input: &Path,
+    output: &Path,
+    codec: &mut dyn PageCodec,
+    progress: &ProgressBar,
+) -> anyhow::Result<Summary> {
+    let start = Instant::now();
+    let file = File::open(input).with_context(|| format!("cannot open {}", input.display()))?;
+    let len = file.metadata()?.len();
+    if len % PAGE_SIZE as u64 != 0 {
+        bail!(
+            "{}: {len} bytes is not a whole number of {PAGE_SIZE}-byte pages ({} pages and {} bytes)",
+            input.display(),
+            len / PAGE_SIZE as u64,
+            len % PAGE_SIZE as u64
+        );
+    }
+    let pages = len / PAGE_SIZE as u64;
+    progress.set_length(pages);
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut writer = ArchiveWriter::create(output, pages)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    let mut summary = Summary {
+        pages,
+        page_bytes: len,
+        ..Summary::default()
+    };
+    let batch_pages = codec.batch_pages().max(1);
+    let mut batch: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut scratch = Vec::new();
+    let mut done = 0u64;
+    while done < pages {
+        let n = (pages - done).min(batch_pages as u64) as usize;
+        batch.resize(n, [0u8; PAGE_SIZE]);
+        for page in batch.iter_mut() {
+            reader
+                .read_exact(page)
+                .with_context(|| format!("{}: read failed at page {done}", input.display()))?;
+        }
+        let records = codec
+            .compress(&batch)
+            .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
+        for (record, page) in records.iter().zip(&batch) {
+            summary.kinds[kind_index(record)] += 1;
+            writer.push(record, page, &mut scratch)?;
+        }
+        done += n as u64;
+        progress.set_position(done);
+    }
+    summary.archive_bytes = writer.finish()?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Removes a partial output file unless disarmed.
+struct PartialFile {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn page_error(e: ArchiveError, input: &Path) -> anyhow::Error {
+    anyhow::anyhow!("{}: {e}", input.display())
+}
+
+/// Decompresses the archive `input` into the flat page file `output`, checking every page.
+pub fn decompress_file(
+    input: &Path,
+    output: &Path,
+    codec: &mut dyn PageCodec,
+    progress: &ProgressBar,
+) -> anyhow::Result<Summary> {
+    let start = Instant::now();
+    let mut reader = ArchiveReader::open(input).map_err(|e| page_error(e, input))?;
+    let pages = reader.pages();
+    progress.set_length(pages);
+    let partial = PartialFile {
+        path: crate::archive::partial_path(output),
+        keep: false,
+    };
+    let mut out = BufWriter::with_capacity(
+        1 << 20,
+        File::create(&partial.path)
+            .with_context(|| format!("cannot write {}", output.display()))?,
+    );
+    let mut summary = Summary {
+        pages,
+        page_bytes: pages * PAGE_SIZE as u64,
+        ..Summary::default()
+    };
+    let mut done = 0u64;
+    let batch_pages = codec.batch_pages().max(1);
+    let mut records = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut decoded: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
+    loop {
+        records.clear();
+        crcs.clear();
+        while records.len() < batch_pages {
+            match reader.next_record().map_err(|e| page_error(e, input))? {
+                Some((record, crc)) => {
+                    summary.kinds[kind_index(&record)] += 1;
+                    records.push(record);
+                    crcs.push(crc);
+                }
+                None => break,
+            }
+        }
+        if records.is_empty() {
+            break;
+        }
+        decoded.resize(records.len(), [0u8; PAGE_SIZE]);
+        if let Err(e) = codec.decompress(&records, &mut decoded)? {
+            bail!(
+                "{}: page {}: {}",
+                input.display(),
+                done + e.index as u64,
+                e.detail
+            );
+        }
+        for (i, (page, crc)) in decoded.iter().zip(&crcs).enumerate() {
+            if crc32fast::hash(page) != *crc {
+                bail!("{}: page {}: the decoded page does not match its checksum (the archive is corrupted)", input.display(), done + i as u64);
+            }
+            out.write_all(page)?;
+        }
+        done += records.len() as u64;
+        progress.set_position(done);
+    }
+    reader.finish().map_err(|e| page_error(e, input))?;
+    out.flush()?;
+    out.get_ref().sync_all()?;
+    drop(out);
+    std::fs::rename(&partial.path, output)
+        .with_context(|| format!("cannot move the result to {}", output.display()))?;
+    let mut partial = partial;
+    partial.keep = true;
+    summary.archive_bytes = std::fs::metadata(input)?.len();
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
