@@ -58,7 +58,7 @@ fn parse() -> Result<Args, String> {
 
 fn load(path: Option<&str>) -> Result<Vec<[u8; PAGE_SIZE]>, String> {
     let Some(path) = path else {
-        return warpforge::demo::sample_pages().map_err(|e| e.to_string());
+        return warpforge::sample_pages().map_err(|e| e.to_string());
     };
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     if bytes.is_empty() || bytes.len() % PAGE_SIZE != 0 {

@@ -26,12 +26,10 @@ pub use warpforge_lz4::{
     PAGE_SIZE,
 };
 
-pub mod bench;
-pub mod bench_stats;
 pub mod catalog;
-pub mod demo;
-pub mod emit_output;
-pub mod host_bench;
+mod sample;
+
+pub use sample::{sample_pages, SAMPLE_ARCHIVE};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -299,7 +299,7 @@ fn compress_level_writes_each_levels_archive_and_refuses_what_is_not_a_level() {
     let dir = std::env::temp_dir().join(format!("warpforge-cli-level-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let input = dir.join("pages.bin");
-    let pages: Vec<u8> = warpforge::demo::sample_pages()
+    let pages: Vec<u8> = warpforge::sample_pages()
         .expect("the embedded sample")
         .iter()
         .take(64)

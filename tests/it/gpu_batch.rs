@@ -6,12 +6,12 @@ use crate::common;
 use common::adapter_or_skip;
 
 use warpforge::codec::{PageCodec, ReferenceCodec};
-use warpforge::demo::sample_pages;
 use warpforge::gpu::{
     gpu_available, BatchStats, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError,
 };
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::runtime::Clock;
+use warpforge::sample_pages;
 use warpforge::{Algorithm, CompressedPage, PAGE_SIZE};
 
 /// Real sample pages plus every synthetic kind, 203 in all (not a multiple of the batch sizes used).

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use warpforge::archive::{PackedRecords, Record, RecordRef};
 use warpforge::codec::{PageCodec, ReferenceCodec};
-use warpforge::demo::sample_pages;
 use warpforge::gpu::{GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape};
 use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::sample_pages;
 use warpforge::PAGE_SIZE;
 
 type Page = [u8; PAGE_SIZE];

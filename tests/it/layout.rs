@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::layout_support::modules::{ModPath, ModuleGraph};
 
 /// Crates whose modules must form no cycle.
-const ACYCLIC: &[&str] = &["sim", "ptx-emit", "lz4"];
+const ACYCLIC: &[&str] = &["sim", "ptx-emit", "lz4", "."];
 
 /// The other crates: their cycles must each be listed (and explained) in docs/architecture.md.
 const LISTED: &[&str] = &[
@@ -17,7 +17,6 @@ const LISTED: &[&str] = &[
     "wgsl-emit",
     "runtime",
     "kernel-macros",
-    ".",
 ];
 
 fn root() -> PathBuf {
@@ -60,7 +59,7 @@ fn cycles_of(dir: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn the_simulator_the_ptx_crate_and_the_lz4_crate_have_no_import_cycle() {
+fn the_simulator_the_ptx_crate_the_lz4_crate_and_the_cli_have_no_import_cycle() {
     for dir in ACYCLIC {
         let cycles = cycles_of(dir);
         let shown: Vec<String> = cycles

@@ -313,7 +313,7 @@ fn both_kernels_match_the_reference_on_real_process_pages() {
         return;
     }
     // 512 real pages (Python, Node.js and Perl heaps) shipped with the demo.
-    let pages = warpforge::demo::sample_pages().expect("the embedded sample");
+    let pages = warpforge::sample_pages().expect("the embedded sample");
     for level in [Lz4Level::FAST, Lz4Level::HIGH] {
         let got = compress_on_webgpu(&pages, level);
         for (i, (page, got)) in pages.iter().zip(&got).enumerate() {

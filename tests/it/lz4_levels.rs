@@ -12,7 +12,7 @@ use warpforge::PAGE_SIZE;
 
 #[test]
 fn every_level_writes_blocks_liblz4_and_lz4_flex_decode() {
-    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    let pages = warpforge::sample_pages().expect("the embedded sample pages decode");
     let mut sizes = Vec::new();
     for level in Lz4Level::ALL {
         let records = ReferenceCodec::at_level(level)

@@ -100,7 +100,7 @@ fn every_kernel_on_ptx_sim_equals_the_ir_simulator_with_no_finding() {
 #[test]
 fn lz4_kernels_on_ptx_sim_give_the_simulators_records_on_the_sample_pages() {
     use warpforge::codec::ReferenceCodec;
-    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    let pages = warpforge::sample_pages().expect("the embedded sample pages decode");
     assert_eq!(pages.len(), 512);
     let records = ReferenceCodec::default()
         .compress(&pages)

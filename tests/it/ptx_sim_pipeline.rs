@@ -8,7 +8,7 @@ use crate::common;
 use common::liblz4_compress;
 use warpforge::archive::Record;
 use warpforge::codec::{open, PageCodec, ReferenceCodec};
-use warpforge::demo::sample_pages;
+use warpforge::sample_pages;
 use warpforge::{Backend, PAGE_SIZE};
 
 type Page = [u8; PAGE_SIZE];

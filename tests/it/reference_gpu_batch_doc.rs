@@ -168,7 +168,7 @@ fn compression_basic() -> Result<(), GpuError> {
 // gpu-batch-compression.md, "Batch Results".
 #[rustfmt::skip]
 fn compression_results(compressor: &mut GpuBatchCompressor) -> Result<(), GpuError> {
-    let pages: Vec<[u8; PAGE_SIZE]> = warpforge::demo::sample_pages().expect("sample pages");
+    let pages: Vec<[u8; PAGE_SIZE]> = warpforge::sample_pages().expect("sample pages");
     let result = compressor.compress_batch(&pages)?;
 
     // Timing components

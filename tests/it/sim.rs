@@ -87,7 +87,7 @@ fn every_kernel_matches_its_rust_reference_on_sim_with_no_finding() {
 #[test]
 fn lz4_kernels_on_sim_give_the_reference_archive_on_the_sample_pages_with_no_finding() {
     use warpforge::codec::{KernelCodec, PageCodec, ReferenceCodec};
-    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    let pages = warpforge::sample_pages().expect("the embedded sample pages decode");
     assert_eq!(pages.len(), 512);
     let mut sim = KernelCodec::sim();
     let records = sim.compress(&pages).expect("the simulator compresses");
@@ -131,7 +131,7 @@ fn every_lz4_level_on_sim_gives_the_reference_records_with_no_finding() {
     use warpforge::codec::{KernelCodec, PageCodec, ReferenceCodec};
     use warpforge::kernels::lz4::Lz4Level;
     use warpforge::runtime::{sim::SimOptions, Launcher};
-    let pages = warpforge::demo::sample_pages().expect("the embedded sample pages decode");
+    let pages = warpforge::sample_pages().expect("the embedded sample pages decode");
     let pages = &pages[..96];
     for level in [Lz4Level::FAST, Lz4Level::HIGH] {
         let mut sim = KernelCodec::at_level(Launcher::Sim(SimOptions::default()), level)

@@ -7,8 +7,8 @@ use serde::Serialize;
 use warpforge::ir::{Access, Literal};
 use warpforge::runtime::sim::{Counters, Finding, Severity, SimReport};
 
+use super::buffer::Buffer;
 use super::profile::ProfileJson;
-use super::Buffer;
 
 /// The first byte where a backend's read_write buffer differs from the simulator's.
 #[derive(Debug, PartialEq, Eq)]

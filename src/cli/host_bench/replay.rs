@@ -13,10 +13,10 @@ use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
-use crate::archive::PackedRecords;
-use crate::codec::Page;
-use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
-use crate::PAGE_SIZE;
+use warpforge::archive::PackedRecords;
+use warpforge::codec::Page;
+use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
+use warpforge::PAGE_SIZE;
 
 /// Bytes in a GiB.
 const GIB: f64 = (1u64 << 30) as f64;

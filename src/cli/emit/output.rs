@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use warpforge_wgsl::{emit_target, ShaderTarget};
 
-use crate::ir::{verify, Kernel};
+use warpforge::ir::{verify, Kernel};
 
-/// `kernel` written for `target` from its naga module (the form of [`crate::catalog::Entry::webgpu_build`]
+/// `kernel` written for `target` from its naga module (the form of [`warpforge::catalog::Entry::webgpu_build`]
 /// for catalog kernels), checked as [`warpforge_wgsl::targets`] describes: the bytes of the file and
 /// whether they are binary (SPIR-V).
 pub fn shader_bytes(kernel: &Kernel, target: ShaderTarget) -> Result<(Vec<u8>, bool)> {

@@ -13,8 +13,12 @@ use warpforge::runtime::sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch,
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{Backend, BufferArg};
 
+use super::args::RunArgs;
+use super::buffer::Buffer;
+use super::failure::{fault, usage, Failure};
+use super::finish::finish;
 use super::report::{millis, Outcome, Ran};
-use super::{fault, finish, parse_unsigned, scalar_value, usage, Buffer, Failure, RunArgs};
+use super::values::{parse_unsigned, scalar_value};
 
 /// A PTX parameter's value as given: the launch's next buffer, or a scalar's bits.
 enum Value {

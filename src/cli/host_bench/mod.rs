@@ -1,4 +1,6 @@
-//! `warpforge host-bench`: the arguments and the printing around [`warpforge::host_bench::run`].
+//! `warpforge host-bench`: the arguments and the printing around [`replay::run`].
+
+mod replay;
 
 use std::path::PathBuf;
 
@@ -43,7 +45,7 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
         .chunks_exact(PAGE_SIZE)
         .map(|c| c.try_into().expect("a page"))
         .collect();
-    let pages = warpforge::host_bench::cycle_pages(&corpus, (args.mib << 20) / PAGE_SIZE);
+    let pages = replay::cycle_pages(&corpus, (args.mib << 20) / PAGE_SIZE);
     drop((bytes, corpus));
     let progress = if args.json {
         ProgressBar::hidden()
@@ -54,8 +56,7 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
         )
     };
     progress.set_message("host-bench");
-    let report =
-        warpforge::host_bench::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
+    let report = replay::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
     progress.finish_and_clear();
     if args.json {
         println!("{}", report.json());

@@ -7,8 +7,10 @@ use warpforge::runtime::sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::BufferArg;
 
+use super::args::RunArgs;
+use super::buffer::Buffer;
+use super::failure::{fault, usage, Failure};
 use super::report::{first_difference, Outcome};
-use super::{fault, usage, Buffer, Failure, RunArgs};
 
 /// One PTX entry to run on CUDA.
 pub(super) struct CudaRun<'a> {

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::codec::{store_page, CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
-use crate::kernels::lz4::Lz4Level;
-use crate::runtime::sim::SimOptions;
-use crate::PAGE_SIZE;
+use warpforge::codec::{store_page, CpuCodec, KernelCodec, Page, PageCodec, ReferenceCodec};
+use warpforge::kernels::lz4::Lz4Level;
+use warpforge::runtime::sim::SimOptions;
+use warpforge::PAGE_SIZE;
 
 /// One codec's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,29 +120,32 @@ fn measure(
 struct SingleThreadLz4Flex;
 
 impl PageCodec for SingleThreadLz4Flex {
-    fn backend(&self) -> crate::codec::Backend {
-        crate::codec::Backend::Cpu
+    fn backend(&self) -> warpforge::codec::Backend {
+        warpforge::codec::Backend::Cpu
     }
-    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<crate::archive::Record>> {
-        Ok(pages.iter().map(crate::codec::cpu_compress_page).collect())
+    fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+        Ok(pages
+            .iter()
+            .map(warpforge::codec::cpu_compress_page)
+            .collect())
     }
     fn decompress(
         &mut self,
-        records: &[crate::archive::Record],
+        records: &[warpforge::archive::Record],
         out: &mut [Page],
-    ) -> anyhow::Result<Result<(), crate::codec::DecodeError>> {
+    ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
         for (i, (record, page)) in records.iter().zip(out.iter_mut()).enumerate() {
-            if let crate::archive::Record::Lz4(block) = record {
+            if let warpforge::archive::Record::Lz4(block) = record {
                 if lz4_flex::block::decompress_into(block, page).map_err(|e| e.to_string())
                     != Ok(PAGE_SIZE)
                 {
-                    return Ok(Err(crate::codec::DecodeError {
+                    return Ok(Err(warpforge::codec::DecodeError {
                         index: i,
                         detail: "lz4_flex failed".into(),
                     }));
                 }
             } else {
-                crate::codec::fill_simple(record, page);
+                warpforge::codec::fill_simple(record, page);
             }
         }
         Ok(Ok(()))
@@ -153,7 +156,7 @@ impl PageCodec for SingleThreadLz4Flex {
 /// stores pages: a same-filled page as its 8-byte pattern, a page whose block is not shorter than the
 /// page raw. Total bytes of the records.
 fn liblz4_bytes(pages: &[Page], hc: Option<i32>) -> usize {
-    let mut out = vec![0u8; crate::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
+    let mut out = vec![0u8; warpforge::kernels::lz4::lz4_compress_bound(PAGE_SIZE)];
     let mut liblz4 = |p: &Page| {
         let (src, dst) = (p.as_ptr().cast(), out.as_mut_ptr().cast());
         let (len, cap) = (PAGE_SIZE as i32, out.len() as i32);
@@ -217,7 +220,7 @@ pub fn run(
         let name = format!("sim (CPU simulator, L2, first {} pages)", prefix.len());
         rows.push(measure(&mut codec, &name, prefix, 0.0)?);
         // The same pages through the CUDA engine's host pipeline, the kernels' sm_80 PTX executed.
-        let mut ptx = crate::codec::CudaCodec::ptx_sim_with(
+        let mut ptx = warpforge::codec::CudaCodec::ptx_sim_with(
             SimOptions {
                 sanitize: false,
                 ..SimOptions::default()
@@ -233,8 +236,8 @@ pub fn run(
     } else {
         skipped.push("sim, ptx-sim: --sim-pages 0".into());
     }
-    match crate::gpu::cuda_probe() {
-        Ok(_) => match crate::codec::CudaCodec::new(0) {
+    match warpforge::gpu::cuda_probe() {
+        Ok(_) => match warpforge::codec::CudaCodec::new(0) {
             Ok(mut codec) => {
                 let name = codec.describe();
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);

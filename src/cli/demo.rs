@@ -4,29 +4,34 @@
 use std::time::Instant;
 
 use anyhow::Context;
+use clap::Args;
+use warpforge::archive::Record;
+use warpforge::codec::{Page, PageCodec};
+use warpforge::kernels::lz4::Lz4Level;
 
-use crate::archive::{ArchiveReader, Record};
-use crate::codec::{Page, PageCodec, ReferenceCodec};
-use crate::kernels::lz4::{encode_page, lz4_decompress_block, PageEncoding};
-use crate::PAGE_SIZE;
+use super::codec_args::{backend_choice, open_codec, BackendChoice};
+use warpforge::kernels::lz4::{encode_page, lz4_decompress_block, PageEncoding};
+use warpforge::PAGE_SIZE;
 
-/// 512 pages sampled evenly from the development corpus (private memory of Python, Node.js and Perl
-/// processes), stored as a page archive.
-pub const SAMPLE_ARCHIVE: &[u8] = include_bytes!("../data/sample-pages.wfpa");
+/// `warpforge demo`'s arguments.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Which implementation compresses (auto: as for `compress`; the line after the table says
+    /// which ran and why the better ones did not).
+    #[arg(long, default_value = "auto", value_parser = backend_choice())]
+    backend: BackendChoice,
+}
 
-/// The sample's pages.
-pub fn sample_pages() -> anyhow::Result<Vec<Page>> {
-    let mut reader = ArchiveReader::from_bytes(SAMPLE_ARCHIVE).context("the embedded sample")?;
-    let mut records = Vec::new();
-    while let Some((record, _)) = reader.next_record()? {
-        records.push(record);
+/// Runs the demo on the embedded sample and prints its table.
+pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let pages = warpforge::sample_pages()?;
+    let (mut codec, auto) = open_codec(args.backend, Lz4Level::DEFAULT)?;
+    let rows = kind_rows(codec.as_mut(), &pages)?;
+    print!("{}", text(&rows, &codec.describe()));
+    if let Some(line) = auto {
+        println!("{line}");
     }
-    reader.finish()?;
-    let mut pages = vec![[0u8; PAGE_SIZE]; records.len()];
-    ReferenceCodec::default()
-        .decompress(&records, &mut pages)?
-        .map_err(|e| anyhow::anyhow!("sample page {}: {}", e.index, e.detail))?;
-    Ok(pages)
+    Ok(())
 }
 
 /// Figures for one kind of page.
@@ -44,7 +49,7 @@ pub struct KindRow {
 
 /// Compresses the sample with `codec` kind by kind, checks every record decodes to its page with the
 /// reference decoder and (for the kernels' format) equals the reference's record.
-pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<KindRow>> {
+fn kind_rows(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<KindRow>> {
     type IsKind = fn(&PageEncoding) -> bool;
     let kinds: [(&str, IsKind); 3] = [
         ("same-filled", |e| matches!(e, PageEncoding::SameFilled(_))),
@@ -54,10 +59,10 @@ pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<Kind
     let encodings: Vec<PageEncoding> = pages.iter().map(encode_page).collect();
     let identical = matches!(
         codec.backend(),
-        crate::codec::Backend::Reference
-            | crate::codec::Backend::Sim
-            | crate::codec::Backend::WebGpu
-            | crate::codec::Backend::Cuda
+        warpforge::codec::Backend::Reference
+            | warpforge::codec::Backend::Sim
+            | warpforge::codec::Backend::WebGpu
+            | warpforge::codec::Backend::Cuda
     );
     let mut rows = Vec::new();
     for (kind, is) in kinds {
@@ -79,7 +84,7 @@ pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<Kind
                     anyhow::ensure!(n == PAGE_SIZE, "{kind} page {i}: decodes to {n} bytes");
                 }
                 other => {
-                    crate::codec::fill_simple(other, &mut back);
+                    warpforge::codec::fill_simple(other, &mut back);
                 }
             }
             anyhow::ensure!(
@@ -87,7 +92,7 @@ pub fn run(codec: &mut dyn PageCodec, pages: &[Page]) -> anyhow::Result<Vec<Kind
                 "{kind} page {i}: the record does not decode to the page"
             );
             if identical {
-                let want = crate::codec::record_of(encode_page(page), page);
+                let want = warpforge::codec::record_of(encode_page(page), page);
                 anyhow::ensure!(
                     record == &want,
                     "{kind} page {i}: differs from the reference encoding"

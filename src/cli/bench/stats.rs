@@ -4,11 +4,11 @@
 
 use serde::Serialize;
 
-use crate::bench::Report;
-use crate::codec::{KernelCodec, Page, PageCodec, ReferenceCodec};
-use crate::kernels::lz4::Lz4Level;
-use crate::runtime::sim::{Counters, SimOptions, SimReport};
-use crate::runtime::Launcher;
+use super::measure::Report;
+use warpforge::codec::{KernelCodec, Page, PageCodec, ReferenceCodec};
+use warpforge::kernels::lz4::Lz4Level;
+use warpforge::runtime::sim::{Counters, SimOptions, SimReport};
+use warpforge::runtime::Launcher;
 
 /// One kernel's counters over the pages it ran on (one block, one warp, per page); serialized (in
 /// `bench --stats --json`) in this order.
@@ -62,7 +62,7 @@ pub fn sim_counters(pages: &[Page]) -> anyhow::Result<Vec<KernelCounters>> {
             records == ReferenceCodec::at_level(level).compress(pages)?,
             "the simulator's compress kernel at {level} differs from the CPU reference"
         );
-        let mut out = vec![[0u8; crate::PAGE_SIZE]; pages.len()];
+        let mut out = vec![[0u8; warpforge::PAGE_SIZE]; pages.len()];
         codec
             .decompress(&records, &mut out)?
             .map_err(|e| anyhow::anyhow!("page {}: {}", e.index, e.detail))?;
