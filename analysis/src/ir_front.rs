@@ -4,8 +4,8 @@
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use warpforge_ir::{
-    path_text, Access, BinaryOp, CastKind, CmpOp, Expr, Kernel, Mask, MemRef, ParamKind,
-    ShuffleMode, Special as IrSpecial, Stmt, UnaryOp, Verified, WarpOp,
+    Access, BinaryOp, CastKind, CmpOp, Expr, Kernel, Mask, MemRef, ParamKind, ShuffleMode,
+    Special as IrSpecial, Stmt, StmtPath, UnaryOp, Verified, WarpOp,
 };
 
 use crate::program::{
@@ -23,7 +23,7 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         cfg: DiGraph::new(),
         cur: NodeIndex::new(0),
         loops: Vec::new(),
-        path: vec!["body".into()],
+        path: StmtPath::body(),
         taken: Vec::new(),
     };
     b.cur = b.cfg.add_node(empty_block());
@@ -81,7 +81,7 @@ struct Builder<'k> {
     cur: NodeIndex,
     /// (continue target, break target) of open loops.
     loops: Vec<(NodeIndex, NodeIndex)>,
-    path: Vec<String>,
+    path: StmtPath,
     /// [`Program::taken`].
     taken: Vec<Option<(NodeIndex, bool)>>,
 }
@@ -106,7 +106,7 @@ fn arith_of_binary(op: BinaryOp) -> Arith {
 
 impl Builder<'_> {
     fn loc(&self) -> Location {
-        Location::Ir(path_text(&self.path))
+        Location::Ir(self.path.to_string())
     }
 
     fn local_var(&self, l: warpforge_ir::LocalId) -> Var {
@@ -139,14 +139,14 @@ impl Builder<'_> {
 
     fn block(&mut self, stmts: &[Stmt]) {
         for (i, stmt) in stmts.iter().enumerate() {
-            self.path.push(format!("[{i}]"));
+            self.path.push_index(i);
             self.stmt(stmt);
             self.path.pop();
         }
     }
 
     fn nested(&mut self, name: &str, stmts: &[Stmt]) {
-        self.path.push(name.into());
+        self.path.push_block(name);
         self.block(stmts);
         self.path.pop();
     }

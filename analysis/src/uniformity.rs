@@ -10,11 +10,11 @@
 
 use std::fmt;
 
-use warpforge_ir::Verified;
+use warpforge_ir::{StmtPath, Verified};
 
 use crate::divergence::{divergence, Scope};
 use crate::ir_front::program_of;
-use crate::program::{Location, Op};
+use crate::program::Op;
 use crate::rules::{check, Rule, Severity};
 
 /// A barrier or warp collective that some threads may skip.
@@ -36,20 +36,6 @@ impl fmt::Display for DivergentSync {
             self.path, self.what, self.cause
         )
     }
-}
-
-/// An IR path as a key that sorts in program order (`body[10]` after `body[9]`).
-fn program_order(loc: &Location) -> Vec<(String, usize)> {
-    let Location::Ir(path) = loc else {
-        return Vec::new();
-    };
-    path.split(['.', ']'])
-        .filter(|s| !s.is_empty())
-        .map(|seg| match seg.split_once('[') {
-            Some((name, n)) => (name.to_owned(), n.parse().unwrap_or(0)),
-            None => (seg.to_owned(), 0),
-        })
-        .collect()
 }
 
 /// Checks that every barrier and warp collective of `kernel` is reached by all threads of a block;
@@ -77,8 +63,11 @@ pub fn check_block_uniform_sync(kernel: &Verified<'_>) -> Result<(), DivergentSy
     }
     match found
         .into_iter()
-        .min_by_key(|f| program_order(&Location::Ir(f.path.clone())))
-    {
+        // Program order; every path here is one `ir_front` printed, so it reads back.
+        .min_by_key(|f| {
+            let path = f.path.parse::<StmtPath>();
+            (path.is_err(), path.ok())
+        }) {
         Some(first) => Err(first),
         None => Ok(()),
     }

@@ -53,7 +53,7 @@ pub use kernel::{
     Kernel, LocalId, LocalVar, Param, ParamId, ParamKind, SharedArray, SharedId, Value, ValueInfo,
 };
 pub use loc::{SourceLoc, SourceLocs};
-pub use path::path_text;
+pub use path::{BadPath, Segment, StmtPath};
 pub use stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
 pub use text::{parse_kernel, ParseError};
 pub use types::{Access, Literal, ScalarType};

@@ -3,7 +3,7 @@
 //! Kernels written as `#[warpforge::kernel]` Rust functions record where each statement came from, so
 //! that the verifier's, the linter's and the sanitizer's messages and the PTX `.loc` lines can name the
 //! Rust line. Positions live in a side table of the [`crate::Kernel`], [`SourceLocs`], keyed by the
-//! statement's path (`body[3].then[1]`, as [`crate::path_text`] writes it): the statements themselves
+//! statement's path (`body[3].then[1]`, as [`crate::StmtPath`] prints it): the statements themselves
 //! are unchanged, and a kernel without positions (built by hand, generated, or parsed from text without
 //! `@` annotations) compares equal to one that never had any.
 //!

@@ -13,6 +13,7 @@ use std::fmt;
 
 use crate::kernel::{Kernel, ParamKind, Value};
 use crate::loc::SourceLoc;
+use crate::path::StmtPath;
 use crate::stmt::{AtomicOp, Block, Mask, MemRef, Stmt, WarpOp};
 use crate::types::{Access, ScalarType};
 use crate::typing::{expr_operands, expr_type};
@@ -67,13 +68,13 @@ impl std::ops::Deref for Verified<'_> {
 pub fn verify(kernel: &Kernel) -> Result<Verified<'_>, VerifyError> {
     let mut v = Verifier {
         kernel,
-        path: Vec::new(),
+        path: StmtPath::default(),
         defined: vec![false; kernel.values.len()],
         visible: vec![false; kernel.values.len()],
         loop_depth: 0,
     };
     v.declarations()?;
-    v.path.push("body".into());
+    v.path = StmtPath::body();
     v.block(&kernel.body)?;
     Ok(Verified { kernel })
 }
@@ -89,7 +90,7 @@ pub fn is_identifier(name: &str) -> bool {
 
 struct Verifier<'k> {
     kernel: &'k Kernel,
-    path: Vec<String>,
+    path: StmtPath,
     defined: Vec<bool>,
     visible: Vec<bool>,
     loop_depth: u32,
@@ -109,7 +110,7 @@ impl Verifier<'_> {
     }
 
     fn path_text(&self) -> String {
-        let text = crate::path::path_text(&self.path);
+        let text = self.path.to_string();
         if text.is_empty() {
             "kernel".into()
         } else {
@@ -117,13 +118,17 @@ impl Verifier<'_> {
         }
     }
 
+    /// Checks declaration `index` of the list `list` (`params[1]`).
     fn at<T>(
         &mut self,
-        segment: String,
+        list: &str,
+        index: usize,
         check: impl FnOnce(&mut Self) -> Result<T, VerifyError>,
     ) -> Result<T, VerifyError> {
-        self.path.push(segment);
+        self.path.push_block(list);
+        self.path.push_index(index);
         let result = check(self);
+        self.path.pop();
         self.path.pop();
         result
     }
@@ -150,7 +155,7 @@ impl Verifier<'_> {
             Ok(())
         };
         for (h, p) in k.params.iter() {
-            self.at(format!("params[{}]", h.index()), |v| {
+            self.at("params", h.index(), |v| {
                 check_name(v, &p.name)?;
                 match p.kind {
                     ParamKind::Buffer {
@@ -162,7 +167,7 @@ impl Verifier<'_> {
             })?;
         }
         for (h, s) in k.shared.iter() {
-            self.at(format!("shared[{}]", h.index()), |v| {
+            self.at("shared", h.index(), |v| {
                 check_name(v, &s.name)?;
                 let Some(size) = s.elem.size_bytes() else {
                     return v.fail("a shared array cannot hold bool elements");
@@ -183,7 +188,7 @@ impl Verifier<'_> {
             return self.fail("the shared arrays do not fit in a 32-bit address space");
         }
         for (h, l) in k.locals.iter() {
-            self.at(format!("locals[{}]", h.index()), |v| check_name(v, &l.name))?;
+            self.at("locals", h.index(), |v| check_name(v, &l.name))?;
         }
         Ok(())
     }
@@ -193,7 +198,7 @@ impl Verifier<'_> {
         let mut defined_here = Vec::new();
         let mut result = Ok(());
         for (i, stmt) in block.iter().enumerate() {
-            self.path.push(format!("[{i}]"));
+            self.path.push_index(i);
             result = self.stmt(stmt, &mut defined_here);
             self.path.pop();
             if result.is_err() {
@@ -207,7 +212,7 @@ impl Verifier<'_> {
     }
 
     fn nested(&mut self, name: &str, block: &Block) -> VResult {
-        self.path.push(name.into());
+        self.path.push_block(name);
         let result = self.block(block);
         self.path.pop();
         result

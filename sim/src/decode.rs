@@ -5,7 +5,7 @@
 
 use warpforge_ir::{
     AtomicOp, BinaryOp, CastKind, CmpOp, Expr, Kernel, Mask, MemRef, ParamKind, ScalarType,
-    ShuffleMode, SourceLoc, Special, Stmt, UnaryOp, VoteMode, WarpOp,
+    ShuffleMode, SourceLoc, Special, Stmt, StmtPath, UnaryOp, VoteMode, WarpOp,
 };
 
 /// A register: a value (its handle's index) or a local (after the values).
@@ -248,7 +248,7 @@ pub(crate) fn decode(kernel: &Kernel, scalars: &[u64]) -> Program {
         insts: Vec::new(),
         paths: Vec::new(),
         sources: Vec::new(),
-        path: vec!["body".into()],
+        path: StmtPath::body(),
 
         global_atomics: false,
     };
@@ -278,14 +278,14 @@ struct Decoder<'k> {
     insts: Vec<Inst>,
     paths: Vec<String>,
     sources: Vec<Option<SourceLoc>>,
-    path: Vec<String>,
+    path: StmtPath,
 
     global_atomics: bool,
 }
 
 impl Decoder<'_> {
     fn path_text(&self) -> String {
-        warpforge_ir::path_text(&self.path)
+        self.path.to_string()
     }
 
     fn push(&mut self, inst: Inst, path: String) -> u32 {
@@ -297,14 +297,14 @@ impl Decoder<'_> {
 
     fn block(&mut self, stmts: &[Stmt]) {
         for (i, stmt) in stmts.iter().enumerate() {
-            self.path.push(format!("[{i}]"));
+            self.path.push_index(i);
             self.stmt(stmt);
             self.path.pop();
         }
     }
 
     fn nested(&mut self, name: &str, stmts: &[Stmt]) {
-        self.path.push(name.into());
+        self.path.push_block(name);
         self.block(stmts);
         self.path.pop();
     }

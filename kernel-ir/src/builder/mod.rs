@@ -31,7 +31,7 @@ pub use typed::*;
 use crate::expr::{Expr, Special};
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, ValueInfo};
 use crate::loc::SourceLoc;
-use crate::path::path_text;
+use crate::path::StmtPath;
 use crate::stmt::{AtomicOp, Block, Mask, ShuffleMode, Stmt, VoteMode, WarpOp};
 use crate::types::{Access, ScalarType};
 use crate::verify::{verify, VerifyError};
@@ -42,7 +42,7 @@ pub struct KernelBuilder {
     /// Open blocks; the last is where statements go. The first is the kernel body.
     blocks: Vec<Block>,
     /// The statement path of each open block (`body`, then `[i]`, `then`/`else`/`loop` per level).
-    block_path: Vec<String>,
+    block_path: StmtPath,
     /// The position given to statements pushed from now on ([`KernelBuilder::set_loc`]).
     loc: Option<SourceLoc>,
 }
@@ -57,7 +57,7 @@ impl KernelBuilder {
                 ..Kernel::default()
             },
             blocks: vec![Vec::new()],
-            block_path: vec!["body".to_owned()],
+            block_path: StmtPath::body(),
             loc: None,
         }
     }
@@ -176,8 +176,8 @@ impl KernelBuilder {
             .last_mut()
             .expect("the body block is always open");
         if let Some(loc) = loc {
-            self.block_path.push(format!("[{}]", block.len()));
-            self.kernel.locs.insert(path_text(&self.block_path), loc);
+            self.block_path.push_index(block.len());
+            self.kernel.locs.insert(self.block_path.to_string(), loc);
             self.block_path.pop();
         }
         block.push(stmt);
@@ -205,11 +205,12 @@ impl KernelBuilder {
     /// into the current block.
     fn nested(&mut self, name: &str, f: impl FnOnce(&mut Self)) -> Block {
         let index = self.blocks.last().map_or(0, Vec::len);
-        self.block_path.push(format!("[{index}]"));
-        self.block_path.push(name.to_owned());
+        self.block_path.push_index(index);
+        self.block_path.push_block(name);
         self.blocks.push(Vec::new());
         f(self);
-        self.block_path.truncate(self.block_path.len() - 2);
+        self.block_path.pop();
+        self.block_path.pop();
         self.blocks.pop().unwrap_or_default()
     }
 

@@ -5,7 +5,7 @@
 
 use crate::kernel::Kernel;
 use crate::loc::SourceLoc;
-use crate::path::path_text;
+use crate::path::StmtPath;
 use crate::stmt::{Block, Stmt};
 
 /// For each line of `kernel.to_string()` (0-based index), the path of the statement it shows:
@@ -16,7 +16,7 @@ pub fn statement_lines(kernel: &Kernel) -> Vec<Option<String>> {
         + kernel.shared.iter().count()
         + kernel.locals.iter().count();
     let mut lines = vec![None; header];
-    let mut path = vec!["body".to_string()];
+    let mut path = StmtPath::body();
     walk(&kernel.body, &mut path, &mut lines);
     lines.push(None); // the kernel's closing brace
     lines
@@ -40,10 +40,10 @@ pub fn locate_in_printed_text(kernel: &mut Kernel, file: &str) {
     }
 }
 
-fn walk(block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) {
+fn walk(block: &Block, path: &mut StmtPath, lines: &mut Vec<Option<String>>) {
     for (i, stmt) in block.iter().enumerate() {
-        path.push(format!("[{i}]"));
-        let here = path_text(path);
+        path.push_index(i);
+        let here = path.to_string();
         lines.push(Some(here.clone()));
         match stmt {
             Stmt::If {
@@ -68,8 +68,8 @@ fn walk(block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) 
     }
 }
 
-fn nested(name: &str, block: &Block, path: &mut Vec<String>, lines: &mut Vec<Option<String>>) {
-    path.push(name.to_string());
+fn nested(name: &str, block: &Block, path: &mut StmtPath, lines: &mut Vec<Option<String>>) {
+    path.push_block(name);
     walk(block, path, lines);
     path.pop();
 }

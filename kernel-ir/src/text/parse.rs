@@ -13,6 +13,7 @@ use super::{ParseError, MAX_NESTING};
 use crate::arena::Handle;
 use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
 use crate::loc::SourceLoc;
+use crate::path::StmtPath;
 use crate::stmt::{Block, Mask, MemRef, Stmt, WarpOp};
 use crate::types::{Access, ScalarType};
 
@@ -26,7 +27,7 @@ pub fn parse_kernel(src: &str) -> Result<Kernel, ParseError> {
         defs: Vec::new(),
         uses: Vec::new(),
         depth: 0,
-        path: vec!["body".to_owned()],
+        path: StmtPath::body(),
     };
     parser.kernel()?;
     parser.finish_values()?;
@@ -52,7 +53,7 @@ pub(super) struct Parser {
     /// How many `{ … }` blocks enclose the current statement.
     depth: usize,
     /// The statement path of the current block (`body`, `[3]`, `then`, …), for source positions.
-    path: Vec<String>,
+    path: StmtPath,
 }
 
 pub(super) type PResult<T> = Result<T, ParseError>;
@@ -240,7 +241,7 @@ impl Parser {
     fn block(&mut self) -> PResult<Block> {
         let mut block = Vec::new();
         while !matches!(self.peek(), Tok::Punct('}') | Tok::Eof) {
-            self.path.push(format!("[{}]", block.len()));
+            self.path.push_index(block.len());
             // An `if` or `loop` takes its position before its `{` (in `stmt`), the others at the end.
             let compound = self.at_word(kw::IF) || self.at_word(kw::LOOP);
             let stmt = self.stmt();
@@ -270,7 +271,7 @@ impl Parser {
         let line = self.number("a line number")?;
         self.expect_punct(':')?;
         let column = self.number("a column number")?;
-        let path = crate::path::path_text(&self.path);
+        let path = self.path.to_string();
         self.kernel
             .locs
             .insert(path, SourceLoc::new(&file, line, column));
@@ -279,7 +280,7 @@ impl Parser {
 
     /// The block `name` (`then`, `else`, `loop`) of the current statement.
     fn named_block(&mut self, name: &str) -> PResult<Block> {
-        self.path.push(name.to_owned());
+        self.path.push_block(name);
         let block = self.braced_block();
         self.path.pop();
         block

@@ -30,7 +30,7 @@ use std::fmt;
 use super::lexer::quote;
 use crate::expr::Expr;
 use crate::kernel::{Kernel, ParamKind, Value};
-use crate::path::path_text;
+use crate::path::StmtPath;
 use crate::stmt::{Block, Mask, MemRef, Stmt, WarpOp};
 
 impl fmt::Display for Kernel {
@@ -55,7 +55,7 @@ impl fmt::Display for Kernel {
         for (_, l) in self.locals.iter() {
             writeln!(f, "    local {}: {}", l.name, l.ty)?;
         }
-        let path = vec!["body".to_owned()];
+        let path = StmtPath::body();
         Printer {
             kernel: self,
             f,
@@ -70,13 +70,13 @@ struct Printer<'k, 'f, 'a> {
     kernel: &'k Kernel,
     f: &'f mut fmt::Formatter<'a>,
     /// The path of the block being printed (`body`, `[3]`, `then`, …), to find source positions.
-    path: Vec<String>,
+    path: StmtPath,
 }
 
 impl Printer<'_, '_, '_> {
     fn block(&mut self, block: &Block, depth: usize) -> fmt::Result {
         for (i, stmt) in block.iter().enumerate() {
-            self.path.push(format!("[{i}]"));
+            self.path.push_index(i);
             self.stmt(stmt, depth)?;
             self.path.pop();
         }
@@ -85,7 +85,7 @@ impl Printer<'_, '_, '_> {
 
     /// The block `name` (`then`, `else`, `loop`) of the statement being printed.
     fn nested(&mut self, name: &str, block: &Block, depth: usize) -> fmt::Result {
-        self.path.push(name.to_owned());
+        self.path.push_block(name);
         let result = self.block(block, depth);
         self.path.pop();
         result
@@ -96,7 +96,7 @@ impl Printer<'_, '_, '_> {
         if self.kernel.locs.is_empty() {
             return String::new();
         }
-        match self.kernel.locs.get(&path_text(&self.path)) {
+        match self.kernel.locs.get(&self.path.to_string()) {
             Some(loc) => format!(" @ {}:{}:{}", quote(&loc.file), loc.line, loc.column),
             None => String::new(),
         }

@@ -263,7 +263,7 @@ impl Lowerer<'_> {
 
     fn block(&mut self, block: &[Stmt]) {
         for (i, stmt) in block.iter().enumerate() {
-            self.source.push(|| format!("[{i}]"));
+            self.source.push_index(i);
             self.mark_loc();
             self.stmt(stmt);
             self.source.pop();
@@ -272,7 +272,7 @@ impl Lowerer<'_> {
 
     /// The block `name` (`then`, `else`, `loop`) of the statement being lowered.
     fn nested(&mut self, name: &'static str, block: &[Stmt]) {
-        self.source.push(|| name.to_owned());
+        self.source.push_block(name);
         self.block(block);
         self.source.pop();
     }

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use warpforge_ir::{path_text, Kernel};
+use warpforge_ir::{Kernel, StmtPath};
 
 use crate::ast::{ptx_file_name, Line};
 
@@ -19,7 +19,7 @@ pub(super) struct SourceLines<'k> {
     /// The `.file` index (from 1) of each file, `None` when the kernel has no positions.
     files: Option<BTreeMap<&'k str, u32>>,
     /// The path of the statement being lowered (`body`, `[3]`, `then`, …).
-    path: Vec<String>,
+    path: StmtPath,
     /// The last `.loc` written: (file, line, column).
     last: Option<(u32, u32, u32)>,
 }
@@ -33,7 +33,7 @@ impl<'k> SourceLines<'k> {
         SourceLines {
             kernel,
             files,
-            path: vec!["body".to_owned()],
+            path: StmtPath::body(),
             last: None,
         }
     }
@@ -47,10 +47,17 @@ impl<'k> SourceLines<'k> {
             .collect()
     }
 
-    /// Enters a path segment (`[3]`, `then`, …); a no-op without positions.
-    pub(super) fn push(&mut self, segment: impl FnOnce() -> String) {
+    /// Enters the statement at `index` of the current block; a no-op without positions.
+    pub(super) fn push_index(&mut self, index: usize) {
         if self.files.is_some() {
-            self.path.push(segment());
+            self.path.push_index(index);
+        }
+    }
+
+    /// Enters the block `name` (`then`, `else`, `loop`); a no-op without positions.
+    pub(super) fn push_block(&mut self, name: &str) {
+        if self.files.is_some() {
+            self.path.push_block(name);
         }
     }
 
@@ -65,7 +72,7 @@ impl<'k> SourceLines<'k> {
     /// from the one in force.
     pub(super) fn mark(&mut self) -> Option<Line> {
         let files = self.files.as_ref()?;
-        let loc = self.kernel.locs.get(&path_text(&self.path))?;
+        let loc = self.kernel.locs.get(&self.path.to_string())?;
         let file = *files.get(&*loc.file)?;
         let here = (file, loc.line, loc.column);
         if self.last == Some(here) {
