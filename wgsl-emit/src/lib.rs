@@ -48,122 +48,15 @@
 
 #![deny(missing_docs)]
 
+mod emit_wgsl;
+mod error;
 pub mod layout;
 mod lower;
 pub mod targets;
 mod validate;
 
-use std::fmt;
-
+pub use emit_wgsl::{emit, naga_value_uniformity};
+pub use error::WgslError;
 pub use layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, Wgsl};
 pub use targets::{emit_target, Shader, ShaderCode, ShaderTarget, TargetError};
 pub use validate::check_text;
-use warpforge_ir::Verified;
-
-/// Why a kernel could not be emitted as WGSL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WgslError {
-    /// A barrier or warp collective may be reached by only part of a workgroup. WebGPU requires
-    /// workgroup-uniform barriers and warp collectives are emulated with barriers, so such a kernel would
-    /// hang or compute garbage. (naga 30 records but does not enforce this rule; warpforge does.)
-    DivergentSync {
-        /// The kernel.
-        kernel: String,
-        /// Where, what, and why control is divergent there.
-        detail: warpforge_analysis::DivergentSync,
-    },
-    /// naga rejected the module; `message` says why (with source lines where naga gives them).
-    Validation {
-        /// The kernel.
-        kernel: String,
-        /// naga's diagnostic.
-        message: String,
-        /// The generated WGSL (possibly empty if not even a relaxed module could be written).
-        source: String,
-    },
-    /// naga's WGSL writer failed.
-    Writer {
-        /// The kernel.
-        kernel: String,
-        /// The writer's error.
-        message: String,
-    },
-}
-
-impl fmt::Display for WgslError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WgslError::Validation { kernel, message, source } => {
-                write!(f, "kernel `{kernel}`: naga rejected the generated WGSL:\n{message}")?;
-                if !source.is_empty() {
-                    write!(f, "\n--- generated WGSL ---\n{source}")?;
-                }
-                Ok(())
-            }
-            WgslError::DivergentSync { kernel, detail } => write!(
-                f,
-                "kernel `{kernel}`, {detail}; on WebGPU every barrier and warp collective must be reached by the whole workgroup (use one warp per block for warp-divergent code)"
-            ),
-            WgslError::Writer { kernel, message } => write!(f, "kernel `{kernel}`: WGSL writer failed: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for WgslError {}
-
-/// For each IR value, whether naga's own uniformity analysis of the lowered module calls it uniform
-/// (`None` for values with no expression of their own). Runs without warpforge's divergence check, so
-/// it answers for any kernel; used to compare warpforge's barrier rule with naga's analysis.
-pub fn naga_value_uniformity(kernel: &Verified<'_>) -> Result<Vec<Option<bool>>, WgslError> {
-    let lowered = lower::lower(kernel);
-    let caps = if lowered.layout.requirements.shader_int64 {
-        naga::valid::Capabilities::SHADER_INT64
-    } else {
-        naga::valid::Capabilities::empty()
-    };
-    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-        .validate(&lowered.module)
-        .map_err(|e| WgslError::Validation {
-            kernel: kernel.name.clone(),
-            message: e.to_string(),
-            source: String::new(),
-        })?;
-    let function = info.get_entry_point(0);
-    Ok(lowered
-        .values
-        .iter()
-        .map(|h| h.map(|h| function[h].uniformity.non_uniform_result.is_none()))
-        .collect())
-}
-
-/// Lowers a verified kernel to validated WGSL with its launch layout.
-pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
-    check_sync(kernel)?;
-    let lower::Lowered {
-        module, mut layout, ..
-    } = lower::lower(kernel);
-    layout.source =
-        validate::validate_and_write(&kernel.name, &module, layout.requirements.shader_int64)?;
-    layout.entry_point = written_entry_point(&layout.source).unwrap_or(layout.entry_point);
-    Ok(layout)
-}
-
-/// warpforge's barrier rule (naga 30 does not enforce it): every barrier and warp collective reached by
-/// the whole workgroup.
-fn check_sync(kernel: &Verified<'_>) -> Result<(), WgslError> {
-    warpforge_analysis::check_block_uniform_sync(kernel).map_err(|detail| {
-        WgslError::DivergentSync {
-            kernel: kernel.name.clone(),
-            detail,
-        }
-    })
-}
-
-/// The entry point's name as naga's WGSL writer spelled it: its namer appends `_` to names that end in
-/// a digit or clash with a keyword (`zext_i64` becomes `zext_i64_`), and a pipeline must be created
-/// with the written name.
-fn written_entry_point(source: &str) -> Option<String> {
-    let after = &source[source.find("@compute")?..];
-    let name = after[after.find("fn ")? + 3..].split('(').next()?.trim();
-    (!name.is_empty()).then(|| name.to_owned())
-}

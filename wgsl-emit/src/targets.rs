@@ -44,6 +44,7 @@
 //!   `b` for the parameter block); the number of workgroups, which HLSL has no system value for, is read
 //!   from naga's special-constants buffer at the `b` register after the parameter block.
 
+mod error_text;
 mod options;
 mod spirv_check;
 
@@ -55,17 +56,13 @@ use naga::back::{hlsl, msl, spv};
 use naga::ShaderStage;
 use warpforge_ir::Verified;
 
-use crate::{lower, validate, WgslError};
+use crate::error::WgslError;
+use crate::{emit_wgsl, lower, validate};
+use error_text::chain;
 use options::{hlsl_options, msl_options, spirv_options};
+pub use options::{HLSL_SHADER_MODEL, MSL_VERSION, SPIRV_VERSION};
 use spirv_check::check_spirv;
 pub use spirv_check::check_spirv_layout;
-
-/// The SPIR-V version written (Vulkan 1.1 consumes it).
-pub const SPIRV_VERSION: (u8, u8) = (1, 3);
-/// The Metal Shading Language version written.
-pub const MSL_VERSION: (u8, u8) = (2, 3);
-/// The HLSL shader model written.
-pub const HLSL_SHADER_MODEL: hlsl::ShaderModel = hlsl::ShaderModel::V6_0;
 
 /// A language or binary form a kernel can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -234,14 +231,14 @@ impl From<WgslError> for TargetError {
 /// [module docs](self) for the options and the checks).
 pub fn emit_target(kernel: &Verified<'_>, target: ShaderTarget) -> Result<Shader, TargetError> {
     if target == ShaderTarget::Wgsl {
-        let wgsl = crate::emit(kernel)?;
+        let wgsl = emit_wgsl::emit(kernel)?;
         return Ok(Shader {
             target,
             entry_point: wgsl.entry_point,
             code: ShaderCode::Text(wgsl.source),
         });
     }
-    crate::check_sync(kernel)?;
+    emit_wgsl::check_sync(kernel)?;
     // SPIR-V zeroes workgroup memory in the code (see `lower::zeroing`); MSL and HLSL through naga's
     // writers.
     let lowered = if target == ShaderTarget::SpirV {
@@ -324,16 +321,4 @@ fn written_entry<E: Error + 'static>(names: &[Result<String, E>]) -> Result<Stri
         Some(Err(error)) => Err(format!("the entry point was not written: {}", chain(error))),
         None => Err("no entry point was written".to_owned()),
     }
-}
-
-/// An error and its causes, on one line.
-fn chain(error: &dyn Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        cause = e.source();
-    }
-    text
 }

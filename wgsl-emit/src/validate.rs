@@ -6,7 +6,7 @@
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-use crate::WgslError;
+use crate::error::WgslError;
 
 pub(crate) fn capabilities(int64: bool) -> Capabilities {
     if int64 {

@@ -51,12 +51,4 @@ pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice};
 pub use error::{AdapterShortfall, WebGpuError};
-pub use skip::{skip_webgpu_test, webgpu_or_skip, WEBGPU_HINT};
-
-/// Environment variable that makes a missing WebGPU adapter a test failure instead of a skip.
-pub const REQUIRE_WEBGPU_VAR: &str = "WARPFORGE_REQUIRE_WEBGPU";
-
-/// Whether tests must have a WebGPU adapter: `WARPFORGE_REQUIRE_WEBGPU=1` (CI sets it).
-pub fn require_webgpu() -> bool {
-    std::env::var(REQUIRE_WEBGPU_VAR).is_ok_and(|value| value == "1")
-}
+pub use skip::{require_webgpu, skip_webgpu_test, webgpu_or_skip, REQUIRE_WEBGPU_VAR, WEBGPU_HINT};

@@ -7,7 +7,15 @@ use std::io::Write;
 
 use warpforge_wgsl::Requirements;
 
-use super::{find_adapter, require_webgpu, REQUIRE_WEBGPU_VAR};
+use super::device::find_adapter;
+
+/// Environment variable that makes a missing WebGPU adapter a test failure instead of a skip.
+pub const REQUIRE_WEBGPU_VAR: &str = "WARPFORGE_REQUIRE_WEBGPU";
+
+/// Whether tests must have a WebGPU adapter: `WARPFORGE_REQUIRE_WEBGPU=1` (CI sets it).
+pub fn require_webgpu() -> bool {
+    std::env::var(REQUIRE_WEBGPU_VAR).is_ok_and(|value| value == "1")
+}
 
 /// How to get an adapter on a machine without a GPU.
 pub const WEBGPU_HINT: &str =

@@ -6,7 +6,12 @@ use naga::back::{hlsl, msl, spv};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
 use naga::{AddressSpace, Module, ResourceBinding};
 
-use super::{HLSL_SHADER_MODEL, MSL_VERSION, SPIRV_VERSION};
+/// The SPIR-V version written (Vulkan 1.1 consumes it).
+pub const SPIRV_VERSION: (u8, u8) = (1, 3);
+/// The Metal Shading Language version written.
+pub const MSL_VERSION: (u8, u8) = (2, 3);
+/// The HLSL shader model written.
+pub const HLSL_SHADER_MODEL: hlsl::ShaderModel = hlsl::ShaderModel::V6_0;
 
 /// Clamp every index into range: what WGSL prescribes for arrays, kept on APIs without robust access.
 fn restrict() -> BoundsCheckPolicies {

@@ -6,9 +6,9 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 use naga::{AddressSpace, Expression, Module, ShaderStage, Statement, StorageAccess};
 use warpforge_ir::Access;
 
-use crate::Wgsl;
+use crate::layout::Wgsl;
 
-use super::chain;
+use super::error_text::chain;
 use super::options::bindings;
 
 /// Reads `words` with naga's SPIR-V front end and validates the result with `caps`.
