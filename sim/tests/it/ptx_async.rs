@@ -7,24 +7,8 @@
 //! bulk copies (TMA) and `wgmma` are refused by name.
 
 use crate::common::ptx::{run_in_out, shape, words};
-use warpforge_sim::ptx::{PtxKernel, PtxLaunch};
-use warpforge_sim::{FindingKind, SimReport};
-
-fn launch(grid: u32, block: u32) -> PtxLaunch {
-    shape(grid, block)
-}
-
-/// Runs `entry` of `text` with one input buffer, one output buffer and `scalars`.
-fn run(
-    text: &str,
-    entry: &str,
-    shape: PtxLaunch,
-    input: &[u8],
-    out_len: usize,
-    scalars: &[u64],
-) -> (SimReport, Vec<u8>) {
-    run_in_out(text, entry, &shape, input, out_len, scalars)
-}
+use warpforge_sim::ptx::PtxKernel;
+use warpforge_sim::FindingKind;
 
 /// Each of 32 threads fills its 64-byte slice of shared memory with 0xAA bytes, then copies
 /// bytes of `in` (16 per thread) with every form, waits, and writes its slice to `out`:
@@ -86,7 +70,7 @@ const FORMS: &str = "\
 #[test]
 fn every_copy_form_copies_and_zero_fills() {
     let input: Vec<u8> = (0..512u32).map(|i| (i * 7 + 3) as u8).collect();
-    let (report, out) = run(FORMS, "forms", launch(1, 32), &input, 32 * 64, &[]);
+    let (report, out) = run_in_out(FORMS, "forms", &shape(1, 32), &input, 32 * 64, &[]);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     for t in 0..32usize {
         let src = &input[16 * t..16 * t + 16];
@@ -147,7 +131,7 @@ fn wait_group_completes_all_but_the_newest_groups() {
         .iter()
         .flat_map(|w| w.to_le_bytes())
         .collect::<Vec<u8>>();
-    let (report, out) = run(GROUPS, "groups", launch(1, 1), &input, 12, &[]);
+    let (report, out) = run_in_out(GROUPS, "groups", &shape(1, 1), &input, 12, &[]);
     let w = words(&out);
     assert_eq!(w[0], 0x0403_0201, "group 1 was waited for");
     assert_eq!(w[2], 0x0807_0605, "wait_all completed group 2");
@@ -195,7 +179,7 @@ const MISUSE: &str = "\
 
 #[test]
 fn misuse_of_pending_copies_is_reported() {
-    let (report, _) = run(MISUSE, "misuse", launch(1, 1), &[0u8; 16], 4, &[]);
+    let (report, _) = run_in_out(MISUSE, "misuse", &shape(1, 1), &[0u8; 16], 4, &[]);
     let find = |kind: FindingKind| {
         report
             .findings
@@ -251,10 +235,10 @@ fn nvcc_pipeline_kernels_compute_their_results() {
         let (blocks, tiles) = (2usize, 3usize);
         let n = blocks * tiles * 128;
         let input: Vec<f32> = (0..n).map(|i| ((i * 37) % 101) as f32 - 50.0).collect();
-        let (report, out) = run(
+        let (report, out) = run_in_out(
             &text,
             "pipeline_scale",
-            launch(blocks as u32, 32),
+            &shape(blocks as u32, 32),
             &f32_bytes(&input),
             n * 4,
             &[tiles as u64],
@@ -271,10 +255,10 @@ fn nvcc_pipeline_kernels_compute_their_results() {
         // pipeline_zfill: 2 blocks of 64 threads, the first 37 floats copied, the rest zeros.
         let valid = 37usize;
         let input: Vec<f32> = (0..128).map(|i| i as f32 * 0.5 + 1.0).collect();
-        let (report, out) = run(
+        let (report, out) = run_in_out(
             &text,
             "pipeline_zfill",
-            launch(2, 64),
+            &shape(2, 64),
             &f32_bytes(&input),
             128 * 4,
             &[valid as u64],
@@ -369,7 +353,7 @@ const HINTS: &str = "\
 #[test]
 fn cache_hint_forms_copy() {
     let input: Vec<u8> = (1..=16).collect();
-    let (report, out) = run(HINTS, "hints", launch(1, 1), &input, 32, &[]);
+    let (report, out) = run_in_out(HINTS, "hints", &shape(1, 1), &input, 32, &[]);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     assert_eq!(&out[..16], &input[..]);
     assert_eq!(&out[16..21], &input[..5]);
@@ -417,12 +401,12 @@ fn pending_copies_of_one_source_byte_to_one_destination_are_not_a_race() {
     // value lands whichever copy is last.
     let same = overlapping("mov.u64 %rd4, %rd1;");
     let input: Vec<u8> = (0..128).collect();
-    let (report, out) = run(&same, "overlap", launch(1, 32), &input, 4, &[]);
+    let (report, out) = run_in_out(&same, "overlap", &shape(1, 32), &input, 4, &[]);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     assert_eq!(words(&out), [u32::from_le_bytes([0, 1, 2, 3])]);
     // From different source words: which lands last is undefined.
     let different = overlapping("mul.wide.u32 %rd3, %r1, 4;\n    add.s64 %rd4, %rd1, %rd3;");
-    let (report, _) = run(&different, "overlap", launch(1, 32), &input, 4, &[]);
+    let (report, _) = run_in_out(&different, "overlap", &shape(1, 32), &input, 4, &[]);
     let race = report
         .findings
         .iter()

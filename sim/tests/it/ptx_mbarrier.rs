@@ -9,17 +9,6 @@ use crate::common::ptx::{run_in_out, shape, words};
 use warpforge_sim::ptx::PtxKernel;
 use warpforge_sim::{FindingKind, SimReport};
 
-fn run(
-    text: &str,
-    entry: &str,
-    grid: u32,
-    block: u32,
-    input: &[u8],
-    out_len: usize,
-) -> (SimReport, Vec<u8>) {
-    run_in_out(text, entry, &shape(grid, block), input, out_len, &[])
-}
-
 fn ptx(body: &str) -> String {
     format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n    \
@@ -74,7 +63,7 @@ WAIT1:
 
 #[test]
 fn phases_complete_and_order_the_block() {
-    let (report, out) = run(&ptx(PHASES), "k", 1, 64, &[0u8; 4], 64 * 4);
+    let (report, out) = run_in_out(&ptx(PHASES), "k", &shape(1, 64), &[0u8; 4], 64 * 4, &[]);
     // No race: each wait orders the other threads' stores (before their arrivals) before the
     // loads after it, without any bar.sync between them.
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
@@ -88,7 +77,7 @@ fn phases_complete_and_order_the_block() {
 fn a_missing_wait_is_a_race() {
     // The same without the phase-0 wait: reading another warp's store is a race.
     let text = ptx(&PHASES.replace("    @!%p2 bra WAIT0;\n", ""));
-    let (report, _) = run(&text, "k", 1, 64, &[0u8; 4], 64 * 4);
+    let (report, _) = run_in_out(&text, "k", &shape(1, 64), &[0u8; 4], 64 * 4, &[]);
     assert!(
         report
             .findings
@@ -138,7 +127,7 @@ const COUNTS: &str = "
 
 #[test]
 fn counts_drop_and_tx_count_complete_phases() {
-    let (report, out) = run(&ptx(COUNTS), "k", 1, 1, &[0u8; 4], 64);
+    let (report, out) = run_in_out(&ptx(COUNTS), "k", &shape(1, 1), &[0u8; 4], 64, &[]);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     let w = words(&out);
     let d = |i: usize| u64::from(w[i]) | u64::from(w[i + 1]) << 32;
@@ -159,7 +148,7 @@ fn counts_drop_and_tx_count_complete_phases() {
 /// Runs `body` in blocks of `block` threads; the report and its findings as text.
 fn finding_of(body: &str, block: u32) -> (SimReport, String) {
     let text = ptx(body);
-    let (report, _) = run(&text, "k", 1, block, &[0u8; 4], 256);
+    let (report, _) = run_in_out(&text, "k", &shape(1, block), &[0u8; 4], 256, &[]);
     let shown = report
         .findings
         .iter()
@@ -300,7 +289,7 @@ WAIT:
 #[test]
 fn copies_arrive_on_an_mbarrier() {
     let input: Vec<u8> = (0..512u32).map(|i| (i * 13 + 5) as u8).collect();
-    let (report, out) = run(&ptx(NOINC), "k", 1, 32, &input, 512);
+    let (report, out) = run_in_out(&ptx(NOINC), "k", &shape(1, 32), &input, 512, &[]);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     for t in 0..32 {
         assert_eq!(
@@ -327,7 +316,14 @@ fn nvcc_cuda_barrier_kernels_compute_their_results() {
     let input: Vec<i32> = (0..128).map(|i| (i * 29 % 97) - 40).collect();
     for arch in ["sm80", "sm90"] {
         let text = fixture(&format!("barrier.{arch}.ptx"));
-        let (report, out) = run(&text, "barrier_copy", 2, 64, &i32_bytes(&input), 128 * 4);
+        let (report, out) = run_in_out(
+            &text,
+            "barrier_copy",
+            &shape(2, 64),
+            &i32_bytes(&input),
+            128 * 4,
+            &[],
+        );
         assert!(report.findings.is_empty(), "{arch}: {:#?}", report.findings);
         let want: Vec<i32> = (0..128)
             .map(|g| {
@@ -343,13 +339,13 @@ fn nvcc_cuda_barrier_kernels_compute_their_results() {
     // threads, one int4 each: out[b][t] = reversed(in[b][31 - t]).
     let input: Vec<i32> = (0..256).map(|i| i * 7 - 900).collect();
     let text = fixture("barrier.sm80.ptx");
-    let (report, out) = run(
+    let (report, out) = run_in_out(
         &text,
         "barrier_thread_copy",
-        2,
-        32,
+        &shape(2, 32),
         &i32_bytes(&input),
         256 * 4,
+        &[],
     );
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     let got: Vec<i32> = words(&out).into_iter().map(|w| w as i32).collect();
@@ -414,7 +410,14 @@ const TRITON_WAIT: &str = "
 
 #[test]
 fn triton_style_wait_loop() {
-    let (report, out) = run(&ptx(TRITON_WAIT), "k", 1, 32, &[0u8; 4], 32 * 4);
+    let (report, out) = run_in_out(
+        &ptx(TRITON_WAIT),
+        "k",
+        &shape(1, 32),
+        &[0u8; 4],
+        32 * 4,
+        &[],
+    );
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
     let want: Vec<u32> = (0..32u32).map(|t| (31 - t) * (31 - t)).collect();
     assert_eq!(words(&out), want);
