@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::isa::{Modifier, Opcode};
+use crate::parse::DataType;
 use crate::regs::{Reg, RegClass};
 use crate::Sm;
 
@@ -46,7 +48,7 @@ pub struct ParamDecl {
     /// The symbol.
     pub symbol: Symbol,
     /// PTX type (`u64` for buffers).
-    pub ty: &'static str,
+    pub ty: DataType,
 }
 
 /// A `.shared` byte array (`.extern` and unsized when it is the dynamic shared memory).
@@ -160,8 +162,10 @@ pub struct Guard {
 pub struct Inst {
     /// Guard predicate.
     pub guard: Option<Guard>,
-    /// Opcode and modifiers.
-    pub op: String,
+    /// The opcode.
+    pub opcode: Opcode,
+    /// Its modifiers, in order.
+    pub modifiers: Vec<Modifier>,
     /// Operands, destination first.
     pub args: Vec<Operand>,
 }
@@ -244,7 +248,7 @@ impl fmt::Display for Entry {
         write!(f, ".visible .entry {}(", self.name)?;
         for (i, p) in self.params.iter().enumerate() {
             let sep = if i + 1 == self.params.len() { "" } else { "," };
-            write!(f, "\n    .param .{} {}{sep}", p.ty, p.symbol)?;
+            write!(f, "\n    .param .{} {}{sep}", p.ty.name(), p.symbol)?;
         }
         writeln!(f, "\n)")?;
         writeln!(f, ".reqntid {}, 1, 1", self.reqntid)?;
@@ -284,7 +288,10 @@ impl fmt::Display for Inst {
         if let Some(g) = self.guard {
             write!(f, "@{}{} ", if g.negated { "!" } else { "" }, g.pred)?;
         }
-        f.write_str(&self.op)?;
+        f.write_str(self.opcode.name())?;
+        for m in &self.modifiers {
+            write!(f, ".{m}")?;
+        }
         for (i, arg) in self.args.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { ", " })?;
             write!(f, "{arg}")?;

@@ -7,6 +7,8 @@
 //!
 //! - [`ast`]: the small PTX AST and its `Display`; [`regs`]: register classes and allocation;
 //!   `lower/`: the lowering (statements and control flow, expressions, memory, warp collectives).
+//! - [`isa`]: PTX as data: opcodes, modifiers, special registers and `WARP_SZ`, shared by the parser,
+//!   the emitter, the simulator and the linter.
 //! - [`parse`]: the PTX front end, PTX text → a typed AST with positions, for any PTX (nvcc's,
 //!   Triton's, this crate's); [`emit_ast`] gives the [`ast`] a kernel's text is printed from.
 //! - [`ptxas`]: finding NVIDIA's `ptxas`, assembling, and parsing its `-v` resource report.
@@ -25,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod ast;
+pub mod isa;
 pub mod launch;
 mod lower;
 pub mod occupancy;

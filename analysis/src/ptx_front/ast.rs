@@ -23,20 +23,14 @@ fn stmt(pos: Pos, text: impl Into<String>) -> Stmt {
 
 /// An instruction's statement: its opcode as the text, its parts beside.
 fn instruction(i: &Instruction) -> Stmt {
-    let parts = std::iter::once(i.opcode.clone())
-        .chain(
-            i.modifiers
-                .iter()
-                .map(|m| m.split("::").next().unwrap_or(m).to_owned()),
-        )
-        .collect();
     Stmt {
-        text: i.opcode.clone(),
+        text: i.opcode.name().to_owned(),
         line: i.pos.line as usize,
         col: i.pos.column as usize,
         inst: Some(Box::new(Parsed {
             guard: i.guard.as_ref().map(|g| (g.pred.to_string(), g.negated)),
-            parts,
+            opcode: i.opcode.clone(),
+            mods: i.modifiers.clone(),
             ops: i.operands.iter().map(ToString::to_string).collect(),
         })),
         loc: None,

@@ -5,6 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use warpforge_ptx::isa::{Modifier, Opcode};
+
 use super::{parse_imm, Stmt};
 
 /// What a device function reaches, with the functions it calls.
@@ -87,16 +89,17 @@ pub(super) fn summaries(stmts: &[Stmt]) -> HashMap<String, FuncSummary> {
                         i += 1;
                         continue;
                     };
-                    let base = p.parts.first().map_or("", String::as_str);
-                    let warp = p.parts.iter().any(|m| m == "warp");
+                    let warp = p.mods.contains(&Modifier::Warp);
                     let last = p.ops.last().map_or("", String::as_str);
-                    match base {
-                        "bar" | "barrier" if warp => {
+                    match p.opcode {
+                        Opcode::Bar | Opcode::Barrier if warp => {
                             summary.warp_sync |= is_full(p.ops.first().map_or("-1", String::as_str))
                         }
-                        "bar" | "barrier" => summary.barrier = true,
-                        "shfl" | "vote" | "match" | "redux" => summary.warp_sync |= is_full(last),
-                        "call" => {
+                        Opcode::Bar | Opcode::Barrier => summary.barrier = true,
+                        Opcode::Shfl | Opcode::Vote | Opcode::Match | Opcode::Redux => {
+                            summary.warp_sync |= is_full(last)
+                        }
+                        Opcode::Call => {
                             if let Some(c) = callee(&p.ops.join(", ")) {
                                 summary.callees.insert(c);
                             }

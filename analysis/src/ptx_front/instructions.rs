@@ -10,24 +10,20 @@ impl Entry {
             Some((register, negated)) => (Some(self.var(register)), *negated),
             None => (None, false),
         };
-        let parts: Vec<&str> = parsed.parts.iter().map(String::as_str).collect();
+        let (base, mods) = (&parsed.opcode, parsed.mods.as_slice());
         let ops = &parsed.ops;
-        if parts.is_empty() {
-            return;
-        }
-        let base = parts[0];
         match (base, predicate) {
-            ("bra", None) => {
+            (O::Bra, None) => {
                 self.end_block(Terminator::Jump, ops.first().cloned(), false);
                 return;
             }
-            ("ret" | "exit", None) => {
+            (O::Ret | O::Exit, None) => {
                 self.end_block(Terminator::Return, None, false);
                 return;
             }
             // A branch on `@!%p` branches on %p with its successors the other way round.
-            ("bra" | "ret" | "exit", Some(cond)) => {
-                let target = if base == "bra" {
+            (O::Bra | O::Ret | O::Exit, Some(cond)) => {
+                let target = if *base == O::Bra {
                     ops.first().cloned()
                 } else {
                     Some("#exit".into())
@@ -49,7 +45,7 @@ impl Entry {
             guard => guard,
         };
         match base {
-            "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
+            O::Bar | O::Barrier if mods.first() == Some(&M::Warp) => {
                 let mask = self.mask(ops.first().map(String::as_str).unwrap_or("-1"));
                 let uses = mask_uses(mask);
                 self.push(
@@ -63,15 +59,15 @@ impl Entry {
                     guard,
                 );
             }
-            "bar" | "barrier" => self.push(&loc, Op::Barrier, vec![], vec![], guard),
-            "shfl" | "vote" | "match" | "redux" => {
-                let kind = match (base, parts.get(2).copied().unwrap_or("")) {
-                    ("shfl", mode) => Collective::Shuffle {
-                        index_mode: mode == "idx",
+            O::Bar | O::Barrier => self.push(&loc, Op::Barrier, vec![], vec![], guard),
+            O::Shfl | O::Vote | O::Match | O::Redux => {
+                let kind = match (base, mods.get(1)) {
+                    (O::Shfl, mode) => Collective::Shuffle {
+                        index_mode: mode == Some(&M::Idx),
                     },
-                    ("vote", "ballot") => Collective::Ballot,
+                    (O::Vote, Some(M::Ballot)) => Collective::Ballot,
                     // A reduction over the mask's lanes: one result for the warp, like a vote.
-                    ("vote" | "redux", _) => Collective::Vote,
+                    (O::Vote | O::Redux, _) => Collective::Vote,
                     _ => Collective::Match,
                 };
                 let defs = ops.first().map(|d| self.registers(d)).unwrap_or_default();
@@ -85,9 +81,9 @@ impl Entry {
                 uses.extend(mask_uses(mask));
                 self.push(&loc, Op::Collective { kind, mask }, defs, uses, guard);
             }
-            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(base, &parts, ops, loc, guard),
-            _ if self.warp_level(base, &parts, ops, &loc, guard) => {}
-            _ => self.value_instruction(base, &parts, ops, loc, guard),
+            O::Ld | O::Ldu | O::St | O::Atom | O::Red => self.memory(base, mods, ops, loc, guard),
+            _ if self.warp_level(base, mods, ops, &loc, guard) => {}
+            _ => self.value_instruction(base, mods, ops, loc, guard),
         }
     }
 
@@ -123,34 +119,34 @@ impl Entry {
         }
     }
 
-    fn memory(
-        &mut self,
-        base: &str,
-        parts: &[&str],
-        ops: &[String],
-        loc: Location,
-        guard: Option<Var>,
-    ) {
-        let space_name = parts.get(1).copied().unwrap_or("");
-        let space = match space_name {
-            "shared" => Space::Shared(None),
-            "global" => Space::Global,
+    fn memory(&mut self, base: &O, mods: &[M], ops: &[String], loc: Location, guard: Option<Var>) {
+        // The state space is the first modifier (`ld.volatile.shared` is left generic).
+        let first_space = mods.first().and_then(M::space);
+        let space = match first_space {
+            Some(StateSpace::Shared) => Space::Shared(None),
+            Some(StateSpace::Global) => Space::Global,
             // A call's return value is the callee's, per thread: not a uniform kernel parameter.
-            "param" if !ops.get(1).is_some_and(|a| a.contains("retval")) => {
+            Some(StateSpace::Param) if !ops.get(1).is_some_and(|a| a.contains("retval")) => {
                 let defs = ops.first().map(|d| vec![self.var(d)]).unwrap_or_default();
                 self.push(&loc, Op::Param, defs, vec![], guard);
                 return;
             }
             _ => Space::Generic,
         };
-        let vector = parts
+        let vector = mods
             .iter()
-            .find_map(|p| p.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()))
+            .find_map(|m| match m {
+                M::V2 => Some(2),
+                M::V4 => Some(4),
+                M::V8 => Some(8),
+                _ => None,
+            })
             .unwrap_or(1);
-        let width = type_bytes(parts.last().copied().unwrap_or("u32")) * vector;
-        let read_only = parts.contains(&"nc") || base == "ldu" || space_name == "const";
+        let width = type_bytes(mods.last()) * vector;
+        let read_only =
+            mods.contains(&M::Nc) || *base == O::Ldu || first_space == Some(StateSpace::Const);
         match base {
-            "ld" | "ldu" => {
+            O::Ld | O::Ldu => {
                 let defs: Vec<Var> = ops.first().map(|d| self.registers(d)).unwrap_or_default();
                 let (addr, uses) =
                     self.address(ops.get(1).map(String::as_str).unwrap_or("[]"), space, &loc);
@@ -166,7 +162,7 @@ impl Entry {
                     guard,
                 );
             }
-            "st" => {
+            O::St => {
                 let (addr, mut uses) =
                     self.address(ops.first().map(String::as_str).unwrap_or("[]"), space, &loc);
                 let values: Vec<Var> = ops
@@ -214,16 +210,28 @@ impl Entry {
 
     fn value_instruction(
         &mut self,
-        base: &str,
-        parts: &[&str],
+        base: &O,
+        mods: &[M],
         ops: &[String],
         loc: Location,
         guard: Option<Var>,
     ) {
         let Some(dst) = ops.first() else {
-            self.unknown.push((loc.clone(), base.to_owned()));
-            self.push(&loc, Op::Unknown(base.to_owned()), vec![], vec![], guard);
+            self.unknown.push((loc.clone(), base.name().to_owned()));
+            self.push(
+                &loc,
+                Op::Unknown(base.name().to_owned()),
+                vec![],
+                vec![],
+                guard,
+            );
             return;
+        };
+        let n = mods.len();
+        // The last two modifiers of a `cvt` are its destination and source types.
+        let (cvt_to, cvt_from) = match mods {
+            [.., to, from] => (to.data_type(), from.data_type()),
+            _ => (None, None),
         };
         let defs: Vec<Var> = dst
             .split('|')
@@ -232,52 +240,52 @@ impl Entry {
             .map(|r| self.var(r))
             .collect();
         let arith = match base {
-            "mov" | "cvta" => Some(Arith::Mov),
-            "cvt"
-                if parts.len() >= 3
-                    && type_bytes(parts[parts.len() - 2]) >= type_bytes(parts[parts.len() - 1])
-                    && parts[parts.len() - 1].starts_with('u') =>
+            O::Mov | O::Cvta => Some(Arith::Mov),
+            O::Cvt
+                if n >= 2
+                    && type_bytes(mods.get(n - 2)) >= type_bytes(mods.last())
+                    && cvt_to.is_some_and(is_unsigned) =>
             {
                 Some(Arith::Mov)
             }
-            "cvt"
-                if parts.len() >= 3
-                    && parts[parts.len() - 1] == "s32"
-                    && type_bytes(parts[parts.len() - 2]) == 8 =>
+            O::Cvt
+                if n >= 2
+                    && cvt_from == Some(DataType::S32)
+                    && type_bytes(mods.get(n - 2)) == 8 =>
             {
                 Some(Arith::Sext32)
             }
-            "xor" => Some(Arith::Xor),
-            "add" => Some(Arith::Add),
-            "sub" => Some(Arith::Sub),
-            "mul" if parts.get(1) != Some(&"hi") => Some(Arith::Mul),
-            "shl" => Some(Arith::Shl),
+            O::Xor => Some(Arith::Xor),
+            O::Add => Some(Arith::Add),
+            O::Sub => Some(Arith::Sub),
+            O::Mul if mods.first() != Some(&M::Hi) => Some(Arith::Mul),
+            O::Shl => Some(Arith::Shl),
             // shr.s* is an arithmetic shift: only the logical one keeps the range facts simple.
-            "shr" if !parts[1..].iter().any(|p| p.starts_with('s')) => Some(Arith::Shr),
-            "and" => Some(Arith::And),
-            "or" => Some(Arith::Or),
-            "min" => Some(Arith::Min),
-            "max" => Some(Arith::Max),
-            "rem" => Some(Arith::Rem),
-            "div" => Some(Arith::Div),
+            O::Shr if !mods.iter().filter_map(M::data_type).any(is_signed) => Some(Arith::Shr),
+            O::And => Some(Arith::And),
+            O::Or => Some(Arith::Or),
+            O::Min => Some(Arith::Min),
+            O::Max => Some(Arith::Max),
+            O::Rem => Some(Arith::Rem),
+            O::Div => Some(Arith::Div),
             // An ordered integer comparison into one predicate (`setp.lt.u32 %p, a, b`).
-            "setp" if ops.len() == 3 && parts.get(2).is_some_and(|t| !t.starts_with('f')) => {
-                let signed = parts.get(2).is_some_and(|t| t.starts_with('s'));
-                match parts.get(1).copied() {
-                    Some("lt" | "lo") => Some(Arith::Cmp(Cmp::Lt, signed)),
-                    Some("le" | "ls") => Some(Arith::Cmp(Cmp::Le, signed)),
-                    Some("gt" | "hi") => Some(Arith::Cmp(Cmp::Gt, signed)),
-                    Some("ge" | "hs") => Some(Arith::Cmp(Cmp::Ge, signed)),
-                    Some("eq") => Some(Arith::Cmp(Cmp::Eq, signed)),
-                    Some("ne") => Some(Arith::Cmp(Cmp::Ne, signed)),
+            O::Setp if ops.len() == 3 && mods.get(1).is_some_and(|t| !is_float(t)) => {
+                let signed = mods.get(1).and_then(M::data_type).is_some_and(is_signed);
+                match mods.first() {
+                    Some(M::Lt | M::Lo) => Some(Arith::Cmp(Cmp::Lt, signed)),
+                    Some(M::Le | M::Ls) => Some(Arith::Cmp(Cmp::Le, signed)),
+                    Some(M::Gt | M::Hi) => Some(Arith::Cmp(Cmp::Gt, signed)),
+                    Some(M::Ge | M::Hs) => Some(Arith::Cmp(Cmp::Ge, signed)),
+                    Some(M::Eq) => Some(Arith::Cmp(Cmp::Eq, signed)),
+                    Some(M::Ne) => Some(Arith::Cmp(Cmp::Ne, signed)),
                     _ => Some(Arith::Other),
                 }
             }
             // `selp d, a, b, p`: one of `a`, `b` (the facts join them).
-            "selp" => Some(Arith::Select),
+            O::Selp => Some(Arith::Select),
             // `bfe.u32 d, a, pos, len` with constant `pos`/`len` is `(a >> pos) & (2^len - 1)`.
-            "bfe" if bfe_fields(parts, ops).is_some() => {
-                let len = bfe_fields(parts, ops).map_or(1, |f| f.1);
+            O::Bfe if bfe_fields(mods, ops).is_some() => {
+                let len = bfe_fields(mods, ops).map_or(1, |f| f.1);
                 let a = self.value(&ops[1], &loc);
                 let shift = self.value(&ops[2], &loc);
                 let mask = self.value(&((1u64 << len) - 1).to_string(), &loc);
@@ -286,7 +294,7 @@ impl Entry {
                 self.push(&loc, Op::Arith(Arith::And), defs, vec![t, mask], guard);
                 return;
             }
-            "mad" if ops.len() == 4 && matches!(parts.get(1), Some(&"lo" | &"wide")) => {
+            O::Mad if ops.len() == 4 && matches!(mods.first(), Some(M::Lo | M::Wide)) => {
                 // d = a * b + c, as two steps the range analysis understands.
                 let (a, b, c) = (
                     self.value(&ops[1], &loc),
@@ -298,30 +306,91 @@ impl Entry {
                 self.push(&loc, Op::Arith(Arith::Add), defs, vec![t, c], guard);
                 return;
             }
-            "setp" | "not" | "neg" | "popc" | "clz" | "brev" | "bfind" | "cvt" | "mul" | "shr"
-            | "abs" | "cnot" | "fma" | "slct" | "bfe" | "bfi" | "prmt" | "shf" | "sad"
-            | "testp" | "copysign" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos"
-            | "mad24" | "mul24" | "fns" | "dp4a" | "dp2a" | "lop3" | "bmsk" | "szext" | "tanh" => {
-                Some(Arith::Other)
-            }
+            O::Setp
+            | O::Not
+            | O::Neg
+            | O::Popc
+            | O::Clz
+            | O::Brev
+            | O::Bfind
+            | O::Cvt
+            | O::Mul
+            | O::Shr
+            | O::Abs
+            | O::Cnot
+            | O::Fma
+            | O::Slct
+            | O::Bfe
+            | O::Bfi
+            | O::Prmt
+            | O::Shf
+            | O::Sad
+            | O::Testp
+            | O::Copysign
+            | O::Rcp
+            | O::Sqrt
+            | O::Rsqrt
+            | O::Ex2
+            | O::Lg2
+            | O::Sin
+            | O::Cos
+            | O::Mad24
+            | O::Mul24
+            | O::Fns
+            | O::Dp4a
+            | O::Dp2a
+            | O::Lop3
+            | O::Bmsk
+            | O::Szext
+            | O::Tanh => Some(Arith::Other),
             _ => None,
         };
         let uses: Vec<Var> = ops.iter().skip(1).map(|o| self.value(o, &loc)).collect();
         match arith {
             Some(a) => self.push(&loc, Op::Arith(a), defs, uses, guard),
             None => {
-                self.unknown.push((loc.clone(), base.to_owned()));
-                self.push(&loc, Op::Unknown(base.to_owned()), defs, uses, guard);
+                self.unknown.push((loc.clone(), base.name().to_owned()));
+                self.push(&loc, Op::Unknown(base.name().to_owned()), defs, uses, guard);
             }
         }
     }
 }
 
 /// `bfe.u* d, a, pos, len` with constant `pos < 64` and `1 <= len < 64`: `(pos, len)`.
-fn bfe_fields(parts: &[&str], ops: &[String]) -> Option<(u64, u64)> {
-    if !parts.get(1).is_some_and(|t| t.starts_with('u')) || ops.len() != 4 {
+fn bfe_fields(mods: &[M], ops: &[String]) -> Option<(u64, u64)> {
+    if !mods.first().and_then(M::data_type).is_some_and(is_unsigned) || ops.len() != 4 {
         return None;
     }
     let (pos, len) = (parse_imm(ops[2].trim())?, parse_imm(ops[3].trim())?);
     (pos < 64 && (1..64).contains(&len)).then_some((pos, len))
+}
+
+fn is_unsigned(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::U8 | DataType::U16 | DataType::U32 | DataType::U64
+    )
+}
+
+fn is_signed(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::S8 | DataType::S16 | DataType::S32 | DataType::S64
+    )
+}
+
+/// A floating-point comparison: a float type, or `.ftz` before it.
+fn is_float(m: &M) -> bool {
+    *m == M::Ftz
+        || matches!(
+            m.data_type(),
+            Some(
+                DataType::F16
+                    | DataType::F16x2
+                    | DataType::Bf16
+                    | DataType::Bf16x2
+                    | DataType::F32
+                    | DataType::F64
+            )
+        )
 }

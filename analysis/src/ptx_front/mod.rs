@@ -31,13 +31,15 @@ mod text;
 mod warp_level;
 
 use text::{Parsed, Stmt};
-
-/// The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`): 32.
-const WARP_SZ: &str = "WARP_SZ";
+use warpforge_ptx::isa::{
+    predefined_constant, Dim, Modifier as M, Opcode as O, SpecialReg, Variation,
+};
+use warpforge_ptx::parse::{DataType, StateSpace};
 
 fn parse_imm(s: &str) -> Option<u64> {
-    if s == WARP_SZ {
-        return Some(32);
+    // `WARP_SZ`, the warp size nvcc writes for `warpSize`
+    if let Some(v) = predefined_constant(s) {
+        return Some(v);
     }
     let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
     let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
@@ -50,11 +52,16 @@ fn parse_imm(s: &str) -> Option<u64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-fn type_bytes(ty: &str) -> u32 {
+/// The bytes of an access or value of type `ty` (4 when it is not a type or not a listed one).
+fn type_bytes(ty: Option<&M>) -> u32 {
+    data_bytes(ty.and_then(M::data_type))
+}
+
+fn data_bytes(ty: Option<DataType>) -> u32 {
     match ty {
-        "u8" | "s8" | "b8" => 1,
-        "u16" | "s16" | "b16" | "f16" => 2,
-        "u64" | "s64" | "b64" | "f64" => 8,
+        Some(DataType::U8 | DataType::S8 | DataType::B8) => 1,
+        Some(DataType::U16 | DataType::S16 | DataType::B16 | DataType::F16) => 2,
+        Some(DataType::U64 | DataType::S64 | DataType::B64 | DataType::F64) => 8,
         _ => 4,
     }
 }
@@ -257,29 +264,19 @@ fn mask_uses(mask: MaskInfo) -> Vec<Var> {
 }
 
 fn special_of(s: &str) -> Option<Special> {
-    let s = s.trim();
-    if s.starts_with("%tid") || s.starts_with("%lanemask") {
-        Some(if s == "%tid.y" || s == "%tid.z" {
-            Special::ThreadYz
-        } else if s.starts_with("%tid") {
-            Special::Thread
-        } else {
-            Special::Lane
-        })
-    } else if s == "%laneid" {
-        Some(Special::Lane)
-    } else if s == "%warpid" {
-        Some(Special::Warp)
-    } else if [
-        "%ctaid", "%ntid", "%nctaid", "%nwarpid", "%smid", "%nsmid", "%gridid",
-    ]
-    .iter()
-    .any(|p| s.starts_with(p))
-    {
-        Some(Special::Uniform)
-    } else {
-        None
-    }
+    let reg = SpecialReg::parse(s)?;
+    Some(match (reg.variation(), reg.dim()) {
+        (Variation::Thread, Some(Dim::X)) => Special::Thread,
+        (Variation::Thread, _) => Special::ThreadYz,
+        (Variation::Lane, _) => Special::Lane,
+        (Variation::Warp, _) => Special::Warp,
+        (Variation::Block, _) => match reg {
+            // sizes of shared memory: not a register the analysis models
+            SpecialReg::DynamicSmemSize | SpecialReg::TotalSmemSize => return None,
+            _ => Special::Uniform,
+        },
+        (Variation::Time, _) => return None,
+    })
 }
 
 /// A `.shared` declaration: `[.extern] .shared .align A .b8 name[N]` (N empty for `.extern`).
@@ -296,10 +293,9 @@ fn shared_decl(text: &str) -> Option<SharedDecl> {
         ".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16", ".s32",
         ".s64", ".f16", ".f32", ".f64",
     ];
-    let elem = words
-        .iter()
-        .find(|w| TYPES.contains(w))
-        .map_or(1, |t| type_bytes(t.trim_start_matches('.')));
+    let elem = words.iter().find(|w| TYPES.contains(w)).map_or(1, |t| {
+        data_bytes(DataType::from_name(t.trim_start_matches('.')))
+    });
     let (name, count) = match last.split_once('[') {
         Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<u64>().ok()),
         None => (*last, Some(1)),

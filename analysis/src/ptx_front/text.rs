@@ -1,6 +1,8 @@
 //! A statement of the module as the lowering reads it (the parser's printing of one node, or an
 //! instruction's parts; see `ast`).
 
+use warpforge_ptx::isa::{Modifier, Opcode};
+
 /// A statement of the source: its text (without `;`) and where it starts; an instruction also in
 /// parts.
 pub(super) struct Stmt {
@@ -16,8 +18,10 @@ pub(super) struct Stmt {
 pub(super) struct Parsed {
     /// The guard predicate's register and whether it is negated (`@!%p`).
     pub(super) guard: Option<(String, bool)>,
-    /// The opcode and its modifiers (`ld`, `shared`, `v4`, `u32`), a `::` sub-qualifier dropped.
-    pub(super) parts: Vec<String>,
+    /// The opcode (`ld`).
+    pub(super) opcode: Opcode,
+    /// Its modifiers, in order (`shared::cta`, `v4`, `u32`).
+    pub(super) mods: Vec<Modifier>,
     /// The operands as PTX text.
     pub(super) ops: Vec<String>,
 }

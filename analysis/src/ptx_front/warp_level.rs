@@ -12,14 +12,14 @@ impl Entry {
     /// Models `base` if it is one of the instructions above; `false` leaves it to the caller.
     pub(super) fn warp_level(
         &mut self,
-        base: &str,
-        parts: &[&str],
+        base: &O,
+        mods: &[M],
         ops: &[String],
         loc: &Location,
         guard: Option<Var>,
     ) -> bool {
         match base {
-            "activemask" => {
+            O::Activemask => {
                 // The mask of the lanes executing it: the same in every such lane, unknown in value.
                 let defs = ops.first().map(|d| self.registers(d)).unwrap_or_default();
                 let mask = MaskInfo::Var(self.temp_named("activemask"));
@@ -30,8 +30,8 @@ impl Entry {
                 self.push(loc, op, defs, vec![], guard);
             }
             // Sleeps and memory fences order or delay; nothing for the facts.
-            "nanosleep" | "fence" | "membar" => {}
-            "call" => {
+            O::Nanosleep | O::Fence | O::Membar => {}
+            O::Call => {
                 let args = ops.join(", ");
                 let Some(summary) = calls::callee(&args).and_then(|c| self.funcs.get(&c).cloned())
                 else {
@@ -48,14 +48,14 @@ impl Entry {
                     self.push(loc, op, vec![], vec![], guard);
                 }
             }
-            "cp" if parts.get(1) == Some(&"async") => {
+            O::Cp if mods.first() == Some(&M::Async) => {
                 if let (Some(dst), Some(_src)) = (ops.first(), ops.get(1)) {
                     if dst.starts_with('[') {
                         let width = ops
                             .get(2)
                             .and_then(|n| parse_imm(n))
                             .map_or(16, |n| n as u32);
-                        let space = if parts.contains(&"shared") {
+                        let space = if mods.iter().any(|m| m.space() == Some(StateSpace::Shared)) {
                             Space::Shared(None)
                         } else {
                             Space::Generic
@@ -71,7 +71,7 @@ impl Entry {
                 }
                 // commit_group / wait_group / wait_all order the copies: nothing for the facts.
             }
-            "mbarrier" => {
+            O::Mbarrier => {
                 let addr_at = ops.iter().position(|o| o.starts_with('['));
                 let defs = match addr_at {
                     Some(k) if k > 0 => self.registers(&ops[0]),
@@ -82,10 +82,10 @@ impl Entry {
                     self.push(loc, Op::Atomic { addr }, defs, uses, guard);
                 }
             }
-            "ldmatrix" | "stmatrix" | "wmma" | "mma" | "wgmma" => {
+            O::Ldmatrix | O::Stmatrix | O::Wmma | O::Mma | O::Wgmma => {
                 // Warp-synchronous (`.sync.aligned`): every lane of the warp must execute it.
                 let defs = match base {
-                    "stmatrix" => Vec::new(),
+                    O::Stmatrix => Vec::new(),
                     _ => ops.first().map(|d| self.registers(d)).unwrap_or_default(),
                 };
                 let uses: Vec<Var> = ops

@@ -7,28 +7,29 @@ use warpforge_ir::{
     BinaryOp, CastKind, CmpOp, Expr, Literal, ParamKind, ScalarType, Special, UnaryOp, Value,
 };
 
-use super::{mov_op, param_symbol, Lowerer};
+use super::{mov_op, param_symbol, Lowerer, B32, B64, F32, PRED, S16, S32, S64, S8, U32, U64};
 use crate::ast::Operand;
+use crate::isa::{Dim, Modifier as M, Opcode as O, SpecialReg, WARP_SZ};
 use crate::regs::{Reg, RegClass};
 
 /// The arithmetic type suffix of `t` (8/16-bit values compute as `u32`).
-fn arith(t: ScalarType) -> &'static str {
+fn arith(t: ScalarType) -> M {
     match t {
-        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => "u32",
-        ScalarType::I32 => "s32",
-        ScalarType::U64 => "u64",
-        ScalarType::I64 => "s64",
-        ScalarType::F32 => "f32",
-        ScalarType::Bool => "pred",
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => U32,
+        ScalarType::I32 => S32,
+        ScalarType::U64 => U64,
+        ScalarType::I64 => S64,
+        ScalarType::F32 => F32,
+        ScalarType::Bool => PRED,
     }
 }
 
 /// The bit type suffix of `t`.
-fn bits(t: ScalarType) -> &'static str {
+fn bits(t: ScalarType) -> M {
     match RegClass::of(t) {
-        RegClass::Pred => "pred",
-        RegClass::B64 => "b64",
-        RegClass::B32 | RegClass::F32 => "b32",
+        RegClass::Pred => PRED,
+        RegClass::B64 => B64,
+        RegClass::B32 | RegClass::F32 => B32,
     }
 }
 
@@ -54,7 +55,7 @@ impl Lowerer<'_> {
     fn normalize(&mut self, r: Reg, t: ScalarType) {
         if let Some(mask) = narrow_mask(t) {
             self.inst(
-                "and.b32",
+                (O::And, &[B32]),
                 vec![Operand::Reg(r), Operand::Reg(r), Operand::Imm(mask)],
             );
         }
@@ -89,27 +90,27 @@ impl Lowerer<'_> {
                 let (a, b) = (self.op(a), self.op(b));
                 let dst = self.def(value);
                 let op = if t == ScalarType::I64 {
-                    "mul.wide.s32"
+                    (O::Mul, &[M::Wide, S32])
                 } else {
-                    "mul.wide.u32"
+                    (O::Mul, &[M::Wide, U32])
                 };
-                self.inst(op, vec![Operand::Reg(dst), a, b]);
+                self.inst((op.0, op.1), vec![Operand::Reg(dst), a, b]);
             }
             Expr::Compare(op, a, b) => {
                 let operand_t = self.ty(a);
-                let name = match (op, operand_t) {
-                    (CmpOp::Ne, ScalarType::F32) => "neu", // true when either is NaN, like Rust's `!=`
-                    (CmpOp::Eq, _) => "eq",
-                    (CmpOp::Ne, _) => "ne",
-                    (CmpOp::Lt, _) => "lt",
-                    (CmpOp::Le, _) => "le",
-                    (CmpOp::Gt, _) => "gt",
-                    (CmpOp::Ge, _) => "ge",
+                let cmp = match (op, operand_t) {
+                    (CmpOp::Ne, ScalarType::F32) => M::Neu, // true when either is NaN, like Rust's `!=`
+                    (CmpOp::Eq, _) => M::Eq,
+                    (CmpOp::Ne, _) => M::Ne,
+                    (CmpOp::Lt, _) => M::Lt,
+                    (CmpOp::Le, _) => M::Le,
+                    (CmpOp::Gt, _) => M::Gt,
+                    (CmpOp::Ge, _) => M::Ge,
                 };
                 let (a, b) = (self.op(a), self.op(b));
                 let dst = self.def(value);
                 self.inst(
-                    format!("setp.{name}.{}", arith(operand_t)),
+                    (O::Setp, &[cmp, arith(operand_t)]),
                     vec![Operand::Reg(dst), a, b],
                 );
             }
@@ -121,15 +122,14 @@ impl Lowerer<'_> {
                 let (c, a, b) = (self.reg(cond), self.op(if_true), self.op(if_false));
                 let dst = self.def(value);
                 if t == ScalarType::Bool {
-                    self.guarded(c, false, "mov.pred", vec![Operand::Reg(dst), a]);
-                    self.guarded(c, true, "mov.pred", vec![Operand::Reg(dst), b]);
+                    self.guarded(c, false, (O::Mov, &[PRED]), vec![Operand::Reg(dst), a]);
+                    self.guarded(c, true, (O::Mov, &[PRED]), vec![Operand::Reg(dst), b]);
                 } else {
-                    let op = if t == ScalarType::F32 {
-                        "selp.f32".into()
-                    } else {
-                        format!("selp.{}", bits(t))
-                    };
-                    self.inst(op, vec![Operand::Reg(dst), a, b, Operand::Reg(c)]);
+                    let ty = if t == ScalarType::F32 { F32 } else { bits(t) };
+                    self.inst(
+                        (O::Selp, &[ty]),
+                        vec![Operand::Reg(dst), a, b, Operand::Reg(c)],
+                    );
                 }
             }
             Expr::Cast(kind, a, to) => self.cast(value, kind, a, to),
@@ -142,13 +142,14 @@ impl Lowerer<'_> {
             unreachable!("verified: only scalar parameters are read as values")
         };
         let addr = Operand::Addr(Box::new(Operand::Sym(param_symbol(&param.name).0)), 0);
-        let ld = format!("ld.param.{}", super::param_type(t));
+        let param_type = M::Type(super::param_type(t));
+        let ld = (O::Ld, &[M::Param, param_type][..]);
         if t == ScalarType::Bool {
             let byte = self.fresh(RegClass::B32);
             self.inst(ld, vec![Operand::Reg(byte), addr]);
             let dst = self.def(value);
             self.inst(
-                "setp.ne.u32",
+                (O::Setp, &[M::Ne, U32]),
                 vec![Operand::Reg(dst), Operand::Reg(byte), Operand::Imm(0)],
             );
         } else {
@@ -158,36 +159,42 @@ impl Lowerer<'_> {
     }
 
     fn special(&mut self, value: Value, s: Special) {
-        let sreg = |name: &str| Operand::Sym(name.into());
+        let sreg = |reg: SpecialReg| Operand::Sym(reg.to_string());
         match s {
             Special::LaneId | Special::WarpIndex => {
                 // Derived from %tid.x: %laneid is equivalent, %warpid is not stable across a kernel's life.
                 let tid = self.fresh(RegClass::B32);
-                self.inst("mov.u32", vec![Operand::Reg(tid), sreg("%tid.x")]);
+                self.inst(
+                    (O::Mov, &[U32]),
+                    vec![Operand::Reg(tid), sreg(SpecialReg::Tid(Dim::X))],
+                );
                 let dst = self.def(value);
                 let (op, amount) = if s == Special::LaneId {
-                    ("and.b32", 31)
+                    ((O::And, &[B32]), 31)
                 } else {
-                    ("shr.u32", 5)
+                    ((O::Shr, &[U32]), 5)
                 };
                 self.inst(
-                    op,
+                    (op.0, op.1),
                     vec![Operand::Reg(dst), Operand::Reg(tid), Operand::Imm(amount)],
                 );
             }
             Special::WarpSize => {
                 let dst = self.def(value);
-                self.inst("mov.u32", vec![Operand::Reg(dst), Operand::Imm(32)]);
+                self.inst(
+                    (O::Mov, &[U32]),
+                    vec![Operand::Reg(dst), Operand::Imm(i64::from(WARP_SZ))],
+                );
             }
             _ => {
                 let name = match s {
-                    Special::ThreadIndex => "%tid.x",
-                    Special::BlockIndex => "%ctaid.x",
-                    Special::BlockSize => "%ntid.x",
-                    _ => "%nctaid.x",
+                    Special::ThreadIndex => SpecialReg::Tid(Dim::X),
+                    Special::BlockIndex => SpecialReg::Ctaid(Dim::X),
+                    Special::BlockSize => SpecialReg::Ntid(Dim::X),
+                    _ => SpecialReg::Nctaid(Dim::X),
                 };
                 let dst = self.def(value);
-                self.inst("mov.u32", vec![Operand::Reg(dst), sreg(name)]);
+                self.inst((O::Mov, &[U32]), vec![Operand::Reg(dst), sreg(name)]);
             }
         }
     }
@@ -199,24 +206,21 @@ impl Lowerer<'_> {
         let d = Operand::Reg(dst);
         match op {
             UnaryOp::Not => {
-                self.inst(format!("not.{}", bits(t)), vec![d, src]);
+                self.inst((O::Not, &[bits(t)]), vec![d, src]);
                 self.normalize(dst, t);
             }
-            UnaryOp::Neg => self.inst(format!("neg.{}", arith(t)), vec![d, src]),
-            UnaryOp::PopCount => self.inst(format!("popc.{}", bits(at)), vec![d, src]),
-            UnaryOp::CountLeadingZeros => self.inst(format!("clz.{}", bits(at)), vec![d, src]),
-            UnaryOp::BitReverse => self.inst(format!("brev.{}", bits(at)), vec![d, src]),
+            UnaryOp::Neg => self.inst((O::Neg, &[arith(t)]), vec![d, src]),
+            UnaryOp::PopCount => self.inst((O::Popc, &[bits(at)]), vec![d, src]),
+            UnaryOp::CountLeadingZeros => self.inst((O::Clz, &[bits(at)]), vec![d, src]),
+            UnaryOp::BitReverse => self.inst((O::Brev, &[bits(at)]), vec![d, src]),
             UnaryOp::FindFirstSet => {
                 // The lowest set bit is the highest set bit of the reversed word, counted from the top;
                 // bfind yields 0xffffffff for zero, as the IR requires.
                 let reversed = self.fresh(RegClass::of(at));
+                self.inst((O::Brev, &[bits(at)]), vec![Operand::Reg(reversed), src]);
+                let u = if at == ScalarType::U64 { U64 } else { U32 };
                 self.inst(
-                    format!("brev.{}", bits(at)),
-                    vec![Operand::Reg(reversed), src],
-                );
-                let u = if at == ScalarType::U64 { "u64" } else { "u32" };
-                self.inst(
-                    format!("bfind.shiftamt.{u}"),
+                    (O::Bfind, &[M::Shiftamt, u]),
                     vec![d, Operand::Reg(reversed)],
                 );
             }
@@ -232,10 +236,11 @@ impl Lowerer<'_> {
             let dst = self.def(value);
             // shr.s* shifts arithmetically, shr.u* logically: the IR's rule for signed and unsigned.
             let name = if op == BinaryOp::Shl {
-                format!("shl.{}", bits(t))
+                (O::Shl, [bits(t)])
             } else {
-                format!("shr.{}", arith(t))
+                (O::Shr, [arith(t)])
             };
+            let name = (name.0, &name.1[..]);
             self.inst(name, vec![Operand::Reg(dst), x, amount]);
             self.normalize(dst, t);
             return;
@@ -244,13 +249,13 @@ impl Lowerer<'_> {
             // Division by zero is defined: x / 0 == x, x % 0 == 0.
             let raw = self.fresh(RegClass::of(t));
             let zero = self.fresh(RegClass::Pred);
-            let name = if op == BinaryOp::Div { "div" } else { "rem" };
+            let opcode = if op == BinaryOp::Div { O::Div } else { O::Rem };
             self.inst(
-                format!("{name}.{}", arith(t)),
+                (opcode, &[arith(t)]),
                 vec![Operand::Reg(raw), x.clone(), y.clone()],
             );
             self.inst(
-                format!("setp.eq.{}", arith(t)),
+                (O::Setp, &[M::Eq, arith(t)]),
                 vec![Operand::Reg(zero), y, Operand::Imm(0)],
             );
             let dst = self.def(value);
@@ -259,9 +264,8 @@ impl Lowerer<'_> {
             } else {
                 Operand::Imm(0)
             };
-            let sel = format!("selp.{}", bits(t));
             self.inst(
-                sel,
+                (O::Selp, &[bits(t)]),
                 vec![
                     Operand::Reg(dst),
                     when_zero,
@@ -271,24 +275,24 @@ impl Lowerer<'_> {
             );
             return;
         }
-        let name = match op {
-            BinaryOp::Add if float => "add.rn.f32".into(),
-            BinaryOp::Sub if float => "sub.rn.f32".into(),
-            BinaryOp::Mul if float => "mul.rn.f32".into(),
-            BinaryOp::Div => "div.rn.f32".into(),
-            BinaryOp::Add => format!("add.{}", arith(t)),
-            BinaryOp::Sub => format!("sub.{}", arith(t)),
-            BinaryOp::Mul => format!("mul.lo.{}", arith(t)),
-            BinaryOp::MulHi => format!("mul.hi.{}", arith(t)),
-            BinaryOp::Min => format!("min.{}", arith(t)),
-            BinaryOp::Max => format!("max.{}", arith(t)),
-            BinaryOp::And => format!("and.{}", bits(t)),
-            BinaryOp::Or => format!("or.{}", bits(t)),
-            BinaryOp::Xor => format!("xor.{}", bits(t)),
+        let (opcode, modifiers) = match op {
+            BinaryOp::Add if float => (O::Add, vec![M::Rn, F32]),
+            BinaryOp::Sub if float => (O::Sub, vec![M::Rn, F32]),
+            BinaryOp::Mul if float => (O::Mul, vec![M::Rn, F32]),
+            BinaryOp::Div => (O::Div, vec![M::Rn, F32]),
+            BinaryOp::Add => (O::Add, vec![arith(t)]),
+            BinaryOp::Sub => (O::Sub, vec![arith(t)]),
+            BinaryOp::Mul => (O::Mul, vec![M::Lo, arith(t)]),
+            BinaryOp::MulHi => (O::Mul, vec![M::Hi, arith(t)]),
+            BinaryOp::Min => (O::Min, vec![arith(t)]),
+            BinaryOp::Max => (O::Max, vec![arith(t)]),
+            BinaryOp::And => (O::And, vec![bits(t)]),
+            BinaryOp::Or => (O::Or, vec![bits(t)]),
+            BinaryOp::Xor => (O::Xor, vec![bits(t)]),
             BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => unreachable!("handled above"),
         };
         let dst = self.def(value);
-        self.inst(name, vec![Operand::Reg(dst), x, y]);
+        self.inst((opcode, &modifiers), vec![Operand::Reg(dst), x, y]);
         if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) {
             self.normalize(dst, t);
         }
@@ -303,31 +307,34 @@ impl Lowerer<'_> {
         let wide_from = RegClass::of(from) == RegClass::B64;
         match kind {
             CastKind::ZeroExtend if from == ScalarType::Bool => {
-                let op = if wide_to { "selp.u64" } else { "selp.u32" };
-                self.inst(op, vec![d, Operand::Imm(1), Operand::Imm(0), src]);
+                let ty = if wide_to { U64 } else { U32 };
+                self.inst(
+                    (O::Selp, &[ty]),
+                    vec![d, Operand::Imm(1), Operand::Imm(0), src],
+                );
             }
-            CastKind::ZeroExtend if wide_to => self.inst("cvt.u64.u32", vec![d, src]),
-            CastKind::ZeroExtend => self.inst("mov.b32", vec![d, src]),
+            CastKind::ZeroExtend if wide_to => self.inst((O::Cvt, &[U64, U32]), vec![d, src]),
+            CastKind::ZeroExtend => self.inst((O::Mov, &[B32]), vec![d, src]),
             CastKind::SignExtend => {
                 let source = match from.bits() {
-                    8 => "s8",
-                    16 => "s16",
-                    _ => "s32",
+                    8 => S8,
+                    16 => S16,
+                    _ => S32,
                 };
-                let target = if wide_to { "s64" } else { "s32" };
-                self.inst(format!("cvt.{target}.{source}"), vec![d, src]);
+                let target = if wide_to { S64 } else { S32 };
+                self.inst((O::Cvt, &[target, source]), vec![d, src]);
                 self.normalize(dst, to);
             }
             CastKind::Truncate if wide_from => {
-                self.inst("cvt.u32.u64", vec![d, src]);
+                self.inst((O::Cvt, &[U32, U64]), vec![d, src]);
                 self.normalize(dst, to);
             }
             CastKind::Truncate => {
                 let mask =
                     narrow_mask(to).expect("verified: a 32-bit truncation targets u8 or u16");
-                self.inst("and.b32", vec![d, src, Operand::Imm(mask)]);
+                self.inst((O::And, &[B32]), vec![d, src, Operand::Imm(mask)]);
             }
-            CastKind::Bitcast => self.inst(format!("mov.{}", bits(to)), vec![d, src]),
+            CastKind::Bitcast => self.inst((O::Mov, &[bits(to)]), vec![d, src]),
         }
     }
 }

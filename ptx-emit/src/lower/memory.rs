@@ -6,20 +6,24 @@
 
 use warpforge_ir::{AtomicOp, MemRef, ScalarType, Value};
 
-use super::Lowerer;
+use super::{Lowerer, B32, F32, S64, U16, U32, U64, U8};
 use crate::ast::Operand;
+use crate::isa::{Modifier as M, Opcode as O};
 use crate::regs::RegClass;
 
 /// The memory type suffix of an element type.
-fn mem_type(t: ScalarType) -> &'static str {
+fn mem_type(t: ScalarType) -> M {
     match t {
-        ScalarType::U8 => "u8",
-        ScalarType::U16 => "u16",
-        ScalarType::U32 | ScalarType::I32 | ScalarType::Bool => "u32",
-        ScalarType::U64 | ScalarType::I64 => "u64",
-        ScalarType::F32 => "f32",
+        ScalarType::U8 => U8,
+        ScalarType::U16 => U16,
+        ScalarType::U32 | ScalarType::I32 | ScalarType::Bool => U32,
+        ScalarType::U64 | ScalarType::I64 => U64,
+        ScalarType::F32 => F32,
     }
 }
+
+/// The state space modifiers of an access (`.global.nc` for read-only buffers).
+type Space = &'static [M];
 
 impl Lowerer<'_> {
     fn elem_type(&self, array: MemRef) -> ScalarType {
@@ -35,7 +39,7 @@ impl Lowerer<'_> {
     }
 
     /// The state space and address of element `index` of `array`.
-    fn address(&mut self, array: MemRef, index: Value) -> (&'static str, Operand) {
+    fn address(&mut self, array: MemRef, index: Value) -> (Space, Operand) {
         let size = i64::from(self.elem_type(array).size_bytes().unwrap_or(1));
         let wide_index = self.ty(index) == ScalarType::U64;
         let idx = self.op(index);
@@ -46,37 +50,40 @@ impl Lowerer<'_> {
                 let offset = self.fresh(RegClass::B64);
                 if wide_index {
                     self.inst(
-                        "mul.lo.u64",
+                        (O::Mul, &[M::Lo, U64]),
                         vec![Operand::Reg(offset), idx, Operand::Imm(size)],
                     );
                 } else {
                     self.inst(
-                        "mul.wide.u32",
+                        (O::Mul, &[M::Wide, U32]),
                         vec![Operand::Reg(offset), idx, Operand::Imm(size)],
                     );
                 }
                 let addr = self.fresh(RegClass::B64);
                 self.inst(
-                    "add.s64",
+                    (O::Add, &[S64]),
                     vec![Operand::Reg(addr), Operand::Reg(base), Operand::Reg(offset)],
                 );
-                ("global", Operand::Addr(Box::new(Operand::Reg(addr)), 0))
+                (&[M::Global], Operand::Addr(Box::new(Operand::Reg(addr)), 0))
             }
             MemRef::Shared(s) => {
                 let idx = if wide_index {
                     // Shared memory is far below 4 GiB: the low 32 bits of the index address it.
                     let low = self.fresh(RegClass::B32);
-                    self.inst("cvt.u32.u64", vec![Operand::Reg(low), idx]);
+                    self.inst((O::Cvt, &[U32, U64]), vec![Operand::Reg(low), idx]);
                     Operand::Reg(low)
                 } else {
                     idx
                 };
                 let base = self.fresh(RegClass::B32);
                 let (symbol, offset) = self.shared_bases[s.index()].clone();
-                self.inst("mov.u32", vec![Operand::Reg(base), Operand::Sym(symbol.0)]);
+                self.inst(
+                    (O::Mov, &[U32]),
+                    vec![Operand::Reg(base), Operand::Sym(symbol.0)],
+                );
                 if offset != 0 {
                     self.inst(
-                        "add.u32",
+                        (O::Add, &[U32]),
                         vec![
                             Operand::Reg(base),
                             Operand::Reg(base),
@@ -86,7 +93,7 @@ impl Lowerer<'_> {
                 }
                 let addr = self.fresh(RegClass::B32);
                 self.inst(
-                    "mad.lo.u32",
+                    (O::Mad, &[M::Lo, U32]),
                     vec![
                         Operand::Reg(addr),
                         idx,
@@ -94,14 +101,14 @@ impl Lowerer<'_> {
                         Operand::Reg(base),
                     ],
                 );
-                ("shared", Operand::Addr(Box::new(Operand::Reg(addr)), 0))
+                (&[M::Shared], Operand::Addr(Box::new(Operand::Reg(addr)), 0))
             }
         }
     }
 
     /// `global.nc` for buffers the kernel never writes (the read-only data path; it also tells PTX
     /// readers such as the linter that the loaded value cannot be changed by other threads).
-    fn load_space(&self, array: MemRef, space: &'static str) -> &'static str {
+    fn load_space(&self, array: MemRef, space: Space) -> Space {
         match array {
             MemRef::Global(p)
                 if matches!(
@@ -112,7 +119,7 @@ impl Lowerer<'_> {
                     }
                 ) =>
             {
-                "global.nc"
+                &[M::Global, M::Nc]
             }
             _ => space,
         }
@@ -122,30 +129,30 @@ impl Lowerer<'_> {
         let (space, addr) = self.address(array, index);
         let space = self.load_space(array, space);
         let dst = self.def(value);
-        let op = format!("ld.{space}.{}", mem_type(self.elem_type(array)));
-        self.inst(op, vec![Operand::Reg(dst), addr]);
+        let modifiers = [space, &[mem_type(self.elem_type(array))]].concat();
+        self.inst((O::Ld, &modifiers), vec![Operand::Reg(dst), addr]);
     }
 
     pub(super) fn store(&mut self, array: MemRef, index: Value, value: Value) {
         let (space, addr) = self.address(array, index);
         let src = self.op(value);
-        let op = format!("st.{space}.{}", mem_type(self.elem_type(array)));
-        self.inst(op, vec![addr, src]);
+        let modifiers = [space, &[mem_type(self.elem_type(array))]].concat();
+        self.inst((O::St, &modifiers), vec![addr, src]);
     }
 
     pub(super) fn load_wide(&mut self, values: &[Value], array: MemRef, index: Value) {
         let (space, addr) = self.address(array, index);
         let space = self.load_space(array, space);
         let regs = values.iter().map(|&v| self.def(v)).collect();
-        let op = format!("ld.{space}.v{}.u32", values.len());
-        self.inst(op, vec![Operand::Vector(regs), addr]);
+        let modifiers = [space, &[vector(values.len()), U32]].concat();
+        self.inst((O::Ld, &modifiers), vec![Operand::Vector(regs), addr]);
     }
 
     pub(super) fn store_wide(&mut self, array: MemRef, index: Value, values: &[Value]) {
         let (space, addr) = self.address(array, index);
         let regs = values.iter().map(|&v| self.reg(v)).collect();
-        let op = format!("st.{space}.v{}.u32", values.len());
-        self.inst(op, vec![addr, Operand::Vector(regs)]);
+        let modifiers = [space, &[vector(values.len()), U32]].concat();
+        self.inst((O::St, &modifiers), vec![addr, Operand::Vector(regs)]);
     }
 
     pub(super) fn atomic(
@@ -159,13 +166,13 @@ impl Lowerer<'_> {
     ) {
         let (space, addr) = self.address(array, index);
         let name = match op {
-            AtomicOp::Add => "add.u32",
-            AtomicOp::Min => "min.u32",
-            AtomicOp::Max => "max.u32",
-            AtomicOp::And => "and.b32",
-            AtomicOp::Or => "or.b32",
-            AtomicOp::Exchange => "exch.b32",
-            AtomicOp::CompareExchange => "cas.b32",
+            AtomicOp::Add => [M::Add, U32],
+            AtomicOp::Min => [M::Min, U32],
+            AtomicOp::Max => [M::Max, U32],
+            AtomicOp::And => [M::And, B32],
+            AtomicOp::Or => [M::Or, B32],
+            AtomicOp::Exchange => [M::Exch, B32],
+            AtomicOp::CompareExchange => [M::Cas, B32],
         };
         let mut args = vec![addr];
         if let Some(c) = compare {
@@ -174,6 +181,15 @@ impl Lowerer<'_> {
         args.push(self.op(operand));
         let dst = self.def(value);
         args.insert(0, Operand::Reg(dst));
-        self.inst(format!("atom.{space}.{name}"), args);
+        self.inst((O::Atom, &[space, &name[..]].concat()), args);
+    }
+}
+
+/// `.v2`, `.v4` or `.v8` for a wide access of `n` words.
+fn vector(n: usize) -> M {
+    match n {
+        2 => M::V2,
+        4 => M::V4,
+        _ => M::V8,
     }
 }

@@ -16,7 +16,26 @@ use warpforge_ir::{Kernel, LocalId, ParamKind, ScalarType, Stmt, Value, Verified
 use crate::ast::{
     Entry, Guard, Inst, Label, LabelKind, Line, Module, Operand, ParamDecl, SharedDecl, Symbol,
 };
+use crate::isa::{Modifier as M, Opcode as O};
+use crate::parse::DataType;
 use crate::regs::{Reg, RegAllocator, RegClass};
+
+/// An instruction's name: its opcode and modifiers.
+pub(crate) type Op<'m> = (O, &'m [M]);
+
+/// The type modifiers the lowering writes.
+pub(crate) const PRED: M = M::Type(DataType::Pred);
+pub(crate) const B32: M = M::Type(DataType::B32);
+pub(crate) const B64: M = M::Type(DataType::B64);
+pub(crate) const U8: M = M::Type(DataType::U8);
+pub(crate) const U16: M = M::Type(DataType::U16);
+pub(crate) const U32: M = M::Type(DataType::U32);
+pub(crate) const U64: M = M::Type(DataType::U64);
+pub(crate) const S8: M = M::Type(DataType::S8);
+pub(crate) const S16: M = M::Type(DataType::S16);
+pub(crate) const S32: M = M::Type(DataType::S32);
+pub(crate) const S64: M = M::Type(DataType::S64);
+pub(crate) const F32: M = M::Type(DataType::F32);
 use crate::Sm;
 
 /// Lowers a verified kernel to a PTX module.
@@ -51,7 +70,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
     };
     l.prologue();
     l.block(&kernel.body);
-    l.inst("ret", vec![]);
+    l.inst((O::Ret, &[]), vec![]);
     Module {
         target,
         files: l.source.file_table(),
@@ -63,7 +82,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
                 .map(|(_, p)| ParamDecl {
                     symbol: param_symbol(&p.name),
                     ty: match p.kind {
-                        ParamKind::Buffer { .. } => "u64",
+                        ParamKind::Buffer { .. } => DataType::U64,
                         ParamKind::Scalar(t) => param_type(t),
                     },
                 })
@@ -121,13 +140,13 @@ pub(crate) fn shared_symbol(name: &str) -> Symbol {
 }
 
 /// The `.param` type of a scalar parameter (`bool` travels as a byte, 0 or 1).
-pub(crate) fn param_type(t: ScalarType) -> &'static str {
+pub(crate) fn param_type(t: ScalarType) -> DataType {
     match t {
-        ScalarType::Bool | ScalarType::U8 => "u8",
-        ScalarType::U16 => "u16",
-        ScalarType::U32 | ScalarType::I32 => "u32",
-        ScalarType::U64 | ScalarType::I64 => "u64",
-        ScalarType::F32 => "f32",
+        ScalarType::Bool | ScalarType::U8 => DataType::U8,
+        ScalarType::U16 => DataType::U16,
+        ScalarType::U32 | ScalarType::I32 => DataType::U32,
+        ScalarType::U64 | ScalarType::I64 => DataType::U64,
+        ScalarType::F32 => DataType::F32,
     }
 }
 
@@ -153,19 +172,19 @@ pub(crate) struct Lowerer<'k> {
 }
 
 impl Lowerer<'_> {
-    fn inst(&mut self, op: impl Into<String>, args: Vec<Operand>) {
-        self.body.push(Line::Inst(Inst {
-            guard: None,
-            op: op.into(),
-            args,
-        }));
+    fn inst(&mut self, op: Op<'_>, args: Vec<Operand>) {
+        self.push_inst(None, op, args);
     }
 
-    fn guarded(&mut self, pred: Reg, negated: bool, op: impl Into<String>, args: Vec<Operand>) {
-        let guard = Some(Guard { pred, negated });
+    fn guarded(&mut self, pred: Reg, negated: bool, op: Op<'_>, args: Vec<Operand>) {
+        self.push_inst(Some(Guard { pred, negated }), op, args);
+    }
+
+    fn push_inst(&mut self, guard: Option<Guard>, (opcode, modifiers): Op<'_>, args: Vec<Operand>) {
         self.body.push(Line::Inst(Inst {
             guard,
-            op: op.into(),
+            opcode,
+            modifiers: modifiers.to_vec(),
             args,
         }));
     }
@@ -203,7 +222,7 @@ impl Lowerer<'_> {
         let masked = self.fresh(RegClass::B32);
         let src = self.op(v);
         self.inst(
-            "and.b32",
+            (O::And, &[B32]),
             vec![Operand::Reg(masked), src, Operand::Imm(mask)],
         );
         Operand::Reg(masked)
@@ -226,7 +245,7 @@ impl Lowerer<'_> {
     }
 
     fn branch(&mut self, target: Label) {
-        self.inst("bra", vec![Operand::Label(target)]);
+        self.inst((O::Bra, &[]), vec![Operand::Label(target)]);
     }
 
     /// Converts buffer parameters to global addresses and zeroes every local.
@@ -237,11 +256,11 @@ impl Lowerer<'_> {
                 let global = self.fresh(RegClass::B64);
                 let sym = Operand::Sym(param_symbol(&p.name).0);
                 self.inst(
-                    "ld.param.u64",
+                    (O::Ld, &[M::Param, U64]),
                     vec![Operand::Reg(generic), Operand::Addr(Box::new(sym), 0)],
                 );
                 self.inst(
-                    "cvta.to.global.u64",
+                    (O::Cvta, &[M::To, M::Global, U64]),
                     vec![Operand::Reg(global), Operand::Reg(generic)],
                 );
                 self.buffers[h.index()] = Some(global);
@@ -251,12 +270,12 @@ impl Lowerer<'_> {
             let class = RegClass::of(local.ty);
             let reg = self.fresh(class);
             let (op, zero) = match class {
-                RegClass::Pred => ("mov.pred", Operand::Imm(0)),
-                RegClass::B32 => ("mov.b32", Operand::Imm(0)),
-                RegClass::B64 => ("mov.b64", Operand::Imm(0)),
-                RegClass::F32 => ("mov.f32", Operand::F32(0)),
+                RegClass::Pred => ((O::Mov, &[PRED]), Operand::Imm(0)),
+                RegClass::B32 => ((O::Mov, &[B32]), Operand::Imm(0)),
+                RegClass::B64 => ((O::Mov, &[B64]), Operand::Imm(0)),
+                RegClass::F32 => ((O::Mov, &[F32]), Operand::F32(0)),
             };
-            self.inst(op, vec![Operand::Reg(reg), zero]);
+            self.inst((op.0, op.1), vec![Operand::Reg(reg), zero]);
             self.locals.push(reg);
         }
     }
@@ -329,11 +348,11 @@ impl Lowerer<'_> {
                 let cond = self.reg(*cond);
                 let end = self.label(LabelKind::EndIf);
                 if else_block.is_empty() {
-                    self.guarded(cond, true, "bra", vec![Operand::Label(end)]);
+                    self.guarded(cond, true, (O::Bra, &[]), vec![Operand::Label(end)]);
                     self.nested("then", then_block);
                 } else {
                     let otherwise = self.label(LabelKind::Else);
-                    self.guarded(cond, true, "bra", vec![Operand::Label(otherwise)]);
+                    self.guarded(cond, true, (O::Bra, &[]), vec![Operand::Label(otherwise)]);
                     self.nested("then", then_block);
                     self.mark_loc();
                     self.branch(end);
@@ -364,19 +383,19 @@ impl Lowerer<'_> {
                     .expect("verified: continue is inside a loop");
                 self.branch(head);
             }
-            Stmt::Return => self.inst("ret", vec![]),
-            Stmt::Barrier => self.inst("bar.sync", vec![Operand::Imm(0)]),
+            Stmt::Return => self.inst((O::Ret, &[]), vec![]),
+            Stmt::Barrier => self.inst((O::Bar, &[M::Sync]), vec![Operand::Imm(0)]),
             Stmt::Warp(op) => self.warp(op),
         }
     }
 }
 
 /// The `mov` of a register class.
-pub(crate) fn mov_op(class: RegClass) -> &'static str {
+pub(crate) fn mov_op(class: RegClass) -> Op<'static> {
     match class {
-        RegClass::Pred => "mov.pred",
-        RegClass::B32 => "mov.b32",
-        RegClass::B64 => "mov.b64",
-        RegClass::F32 => "mov.f32",
+        RegClass::Pred => (O::Mov, &[PRED]),
+        RegClass::B32 => (O::Mov, &[B32]),
+        RegClass::B64 => (O::Mov, &[B64]),
+        RegClass::F32 => (O::Mov, &[F32]),
     }
 }

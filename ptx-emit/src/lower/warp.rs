@@ -2,8 +2,9 @@
 
 use warpforge_ir::{Mask, ShuffleMode, VoteMode, WarpOp};
 
-use super::Lowerer;
+use super::{Lowerer, B32, B64, PRED};
 use crate::ast::Operand;
+use crate::isa::{Modifier as M, Opcode as O};
 
 impl Lowerer<'_> {
     fn mask(&self, mask: Mask) -> Operand {
@@ -25,47 +26,54 @@ impl Lowerer<'_> {
             } => {
                 // c = 0 for `up` (lanes below the delta keep their value), 31 (clamp to the warp) otherwise.
                 let (name, c) = match mode {
-                    ShuffleMode::Index => ("idx", 31),
-                    ShuffleMode::Up => ("up", 0),
-                    ShuffleMode::Down => ("down", 31),
-                    ShuffleMode::Xor => ("bfly", 31),
+                    ShuffleMode::Index => (M::Idx, 31),
+                    ShuffleMode::Up => (M::Up, 0),
+                    ShuffleMode::Down => (M::Down, 31),
+                    ShuffleMode::Xor => (M::Bfly, 31),
                 };
                 let lane = self.masked_u32(lane, 32);
                 let src = self.op(src);
                 let dst = self.def(value);
                 let args = vec![Operand::Reg(dst), src, lane, Operand::Imm(c), mask];
-                self.inst(format!("shfl.sync.{name}.b32"), args);
+                self.inst((O::Shfl, &[M::Sync, name, B32]), args);
             }
             WarpOp::Ballot { value, pred, .. } => {
                 let pred = self.op(pred);
                 let dst = self.def(value);
-                self.inst("vote.sync.ballot.b32", vec![Operand::Reg(dst), pred, mask]);
+                self.inst(
+                    (O::Vote, &[M::Sync, M::Ballot, B32]),
+                    vec![Operand::Reg(dst), pred, mask],
+                );
             }
             WarpOp::Vote {
                 value, mode, pred, ..
             } => {
                 let pred = self.op(pred);
                 let dst = self.def(value);
-                let name = if mode == VoteMode::Any { "any" } else { "all" };
+                let name = if mode == VoteMode::Any {
+                    M::Any
+                } else {
+                    M::All
+                };
                 self.inst(
-                    format!("vote.sync.{name}.pred"),
+                    (O::Vote, &[M::Sync, name, PRED]),
                     vec![Operand::Reg(dst), pred, mask],
                 );
             }
             WarpOp::MatchAny { value, src, .. } => {
                 let width = if self.ty(src) == warpforge_ir::ScalarType::U64 {
-                    "b64"
+                    B64
                 } else {
-                    "b32"
+                    B32
                 };
                 let src = self.op(src);
                 let dst = self.def(value);
                 self.inst(
-                    format!("match.any.sync.{width}"),
+                    (O::Match, &[M::Any, M::Sync, width]),
                     vec![Operand::Reg(dst), src, mask],
                 );
             }
-            WarpOp::Sync { .. } => self.inst("bar.warp.sync", vec![mask]),
+            WarpOp::Sync { .. } => self.inst((O::Bar, &[M::Warp, M::Sync]), vec![mask]),
         }
     }
 }

@@ -7,6 +7,7 @@ use super::error::{ParseError, Pos};
 use super::instructions::{block, Block, Instruction, Instructions};
 use super::keywords::Linkage;
 use super::resolve::resolve_names;
+use crate::isa::Opcode;
 
 /// Whether a function is a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,10 +80,7 @@ impl Function {
     }
 
     /// Every instruction with its opcode `opcode` (`bar`, `shfl`).
-    pub fn instructions_named<'a>(
-        &'a self,
-        opcode: &'a str,
-    ) -> impl Iterator<Item = &'a Instruction> + 'a {
+    pub fn instructions_named(&self, opcode: Opcode) -> impl Iterator<Item = &Instruction> + '_ {
         self.instructions().filter(move |i| i.opcode == opcode)
     }
 }

@@ -6,9 +6,10 @@ use super::cursor::{Comment, Cursor, MAX_NESTING};
 use super::directives::{loc, pragma, var_decl, Loc, Pragma, VarDecl};
 use super::directives::{param_list, Param};
 use super::error::{ParseError, Pos};
-use super::keywords::StateSpace;
+use super::keywords::{DataType, StateSpace};
 use super::lexer::Tok;
 use super::operands::{operand, register, Operand, Register};
+use crate::isa::{Modifier, Opcode};
 
 /// A `{ … }` scope.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,25 +81,30 @@ pub struct Instruction {
     /// The guard predicate.
     pub guard: Option<Guard>,
     /// The opcode (`ld`).
-    pub opcode: String,
-    /// The dotted modifiers, in order, without dots (`global`, `nc`, `v4`, `u32`; `shared::cta`).
-    pub modifiers: Vec<String>,
+    pub opcode: Opcode,
+    /// The dotted modifiers, in order (`global`, `nc`, `v4`, `u32`; `shared::cta`).
+    pub modifiers: Vec<Modifier>,
     /// The operands, in order.
     pub operands: Vec<Operand>,
 }
 
 impl Instruction {
-    /// Whether `modifier` (without the dot) is among the modifiers.
-    pub fn has_modifier(&self, modifier: &str) -> bool {
-        self.modifiers.iter().any(|m| m == modifier)
+    /// Whether `modifier` is among the modifiers.
+    pub fn has_modifier(&self, modifier: &Modifier) -> bool {
+        self.modifiers.contains(modifier)
+    }
+
+    /// The data type modifiers, in order.
+    pub fn types(&self) -> impl Iterator<Item = DataType> + '_ {
+        self.modifiers.iter().filter_map(Modifier::data_type)
     }
 
     /// The opcode with its modifiers, as written (`ld.global.nc.u32`).
     pub fn full_opcode(&self) -> String {
-        let mut s = self.opcode.clone();
+        let mut s = self.opcode.name().to_owned();
         for m in &self.modifiers {
             s.push('.');
-            s.push_str(m);
+            s.push_str(&m.to_string());
         }
         s
     }
@@ -250,12 +256,13 @@ fn instruction(c: &mut Cursor) -> Result<Instruction, ParseError> {
     } else {
         None
     };
-    let (opcode, _) = c.expect_ident("an opcode")?;
+    let (name, _) = c.expect_ident("an opcode")?;
+    let opcode = Opcode::from_name(&name);
     let mut modifiers = Vec::new();
     while c.touches_previous() {
         match c.peek_dot() {
             Some(m) => {
-                modifiers.push(m.to_string());
+                modifiers.push(Modifier::from_name(m));
                 c.bump();
             }
             None => break,

@@ -19,7 +19,8 @@
 //!   positions to compare parses.
 //!
 //! ```
-//! use warpforge_ptx::parse::{parse, OperandKind};
+//! use warpforge_ptx::isa::{Modifier, Opcode};
+//! use warpforge_ptx::parse::{parse, DataType, OperandKind};
 //!
 //! let module = parse(
 //!     ".version 7.0\n.target sm_80\n.address_size 64\n\
@@ -32,7 +33,8 @@
 //! let k = module.function("k").unwrap();
 //! assert_eq!(k.reqntid(), Some([32, 1, 1]));
 //! let mov = k.instructions().next().unwrap();
-//! assert_eq!((mov.opcode.as_str(), mov.modifiers.as_slice()), ("mov", &["u32".to_string()][..]));
+//! assert_eq!(mov.opcode, Opcode::Mov);
+//! assert_eq!(mov.modifiers, [Modifier::Type(DataType::U32)]);
 //! assert!(matches!(&mov.operands[1].kind, OperandKind::Register(r) if r.to_string() == "%tid.x"));
 //! assert_eq!(mov.pos.line, 8);
 //! ```

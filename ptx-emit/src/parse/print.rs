@@ -266,7 +266,7 @@ impl Display for Instruction {
         if let Some(g) = &self.guard {
             write!(f, "{g} ")?;
         }
-        f.write_str(&self.opcode)?;
+        f.write_str(self.opcode.name())?;
         for m in &self.modifiers {
             write!(f, ".{m}")?;
         }

@@ -5,6 +5,7 @@
 //! sections, `.ptr` parameters, initializers.
 
 use crate::support;
+use warpforge_ptx::isa::{Modifier, Opcode};
 
 use warpforge_ptx::parse::{
     parse, AddressBase, Component, DataType, DataValue, FloatImm, Function, FunctionKind,
@@ -108,7 +109,7 @@ fn nvcc_device_function_call_sequence_loc_and_debug_section() {
     assert_eq!(reg(&add.operands[0].kind), "%r23");
     let branch = entry
         .instructions()
-        .find(|i| i.opcode == "bra" && i.guard.is_some())
+        .find(|i| i.opcode == Opcode::Bra && i.guard.is_some())
         .expect("a guarded branch");
     assert!(matches!(&branch.operands[0].kind, OperandKind::Label(l) if l.starts_with("$L__BB1_")));
     assert!(!branch.guard.as_ref().expect("guard").negated);
@@ -222,9 +223,12 @@ fn triton_wgmma_brace_vectors_ptr_params_and_dwarf() {
     }
     let fence = k
         .instructions()
-        .find(|i| i.opcode == "fence")
+        .find(|i| i.opcode == Opcode::Fence)
         .expect("fence");
-    assert_eq!(fence.modifiers, ["proxy", "async", "shared::cta"]);
+    assert_eq!(
+        fence.modifiers,
+        [Modifier::Proxy, Modifier::Async, Modifier::SharedCta]
+    );
 
     let sections: Vec<_> = m
         .items

@@ -14,6 +14,8 @@
 //! | `tanh.approx.f32` | relative 2^-11 (sm_75+) |
 //! | `sqrt.approx.f32`, `rcp.approx.f32` | relative 2^-23 (1 ulp): here the IEEE result |
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction};
 
 use super::decode::{operands, Decoder, Imm, Mods};
@@ -23,13 +25,13 @@ impl Decoder<'_> {
     /// `ex2`, `lg2`, `sin`, `cos`, `rsqrt`, `tanh` (`.approx` required) and `sqrt.approx`,
     /// `rcp.approx`: `f32` only.
     pub(crate) fn approx(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
-        if !mods.take("approx") {
+        let name = &inst.opcode;
+        if !mods.take(M::Approx) {
             return Err(format!(
                 "`{name}` needs `.approx` (the only form the ISA has for .f32)"
             ));
         }
-        let ftz = mods.take("ftz");
+        let ftz = mods.take(M::Ftz);
         let types = mods.types();
         if types != [DataType::F32] {
             let given: Vec<&str> = types.iter().map(|t| t.name()).collect();
@@ -39,13 +41,13 @@ impl Decoder<'_> {
             ));
         }
         let op = match name {
-            "ex2" => FUn::Ex2,
-            "lg2" => FUn::Lg2,
-            "sin" => FUn::Sin,
-            "cos" => FUn::Cos,
-            "rsqrt" => FUn::Rsqrt,
-            "tanh" => FUn::Tanh,
-            "sqrt" => FUn::Sqrt,
+            O::Ex2 => FUn::Ex2,
+            O::Lg2 => FUn::Lg2,
+            O::Sin => FUn::Sin,
+            O::Cos => FUn::Cos,
+            O::Rsqrt => FUn::Rsqrt,
+            O::Tanh => FUn::Tanh,
+            O::Sqrt => FUn::Sqrt,
             _ => FUn::Rcp,
         };
         let [d, a] = operands::<2>(inst)?;

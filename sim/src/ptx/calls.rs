@@ -1,6 +1,7 @@
 //! The `.func`s an entry calls and what a decoded one is ([`Func`], its frame's [`FrameVar`]s);
 //! `decode_call.rs` decodes them.
 
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{Block, Function, FunctionKind, Module, OperandKind, Statement};
 
 /// A variable of the current function's frame: a parameter, a return parameter, a `.local`
@@ -66,7 +67,7 @@ pub(crate) fn reachable<'m>(module: &'m Module, entry: &'m Function) -> Vec<&'m 
 fn called(block: &Block, out: &mut Vec<String>) {
     for s in &block.statements {
         match s {
-            Statement::Instruction(i) if i.opcode == "call" => {
+            Statement::Instruction(i) if i.opcode == O::Call => {
                 for op in &i.operands {
                     if let OperandKind::Symbol(name) = &op.kind {
                         out.push(name.clone());

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 
 use warpforge_ir::SourceLoc;
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{
     Block, Function, Instruction, Module, ModuleItem, Operand, OperandKind, StateSpace, Statement,
 };
@@ -299,10 +301,10 @@ impl Decoder<'_> {
             None => None,
             Some(g) => Some((self.reg(&g.pred).map_err(err)?, g.negated)),
         };
-        let op = match inst.opcode.as_str() {
-            "bra" => {
+        let op = match inst.opcode {
+            O::Bra => {
                 let mut mods = Mods::new(inst);
-                mods.ignore(&["uni"]);
+                mods.ignore(&[M::Uni]);
                 mods.finish().map_err(err)?;
                 let label = match inst.operands.as_slice() {
                     [Operand {
@@ -317,25 +319,25 @@ impl Decoder<'_> {
                     reconverge: 0,
                 }
             }
-            "trap" => {
+            O::Trap => {
                 Mods::new(inst).finish().map_err(err)?;
                 if !inst.operands.is_empty() {
                     return Err(err("`trap` takes no operands".into()));
                 }
                 Op::Trap
             }
-            "ret" | "exit" => {
+            O::Ret | O::Exit => {
                 let mut mods = Mods::new(inst);
-                mods.ignore(&["uni"]);
+                mods.ignore(&[M::Uni]);
                 mods.finish().map_err(err)?;
-                if inst.opcode == "ret" && self.in_function {
+                if inst.opcode == O::Ret && self.in_function {
                     Op::Ret
                 } else {
                     Op::Exit
                 }
             }
-            "call" => self.call(inst).map_err(err)?,
-            "brx" => self.brx(inst).map_err(err)?,
+            O::Call => self.call(inst).map_err(err)?,
+            O::Brx => self.brx(inst).map_err(err)?,
             _ => self.decode_op(inst).map_err(err)?,
         };
         self.insts.push(Inst { op, guard });
@@ -347,17 +349,20 @@ impl Decoder<'_> {
 
     /// The instruction families other than control flow.
     fn decode_op(&mut self, inst: &Instruction) -> Result<Op, String> {
-        match inst.opcode.as_str() {
-            "ld" | "ldu" | "st" | "atom" | "red" | "cvta" => self.memory(inst),
-            "bar" | "barrier" | "shfl" | "vote" | "match" | "activemask" | "redux" => {
+        match inst.opcode {
+            O::Ld | O::Ldu | O::St | O::Atom | O::Red | O::Cvta => self.memory(inst),
+            O::Bar | O::Barrier | O::Shfl | O::Vote | O::Match | O::Activemask | O::Redux => {
                 self.sync(inst)
             }
-            "cp" | "mbarrier" | "wgmma" => self.async_op(inst),
-            "ldmatrix" | "stmatrix" | "mma" | "wmma" => self.matrix(inst),
-            "cvt" if inst.modifiers.iter().any(|m| m == "tf32") => self.cvt_tf32(inst),
-            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "griddepcontrol" => {
-                self.no_op(inst)
-            }
+            O::Cp | O::Mbarrier | O::Wgmma => self.async_op(inst),
+            O::Ldmatrix | O::Stmatrix | O::Mma | O::Wmma => self.matrix(inst),
+            O::Cvt if inst.modifiers.iter().any(|m| *m == M::Tf32) => self.cvt_tf32(inst),
+            O::Membar
+            | O::Fence
+            | O::Prefetch
+            | O::Prefetchu
+            | O::Nanosleep
+            | O::Griddepcontrol => self.no_op(inst),
             _ => self.alu(inst),
         }
     }
@@ -366,30 +371,41 @@ impl Decoder<'_> {
     fn no_op(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
         mods.ignore(&[
-            "cta", "gl", "gpu", "sys", "cluster", "sc", "acq_rel", "acquire", "release", "global",
-            "local", "L1", "L2",
+            M::Cta,
+            M::Gl,
+            M::Gpu,
+            M::Sys,
+            M::Cluster,
+            M::Sc,
+            M::AcqRel,
+            M::Acquire,
+            M::Release,
+            M::Global,
+            M::Local,
+            M::L1,
+            M::L2,
         ]);
-        match inst.opcode.as_str() {
+        match inst.opcode {
             // `fence.proxy.async` orders the generic proxy's accesses with the async proxy's
             // (bulk copies, TMA), and `fence.mbarrier_init` makes an `mbarrier.init` visible to
             // those: here every access, `cp.async` copies and mbarrier updates included, happens
             // in one sequentially consistent order when it is performed, so both have nothing
             // to order.
-            "fence" => mods.ignore(&[
-                "proxy",
-                "async",
-                "alias",
-                "mbarrier_init",
-                "shared",
-                "shared::cta",
-                "shared::cluster",
+            O::Fence => mods.ignore(&[
+                M::Proxy,
+                M::Async,
+                M::Alias,
+                M::MbarrierInit,
+                M::Shared,
+                M::SharedCta,
+                M::SharedCluster,
             ]),
             // Programmatic dependent launch: one grid at a time here, so there is nothing to wait for.
-            "griddepcontrol" => mods.ignore(&["launch_dependents", "wait"]),
+            O::Griddepcontrol => mods.ignore(&[M::LaunchDependents, M::Wait]),
             _ => {}
         }
-        if inst.opcode == "nanosleep" {
-            mods.ignore(&["u32"]);
+        if inst.opcode == O::Nanosleep {
+            mods.ignore(&[M::Type(warpforge_ptx::parse::DataType::U32)]);
             mods.finish()?;
             // Its operand is a duration: read it so a bad register is still an error.
             operands::<1>(inst)?;

@@ -3,6 +3,8 @@
 //! the dispatch of the floating-point instructions (`decode_float.rs`, `approx.rs`); anything else
 //! is refused with its name.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::{Opcode as O, SpecialReg};
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, value_type, Decoder, Imm, Mods};
@@ -30,11 +32,11 @@ impl Decoder<'_> {
     /// Every computing instruction.
     pub(crate) fn alu(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        let op = match inst.opcode.as_str() {
+        let op = match inst.opcode {
             _ if super::decode_half::is_float_x(inst) => self.float_x(inst, &mut mods)?,
-            "mov" => self.mov(inst, &mut mods)?,
-            "setp" => self.setp(inst, &mut mods)?,
-            "selp" => {
+            O::Mov => self.mov(inst, &mut mods)?,
+            O::Setp => self.setp(inst, &mut mods)?,
+            O::Selp => {
                 let t = one_type(&mut mods)?;
                 let bits = storage_type(t).ok_or("unsupported type")?.bits();
                 let [d, a, b, c] = operands::<4>(inst)?;
@@ -47,8 +49,8 @@ impl Decoder<'_> {
                     bits,
                 }
             }
-            "cvt" => self.cvt(inst, &mut mods)?,
-            "bfe" => {
+            O::Cvt => self.cvt(inst, &mut mods)?,
+            O::Bfe => {
                 let ty = int_of(one_type(&mut mods)?)?;
                 let [d, a, b, c] = operands::<4>(inst)?;
                 Op::Bfe {
@@ -59,7 +61,7 @@ impl Decoder<'_> {
                     c: self.src(c, Imm::Int)?,
                 }
             }
-            "bfi" => {
+            O::Bfi => {
                 let ty = int_of(one_type(&mut mods)?)?;
                 let [f, a, b, c, e] = operands::<5>(inst)?;
                 Op::Bfi {
@@ -71,15 +73,33 @@ impl Decoder<'_> {
                     e: self.src(e, Imm::Int)?,
                 }
             }
-            "prmt" | "mul24" | "mad24" | "addc" | "subc" | "madc" | "bmsk" | "szext" | "fns"
-            | "dp4a" | "dp2a" | "shf" | "lop3" | "sad" => self.int_form(inst, &mut mods)?,
-            "add" | "sub" | "mad" if mods.has("cc") => self.int_form(inst, &mut mods)?,
-            "mad" if mods.has("sat") && !mods.has("f32") && !mods.has("f64") => {
+            O::Prmt
+            | O::Mul24
+            | O::Mad24
+            | O::Addc
+            | O::Subc
+            | O::Madc
+            | O::Bmsk
+            | O::Szext
+            | O::Fns
+            | O::Dp4a
+            | O::Dp2a
+            | O::Shf
+            | O::Lop3
+            | O::Sad => self.int_form(inst, &mut mods)?,
+            O::Add | O::Sub | O::Mad if mods.has(M::Cc) => self.int_form(inst, &mut mods)?,
+            O::Mad
+                if mods.has(M::Sat)
+                    && !mods.has(M::Type(DataType::F32))
+                    && !mods.has(M::Type(DataType::F64)) =>
+            {
                 self.int_form(inst, &mut mods)?
             }
-            "fma" => self.fma(inst, &mut mods)?,
-            "ex2" | "lg2" | "sin" | "cos" | "rsqrt" | "tanh" => self.approx(inst, &mut mods)?,
-            "sqrt" | "rcp" => self.sqrt_rcp(inst, &mut mods)?,
+            O::Fma => self.fma(inst, &mut mods)?,
+            O::Ex2 | O::Lg2 | O::Sin | O::Cos | O::Rsqrt | O::Tanh => {
+                self.approx(inst, &mut mods)?
+            }
+            O::Sqrt | O::Rcp => self.sqrt_rcp(inst, &mut mods)?,
             _ => self.arith(inst, &mut mods)?,
         };
         mods.finish()?;
@@ -93,12 +113,12 @@ impl Decoder<'_> {
             .bits();
         let [d, a] = operands::<2>(inst)?;
         if let OperandKind::Register(r) = &a.kind {
-            let timer = match (r.name.as_str(), r.component) {
-                ("%clock", None) => Some(Timer::Clock),
-                ("%clock64", None) => Some(Timer::Clock64),
-                ("%globaltimer", None) => Some(Timer::Global),
-                ("%globaltimer_lo", None) => Some(Timer::GlobalLo),
-                ("%globaltimer_hi", None) => Some(Timer::GlobalHi),
+            let timer = match SpecialReg::of(r) {
+                Some(SpecialReg::Clock) => Some(Timer::Clock),
+                Some(SpecialReg::Clock64) => Some(Timer::Clock64),
+                Some(SpecialReg::Globaltimer) => Some(Timer::Global),
+                Some(SpecialReg::GlobaltimerLo) => Some(Timer::GlobalLo),
+                Some(SpecialReg::GlobaltimerHi) => Some(Timer::GlobalHi),
                 _ => None,
             };
             if let Some(timer) = timer {
@@ -156,32 +176,48 @@ impl Decoder<'_> {
 
     fn setp(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
         let cmp = match mods.one_of(&[
-            "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
-            "gtu", "geu", "num", "nan",
+            M::Eq,
+            M::Ne,
+            M::Lt,
+            M::Le,
+            M::Gt,
+            M::Ge,
+            M::Lo,
+            M::Ls,
+            M::Hi,
+            M::Hs,
+            M::Equ,
+            M::Neu,
+            M::Ltu,
+            M::Leu,
+            M::Gtu,
+            M::Geu,
+            M::Num,
+            M::Nan,
         ]) {
-            Some("eq") => Cmp::Eq,
-            Some("ne") => Cmp::Ne,
-            Some("lt" | "lo") => Cmp::Lt,
-            Some("le" | "ls") => Cmp::Le,
-            Some("gt" | "hi") => Cmp::Gt,
-            Some("ge" | "hs") => Cmp::Ge,
-            Some("equ") => Cmp::Equ,
-            Some("neu") => Cmp::Neu,
-            Some("ltu") => Cmp::Ltu,
-            Some("leu") => Cmp::Leu,
-            Some("gtu") => Cmp::Gtu,
-            Some("geu") => Cmp::Geu,
-            Some("num") => Cmp::Num,
+            Some(M::Eq) => Cmp::Eq,
+            Some(M::Ne) => Cmp::Ne,
+            Some(M::Lt | M::Lo) => Cmp::Lt,
+            Some(M::Le | M::Ls) => Cmp::Le,
+            Some(M::Gt | M::Hi) => Cmp::Gt,
+            Some(M::Ge | M::Hs) => Cmp::Ge,
+            Some(M::Equ) => Cmp::Equ,
+            Some(M::Neu) => Cmp::Neu,
+            Some(M::Ltu) => Cmp::Ltu,
+            Some(M::Leu) => Cmp::Leu,
+            Some(M::Gtu) => Cmp::Gtu,
+            Some(M::Geu) => Cmp::Geu,
+            Some(M::Num) => Cmp::Num,
             Some(_) => Cmp::Nan,
             None => return Err("no comparison operator".into()),
         };
-        let bool_op = match mods.one_of(&["and", "or", "xor"]) {
-            Some("and") => Some(BoolOp::And),
-            Some("or") => Some(BoolOp::Or),
+        let bool_op = match mods.one_of(&[M::And, M::Or, M::Xor]) {
+            Some(M::And) => Some(BoolOp::And),
+            Some(M::Or) => Some(BoolOp::Or),
             Some(_) => Some(BoolOp::Xor),
             None => None,
         };
-        let ftz = mods.take("ftz");
+        let ftz = mods.take(M::Ftz);
         let t = one_type(mods)?;
         let ty = match t {
             DataType::F32 => CmpTy::F32 { ftz },
@@ -236,40 +272,44 @@ impl Decoder<'_> {
 
     /// Integer arithmetic and logic; `.f32`/`.f64` arithmetic is `decode_float.rs`'s.
     fn arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
-        if inst.modifiers.iter().any(|m| m == "f32" || m == "f64") {
+        let name = &inst.opcode;
+        if inst
+            .modifiers
+            .iter()
+            .any(|m| *m == M::Type(DataType::F32) || *m == M::Type(DataType::F64))
+        {
             return self.float_arith(inst, mods);
         }
-        let half = match mods.one_of(&["lo", "hi", "wide"]) {
-            Some("lo") => Some(Half::Lo),
-            Some("hi") => Some(Half::Hi),
+        let half = match mods.one_of(&[M::Lo, M::Hi, M::Wide]) {
+            Some(M::Lo) => Some(Half::Lo),
+            Some(M::Hi) => Some(Half::Hi),
             Some(_) => Some(Half::Wide),
             None => None,
         };
-        if let Some(t) = inst.modifiers.iter().find_map(|m| DataType::from_name(m)) {
+        if let Some(t) = inst.modifiers.iter().find_map(M::data_type) {
             if !matches!(value_type(t), Some(Ty::Int(_))) {
                 return Err(format!("type `.{}` is not supported", t.name()));
             }
         }
-        let sat = mods.take("sat");
+        let sat = mods.take(M::Sat);
         let ty = int_of(one_type(mods)?)?;
         let binary = |op: IntBin| Some(op);
         let bin = match (name, half) {
-            ("add", None) if sat => binary(IntBin::AddSat),
-            ("sub", None) if sat => binary(IntBin::SubSat),
-            ("add", None) => binary(IntBin::Add),
-            ("sub", None) => binary(IntBin::Sub),
-            ("mul", Some(Half::Lo)) => binary(IntBin::MulLo),
-            ("mul", Some(Half::Hi)) => binary(IntBin::MulHi),
-            ("div", None) => binary(IntBin::Div),
-            ("rem", None) => binary(IntBin::Rem),
-            ("min", None) => binary(IntBin::Min),
-            ("max", None) => binary(IntBin::Max),
-            ("and", None) => binary(IntBin::And),
-            ("or", None) => binary(IntBin::Or),
-            ("xor", None) => binary(IntBin::Xor),
-            ("shl", None) => binary(IntBin::Shl),
-            ("shr", None) => binary(IntBin::Shr),
+            (O::Add, None) if sat => binary(IntBin::AddSat),
+            (O::Sub, None) if sat => binary(IntBin::SubSat),
+            (O::Add, None) => binary(IntBin::Add),
+            (O::Sub, None) => binary(IntBin::Sub),
+            (O::Mul, Some(Half::Lo)) => binary(IntBin::MulLo),
+            (O::Mul, Some(Half::Hi)) => binary(IntBin::MulHi),
+            (O::Div, None) => binary(IntBin::Div),
+            (O::Rem, None) => binary(IntBin::Rem),
+            (O::Min, None) => binary(IntBin::Min),
+            (O::Max, None) => binary(IntBin::Max),
+            (O::And, None) => binary(IntBin::And),
+            (O::Or, None) => binary(IntBin::Or),
+            (O::Xor, None) => binary(IntBin::Xor),
+            (O::Shl, None) => binary(IntBin::Shl),
+            (O::Shr, None) => binary(IntBin::Shr),
             _ => None,
         };
         if sat
@@ -293,15 +333,15 @@ impl Decoder<'_> {
             });
         }
         let unary = match name {
-            "neg" => Some(IntUn::Neg),
-            "not" => Some(IntUn::Not),
-            "cnot" => Some(IntUn::CNot),
-            "abs" => Some(IntUn::Abs),
-            "popc" => Some(IntUn::Popc),
-            "clz" => Some(IntUn::Clz),
-            "brev" => Some(IntUn::Brev),
-            "bfind" => Some(IntUn::Bfind {
-                shiftamt: mods.take("shiftamt"),
+            O::Neg => Some(IntUn::Neg),
+            O::Not => Some(IntUn::Not),
+            O::Cnot => Some(IntUn::CNot),
+            O::Abs => Some(IntUn::Abs),
+            O::Popc => Some(IntUn::Popc),
+            O::Clz => Some(IntUn::Clz),
+            O::Brev => Some(IntUn::Brev),
+            O::Bfind => Some(IntUn::Bfind {
+                shiftamt: mods.take(M::Shiftamt),
             }),
             _ => None,
         };
@@ -320,7 +360,7 @@ impl Decoder<'_> {
             });
         }
         match (name, half) {
-            ("mul", Some(Half::Wide)) => {
+            (O::Mul, Some(Half::Wide)) => {
                 if !matches!(ty.bits, 16 | 32) {
                     return Err("`mul.wide` takes 16- or 32-bit operands".into());
                 }
@@ -332,7 +372,7 @@ impl Decoder<'_> {
                     b: self.src(b, Imm::Int)?,
                 })
             }
-            ("mad", Some(half)) => {
+            (O::Mad, Some(half)) => {
                 if half == Half::Wide && !matches!(ty.bits, 16 | 32) {
                     return Err("`mad.wide` takes 16- or 32-bit operands".into());
                 }

@@ -6,6 +6,8 @@
 //! consistent and has no caches. The bulk copies (`cp.async.bulk`, TMA's `cp.async.bulk.tensor`)
 //! and Hopper's warpgroup MMA (`wgmma`) are refused by name.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{operands, Decoder, Imm, Mods};
@@ -16,23 +18,30 @@ use super::inst_async::Async;
 const WGMMA: &str = "wgmma (Hopper warpgroup MMA) is not supported by the simulator";
 
 /// Ordering, scope and cache hints with nothing to simulate.
-fn is_hint(m: &str) -> bool {
+fn is_hint(m: &M) -> bool {
     matches!(
         m,
-        "release" | "acquire" | "relaxed" | "cta" | "cluster" | "L2::64B" | "L2::128B" | "L2::256B"
+        M::Release
+            | M::Acquire
+            | M::Relaxed
+            | M::Cta
+            | M::Cluster
+            | M::L2Prefetch64B
+            | M::L2Prefetch128B
+            | M::L2Prefetch256B
     )
 }
 
 /// The mbarrier's state space: `.shared`/`.shared::cta`, or generic when none is given.
 fn mbarrier_space(mods: &mut Mods) -> Result<MemSpace, String> {
-    if mods.take("shared::cluster") {
+    if mods.take(M::SharedCluster) {
         return Err(
             "an mbarrier in `.shared::cluster` (another block's barrier) is not \
                     supported: a block runs alone here"
                 .into(),
         );
     }
-    Ok(match mods.one_of(&["shared", "shared::cta"]) {
+    Ok(match mods.one_of(&[M::Shared, M::SharedCta]) {
         Some(_) => MemSpace::Shared,
         None => MemSpace::Generic,
     })
@@ -58,9 +67,9 @@ fn immediate(op: &Operand, what: &str) -> Result<u64, String> {
 impl Decoder<'_> {
     /// `cp.*`, `mbarrier.*`, `wgmma.*`.
     pub(crate) fn async_op(&mut self, inst: &Instruction) -> Result<Op, String> {
-        let a = match inst.opcode.as_str() {
-            "wgmma" => return Err(WGMMA.into()),
-            "mbarrier" => self.mbarrier(inst)?,
+        let a = match inst.opcode {
+            O::Wgmma => return Err(WGMMA.into()),
+            O::Mbarrier => self.mbarrier(inst)?,
             _ => return self.cp(inst),
         };
         Ok(Op::Async(a))
@@ -74,44 +83,44 @@ impl Decoder<'_> {
     /// `cp.async…` (and the refused `cp.async.bulk…` / `cp.reduce.async.bulk…`).
     fn cp(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        if mods.has("bulk") {
-            let what = if mods.has("tensor") {
+        if mods.has(M::Bulk) {
+            let what = if mods.has(M::Tensor) {
                 "`cp.async.bulk.tensor` (the Tensor Memory Accelerator, TMA)"
-            } else if mods.has("reduce") {
+            } else if mods.has(M::Reduce) {
                 "`cp.reduce.async.bulk` (bulk asynchronous reduction)"
             } else {
                 "`cp.async.bulk` (bulk asynchronous copy, sm_90)"
             };
             return Err(format!("{what} is not supported by the simulator"));
         }
-        if !mods.take("async") {
+        if !mods.take(M::Async) {
             return Err(format!(
                 "`{}` is not a PTX instruction the simulator knows",
                 { inst.full_opcode() }
             ));
         }
-        if mods.take("commit_group") {
+        if mods.take(M::CommitGroup) {
             mods.finish()?;
             operands::<0>(inst)?;
             return Ok(Op::Async(Async::Commit));
         }
-        if mods.take("wait_group") {
+        if mods.take(M::WaitGroup) {
             mods.finish()?;
             let [n] = operands::<1>(inst)?;
             let n = immediate(n, "the group count of `cp.async.wait_group`")?;
             let n = u32::try_from(n).map_err(|_| format!("group count {n} is out of range"))?;
             return Ok(Op::Async(Async::CopyWait(Some(n))));
         }
-        if mods.take("wait_all") {
+        if mods.take(M::WaitAll) {
             mods.finish()?;
             operands::<0>(inst)?;
             return Ok(Op::Async(Async::CopyWait(None)));
         }
-        if mods.take("mbarrier") {
-            if !mods.take("arrive") {
+        if mods.take(M::Mbarrier) {
+            if !mods.take(M::Arrive) {
                 return Err("expected `cp.async.mbarrier.arrive`".into());
             }
-            let noinc = mods.take("noinc");
+            let noinc = mods.take(M::Noinc);
             let space = mbarrier_space(&mut mods)?;
             b64(&mut mods, "cp.async.mbarrier.arrive")?;
             mods.finish()?;
@@ -119,8 +128,8 @@ impl Decoder<'_> {
             let mbar = self.async_addr(mbar)?;
             return Ok(Op::Async(Async::CopyArrive { mbar, space, noinc }));
         }
-        let cg = match mods.one_of(&["ca", "cg"]) {
-            Some(level) => level == "cg",
+        let cg = match mods.one_of(&[M::Ca, M::Cg]) {
+            Some(level) => level == M::Cg,
             None => {
                 return Err(
                     "expected `cp.async.ca` or `cp.async.cg` (or `.commit_group`, \
@@ -129,12 +138,12 @@ impl Decoder<'_> {
                 )
             }
         };
-        if mods.one_of(&["shared", "shared::cta"]).is_none() || !mods.take("global") {
+        if mods.one_of(&[M::Shared, M::SharedCta]).is_none() || !mods.take(M::Global) {
             return Err("`cp.async` copies from `.global` to `.shared`: expected \
                         `cp.async.{ca,cg}.shared.global`"
                 .into());
         }
-        let policy = mods.take("L2::cache_hint");
+        let policy = mods.take(M::L2CacheHint);
         mods.ignore_if(is_hint);
         mods.finish()?;
         let ops = &inst.operands;
@@ -198,15 +207,15 @@ impl Decoder<'_> {
     fn mbarrier(&mut self, inst: &Instruction) -> Result<Async, String> {
         let mut mods = Mods::new(inst);
         let Some(what) = mods.one_of(&[
-            "init",
-            "arrive",
-            "arrive_drop",
-            "expect_tx",
-            "complete_tx",
-            "test_wait",
-            "try_wait",
-            "inval",
-            "pending_count",
+            M::Init,
+            M::Arrive,
+            M::ArriveDrop,
+            M::ExpectTx,
+            M::CompleteTx,
+            M::TestWait,
+            M::TryWait,
+            M::Inval,
+            M::PendingCount,
         ]) else {
             return Err(format!(
                 "`{}` is not an mbarrier instruction the simulator knows",
@@ -215,7 +224,7 @@ impl Decoder<'_> {
         };
         let name = format!("mbarrier.{what}");
         mods.ignore_if(is_hint);
-        if what == "pending_count" {
+        if what == M::PendingCount {
             b64(&mut mods, &name)?;
             mods.finish()?;
             let [d, state] = operands::<2>(inst)?;
@@ -224,15 +233,15 @@ impl Decoder<'_> {
                 state: self.src(state, Imm::Int)?,
             });
         }
-        let expect_tx = matches!(what, "arrive" | "arrive_drop") && mods.take("expect_tx");
-        let no_complete = matches!(what, "arrive" | "arrive_drop") && mods.take("noComplete");
-        let parity = matches!(what, "test_wait" | "try_wait") && mods.take("parity");
+        let expect_tx = matches!(what, M::Arrive | M::ArriveDrop) && mods.take(M::ExpectTx);
+        let no_complete = matches!(what, M::Arrive | M::ArriveDrop) && mods.take(M::NoComplete);
+        let parity = matches!(what, M::TestWait | M::TryWait) && mods.take(M::Parity);
         let space = mbarrier_space(&mut mods)?;
         b64(&mut mods, &name)?;
         mods.finish()?;
         let ops = &inst.operands;
         Ok(match what {
-            "init" => {
+            M::Init => {
                 let [addr, count] = operands::<2>(inst)?;
                 Async::Init {
                     addr: self.async_addr(addr)?,
@@ -240,24 +249,24 @@ impl Decoder<'_> {
                     count: self.src(count, Imm::Int)?,
                 }
             }
-            "inval" => {
+            M::Inval => {
                 let [addr] = operands::<1>(inst)?;
                 Async::Inval {
                     addr: self.async_addr(addr)?,
                     space,
                 }
             }
-            "expect_tx" | "complete_tx" => {
+            M::ExpectTx | M::CompleteTx => {
                 let [addr, bytes] = operands::<2>(inst)?;
                 Async::Tx {
                     addr: self.async_addr(addr)?,
                     space,
                     bytes: self.src(bytes, Imm::Int)?,
-                    add: what == "expect_tx",
+                    add: what == M::ExpectTx,
                 }
             }
-            "test_wait" | "try_wait" => {
-                let hint = usize::from(what == "try_wait");
+            M::TestWait | M::TryWait => {
+                let hint = usize::from(what == M::TryWait);
                 if ops.len() != 3 && ops.len() != 3 + hint {
                     return Err(format!(
                         "expected 3{} operands, found {}",
@@ -275,7 +284,7 @@ impl Decoder<'_> {
                     space,
                     operand: self.src(&ops[2], Imm::Int)?,
                     parity,
-                    try_: what == "try_wait",
+                    try_: what == M::TryWait,
                 }
             }
             _ => {
@@ -283,7 +292,11 @@ impl Decoder<'_> {
                 if (expect_tx || no_complete) && ops.len() != 3 {
                     return Err(format!(
                         "`{name}.{}` takes 3 operands (state, [addr], {}), found {}",
-                        if expect_tx { "expect_tx" } else { "noComplete" },
+                        if expect_tx {
+                            M::ExpectTx
+                        } else {
+                            M::NoComplete
+                        },
                         if expect_tx { "txCount" } else { "count" },
                         ops.len()
                     ));
@@ -304,7 +317,7 @@ impl Decoder<'_> {
                     addr: self.async_addr(&ops[1])?,
                     space,
                     count: if expect_tx { None } else { third },
-                    drop: what == "arrive_drop",
+                    drop: what == M::ArriveDrop,
                     tx: if expect_tx { third } else { None },
                     no_complete,
                 }

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use warpforge_ptx::isa::Modifier as M;
 use warpforge_ptx::parse::{
     FunctionKind, Instruction, Operand, OperandKind, Param, StateSpace, VarDecl,
 };
@@ -194,7 +195,7 @@ impl Decoder<'_> {
     /// `call{.uni} (rets), func, (args);` — a direct call.
     pub(crate) fn call(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        mods.ignore(&["uni"]);
+        mods.ignore(&[M::Uni]);
         mods.finish()?;
         let ops = inst.operands.as_slice();
         let (rets, rest): (&[Operand], &[Operand]) = match ops.first() {
@@ -329,10 +330,10 @@ impl Decoder<'_> {
     /// `brx.idx{.uni} index, tlist;` (the list resolved at the end of the function).
     pub(crate) fn brx(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        if !mods.take("idx") {
+        if !mods.take(M::Idx) {
             return Err("`brx` without `.idx`".into());
         }
-        mods.ignore(&["uni"]);
+        mods.ignore(&[M::Uni]);
         mods.finish()?;
         let [index, list] = operands::<2>(inst)?;
         let index = self.src(index, Imm::Int)?;

@@ -6,6 +6,8 @@
 //! the ISA: on an `.f64` instruction they are refused (`cvt.sat` to `.f64` is allowed, as the ISA
 //! says). The `.approx` functions are `approx.rs`'s.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{operands, value_type, Decoder, Imm, Mods};
@@ -29,7 +31,7 @@ pub(crate) fn imm_of(t: DataType) -> Imm {
 }
 
 /// The one type modifier of a float instruction: `.f32` or `.f64`.
-fn float_type(mods: &mut Mods, name: &str) -> Result<FTy, String> {
+fn float_type(mods: &mut Mods, name: &O) -> Result<FTy, String> {
     match mods.types().as_slice() {
         [DataType::F32] => Ok(FTy::F32),
         [DataType::F64] => Ok(FTy::F64),
@@ -47,27 +49,27 @@ fn float_type(mods: &mut Mods, name: &str) -> Result<FTy, String> {
 
 /// The rounding modifier among `mods`, if any.
 fn rounding(mods: &mut Mods) -> Rnd {
-    match mods.one_of(&["rn", "rz", "rm", "rp"]) {
-        Some("rn") => Rnd::Nearest,
-        Some("rz") => Rnd::Zero,
-        Some("rm") => Rnd::Down,
-        Some("rp") => Rnd::Up,
+    match mods.one_of(&[M::Rn, M::Rz, M::Rm, M::Rp]) {
+        Some(M::Rn) => Rnd::Nearest,
+        Some(M::Rz) => Rnd::Zero,
+        Some(M::Rm) => Rnd::Down,
+        Some(M::Rp) => Rnd::Up,
         _ => Rnd::None,
     }
 }
 
 /// `.ftz` and `.sat` (single precision only) and the rounding, which `required` says must be
 /// given.
-fn float_mods(mods: &mut Mods, ty: FTy, required: bool, name: &str) -> Result<FMods, String> {
+fn float_mods(mods: &mut Mods, ty: FTy, required: bool, name: &O) -> Result<FMods, String> {
     let rnd = rounding(mods);
     if required && rnd == Rnd::None {
         return Err(format!(
             "`{name}` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`)"
         ));
     }
-    let (ftz, sat) = (mods.take("ftz"), mods.take("sat"));
+    let (ftz, sat) = (mods.take(M::Ftz), mods.take(M::Sat));
     if ty == FTy::F64 && (ftz || sat) {
-        let m = if ftz { "ftz" } else { "sat" };
+        let m = if ftz { M::Ftz } else { M::Sat };
         return Err(format!(
             "`.{m}` on `{name}.f64`: the PTX ISA has `.{m}` on single precision only"
         ));
@@ -82,20 +84,20 @@ impl Decoder<'_> {
         inst: &Instruction,
         mods: &mut Mods,
     ) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
+        let name = &inst.opcode;
         let (op, ty, fm) = match name {
-            "add" | "sub" | "mul" => {
+            O::Add | O::Sub | O::Mul => {
                 let op = match name {
-                    "add" => FBin::Add,
-                    "sub" => FBin::Sub,
+                    O::Add => FBin::Add,
+                    O::Sub => FBin::Sub,
                     _ => FBin::Mul,
                 };
                 let ty = float_type(mods, name)?;
                 (op, ty, float_mods(mods, ty, false, name)?)
             }
-            "div" => {
-                let kind = match mods.one_of(&["full", "approx"]) {
-                    Some("full") => DivKind::Full,
+            O::Div => {
+                let kind = match mods.one_of(&[M::Full, M::Approx]) {
+                    Some(M::Full) => DivKind::Full,
                     Some(_) => DivKind::Approx,
                     None => DivKind::Ieee,
                 };
@@ -109,15 +111,15 @@ impl Decoder<'_> {
                 }
                 (FBin::Div(kind), ty, fm)
             }
-            "min" | "max" => {
-                let nan = mods.take("NaN");
+            O::Min | O::Max => {
+                let nan = mods.take(M::NaN);
                 let op = match (name, nan) {
-                    ("min", false) => FBin::Min,
-                    ("min", true) => FBin::MinNan,
-                    ("max", false) => FBin::Max,
+                    (O::Min, false) => FBin::Min,
+                    (O::Min, true) => FBin::MinNan,
+                    (O::Max, false) => FBin::Max,
                     _ => FBin::MaxNan,
                 };
-                let ftz = mods.take("ftz");
+                let ftz = mods.take(M::Ftz);
                 let ty = float_type(mods, name)?;
                 if ty == FTy::F64 && (ftz || nan) {
                     return Err(format!("`{name}.f64` takes no `.ftz` or `.NaN` in the ISA"));
@@ -128,15 +130,15 @@ impl Decoder<'_> {
                 };
                 (op, ty, fm)
             }
-            "mad" => return self.fma(inst, mods),
-            "neg" | "abs" => {
-                let ftz = mods.take("ftz");
+            O::Mad => return self.fma(inst, mods),
+            O::Neg | O::Abs => {
+                let ftz = mods.take(M::Ftz);
                 let ty = float_type(mods, name)?;
                 if ty == FTy::F64 && ftz {
                     return Err(format!("`{name}.f64` takes no `.ftz` in the ISA"));
                 }
                 let [d, a] = operands::<2>(inst)?;
-                let op = if name == "neg" { FUn::Neg } else { FUn::Abs };
+                let op = if *name == O::Neg { FUn::Neg } else { FUn::Abs };
                 return Ok(Op::FUn {
                     op,
                     ty,
@@ -163,9 +165,9 @@ impl Decoder<'_> {
 
     /// `fma.rnd` and `mad` (`mad` without rounding is `.rn`, as legacy PTX maps it).
     pub(crate) fn fma(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
+        let name = &inst.opcode;
         let ty = float_type(mods, name)?;
-        let fm = float_mods(mods, ty, name == "fma", name)?;
+        let fm = float_mods(mods, ty, *name == O::Fma, name)?;
         let [d, a, b, c] = operands::<4>(inst)?;
         let imm = float_imm(ty);
         Ok(Op::Fma {
@@ -181,18 +183,18 @@ impl Decoder<'_> {
     /// `sqrt.rnd`, `rcp.rnd` on `.f32`/`.f64`, `rcp.approx.ftz.f64`, and the `.f32` `.approx`
     /// forms (`approx.rs`).
     pub(crate) fn sqrt_rcp(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
-        let f64_approx = mods.has("approx") && mods.has("f64");
-        if mods.has("approx") && !f64_approx {
+        let name = &inst.opcode;
+        let f64_approx = mods.has(M::Approx) && mods.has(M::Type(DataType::F64));
+        if mods.has(M::Approx) && !f64_approx {
             return self.approx(inst, mods);
         }
         if f64_approx {
-            if name != "rcp" {
+            if *name != O::Rcp {
                 return Err("`sqrt.approx` is `.f32` only in the ISA".into());
             }
-            mods.take("approx");
-            mods.take("f64");
-            if !mods.take("ftz") {
+            mods.take(M::Approx);
+            mods.take(M::Type(DataType::F64));
+            if !mods.take(M::Ftz) {
                 return Err(
                     "`rcp.approx.f64` needs `.ftz` (`rcp.approx.ftz.f64` is the ISA's form)".into(),
                 );
@@ -209,7 +211,11 @@ impl Decoder<'_> {
         let ty = float_type(mods, name)?;
         let fm = float_mods(mods, ty, true, name)?;
         let [d, a] = operands::<2>(inst)?;
-        let op = if name == "sqrt" { FUn::Sqrt } else { FUn::Rcp };
+        let op = if *name == O::Sqrt {
+            FUn::Sqrt
+        } else {
+            FUn::Rcp
+        };
         Ok(Op::FUn {
             op,
             ty,
@@ -221,20 +227,20 @@ impl Decoder<'_> {
 
     /// `cvt` between integers, `.f32` and `.f64`.
     pub(crate) fn cvt(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let rnd = match mods.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]) {
+        let rnd = match mods.one_of(&[M::Rn, M::Rz, M::Rm, M::Rp, M::Rni, M::Rzi, M::Rmi, M::Rpi]) {
             None => Rnd::None,
-            Some("rn" | "rni") => Rnd::Nearest,
-            Some("rz" | "rzi") => Rnd::Zero,
-            Some("rm" | "rmi") => Rnd::Down,
+            Some(M::Rn | M::Rni) => Rnd::Nearest,
+            Some(M::Rz | M::Rzi) => Rnd::Zero,
+            Some(M::Rm | M::Rmi) => Rnd::Down,
             Some(_) => Rnd::Up,
         };
         let integral = inst
             .modifiers
             .iter()
-            .any(|m| matches!(m.as_str(), "rni" | "rzi" | "rmi" | "rpi"));
+            .any(|m| matches!(m, M::Rni | M::Rzi | M::Rmi | M::Rpi));
         let fm = FMods {
-            ftz: mods.take("ftz"),
-            sat: mods.take("sat"),
+            ftz: mods.take(M::Ftz),
+            sat: mods.take(M::Sat),
             rnd: Rnd::None,
         };
         let [to, from] = match mods.types().as_slice() {

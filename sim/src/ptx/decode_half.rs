@@ -6,6 +6,8 @@
 //! registers or integer bit patterns (`0x3c00`): a float literal's meaning for a half is not
 //! defined by the ISA, so it is refused.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{int_type, operands, Decoder, Imm, Mods};
@@ -29,11 +31,21 @@ pub(crate) fn is_float_x(inst: &Instruction) -> bool {
     let half = inst
         .modifiers
         .iter()
-        .any(|m| DataType::from_name(m).is_some_and(|t| half_type(t).is_some()));
-    match inst.opcode.as_str() {
-        "set" | "testp" | "copysign" => true,
-        "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max" | "setp" | "cvt" | "ex2"
-        | "tanh" => half,
+        .any(|m| m.data_type().is_some_and(|t| half_type(t).is_some()));
+    match inst.opcode {
+        O::Set | O::Testp | O::Copysign => true,
+        O::Add
+        | O::Sub
+        | O::Mul
+        | O::Fma
+        | O::Neg
+        | O::Abs
+        | O::Min
+        | O::Max
+        | O::Setp
+        | O::Cvt
+        | O::Ex2
+        | O::Tanh => half,
         _ => false,
     }
 }
@@ -41,22 +53,34 @@ pub(crate) fn is_float_x(inst: &Instruction) -> bool {
 fn comparison(mods: &mut Mods) -> Result<Cmp, String> {
     Ok(
         match mods.one_of(&[
-            "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
-            "nan",
+            M::Eq,
+            M::Ne,
+            M::Lt,
+            M::Le,
+            M::Gt,
+            M::Ge,
+            M::Equ,
+            M::Neu,
+            M::Ltu,
+            M::Leu,
+            M::Gtu,
+            M::Geu,
+            M::Num,
+            M::Nan,
         ]) {
-            Some("eq") => Cmp::Eq,
-            Some("ne") => Cmp::Ne,
-            Some("lt") => Cmp::Lt,
-            Some("le") => Cmp::Le,
-            Some("gt") => Cmp::Gt,
-            Some("ge") => Cmp::Ge,
-            Some("equ") => Cmp::Equ,
-            Some("neu") => Cmp::Neu,
-            Some("ltu") => Cmp::Ltu,
-            Some("leu") => Cmp::Leu,
-            Some("gtu") => Cmp::Gtu,
-            Some("geu") => Cmp::Geu,
-            Some("num") => Cmp::Num,
+            Some(M::Eq) => Cmp::Eq,
+            Some(M::Ne) => Cmp::Ne,
+            Some(M::Lt) => Cmp::Lt,
+            Some(M::Le) => Cmp::Le,
+            Some(M::Gt) => Cmp::Gt,
+            Some(M::Ge) => Cmp::Ge,
+            Some(M::Equ) => Cmp::Equ,
+            Some(M::Neu) => Cmp::Neu,
+            Some(M::Ltu) => Cmp::Ltu,
+            Some(M::Leu) => Cmp::Leu,
+            Some(M::Gtu) => Cmp::Gtu,
+            Some(M::Geu) => Cmp::Geu,
+            Some(M::Num) => Cmp::Num,
             Some(_) => Cmp::Nan,
             None => return Err("no comparison operator (or one not defined for floats)".into()),
         },
@@ -64,9 +88,9 @@ fn comparison(mods: &mut Mods) -> Result<Cmp, String> {
 }
 
 fn bool_op(mods: &mut Mods) -> Option<BoolOp> {
-    match mods.one_of(&["and", "or", "xor"]) {
-        Some("and") => Some(BoolOp::And),
-        Some("or") => Some(BoolOp::Or),
+    match mods.one_of(&[M::And, M::Or, M::Xor]) {
+        Some(M::And) => Some(BoolOp::And),
+        Some(M::Or) => Some(BoolOp::Or),
         Some(_) => Some(BoolOp::Xor),
         None => None,
     }
@@ -75,24 +99,24 @@ fn bool_op(mods: &mut Mods) -> Option<BoolOp> {
 impl Decoder<'_> {
     /// The instructions of [`is_float_x`].
     pub(crate) fn float_x(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let x = match inst.opcode.as_str() {
-            "setp" => self.half_setp(inst, mods)?,
-            "set" => self.set(inst, mods)?,
-            "cvt" => self.half_cvt(inst, mods)?,
-            "testp" => {
+        let x = match inst.opcode {
+            O::Setp => self.half_setp(inst, mods)?,
+            O::Set => self.set(inst, mods)?,
+            O::Cvt => self.half_cvt(inst, mods)?,
+            O::Testp => {
                 let class = match mods.one_of(&[
-                    "finite",
-                    "infinite",
-                    "number",
-                    "notanumber",
-                    "normal",
-                    "subnormal",
+                    M::Finite,
+                    M::Infinite,
+                    M::Number,
+                    M::Notanumber,
+                    M::Normal,
+                    M::Subnormal,
                 ]) {
-                    Some("finite") => TestClass::Finite,
-                    Some("infinite") => TestClass::Infinite,
-                    Some("number") => TestClass::Number,
-                    Some("notanumber") => TestClass::NotANumber,
-                    Some("normal") => TestClass::Normal,
+                    Some(M::Finite) => TestClass::Finite,
+                    Some(M::Infinite) => TestClass::Infinite,
+                    Some(M::Number) => TestClass::Number,
+                    Some(M::Notanumber) => TestClass::NotANumber,
+                    Some(M::Normal) => TestClass::Normal,
                     Some(_) => TestClass::Subnormal,
                     None => return Err("no class (`.finite`, `.infinite`, `.number`, `.notanumber`, `.normal`, `.subnormal`)".into()),
                 };
@@ -106,7 +130,7 @@ impl Decoder<'_> {
                     a: self.src(a, imm)?,
                 }
             }
-            "copysign" => {
+            O::Copysign => {
                 let f64 = self.f32_or_f64(mods)?;
                 let [d, a, b] = operands::<3>(inst)?;
                 let (imm, bits) = if f64 { (Imm::F64, 64) } else { (Imm::F32, 32) };
@@ -141,17 +165,17 @@ impl Decoder<'_> {
     }
 
     fn half_arith(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<FloatX, String> {
-        let name = inst.opcode.as_str();
+        let name = &inst.opcode;
         let op = match name {
-            "add" => HArith::Add,
-            "sub" => HArith::Sub,
-            "mul" => HArith::Mul,
-            "fma" => HArith::Fma,
-            "min" => HArith::Min,
-            "max" => HArith::Max,
-            "neg" => HArith::Neg,
-            "abs" => HArith::Abs,
-            "ex2" => HArith::Ex2,
+            O::Add => HArith::Add,
+            O::Sub => HArith::Sub,
+            O::Mul => HArith::Mul,
+            O::Fma => HArith::Fma,
+            O::Min => HArith::Min,
+            O::Max => HArith::Max,
+            O::Neg => HArith::Neg,
+            O::Abs => HArith::Abs,
+            O::Ex2 => HArith::Ex2,
             _ => HArith::Tanh,
         };
         let (fmt, packed) = match mods.types().as_slice() {
@@ -159,32 +183,32 @@ impl Decoder<'_> {
             _ => return Err("one type modifier expected".into()),
         };
         let bf16 = fmt == HFmt::Bf16;
-        let rn = mods.take("rn");
-        if let Some(r) = mods.one_of(&["rz", "rm", "rp"]) {
+        let rn = mods.take(M::Rn);
+        if let Some(r) = mods.one_of(&[M::Rz, M::Rm, M::Rp]) {
             return Err(format!(
                 "`.{r}`: half-precision arithmetic rounds with `.rn` only"
             ));
         }
         let mut m = HMods {
-            ftz: mods.take("ftz"),
-            sat: mods.take("sat"),
-            relu: mods.take("relu"),
+            ftz: mods.take(M::Ftz),
+            sat: mods.take(M::Sat),
+            relu: mods.take(M::Relu),
             ..HMods::default()
         };
-        if mods.take("oob") {
+        if mods.take(M::Oob) {
             return Err("`.oob` (the tensor out-of-bounds NaN) is not supported".into());
         }
         match op {
             HArith::Min | HArith::Max => {
-                m.nan = mods.take("NaN");
-                let (xor, abs) = (mods.take("xorsign"), mods.take("abs"));
+                m.nan = mods.take(M::NaN);
+                let (xor, abs) = (mods.take(M::Xorsign), mods.take(M::Abs));
                 if xor != abs {
                     return Err("`.xorsign` and `.abs` go together".into());
                 }
                 m.xorsign_abs = xor;
             }
             HArith::Ex2 | HArith::Tanh => {
-                if !mods.take("approx") {
+                if !mods.take(M::Approx) {
                     return Err(format!("`{name}` on halves needs `.approx`"));
                 }
                 // ex2.approx.ftz.{bf16,bf16x2} has `.ftz` mandatory; the f16 and tanh forms none.
@@ -243,7 +267,7 @@ impl Decoder<'_> {
     fn half_setp(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<FloatX, String> {
         let cmp = comparison(mods)?;
         let boolop = bool_op(mods);
-        let ftz = mods.take("ftz");
+        let ftz = mods.take(M::Ftz);
         let (fmt, packed) = match mods.types().as_slice() {
             [t] => half_type(*t).ok_or("one half-precision type expected")?,
             _ => return Err("one type modifier expected".into()),
@@ -288,7 +312,7 @@ impl Decoder<'_> {
     fn set(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<FloatX, String> {
         let cmp = comparison(mods)?;
         let boolop = bool_op(mods);
-        let ftz = mods.take("ftz");
+        let ftz = mods.take(M::Ftz);
         let [dt, st] = match mods.types().as_slice() {
             [d, s] => [*d, *s],
             _ => return Err("expected a destination and a source type".into()),
@@ -369,26 +393,26 @@ impl Decoder<'_> {
     /// `cvt` with a half on either side.
     fn half_cvt(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<FloatX, String> {
         let (rnd, integral) =
-            match mods.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]) {
+            match mods.one_of(&[M::Rn, M::Rz, M::Rm, M::Rp, M::Rni, M::Rzi, M::Rmi, M::Rpi]) {
                 None => (Rnd::None, false),
                 Some(r) => (
                     match r {
-                        "rn" | "rni" => Rnd::Nearest,
-                        "rz" | "rzi" => Rnd::Zero,
-                        "rm" | "rmi" => Rnd::Down,
+                        M::Rn | M::Rni => Rnd::Nearest,
+                        M::Rz | M::Rzi => Rnd::Zero,
+                        M::Rm | M::Rmi => Rnd::Down,
                         _ => Rnd::Up,
                     },
-                    r.ends_with('i'),
+                    matches!(r, M::Rni | M::Rzi | M::Rmi | M::Rpi),
                 ),
             };
         let m = CvtMods {
-            ftz: mods.take("ftz"),
-            sat: mods.take("sat"),
-            relu: mods.take("relu"),
-            satfinite: mods.take("satfinite"),
+            ftz: mods.take(M::Ftz),
+            sat: mods.take(M::Sat),
+            relu: mods.take(M::Relu),
+            satfinite: mods.take(M::Satfinite),
             integral,
         };
-        if let Some(r) = mods.one_of(&["rna", "rs"]) {
+        if let Some(r) = mods.one_of(&[M::Rna, M::Rs]) {
             return Err(format!(
                 "the rounding `.{r}` on a half conversion is not supported"
             ));
@@ -495,9 +519,9 @@ impl Decoder<'_> {
 
 fn type_name(fmt: HFmt, packed: bool) -> &'static str {
     match (fmt, packed) {
-        (HFmt::F16, false) => "f16",
-        (HFmt::F16, true) => "f16x2",
-        (HFmt::Bf16, false) => "bf16",
-        (HFmt::Bf16, true) => "bf16x2",
+        (HFmt::F16, false) => DataType::F16.name(),
+        (HFmt::F16, true) => DataType::F16x2.name(),
+        (HFmt::Bf16, false) => DataType::Bf16.name(),
+        (HFmt::Bf16, true) => DataType::Bf16x2.name(),
     }
 }

@@ -3,6 +3,8 @@
 //! `bmsk`, `szext`, `fns`, `dp4a`, `dp2a`, `prmt` (every mode), `shf`, `lop3` and `sad`, with the
 //! types and modifiers the PTX ISA allows for each; anything else is refused with what is wrong.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, Decoder, Imm, Mods};
@@ -12,7 +14,7 @@ use super::inst::{BoolOp, Int, Op, R};
 use super::inst_int::{Carry, CarryKind, IntX, Lop3Pred, PrmtMode, XOp};
 
 /// The instruction's one type, which must be one of `allowed`.
-fn typed(mods: &mut Mods, name: &str, allowed: &[DataType]) -> Result<Int, String> {
+fn typed(mods: &mut Mods, name: &O, allowed: &[DataType]) -> Result<Int, String> {
     let t = one_type(mods)?;
     if !allowed.contains(&t) {
         let names: Vec<String> = allowed.iter().map(|a| format!("`.{}`", a.name())).collect();
@@ -26,17 +28,17 @@ fn typed(mods: &mut Mods, name: &str, allowed: &[DataType]) -> Result<Int, Strin
 }
 
 /// `.lo` or `.hi` (true), which must be there.
-fn lo_hi(mods: &mut Mods, name: &str) -> Result<bool, String> {
-    match mods.one_of(&["lo", "hi"]) {
-        Some(m) => Ok(m == "hi"),
+fn lo_hi(mods: &mut Mods, name: &O) -> Result<bool, String> {
+    match mods.one_of(&[M::Lo, M::Hi]) {
+        Some(m) => Ok(m == M::Hi),
         None => Err(format!("`{name}` needs `.lo` or `.hi`")),
     }
 }
 
 /// `.clamp` (true) or `.wrap`, which must be there.
-fn clamp_wrap(mods: &mut Mods, name: &str) -> Result<bool, String> {
-    match mods.one_of(&["clamp", "wrap"]) {
-        Some(m) => Ok(m == "clamp"),
+fn clamp_wrap(mods: &mut Mods, name: &O) -> Result<bool, String> {
+    match mods.one_of(&[M::Clamp, M::Wrap]) {
+        Some(m) => Ok(m == M::Clamp),
         None => Err(format!("`{name}` needs `.clamp` or `.wrap`")),
     }
 }
@@ -47,37 +49,37 @@ const CARRY_TYPES: &[DataType] = &[DataType::U32, DataType::S32, DataType::U64, 
 impl Decoder<'_> {
     /// The instructions of this module (`decode_alu.rs` sends them here).
     pub(crate) fn int_form(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let name = inst.opcode.as_str();
+        let name = &inst.opcode;
         let op = match name {
-            "mul24" | "mad24" => {
+            O::Mul24 | O::Mad24 => {
                 let hi = lo_hi(mods, name)?;
-                let sat = mods.take("sat");
+                let sat = mods.take(M::Sat);
                 let ty = typed(mods, name, U32_S32)?;
-                if sat && !(name == "mad24" && hi && ty.signed) {
+                if sat && !(*name == O::Mad24 && hi && ty.signed) {
                     return Err("`.sat` is only on `mad24.hi.s32`".into());
                 }
                 XOp::Mul24 {
                     hi,
                     signed: ty.signed,
-                    add: name == "mad24",
+                    add: *name == O::Mad24,
                     sat,
                 }
             }
-            "mad" if !mods.has("cc") => {
+            O::Mad if !mods.has(M::Cc) => {
                 // Only `mad.hi.sat.s32` comes here without `.cc`.
-                if !(mods.take("hi") && mods.take("sat")) {
+                if !(mods.take(M::Hi) && mods.take(M::Sat)) {
                     return Err("`.sat` is only on `mad.hi.s32`".into());
                 }
-                typed(mods, "mad.hi.sat", &[DataType::S32])?;
+                typed(mods, &O::Mad, &[DataType::S32])?;
                 XOp::MadHiSat
             }
-            "add" | "sub" | "mad" | "addc" | "subc" | "madc" => self.carry_op(inst, mods)?,
-            "bmsk" => {
+            O::Add | O::Sub | O::Mad | O::Addc | O::Subc | O::Madc => self.carry_op(inst, mods)?,
+            O::Bmsk => {
                 let clamp = clamp_wrap(mods, name)?;
                 typed(mods, name, &[DataType::B32])?;
                 XOp::Bmsk { clamp }
             }
-            "szext" => {
+            O::Szext => {
                 let clamp = clamp_wrap(mods, name)?;
                 let ty = typed(mods, name, U32_S32)?;
                 XOp::Szext {
@@ -85,12 +87,12 @@ impl Decoder<'_> {
                     signed: ty.signed,
                 }
             }
-            "fns" => {
+            O::Fns => {
                 typed(mods, name, &[DataType::B32])?;
                 XOp::Fns
             }
-            "dp4a" | "dp2a" => {
-                let hi = if name == "dp2a" {
+            O::Dp4a | O::Dp2a => {
+                let hi = if *name == O::Dp2a {
                     lo_hi(mods, name)?
                 } else {
                     false
@@ -101,7 +103,7 @@ impl Decoder<'_> {
                     }
                     _ => return Err(format!("`{name}` takes two types, each `.u32` or `.s32`")),
                 };
-                if name == "dp4a" {
+                if *name == O::Dp4a {
                     XOp::Dp4a { a_signed, b_signed }
                 } else {
                     XOp::Dp2a {
@@ -111,13 +113,13 @@ impl Decoder<'_> {
                     }
                 }
             }
-            "prmt" => {
-                let mode = match mods.one_of(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]) {
-                    Some("f4e") => Some(PrmtMode::F4e),
-                    Some("b4e") => Some(PrmtMode::B4e),
-                    Some("rc8") => Some(PrmtMode::Rc8),
-                    Some("ecl") => Some(PrmtMode::Ecl),
-                    Some("ecr") => Some(PrmtMode::Ecr),
+            O::Prmt => {
+                let mode = match mods.one_of(&[M::F4e, M::B4e, M::Rc8, M::Ecl, M::Ecr, M::Rc16]) {
+                    Some(M::F4e) => Some(PrmtMode::F4e),
+                    Some(M::B4e) => Some(PrmtMode::B4e),
+                    Some(M::Rc8) => Some(PrmtMode::Rc8),
+                    Some(M::Ecl) => Some(PrmtMode::Ecl),
+                    Some(M::Ecr) => Some(PrmtMode::Ecr),
                     Some(_) => Some(PrmtMode::Rc16),
                     None => None,
                 };
@@ -135,17 +137,17 @@ impl Decoder<'_> {
                     }
                 }
             }
-            "shf" => {
-                let left = match mods.one_of(&["l", "r"]) {
-                    Some(d) => d == "l",
+            O::Shf => {
+                let left = match mods.one_of(&[M::L, M::R]) {
+                    Some(d) => d == M::L,
                     None => return Err("`shf` needs `.l` or `.r`".into()),
                 };
                 let clamp = clamp_wrap(mods, name)?;
                 typed(mods, name, &[DataType::B32])?;
                 XOp::Shf { left, clamp }
             }
-            "lop3" => return self.lop3(inst, mods),
-            "sad" => {
+            O::Lop3 => return self.lop3(inst, mods),
+            O::Sad => {
                 use DataType::{S16, S32, S64, U16, U32, U64};
                 XOp::Sad(typed(mods, name, &[U16, U32, U64, S16, S32, S64])?)
             }
@@ -193,24 +195,24 @@ impl Decoder<'_> {
 
     /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}`, `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}`.
     fn carry_op(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<XOp, String> {
-        let name = inst.opcode.as_str();
-        let carry_in = name.ends_with('c');
-        let carry_out = mods.take("cc");
+        let name = &inst.opcode;
+        let carry_in = matches!(name, O::Addc | O::Subc | O::Madc);
+        let carry_out = mods.take(M::Cc);
         if !carry_in && !carry_out {
             return Err(format!("`{name}` without `.cc` is not a carry instruction"));
         }
-        if mods.has("wide") {
+        if mods.has(M::Wide) {
             return Err(format!(
                 "`.wide` has no carry form: `{name}` takes `.lo` or `.hi`"
             ));
         }
         let kind = match name {
-            "add" | "addc" => CarryKind::Add,
-            "sub" | "subc" => CarryKind::Sub,
+            O::Add | O::Addc => CarryKind::Add,
+            O::Sub | O::Subc => CarryKind::Sub,
             _ if lo_hi(mods, name)? => CarryKind::MadHi,
             _ => CarryKind::MadLo,
         };
-        if mods.has("sat") {
+        if mods.has(M::Sat) {
             return Err(format!("`.sat` is not allowed on `{name}` with a carry"));
         }
         let ty = typed(mods, name, CARRY_TYPES)?;
@@ -225,12 +227,12 @@ impl Decoder<'_> {
 
     /// `lop3.b32 d, a, b, c, immLut;` and `lop3.{and,or}.b32 d|p, a, b, c, immLut, q;`.
     fn lop3(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let bool_op = match mods.one_of(&["and", "or"]) {
-            Some("and") => Some(BoolOp::And),
+        let bool_op = match mods.one_of(&[M::And, M::Or]) {
+            Some(M::And) => Some(BoolOp::And),
             Some(_) => Some(BoolOp::Or),
             None => None,
         };
-        typed(mods, "lop3", &[DataType::B32])?;
+        typed(mods, &O::Lop3, &[DataType::B32])?;
         let ops = inst.operands.as_slice();
         let (dest, a, b, c, lut, q) = match (bool_op, ops) {
             (None, [d, a, b, c, lut]) => (d, a, b, c, lut, None),

@@ -4,6 +4,8 @@
 //! operators, eviction priorities and memory-ordering qualifiers are accepted and have no effect:
 //! the simulator has no caches and is sequentially consistent.
 
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
 use warpforge_ptx::parse::{DataType, Instruction, OperandKind};
 
 use super::decode::{int_type, operands, storage_type, Decoder, Imm, Mods};
@@ -12,45 +14,46 @@ use super::inst::{AtomOp, BarKind, BarRed, Int, MemSpace, Op, ReduxOp, ShflMode,
 use crate::race::{Sem, Strength};
 
 /// Whether a modifier is a hint or an ordering qualifier with nothing to simulate.
-fn is_hint(m: &str) -> bool {
+fn is_hint(m: &M) -> bool {
     matches!(
         m,
-        "ca" | "cg"
-            | "cs"
-            | "lu"
-            | "cv"
-            | "wb"
-            | "wt"
-            | "nc"
-            | "weak"
-            | "volatile"
-            | "relaxed"
-            | "acquire"
-            | "release"
-            | "acq_rel"
-            | "cta"
-            | "gpu"
-            | "sys"
-    ) || (m.starts_with("L1::") || m.starts_with("L2::")) && m != "L2::cache_hint"
+        M::Ca
+            | M::Cg
+            | M::Cs
+            | M::Lu
+            | M::Cv
+            | M::Wb
+            | M::Wt
+            | M::Nc
+            | M::Weak
+            | M::Volatile
+            | M::Relaxed
+            | M::Acquire
+            | M::Release
+            | M::AcqRel
+            | M::Cta
+            | M::Gpu
+            | M::Sys
+    ) || m.is_cache_hint()
 }
 
 /// The state space among the modifiers (generic when none).
 fn space(mods: &mut Mods) -> Result<MemSpace, String> {
     Ok(
         match mods.one_of(&[
-            "global",
-            "shared",
-            "shared::cta",
-            "local",
-            "param",
-            "param::entry",
-            "const",
+            M::Global,
+            M::Shared,
+            M::SharedCta,
+            M::Local,
+            M::Param,
+            M::ParamEntry,
+            M::Const,
         ]) {
-            Some("global") => MemSpace::Global,
-            Some("shared" | "shared::cta") => MemSpace::Shared,
-            Some("local") => MemSpace::Local,
-            Some("param" | "param::entry") => MemSpace::Param,
-            Some("const") => MemSpace::Const,
+            Some(M::Global) => MemSpace::Global,
+            Some(M::Shared | M::SharedCta) => MemSpace::Shared,
+            Some(M::Local) => MemSpace::Local,
+            Some(M::Param | M::ParamEntry) => MemSpace::Param,
+            Some(M::Const) => MemSpace::Const,
             _ => MemSpace::Generic,
         },
     )
@@ -71,9 +74,9 @@ impl Decoder<'_> {
     /// `ld`, `ldu`, `st`, `atom`, `red`, `cvta`.
     pub(crate) fn memory(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        let op = match inst.opcode.as_str() {
-            "cvta" => {
-                let to_generic = !mods.take("to");
+        let op = match inst.opcode {
+            O::Cvta => {
+                let to_generic = !mods.take(M::To);
                 let space = space(&mut mods)?;
                 if !matches!(space, MemSpace::Global | MemSpace::Shared | MemSpace::Local) {
                     return Err(format!("`cvta` with `.{}` is not supported", space.name()));
@@ -97,31 +100,31 @@ impl Decoder<'_> {
                     bits,
                 }
             }
-            "ld" | "ldu" | "st" => {
+            O::Ld | O::Ldu | O::St => {
                 // Strong in the PTX memory model (morally strong with atomics and each other within
                 // the scope: `.cta` the block, `.gpu`/`.sys`, or `.volatile` = `.relaxed.sys`, the
                 // device; `.cluster` is taken as the block).
-                let strong = if mods.has("volatile") {
+                let strong = if mods.has(M::Volatile) {
                     Strength::Device
-                } else if !["relaxed", "acquire", "release"]
+                } else if ![M::Relaxed, M::Acquire, M::Release]
                     .iter()
-                    .any(|m| mods.has(m))
+                    .any(|m| mods.has(m.clone()))
                 {
                     Strength::Plain
-                } else if mods.has("cta") || mods.has("cluster") {
+                } else if mods.has(M::Cta) || mods.has(M::Cluster) {
                     Strength::Block
                 } else {
                     Strength::Device
                 };
-                let store = inst.opcode == "st";
+                let store = inst.opcode == O::St;
                 let sem = Sem {
-                    acquire: !store && mods.has("acquire"),
-                    release: store && mods.has("release"),
+                    acquire: !store && mods.has(M::Acquire),
+                    release: store && mods.has(M::Release),
                 };
                 mods.ignore_if(is_hint);
                 let space = space(&mut mods)?;
-                let count = match mods.one_of(&["v2", "v4"]) {
-                    Some("v2") => 2,
+                let count = match mods.one_of(&[M::V2, M::V4]) {
+                    Some(M::V2) => 2,
                     Some(_) => 4,
                     None => 1,
                 };
@@ -140,7 +143,7 @@ impl Decoder<'_> {
                     Ty::F64 => Imm::F64,
                     Ty::Int(_) => Imm::Int,
                 };
-                let (value, address) = if inst.opcode == "st" {
+                let (value, address) = if inst.opcode == O::St {
                     (&inst.operands[1], &inst.operands[0])
                 } else {
                     (&inst.operands[0], &inst.operands[1])
@@ -158,10 +161,10 @@ impl Decoder<'_> {
                             .into(),
                     );
                 }
-                if inst.opcode == "st" && space == MemSpace::Param {
+                if inst.opcode == O::St && space == MemSpace::Param {
                     return Err("stores to the kernel's parameters (`.param`)".into());
                 }
-                if inst.opcode == "st" && space == MemSpace::Const {
+                if inst.opcode == O::St && space == MemSpace::Const {
                     return Err("`.const` memory cannot be written".into());
                 }
                 let addr = self.addr(address)?;
@@ -170,7 +173,7 @@ impl Decoder<'_> {
                     _ if count == 1 => vec![value.clone()],
                     _ => return Err(format!("expected a vector of {count} registers")),
                 };
-                if inst.opcode == "st" {
+                if inst.opcode == O::St {
                     let srcs = elements
                         .iter()
                         .map(|e| self.src(e, imm))
@@ -208,14 +211,20 @@ impl Decoder<'_> {
     }
 
     fn atomic(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        let acq_rel = mods.has("acq_rel");
+        let acq_rel = mods.has(M::AcqRel);
         // `red` has no acquire form (it reads nothing back).
         let sem = Sem {
-            acquire: inst.opcode != "red" && (acq_rel || mods.has("acquire")),
-            release: acq_rel || mods.has("release"),
+            acquire: inst.opcode != O::Red && (acq_rel || mods.has(M::Acquire)),
+            release: acq_rel || mods.has(M::Release),
         };
         mods.ignore(&[
-            "relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys",
+            M::Relaxed,
+            M::Acquire,
+            M::Release,
+            M::AcqRel,
+            M::Cta,
+            M::Gpu,
+            M::Sys,
         ]);
         let space = space(mods)?;
         if !matches!(
@@ -225,18 +234,27 @@ impl Decoder<'_> {
             return Err(format!("atomics on `.{}` are not supported", space.name()));
         }
         let op = match mods.one_of(&[
-            "add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec",
+            M::Add,
+            M::Min,
+            M::Max,
+            M::And,
+            M::Or,
+            M::Xor,
+            M::Exch,
+            M::Cas,
+            M::Inc,
+            M::Dec,
         ]) {
-            Some("add") => AtomOp::Add,
-            Some("min") => AtomOp::Min,
-            Some("max") => AtomOp::Max,
-            Some("and") => AtomOp::And,
-            Some("or") => AtomOp::Or,
-            Some("xor") => AtomOp::Xor,
-            Some("exch") => AtomOp::Exch,
-            Some("cas") => AtomOp::Cas,
-            Some("inc") => AtomOp::Inc,
-            Some("dec") => AtomOp::Dec,
+            Some(M::Add) => AtomOp::Add,
+            Some(M::Min) => AtomOp::Min,
+            Some(M::Max) => AtomOp::Max,
+            Some(M::And) => AtomOp::And,
+            Some(M::Or) => AtomOp::Or,
+            Some(M::Xor) => AtomOp::Xor,
+            Some(M::Exch) => AtomOp::Exch,
+            Some(M::Cas) => AtomOp::Cas,
+            Some(M::Inc) => AtomOp::Inc,
+            Some(M::Dec) => AtomOp::Dec,
             _ => return Err("no atomic operation (`.add`, `.cas`, …)".into()),
         };
         let t = one_type(mods)?;
@@ -278,7 +296,7 @@ impl Decoder<'_> {
                 (op, ty)
             }
         };
-        let red = inst.opcode == "red";
+        let red = inst.opcode == O::Red;
         let ops = &inst.operands;
         let want = 2 + usize::from(!red) + usize::from(op == AtomOp::Cas);
         if ops.len() != want {
@@ -322,9 +340,9 @@ impl Decoder<'_> {
     /// Barriers and warp-level `.sync` instructions.
     pub(crate) fn sync(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        let op = match inst.opcode.as_str() {
-            "bar" if mods.take("warp") => {
-                if !mods.take("sync") {
+        let op = match inst.opcode {
+            O::Bar if mods.take(M::Warp) => {
+                if !mods.take(M::Sync) {
                     return Err("expected `bar.warp.sync`".into());
                 }
                 let [mask] = operands::<1>(inst)?;
@@ -332,8 +350,8 @@ impl Decoder<'_> {
                     mask: self.src(mask, Imm::Int)?,
                 }
             }
-            "bar" | "barrier" => self.barrier(inst, &mut mods)?,
-            "activemask" => {
+            O::Bar | O::Barrier => self.barrier(inst, &mut mods)?,
+            O::Activemask => {
                 if one_type(&mut mods)? != DataType::B32 {
                     return Err("expected `activemask.b32`".into());
                 }
@@ -343,7 +361,7 @@ impl Decoder<'_> {
                 }
             }
             _ => {
-                if !mods.take("sync") {
+                if !mods.take(M::Sync) {
                     return Err(format!(
                         "`{}` without `.sync` is not supported (sm_70 and later need the `.sync` form)",
                         inst.opcode
@@ -357,15 +375,15 @@ impl Decoder<'_> {
     }
 
     fn barrier(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        mods.take("cta");
-        let aligned = inst.opcode == "bar" || mods.take("aligned");
-        let kind = match mods.one_of(&["sync", "arrive", "red"]) {
-            Some("sync") => BarKind::Sync,
-            Some("arrive") => BarKind::Arrive,
-            Some(_) => BarKind::Red(match mods.one_of(&["popc", "and", "or"]) {
-                Some("popc") => BarRed::Popc,
-                Some("and") => BarRed::And,
-                Some("or") => BarRed::Or,
+        mods.take(M::Cta);
+        let aligned = inst.opcode == O::Bar || mods.take(M::Aligned);
+        let kind = match mods.one_of(&[M::Sync, M::Arrive, M::Red]) {
+            Some(M::Sync) => BarKind::Sync,
+            Some(M::Arrive) => BarKind::Arrive,
+            Some(_) => BarKind::Red(match mods.one_of(&[M::Popc, M::And, M::Or]) {
+                Some(M::Popc) => BarRed::Popc,
+                Some(M::And) => BarRed::And,
+                Some(M::Or) => BarRed::Or,
                 _ => return Err("`bar.red` needs `.popc`, `.and` or `.or`".into()),
             }),
             _ => return Err("expected `.sync`, `.arrive` or `.red`".into()),
@@ -416,13 +434,13 @@ impl Decoder<'_> {
     }
 
     fn collective(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<Op, String> {
-        match inst.opcode.as_str() {
-            "shfl" => {
-                let mode = match mods.one_of(&["up", "down", "bfly", "idx"]) {
-                    Some("up") => ShflMode::Up,
-                    Some("down") => ShflMode::Down,
-                    Some("bfly") => ShflMode::Bfly,
-                    Some("idx") => ShflMode::Idx,
+        match &inst.opcode {
+            O::Shfl => {
+                let mode = match mods.one_of(&[M::Up, M::Down, M::Bfly, M::Idx]) {
+                    Some(M::Up) => ShflMode::Up,
+                    Some(M::Down) => ShflMode::Down,
+                    Some(M::Bfly) => ShflMode::Bfly,
+                    Some(M::Idx) => ShflMode::Idx,
                     _ => return Err("expected `.up`, `.down`, `.bfly` or `.idx`".into()),
                 };
                 if one_type(mods)? != DataType::B32 {
@@ -446,12 +464,12 @@ impl Decoder<'_> {
                     mask: self.src(mask, Imm::Int)?,
                 })
             }
-            "vote" => {
-                let mode = match mods.one_of(&["all", "any", "uni", "ballot"]) {
-                    Some("all") => VoteMode::All,
-                    Some("any") => VoteMode::Any,
-                    Some("uni") => VoteMode::Uni,
-                    Some("ballot") => VoteMode::Ballot,
+            O::Vote => {
+                let mode = match mods.one_of(&[M::All, M::Any, M::Uni, M::Ballot]) {
+                    Some(M::All) => VoteMode::All,
+                    Some(M::Any) => VoteMode::Any,
+                    Some(M::Uni) => VoteMode::Uni,
+                    Some(M::Ballot) => VoteMode::Ballot,
                     _ => return Err("expected `.all`, `.any`, `.uni` or `.ballot`".into()),
                 };
                 let expected = if mode == VoteMode::Ballot {
@@ -473,9 +491,9 @@ impl Decoder<'_> {
                     mask: self.src(mask, Imm::Int)?,
                 })
             }
-            "match" => {
-                let all = match mods.one_of(&["any", "all"]) {
-                    Some("any") => false,
+            O::Match => {
+                let all = match mods.one_of(&[M::Any, M::All]) {
+                    Some(M::Any) => false,
                     Some(_) => true,
                     None => return Err("expected `.any` or `.all`".into()),
                 };
@@ -501,14 +519,14 @@ impl Decoder<'_> {
                     mask: self.src(mask, Imm::Int)?,
                 })
             }
-            "redux" => {
-                let op = match mods.one_of(&["add", "min", "max", "and", "or", "xor"]) {
-                    Some("add") => ReduxOp::Add,
-                    Some("min") => ReduxOp::Min,
-                    Some("max") => ReduxOp::Max,
-                    Some("and") => ReduxOp::And,
-                    Some("or") => ReduxOp::Or,
-                    Some("xor") => ReduxOp::Xor,
+            O::Redux => {
+                let op = match mods.one_of(&[M::Add, M::Min, M::Max, M::And, M::Or, M::Xor]) {
+                    Some(M::Add) => ReduxOp::Add,
+                    Some(M::Min) => ReduxOp::Min,
+                    Some(M::Max) => ReduxOp::Max,
+                    Some(M::And) => ReduxOp::And,
+                    Some(M::Or) => ReduxOp::Or,
+                    Some(M::Xor) => ReduxOp::Xor,
                     _ => return Err("expected a reduction (`.add`, `.min`, …)".into()),
                 };
                 let t = one_type(mods)?;

@@ -5,18 +5,22 @@
 //! (`.f16`, `.bf16`, `.s8`, `.u8`) and `.m16n16k8` (`.tf32`). Other shapes and types are refused
 //! by name.
 
-use warpforge_ptx::parse::{Instruction, Operand, OperandKind};
+use warpforge_ptx::isa::Modifier as M;
+use warpforge_ptx::isa::Opcode as O;
+use warpforge_ptx::parse::{DataType, Instruction, Operand, OperandKind};
 
 use super::decode::{Decoder, Imm, Mods};
 use super::inst::{MemSpace, Op};
 use super::inst_mma::{El, Frag, MmaOp, MmaTypes, Regs, Shape, Tf32Round};
 
-/// The type names among an instruction's modifiers, in order.
-fn type_names(inst: &Instruction) -> Vec<&str> {
+/// The type modifiers among an instruction's modifiers, in order.
+fn type_names(inst: &Instruction) -> Vec<M> {
     inst.modifiers
         .iter()
-        .map(String::as_str)
-        .filter(|m| El::from_name(m).is_some() || matches!(*m, "b16" | "b8"))
+        .filter(|m| {
+            El::of(m).is_some() || matches!(m, M::Type(DataType::B16) | M::Type(DataType::B8))
+        })
+        .cloned()
         .collect()
 }
 
@@ -25,12 +29,11 @@ fn shape(mods: &mut Mods, inst: &Instruction) -> Result<Shape, String> {
     let found = inst
         .modifiers
         .iter()
-        .find(|m| m.starts_with('m') && m.contains('n') && m.contains('k'));
+        .find(|m| matches!(m, M::Shape { k: Some(_), .. }));
     match found {
         Some(m) => {
-            let shape =
-                Shape::from_name(m).ok_or_else(|| format!("the shape `.{m}` is not supported"))?;
-            mods.take(m);
+            let shape = Shape::of(m).ok_or_else(|| format!("the shape `.{m}` is not supported"))?;
+            mods.take(m.clone());
             Ok(shape)
         }
         None => Err("no shape modifier (`.m16n8k16`, …)".into()),
@@ -39,7 +42,7 @@ fn shape(mods: &mut Mods, inst: &Instruction) -> Result<Shape, String> {
 
 /// `.shared` (or `.shared::cta`) or none (a generic address into shared memory).
 fn shared_space(mods: &mut Mods) -> MemSpace {
-    match mods.one_of(&["shared", "shared::cta"]) {
+    match mods.one_of(&[M::Shared, M::SharedCta]) {
         Some(_) => MemSpace::Shared,
         None => MemSpace::Generic,
     }
@@ -49,18 +52,18 @@ impl Decoder<'_> {
     /// `cvt` to `.tf32` (the tensor cores' input format).
     pub(crate) fn cvt_tf32(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        let round = match mods.one_of(&["rna", "rn", "rz"]) {
-            Some("rna") => Tf32Round::Rna,
-            Some("rn") => Tf32Round::Rn,
+        let round = match mods.one_of(&[M::Rna, M::Rn, M::Rz]) {
+            Some(M::Rna) => Tf32Round::Rna,
+            Some(M::Rn) => Tf32Round::Rn,
             Some(_) => Tf32Round::Rz,
             None => return Err("`cvt` to `.tf32` needs `.rna`, `.rn` or `.rz`".into()),
         };
-        let relu = mods.take("relu");
-        let satfinite = mods.take("satfinite");
+        let relu = mods.take(M::Relu);
+        let satfinite = mods.take(M::Satfinite);
         if relu && round == Tf32Round::Rna {
             return Err("`.relu` with `.rna` (not a form of `cvt.tf32.f32`)".into());
         }
-        if !(mods.take("tf32") && mods.take("f32")) {
+        if !(mods.take(M::Tf32) && mods.take(M::Type(DataType::F32))) {
             return Err("only `cvt.tf32.f32` converts to `.tf32`".into());
         }
         mods.finish()?;
@@ -77,15 +80,15 @@ impl Decoder<'_> {
     /// `ldmatrix`, `stmatrix`, `mma`, `wmma`.
     pub(crate) fn matrix(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
-        if !(mods.take("sync") && mods.take("aligned")) {
+        if !(mods.take(M::Sync) && mods.take(M::Aligned)) {
             return Err(format!(
                 "`{}` without `.sync.aligned` (mandatory)",
                 inst.opcode
             ));
         }
-        let op = match inst.opcode.as_str() {
-            "ldmatrix" | "stmatrix" => self.ld_st_matrix(inst, &mut mods)?,
-            "mma" => self.mma(inst, &mut mods)?,
+        let op = match inst.opcode {
+            O::Ldmatrix | O::Stmatrix => self.ld_st_matrix(inst, &mut mods)?,
+            O::Mma => self.mma(inst, &mut mods)?,
             _ => self.wmma(inst, &mut mods)?,
         };
         mods.finish()?;
@@ -118,23 +121,27 @@ impl Decoder<'_> {
     }
 
     fn ld_st_matrix(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<MmaOp, String> {
-        let name = inst.opcode.as_str();
-        if !mods.take("m8n8") {
+        let name = &inst.opcode;
+        if !mods.take(M::Shape {
+            m: 8,
+            n: 8,
+            k: None,
+        }) {
             return Err(format!("`{name}`: only the `.m8n8` shape is supported"));
         }
-        let count = match mods.one_of(&["x1", "x2", "x4"]) {
-            Some("x1") => 1,
-            Some("x2") => 2,
+        let count = match mods.one_of(&[M::X1, M::X2, M::X4]) {
+            Some(M::X1) => 1,
+            Some(M::X2) => 2,
             Some(_) => 4,
             None => return Err(format!("`{name}` without `.x1`, `.x2` or `.x4`")),
         };
-        let trans = mods.take("trans");
+        let trans = mods.take(M::Trans);
         let space = shared_space(mods);
-        if !mods.take("b16") {
+        if !mods.take(M::Type(DataType::B16)) {
             return Err(format!("`{name}`: only `.b16` elements are supported"));
         }
         let [first, second] = super::decode::operands::<2>(inst)?;
-        Ok(if name == "ldmatrix" {
+        Ok(if *name == O::Ldmatrix {
             let regs = self.fragment(first, count, true, "the destination")?;
             MmaOp::Ldmatrix {
                 trans,
@@ -159,29 +166,28 @@ impl Decoder<'_> {
         if shape.is_wmma() {
             return Err(format!("`mma` has no shape `.{:?}`", shape).to_lowercase());
         }
-        let layouts: Vec<&str> = inst
+        let layouts: Vec<&M> = inst
             .modifiers
             .iter()
-            .map(String::as_str)
-            .filter(|m| matches!(*m, "row" | "col"))
+            .filter(|m| matches!(m, M::Row | M::Col))
             .collect();
-        if layouts != ["row", "col"] {
+        if layouts != [&M::Row, &M::Col] {
             return Err(
                 "only `.row.col` layouts are supported (the only ones of these shapes)".into(),
             );
         }
-        mods.take("row");
-        mods.take("col");
-        let satfinite = mods.take("satfinite");
+        mods.take(M::Row);
+        mods.take(M::Col);
+        let satfinite = mods.take(M::Satfinite);
         // What is left of the modifiers are the types, D, A, B, C.
-        let names: Vec<&str> = inst
+        let names: Vec<M> = inst
             .modifiers
             .iter()
-            .map(String::as_str)
             .filter(|m| {
-                !matches!(*m, "sync" | "aligned" | "row" | "col" | "satfinite")
-                    && Shape::from_name(m).is_none()
+                !matches!(m, M::Sync | M::Aligned | M::Row | M::Col | M::Satfinite)
+                    && Shape::of(m).is_none()
             })
+            .cloned()
             .collect();
         let [d, a, b, c] = elements(&names)?[..] else {
             return Err(format!(
@@ -217,7 +223,7 @@ impl Decoder<'_> {
 
     /// `wmma.load.{a,b,c}`, `wmma.store.d`, `wmma.mma`.
     fn wmma(&mut self, inst: &Instruction, mods: &mut Mods) -> Result<MmaOp, String> {
-        let verb = mods.one_of(&["load", "store", "mma"]);
+        let verb = mods.one_of(&[M::Load, M::Store, M::Mma]);
         let shape = shape(mods, inst)?;
         if !shape.is_wmma() {
             return Err(format!(
@@ -228,12 +234,15 @@ impl Decoder<'_> {
         let names = type_names(inst);
         mods.ignore(&names);
         let els = elements(&names)?;
-        if verb == Some("mma") {
-            let (a, b) = (mods.one_of(&["row", "col"]), mods.one_of(&["row", "col"]));
+        if verb == Some(M::Mma) {
+            let (a, b) = (
+                mods.one_of(&[M::Row, M::Col]),
+                mods.one_of(&[M::Row, M::Col]),
+            );
             if a.is_none() || b.is_none() {
                 return Err("`wmma.mma` needs the layouts of A and B (`.row`/`.col`)".into());
             }
-            let satfinite = mods.take("satfinite");
+            let satfinite = mods.take(M::Satfinite);
             let types = match els[..] {
                 // `.dtype.ctype` with `.f16` A and B.
                 [d, c] => mma_types([d, El::F16, El::F16, c], satfinite),
@@ -243,19 +252,19 @@ impl Decoder<'_> {
             check_combination(shape, types)?;
             return self.mma_operands(inst, shape, types);
         }
-        let frag = match (verb, mods.one_of(&["a", "b", "c", "d"])) {
-            (Some("load"), Some("a")) => Frag::A,
-            (Some("load"), Some("b")) => Frag::B,
-            (Some("load"), Some("c")) | (Some("store"), Some("d")) => Frag::C,
+        let frag = match (&verb, mods.one_of(&[M::A, M::B, M::C, M::D])) {
+            (Some(M::Load), Some(M::A)) => Frag::A,
+            (Some(M::Load), Some(M::B)) => Frag::B,
+            (Some(M::Load), Some(M::C)) | (Some(M::Store), Some(M::D)) => Frag::C,
             _ => return Err("expected `wmma.load.{a,b,c}`, `wmma.store.d` or `wmma.mma`".into()),
         };
-        let store = verb == Some("store");
-        let col_major = match mods.one_of(&["row", "col"]) {
-            Some(l) => l == "col",
+        let store = verb == Some(M::Store);
+        let col_major = match mods.one_of(&[M::Row, M::Col]) {
+            Some(l) => l == M::Col,
             None => return Err("no layout (`.row` or `.col`)".into()),
         };
-        let space = match mods.one_of(&["global", "shared", "shared::cta"]) {
-            Some("global") => MemSpace::Global,
+        let space = match mods.one_of(&[M::Global, M::Shared, M::SharedCta]) {
+            Some(M::Global) => MemSpace::Global,
             Some(_) => MemSpace::Shared,
             None => MemSpace::Generic,
         };
@@ -311,10 +320,10 @@ fn mma_types(els: [El; 4], satfinite: bool) -> MmaTypes {
 }
 
 /// The element types named, or an error naming one that is not.
-fn elements(names: &[&str]) -> Result<Vec<El>, String> {
+fn elements(names: &[M]) -> Result<Vec<El>, String> {
     names
         .iter()
-        .map(|n| El::from_name(n).ok_or_else(|| format!("the type `.{n}` is not supported here")))
+        .map(|n| El::of(n).ok_or_else(|| format!("the type `.{n}` is not supported here")))
         .collect()
 }
 

@@ -2,6 +2,7 @@
 //! recognised is taken, any left is unsupported), its operand count, PTX types as the executor's
 //! types, and what an immediate means to its instruction.
 
+use warpforge_ptx::isa::Modifier as M;
 use warpforge_ptx::parse::{DataType, Instruction, Operand};
 
 use super::inst::{Int, Ty};
@@ -9,7 +10,7 @@ use super::inst::{Int, Ty};
 /// The modifiers of an instruction being decoded; each recognised one is taken out, and any left at
 /// the end is unsupported.
 pub(crate) struct Mods {
-    list: Vec<String>,
+    list: Vec<M>,
 }
 
 impl Mods {
@@ -20,13 +21,13 @@ impl Mods {
     }
 
     /// Whether modifier `m` is there (without taking it).
-    pub fn has(&self, m: &str) -> bool {
-        self.list.iter().any(|x| x == m)
+    pub fn has(&self, m: M) -> bool {
+        self.list.contains(&m)
     }
 
     /// Takes `m` if present.
-    pub fn take(&mut self, m: &str) -> bool {
-        match self.list.iter().position(|x| x == m) {
+    pub fn take(&mut self, m: M) -> bool {
+        match self.list.iter().position(|x| *x == m) {
             Some(i) => {
                 self.list.remove(i);
                 true
@@ -36,29 +37,26 @@ impl Mods {
     }
 
     /// Takes the first of `options` present.
-    pub fn one_of<'o>(&mut self, options: &[&'o str]) -> Option<&'o str> {
-        let found = options
-            .iter()
-            .copied()
-            .find(|o| self.list.iter().any(|x| x == o))?;
-        self.take(found);
+    pub fn one_of(&mut self, options: &[M]) -> Option<M> {
+        let found = options.iter().find(|o| self.list.contains(o))?.clone();
+        self.take(found.clone());
         Some(found)
     }
 
     /// Takes every modifier that is one of `options` (hints the simulator has no use for).
-    pub fn ignore(&mut self, options: &[&str]) {
-        self.list.retain(|m| !options.contains(&m.as_str()));
+    pub fn ignore(&mut self, options: &[M]) {
+        self.list.retain(|m| !options.contains(m));
     }
 
     /// Takes every modifier `keep` says is a hint.
-    pub fn ignore_if(&mut self, keep: impl Fn(&str) -> bool) {
+    pub fn ignore_if(&mut self, keep: impl Fn(&M) -> bool) {
         self.list.retain(|m| !keep(m));
     }
 
     /// Takes the data type modifiers, in order.
     pub fn types(&mut self) -> Vec<DataType> {
         let mut found = Vec::new();
-        self.list.retain(|m| match DataType::from_name(m) {
+        self.list.retain(|m| match m.data_type() {
             Some(t) => {
                 found.push(t);
                 false

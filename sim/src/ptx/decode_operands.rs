@@ -2,6 +2,7 @@
 //! immediates (constant registers), symbol addresses, destinations (the sink `_` a scratch
 //! register), predicates that may be negated, and `[base + offset]` addresses.
 
+use warpforge_ptx::isa::predefined_constant;
 use warpforge_ptx::parse::{Address, AddressBase, FloatImm, Operand, OperandKind, Register};
 
 use super::decode::Decoder;
@@ -52,7 +53,9 @@ impl Decoder<'_> {
             }
             OperandKind::Float(_) => Err("a float immediate where an integer is expected".into()),
             // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).
-            OperandKind::Symbol(name) if name == "WARP_SZ" => Ok(self.regs.constant(32)),
+            OperandKind::Symbol(name) if predefined_constant(name).is_some() => Ok(self
+                .regs
+                .constant(predefined_constant(name).unwrap_or_default())),
             OperandKind::Symbol(name) if self.frame_var(name).is_some() => Err(format!(
                 "the address of frame variable `{name}` as an operand here (only `mov` of a \
                  `.func`'s `.local` variable is supported)"

@@ -19,6 +19,9 @@
 //! A and B fragments are eight registers (the ISA's count) for eight elements: the second four
 //! registers repeat the first four, and `wmma.mma` reads the first four.
 
+use warpforge_ptx::isa::Modifier;
+use warpforge_ptx::parse::DataType;
+
 use super::inst_mem::{Addr, MemSpace};
 use super::inst_types::R;
 
@@ -38,16 +41,16 @@ pub(crate) enum El {
 
 impl El {
     /// From a PTX type name.
-    pub fn from_name(name: &str) -> Option<El> {
-        Some(match name {
-            "f16" => El::F16,
-            "bf16" => El::Bf16,
-            "tf32" => El::Tf32,
-            "f32" => El::F32,
-            "f64" => El::F64,
-            "s8" => El::S8,
-            "u8" => El::U8,
-            "s32" => El::S32,
+    pub fn of(m: &Modifier) -> Option<El> {
+        Some(match m {
+            Modifier::Type(DataType::F16) => El::F16,
+            Modifier::Type(DataType::Bf16) => El::Bf16,
+            Modifier::Tf32 => El::Tf32,
+            Modifier::Type(DataType::F32) => El::F32,
+            Modifier::Type(DataType::F64) => El::F64,
+            Modifier::Type(DataType::S8) => El::S8,
+            Modifier::Type(DataType::U8) => El::U8,
+            Modifier::Type(DataType::S32) => El::S32,
             _ => return None,
         })
     }
@@ -81,15 +84,18 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
-    pub fn from_name(name: &str) -> Option<Shape> {
-        Some(match name {
-            "m16n8k4" => Shape::M16N8K4,
-            "m16n8k8" => Shape::M16N8K8,
-            "m16n8k16" => Shape::M16N8K16,
-            "m16n8k32" => Shape::M16N8K32,
-            "m8n8k4" => Shape::M8N8K4,
-            "m16n16k8" => Shape::M16N16K8,
-            "m16n16k16" => Shape::M16N16K16,
+    pub fn of(m: &Modifier) -> Option<Shape> {
+        let Modifier::Shape { m, n, k: Some(k) } = *m else {
+            return None;
+        };
+        Some(match (m, n, k) {
+            (16, 8, 4) => Shape::M16N8K4,
+            (16, 8, 8) => Shape::M16N8K8,
+            (16, 8, 16) => Shape::M16N8K16,
+            (16, 8, 32) => Shape::M16N8K32,
+            (8, 8, 4) => Shape::M8N8K4,
+            (16, 16, 8) => Shape::M16N16K8,
+            (16, 16, 16) => Shape::M16N16K16,
             _ => return None,
         })
     }

@@ -6,7 +6,8 @@
 
 use std::collections::HashMap;
 
-use warpforge_ptx::parse::{Component, DataType, Register};
+use warpforge_ptx::isa::SpecialReg;
+use warpforge_ptx::parse::{DataType, Register};
 
 use super::inst::R;
 
@@ -50,34 +51,31 @@ pub(crate) enum Special {
 impl Special {
     /// The special register a PTX register name stands for, if it is one the simulator provides.
     fn of(reg: &Register) -> Option<Special> {
-        let dim = match reg.component {
-            None | Some(Component::X) => 0,
-            Some(Component::Y) => 1,
-            Some(Component::Z) => 2,
-            Some(_) => return None,
-        };
-        let with_dim = |make: fn(u8) -> Special| reg.component.map(|_| make(dim));
-        match reg.name.as_str() {
-            "%tid" => with_dim(Special::Tid),
-            "%ntid" => with_dim(Special::Ntid),
-            "%ctaid" => with_dim(Special::Ctaid),
-            "%nctaid" => with_dim(Special::Nctaid),
-            _ if reg.component.is_some() => None,
-            "%laneid" => Some(Special::LaneId),
-            "%warpid" => Some(Special::WarpId),
-            "%nwarpid" => Some(Special::NWarpId),
-            "%lanemask_eq" => Some(Special::LanemaskEq),
-            "%lanemask_lt" => Some(Special::LanemaskLt),
-            "%lanemask_le" => Some(Special::LanemaskLe),
-            "%lanemask_gt" => Some(Special::LanemaskGt),
-            "%lanemask_ge" => Some(Special::LanemaskGe),
-            "%dynamic_smem_size" => Some(Special::DynamicSmem),
-            "%total_smem_size" => Some(Special::TotalSmem),
-            "%smid" => Some(Special::SmId),
-            "%nsmid" => Some(Special::NSmId),
-            "%gridid" => Some(Special::GridId),
-            _ => None,
-        }
+        Some(match SpecialReg::of(reg)? {
+            SpecialReg::Tid(d) => Special::Tid(d.index() as u8),
+            SpecialReg::Ntid(d) => Special::Ntid(d.index() as u8),
+            SpecialReg::Ctaid(d) => Special::Ctaid(d.index() as u8),
+            SpecialReg::Nctaid(d) => Special::Nctaid(d.index() as u8),
+            SpecialReg::Laneid => Special::LaneId,
+            SpecialReg::Warpid => Special::WarpId,
+            SpecialReg::Nwarpid => Special::NWarpId,
+            SpecialReg::LanemaskEq => Special::LanemaskEq,
+            SpecialReg::LanemaskLt => Special::LanemaskLt,
+            SpecialReg::LanemaskLe => Special::LanemaskLe,
+            SpecialReg::LanemaskGt => Special::LanemaskGt,
+            SpecialReg::LanemaskGe => Special::LanemaskGe,
+            SpecialReg::DynamicSmemSize => Special::DynamicSmem,
+            SpecialReg::TotalSmemSize => Special::TotalSmem,
+            SpecialReg::Smid => Special::SmId,
+            SpecialReg::Nsmid => Special::NSmId,
+            SpecialReg::Gridid => Special::GridId,
+            // timers are read by `mov` itself (`Op::Clock`)
+            SpecialReg::Clock
+            | SpecialReg::Clock64
+            | SpecialReg::Globaltimer
+            | SpecialReg::GlobaltimerLo
+            | SpecialReg::GlobaltimerHi => return None,
+        })
     }
 }
 

@@ -61,7 +61,7 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
             }
             Ok(ParamDecl {
                 symbol: Symbol(p.name.clone()),
-                ty: p.ty.name(),
+                ty: p.ty,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -113,7 +113,8 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
                     }),
                     None => None,
                 },
-                op: i.full_opcode(),
+                opcode: i.opcode.clone(),
+                modifiers: i.modifiers.clone(),
                 args: i
                     .operands
                     .iter()
