@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::layout_support::modules::{ModPath, ModuleGraph};
+use crate::layout_support::ptx_literals;
 
 /// Crates whose modules must form no cycle.
 const ACYCLIC: &[&str] = &["sim", "ptx-emit", "lz4", "runtime", "."];
@@ -195,6 +196,105 @@ fn only_the_runtime_depends_on_cudarc() {
         .map(|m| m.strip_prefix(root()).unwrap().display().to_string())
         .collect();
     assert_eq!(with_cudarc, vec!["runtime/Cargo.toml".to_string()]);
+    // Nor does any other crate's code call it through the runtime's re-export: streams, events,
+    // memory and the launch are runtime API (`runtime/src/cuda/queue.rs`).
+    let mut files = Vec::new();
+    for dir in [
+        "sim",
+        "analysis",
+        "ptx-emit",
+        "lz4",
+        "kernel-ir",
+        "wgsl-emit",
+        "kernel-macros",
+    ] {
+        rs_files(&root().join(dir).join("src"), &mut files);
+    }
+    rs_files(&root().join("src"), &mut files);
+    let callers: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(|l| !l.trim_start().starts_with("//") && l.contains("cudarc::"))
+        })
+        .map(|f| f.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert!(
+        callers.is_empty(),
+        "cudarc called outside runtime/: {callers:?}"
+    );
+    // One launch site: `Stream::launch`.
+    rs_files(&root().join("runtime/src"), &mut files);
+    let launchers: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains(".launch_builder(")
+        })
+        .map(|f| f.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(launchers, vec!["runtime/src/cuda/queue.rs".to_string()]);
+}
+
+/// Where PTX is handled: a bare opcode name (`"bra"`) there is PTX too; elsewhere words such as
+/// `"add"` or `"barrier"` name other things (IR operations, finding kinds).
+const PTX_MODULES: &[&str] = &["sim/src/ptx", "analysis/src/ptx_front", "ptx-emit/src"];
+
+/// The PTX crate's own home for PTX text: the instruction set and the parser/printer.
+const PTX_TEXT_HOME: &[&str] = &["ptx-emit/src/isa", "ptx-emit/src/parse"];
+
+#[test]
+fn no_ptx_opcode_is_spelled_as_a_string_outside_the_ptx_crates_parser_and_printer() {
+    let mut files = Vec::new();
+    for dir in [
+        "sim",
+        "analysis",
+        "ptx-emit",
+        "runtime",
+        "lz4",
+        "kernel-ir",
+        "wgsl-emit",
+        "kernel-macros",
+        "src",
+    ] {
+        let src = if dir == "src" {
+            root().join(dir)
+        } else {
+            root().join(dir).join("src")
+        };
+        rs_files(&src, &mut files);
+    }
+    let mut offenders = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if PTX_TEXT_HOME.iter().any(|home| rel.starts_with(home)) {
+            continue;
+        }
+        let bare = PTX_MODULES.iter().any(|m| rel.starts_with(m));
+        for literal in ptx_literals::literals_spelling_ptx(f, bare) {
+            offenders.push(format!("{rel}: {literal}"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "PTX opcodes spelled as strings (build them from warpforge_ptx::isa): {offenders:#?}"
+    );
+    // The check itself: what it must find and what it must leave.
+    assert!(ptx_literals::spells_ptx("shfl.sync.{name}.b32", false));
+    assert!(ptx_literals::spells_ptx("ld.global.nc", false));
+    assert!(ptx_literals::spells_ptx("bra", true) && !ptx_literals::spells_ptx("bra", false));
+    assert!(!ptx_literals::spells_ptx(
+        "`mbarrier.init` with count 0",
+        false
+    ));
+    assert!(!ptx_literals::spells_ptx("frob.u32", false));
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

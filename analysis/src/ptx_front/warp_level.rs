@@ -22,7 +22,7 @@ impl Entry {
             O::Activemask => {
                 // The mask of the lanes executing it: the same in every such lane, unknown in value.
                 let defs = ops.first().map(|d| self.registers(d)).unwrap_or_default();
-                let mask = MaskInfo::Var(self.temp_named("activemask"));
+                let mask = MaskInfo::Var(self.temp_named(O::Activemask.name()));
                 let op = Op::Collective {
                     kind: Collective::Ballot,
                     mask,

@@ -25,7 +25,7 @@ use super::driver_sim::LaunchDriver;
 use super::{GpuError, MAX_BATCH_PAGES};
 use crate::kernels::lz4::{compress_scratch_bytes, Lz4Level, BLOCKS_ALIGN};
 use crate::kernels::{Kernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
-use crate::runtime::cudarc::driver::CudaSlice;
+use crate::runtime::cuda::DeviceBytes;
 use crate::runtime::{Backend, Launcher, Loaded};
 use crate::PAGE_SIZE;
 
@@ -33,7 +33,7 @@ use crate::PAGE_SIZE;
 pub struct DeviceBuffer(Memory);
 
 enum Memory {
-    Cuda(CudaSlice<u8>),
+    Cuda(DeviceBytes),
     Sim(Vec<u8>),
 }
 
@@ -52,7 +52,7 @@ impl DeviceBuffer {
     }
 
     /// The CUDA allocation (`None` on the simulator).
-    pub fn as_cuda(&self) -> Option<&CudaSlice<u8>> {
+    pub fn as_cuda(&self) -> Option<&DeviceBytes> {
         match &self.0 {
             Memory::Cuda(b) => Some(b),
             Memory::Sim(_) => None,
@@ -60,7 +60,7 @@ impl DeviceBuffer {
     }
 
     /// The CUDA allocation back (`Err(self)` on the simulator).
-    pub fn into_cuda(self) -> Result<CudaSlice<u8>, DeviceBuffer> {
+    pub fn into_cuda(self) -> Result<DeviceBytes, DeviceBuffer> {
         match self.0 {
             Memory::Cuda(b) => Ok(b),
             other => Err(DeviceBuffer(other)),
@@ -68,9 +68,9 @@ impl DeviceBuffer {
     }
 }
 
-impl From<CudaSlice<u8>> for DeviceBuffer {
+impl From<DeviceBytes> for DeviceBuffer {
     /// Device memory the caller allocated (on the codec's device).
-    fn from(slice: CudaSlice<u8>) -> DeviceBuffer {
+    fn from(slice: DeviceBytes) -> DeviceBuffer {
         DeviceBuffer(Memory::Cuda(slice))
     }
 }
@@ -161,12 +161,8 @@ impl DeviceCodec {
         Ok(DeviceBuffer(match &self.core {
             Core::Cuda(c) => {
                 let mut buffer = c.driver.alloc(&c.stream, bytes.len())?;
-                c.stream
-                    .memcpy_htod(bytes, &mut buffer)
-                    .map_err(|e| GpuError::cuda("cuMemcpyHtoD", e.0 as u32))?;
-                c.stream
-                    .synchronize()
-                    .map_err(|e| GpuError::cuda("cuStreamSynchronize", e.0 as u32))?;
+                c.stream.upload(bytes, &mut buffer)?;
+                c.stream.synchronize()?;
                 Memory::Cuda(buffer)
             }
             Core::Sim(_) => Memory::Sim(bytes.to_vec()),
@@ -176,10 +172,7 @@ impl DeviceCodec {
     /// A copy of `buffer` on the host, after the work queued before it.
     pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, GpuError> {
         match (&self.core, &buffer.0) {
-            (Core::Cuda(c), Memory::Cuda(b)) => c
-                .stream
-                .clone_dtoh(b)
-                .map_err(|e| GpuError::cuda("cuMemcpyDtoH", e.0 as u32)),
+            (Core::Cuda(c), Memory::Cuda(b)) => Ok(c.stream.clone_to_host(b)?),
             (Core::Sim(_), Memory::Sim(b)) => Ok(b.clone()),
             _ => Err(foreign("download")),
         }

@@ -1,30 +1,21 @@
-//! [`Driver`] on a CUDA GPU through cudarc: streams, events with timing (blocking sync, so the host
-//! sleeps while it waits), device memory, pinned host memory handed to cudarc as plain slices (the
-//! copies stay asynchronous: the driver sees pinned pages; cudarc tracks none of it, the ring's events
-//! order it), launches from the kernels' launch metadata.
-
-use std::sync::Arc;
+//! [`Driver`] on a CUDA GPU through the runtime's queue API (`warpforge_runtime::cuda`): streams,
+//! events with timing (blocking sync, so the host sleeps while it waits), device memory, pinned host
+//! memory as plain slices (the copies stay asynchronous: the driver sees pinned pages; the ring's
+//! events order them), launches from the kernels' launch metadata through [`Stream::launch`].
 
 use warpforge_ir::Verified;
 
 use super::driver::{Arg, Driver};
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
-use crate::runtime::cuda::CudaDevice;
-use crate::runtime::cudarc::driver::{
-    sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, PinnedHostSlice, PushKernelArg,
+use crate::runtime::cuda::{
+    CudaDevice, DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream,
 };
 use crate::runtime::{Backend, Clock, Launcher, Loaded};
-
-/// Maps a cudarc driver error to [`GpuError::Cuda`] naming `call`.
-fn err(call: &'static str) -> impl Fn(DriverError) -> GpuError {
-    move |e| GpuError::cuda(call, e.0 as u32)
-}
 
 /// A CUDA device through the driver API.
 pub struct CudaDriver {
     launcher: Launcher,
-    ctx: Arc<CudaContext>,
     info: GpuDeviceInfo,
 }
 
@@ -32,21 +23,26 @@ impl CudaDriver {
     /// Opens device `index`.
     pub fn new(index: u32) -> Result<CudaDriver, GpuError> {
         let device = CudaDevice::new(index)?;
-        let ctx = device.context().clone();
         let info = GpuDeviceInfo::from(device.info());
         Ok(CudaDriver {
             launcher: Launcher::Cuda(device),
-            ctx,
             info,
         })
+    }
+
+    fn device(&self) -> &CudaDevice {
+        match &self.launcher {
+            Launcher::Cuda(device) => device,
+            _ => unreachable!("a CudaDriver is built on a CUDA launcher"),
+        }
     }
 }
 
 impl Driver for CudaDriver {
-    type Stream = Arc<CudaStream>;
-    type Event = CudaEvent;
-    type Buffer = CudaSlice<u8>;
-    type Host = PinnedHostSlice<u8>;
+    type Stream = Stream;
+    type Event = Event;
+    type Buffer = DeviceBytes;
+    type Host = PinnedBytes;
 
     fn info(&self) -> GpuDeviceInfo {
         self.info.clone()
@@ -61,39 +57,30 @@ impl Driver for CudaDriver {
     }
 
     fn stream(&self) -> Result<Self::Stream, GpuError> {
-        self.ctx.new_stream().map_err(err("cuStreamCreate"))
+        Ok(self.device().new_stream()?)
     }
 
     fn event(&self) -> Result<Self::Event, GpuError> {
         // Blocking sync: the host sleeps rather than spins while it waits (timing stays enabled).
-        self.ctx
-            .new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC))
-            .map_err(err("cuEventCreate"))
+        Ok(self.device().new_event()?)
     }
 
     fn alloc(&self, stream: &Self::Stream, bytes: usize) -> Result<Self::Buffer, GpuError> {
-        stream.alloc_zeros::<u8>(bytes).map_err(err("cuMemAlloc"))
+        Ok(stream.alloc(bytes)?)
     }
 
     fn alloc_host(&self, bytes: usize, host_reads: bool) -> Result<Self::Host, GpuError> {
-        // SAFETY: pinned buffers are written by the host (or by a copy) before they are read, and only
-        // the written prefix is read. Buffers the host reads are not write-combined.
-        let host = unsafe {
-            if host_reads {
-                self.ctx.alloc_pinned_with_flags::<u8>(bytes, 0)
-            } else {
-                self.ctx.alloc_pinned::<u8>(bytes)
-            }
-        };
-        host.map_err(err("cuMemHostAlloc"))
+        // Pinned buffers are written by the host (or by a copy) before they are read, and only the
+        // written prefix is read. Buffers the host reads are not write-combined.
+        Ok(self.device().alloc_pinned(bytes, host_reads)?)
     }
 
     fn host<'h>(&self, host: &'h Self::Host) -> Result<&'h [u8], GpuError> {
-        host.as_slice().map_err(err("cuEventSynchronize"))
+        Ok(host.as_slice()?)
     }
 
     fn host_mut<'h>(&self, host: &'h mut Self::Host) -> Result<&'h mut [u8], GpuError> {
-        host.as_mut_slice().map_err(err("cuEventSynchronize"))
+        Ok(host.as_mut_slice()?)
     }
 
     fn upload(
@@ -104,16 +91,14 @@ impl Driver for CudaDriver {
         len: usize,
         dst: &mut Self::Buffer,
     ) -> Result<(), GpuError> {
-        let host = src.as_slice().map_err(err("cuEventSynchronize"))?;
+        let host = src.as_slice()?;
         let Some(bytes) = host.get(offset..offset + len) else {
             return Err(GpuError::NotAvailable(format!(
                 "upload of {len} bytes from byte {offset} of a {}-byte page-locked buffer",
                 host.len()
             )));
         };
-        stream
-            .memcpy_htod(bytes, dst)
-            .map_err(err("cuMemcpyHtoDAsync"))
+        Ok(stream.upload(bytes, dst)?)
     }
 
     fn download(
@@ -123,10 +108,8 @@ impl Driver for CudaDriver {
         len: usize,
         dst: &mut Self::Host,
     ) -> Result<(), GpuError> {
-        let host = dst.as_mut_slice().map_err(err("cuEventSynchronize"))?;
-        stream
-            .memcpy_dtoh(&src.slice(..len), &mut host[..len])
-            .map_err(err("cuMemcpyDtoHAsync"))
+        let host = dst.as_mut_slice()?;
+        Ok(stream.download(src, &mut host[..len])?)
     }
 
     fn launch(
@@ -141,48 +124,47 @@ impl Driver for CudaDriver {
             return Err(GpuError::Sim(format!("{name}: not loaded for CUDA")));
         };
         let cfg = kernel.config(u64::from(blocks_for(pages, Backend::Cuda)))?;
-        let count = pages as u32;
-        let mut launch = stream.launch_builder(&kernel.function);
-        for arg in args.iter_mut() {
-            match arg {
-                Arg::In(b) => launch.arg(*b),
-                Arg::Out(b) | Arg::Scratch(b) => launch.arg(&mut **b),
-            };
-        }
-        launch.arg(&count);
+        let mut launch: Vec<KernelArg<'_>> = args
+            .iter_mut()
+            .map(|arg| match arg {
+                Arg::In(b) => KernelArg::Buffer(b),
+                Arg::Out(b) | Arg::Scratch(b) => KernelArg::BufferMut(b),
+            })
+            .collect();
+        launch.push(KernelArg::Scalar(Scalar::B4(pages as u32)));
         // SAFETY: the page kernels take their buffers in this order and then the page count; every
         // buffer holds a whole batch, of which the kernel touches the first `count` pages (the
         // compaction's offsets come from the meta words, so every block lands inside its output;
         // the decompress kernel reads each block within its span, which the host placed inside the
         // uploaded, 16-byte padded blocks, and rejects longer blocks before reading them).
-        unsafe { launch.launch(cfg) }.map_err(|e| GpuError::cuda(launch_call(name), e.0 as u32))?;
+        unsafe { stream.launch(&kernel.function, cfg, &mut launch, launch_call(name)) }?;
         Ok(())
     }
 
     fn record(&self, event: &Self::Event, stream: &Self::Stream) -> Result<(), GpuError> {
-        event.record(stream).map_err(err("cuEventRecord"))
+        Ok(stream.record(event)?)
     }
 
     fn wait(&self, stream: &Self::Stream, event: &Self::Event) -> Result<(), GpuError> {
-        stream.wait(event).map_err(err("cuStreamWaitEvent"))
+        Ok(stream.wait(event)?)
     }
 
     fn synchronize(&self, event: &Self::Event) -> Result<(), GpuError> {
-        event.synchronize().map_err(err("cuEventSynchronize"))
+        Ok(event.synchronize()?)
     }
 
     fn elapsed_ns(&self, from: &Self::Event, to: &Self::Event) -> Result<u64, GpuError> {
-        let ms = from.elapsed_ms(to).map_err(err("cuEventElapsedTime"))?;
-        Ok((f64::from(ms) * 1e6) as u64)
+        Ok(from.elapsed_ns(to)?)
     }
 
     fn settle(&self) -> Result<(), GpuError> {
-        self.ctx.synchronize().map_err(err("cuCtxSynchronize"))
+        Ok(self.device().synchronize()?)
     }
 
     fn check(&self) -> Result<(), GpuError> {
-        // cudarc records some failures (in its automatic cross-stream waits) instead of returning them.
-        self.ctx.check_err().map_err(err("a queued CUDA operation"))
+        // the driver records some failures (in cudarc's automatic cross-stream waits) instead of
+        // returning them
+        Ok(self.device().check()?)
     }
 
     fn drain(&self, stream: &Self::Stream) {

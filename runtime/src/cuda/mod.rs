@@ -17,10 +17,13 @@
 //! - Every driver failure is a [`CudaError`] naming the call and the `CUresult` by name
 //!   ([`cu_result_name`]); [`is_sticky`] says which leave the context unusable.
 //!
-//! Engines that pipeline many launches (the LZ4 batch API's DMA ring) build on the same pieces:
-//! [`CudaDevice::context`], [`CudaKernel`], [`driver_err`].
+//! - Engines that pipeline many launches (the LZ4 batch API's DMA ring, its `DeviceCodec`) queue
+//!   their own work: [`CudaDevice::new_stream`], [`Stream`] (device memory, copies,
+//!   [`Stream::launch`], the one `cuLaunchKernel` of warpforge), [`Event`], [`PinnedBytes`]
+//!   (`queue.rs`). Nothing outside this crate calls cudarc.
 //!
-//! Files: `device.rs` (discovery), `module.rs` (PTX load), `run.rs` (one launch), `ptx_file.rs` (a PTX file's entry),
+//! Files: `device.rs` (discovery), `module.rs` (PTX load), `queue.rs` (streams, events, memory, the
+//! launch), `run.rs` (one launch from host bytes), `ptx_file.rs` (a PTX file's entry),
 //! `error.rs`,
 //! `names.rs` (`CUresult` names).
 //!
@@ -33,6 +36,7 @@ mod error;
 mod module;
 mod names;
 mod ptx_file;
+mod queue;
 mod run;
 
 pub use device::{
@@ -43,6 +47,7 @@ pub use error::{driver_err, CudaError};
 pub use module::CudaKernel;
 pub use names::{cu_result_name, is_sticky};
 pub use ptx_file::{PtxShape, PtxValue};
+pub use queue::{DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream};
 pub use run::CudaDevice;
 
 /// Environment variable that makes a missing CUDA device a test failure instead of a skip (set it on a

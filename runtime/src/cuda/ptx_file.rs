@@ -4,11 +4,10 @@
 //! events. `warpforge run FILE.ptx --backend cuda` runs on it, and `--check sim` compares it with the
 //! PTX simulator.
 
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::LaunchConfig;
 
-use super::error::driver_err;
 use super::module::load_entry;
-use super::run::Scalar;
+use super::queue::{KernelArg, Scalar};
 use super::{CudaDevice, CudaError};
 use crate::{BufferArg, Timings};
 
@@ -87,25 +86,25 @@ impl CudaDevice {
             shared_mem_bytes: shape.dynamic_shared,
         };
         self.timed(buffers, |device_buffers| {
-            let mut launch = self.stream().launch_builder(&function);
             let (mut buffer, mut scalar) = (device_buffers.iter(), scalars.iter());
-            for value in values {
-                match value {
-                    PtxValue::Buffer => {
-                        launch.arg(buffer.next().expect("counted above"));
-                    }
+            let mut args: Vec<KernelArg<'_>> = values
+                .iter()
+                .map(|value| match value {
+                    PtxValue::Buffer => KernelArg::Buffer(buffer.next().expect("counted above")),
                     PtxValue::Scalar { .. } => {
-                        scalar.next().expect("one per value").push(&mut launch)
+                        KernelArg::Scalar(*scalar.next().expect("one per value"))
                     }
-                }
-            }
+                })
+                .collect();
             // SAFETY: one argument per PTX parameter in parameter order, as the caller declared
             // them (a buffer's device address for each 64-bit pointer parameter, each scalar at its
             // parameter's width); each address is a live allocation of the caller's buffer length
             // (at least 4 bytes). What the PTX does with them is the kernel's: an access outside a
             // buffer is a CUDA error (700), reported, not undefined host behaviour.
-            unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
-            Ok(())
+            unsafe {
+                self.stream()
+                    .launch(&function, config, &mut args, "cuLaunchKernel")
+            }
         })
     }
 }

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream, PushKernelArg};
+use cudarc::driver::CudaContext;
 use warpforge_ir::{ParamKind, Verified};
 
 use super::device::open_context;
 use super::error::driver_err;
+use super::queue::{self, DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream};
 use super::{CudaDeviceInfo, CudaError, CudaKernel};
 use crate::{BufferArg, Clock, Timings};
 use warpforge_sim::check_arguments;
@@ -16,7 +17,7 @@ use warpforge_sim::check_arguments;
 /// A CUDA device opened for launching: its context, one stream, and its description.
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    stream: Stream,
     info: CudaDeviceInfo,
 }
 
@@ -24,13 +25,43 @@ impl CudaDevice {
     /// Opens device `index` (SM 7.0 or newer).
     pub fn new(index: u32) -> Result<CudaDevice, CudaError> {
         let (ctx, info) = open_context(index)?;
-        let stream = ctx.new_stream().map_err(driver_err("cuStreamCreate"))?;
+        let stream = queue::new_stream(&ctx)?;
         Ok(CudaDevice { ctx, stream, info })
     }
 
-    /// The context, for engines that manage their own streams and buffers.
-    pub fn context(&self) -> &Arc<CudaContext> {
+    /// The context (module loading).
+    pub(super) fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// A new stream, for engines that queue their own work.
+    pub fn new_stream(&self) -> Result<Stream, CudaError> {
+        queue::new_stream(&self.ctx)
+    }
+
+    /// A new event (timing enabled; a host waiting for it sleeps).
+    pub fn new_event(&self) -> Result<Event, CudaError> {
+        queue::new_event(&self.ctx)
+    }
+
+    /// `bytes` of page-locked host memory; `host_reads` when the host reads it back (then it is not
+    /// write-combined).
+    pub fn alloc_pinned(&self, bytes: usize, host_reads: bool) -> Result<PinnedBytes, CudaError> {
+        queue::alloc_pinned(&self.ctx, bytes, host_reads)
+    }
+
+    /// Waits for all work on the device.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        self.ctx
+            .synchronize()
+            .map_err(driver_err("cuCtxSynchronize"))
+    }
+
+    /// A failure the driver recorded instead of returning (cudarc's automatic cross-stream waits).
+    pub fn check(&self) -> Result<(), CudaError> {
+        self.ctx
+            .check_err()
+            .map_err(driver_err("a queued CUDA operation"))
     }
 
     /// The device.
@@ -39,7 +70,7 @@ impl CudaDevice {
     }
 
     /// The stream every launch of this device runs on.
-    pub(super) fn stream(&self) -> &Arc<CudaStream> {
+    pub(super) fn stream(&self) -> &Stream {
         &self.stream
     }
 
@@ -81,30 +112,29 @@ impl CudaDevice {
                 ParamKind::Scalar(t) => Some(t.size_bytes().unwrap_or(1)),
                 ParamKind::Buffer { .. } => None,
             });
-            let values: Vec<Scalar> = scalar_kinds
+            let mut values = scalar_kinds
                 .zip(scalars)
-                .map(|(size, &bits)| Scalar::new(size, bits))
-                .collect();
-            let mut launch = self.stream.launch_builder(&kernel.function);
-            let (mut next_buffer, mut next_scalar) = (0, 0);
+                .map(|(size, &bits)| Scalar::new(size, bits));
+            let mut buffers = device_buffers.iter();
+            let mut args: Vec<KernelArg<'_>> = Vec::with_capacity(kernel.launch.params.len());
             for param in &kernel.launch.params {
-                match param.kind {
+                args.push(match param.kind {
                     ParamKind::Buffer { .. } => {
-                        launch.arg(&device_buffers[next_buffer]);
-                        next_buffer += 1;
+                        KernelArg::Buffer(buffers.next().expect("checked: one per buffer"))
                     }
                     ParamKind::Scalar(_) => {
-                        values[next_scalar].push(&mut launch);
-                        next_scalar += 1;
+                        KernelArg::Scalar(values.next().expect("checked: one per scalar"))
                     }
-                }
+                });
             }
             // SAFETY: the arguments were checked against the kernel's parameters (count, kinds,
-            // widths) and are pushed in parameter order; each buffer pointer is a live device
+            // widths) and are given in parameter order; each buffer pointer is a live device
             // allocation of the caller's buffer length (at least 4 bytes); the block shape and
             // dynamic shared memory come from the kernel's own launch metadata.
-            unsafe { launch.launch(config) }.map_err(driver_err("cuLaunchKernel"))?;
-            Ok(())
+            unsafe {
+                self.stream
+                    .launch(&kernel.function, config, &mut args, "cuLaunchKernel")
+            }
         })
     }
 
@@ -113,33 +143,20 @@ impl CudaDevice {
     pub(super) fn timed(
         &self,
         buffers: &mut [BufferArg<'_>],
-        launch: impl FnOnce(&[CudaSlice<u8>]) -> Result<(), CudaError>,
+        launch: impl FnOnce(&[DeviceBytes]) -> Result<(), CudaError>,
     ) -> Result<Timings, CudaError> {
         let stream = &self.stream;
-        let event = || {
-            self.ctx
-                .new_event(Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC))
-                .map_err(driver_err("cuEventCreate"))
-        };
-        let events: Vec<CudaEvent> = (0..4).map(|_| event()).collect::<Result<_, _>>()?;
-        let record = |i: usize| {
-            events[i]
-                .record(stream)
-                .map_err(driver_err("cuEventRecord"))
-        };
+        let events: Vec<Event> = (0..4).map(|_| self.new_event()).collect::<Result<_, _>>()?;
+        let record = |i: usize| stream.record(&events[i]);
 
         record(0)?;
         // Every buffer gets at least 4 bytes, so an empty one still has an address (never read: the
         // kernel's accesses are bounded by what the caller passed, as on every backend).
-        let device_buffers: Vec<CudaSlice<u8>> = buffers
+        let device_buffers: Vec<DeviceBytes> = buffers
             .iter()
             .map(|b| match b.bytes() {
-                [] => stream
-                    .alloc_zeros::<u8>(4)
-                    .map_err(driver_err("cuMemAlloc")),
-                bytes => stream
-                    .clone_htod(bytes)
-                    .map_err(driver_err("cuMemcpyHtoDAsync")),
+                [] => stream.alloc(4),
+                bytes => stream.clone_to_device(bytes),
             })
             .collect::<Result<_, _>>()?;
         record(1)?;
@@ -148,27 +165,14 @@ impl CudaDevice {
         for (device, arg) in device_buffers.iter().zip(buffers.iter_mut()) {
             if let BufferArg::ReadWrite(host) = arg {
                 if !host.is_empty() {
-                    let len = host.len();
-                    stream
-                        .memcpy_dtoh(&device.slice(..len), &mut host[..])
-                        .map_err(driver_err("cuMemcpyDtoHAsync"))?;
+                    stream.download(device, host)?;
                 }
             }
         }
         record(3)?;
-        events[3]
-            .synchronize()
-            .map_err(driver_err("cuEventSynchronize"))?;
-        // cudarc records some failures (in its automatic cross-stream waits) instead of returning them.
-        self.ctx
-            .check_err()
-            .map_err(driver_err("a queued CUDA operation"))?;
-        let ns = |a: usize| -> Result<u64, CudaError> {
-            let ms = events[a]
-                .elapsed_ms(&events[a + 1])
-                .map_err(driver_err("cuEventElapsedTime"))?;
-            Ok((f64::from(ms) * 1e6) as u64)
-        };
+        events[3].synchronize()?;
+        self.check()?;
+        let ns = |a: usize| events[a].elapsed_ns(&events[a + 1]);
         Ok(Timings {
             upload_ns: ns(0)?,
             kernel_ns: ns(1)?,
@@ -176,33 +180,5 @@ impl CudaDevice {
             kernel_clock: Clock::CudaEvents,
             transfer_clock: Clock::CudaEvents,
         })
-    }
-}
-
-/// A scalar argument at its parameter's width.
-pub(super) enum Scalar {
-    B1(u8),
-    B2(u16),
-    B4(u32),
-    B8(u64),
-}
-
-impl Scalar {
-    pub(super) fn new(size: u32, bits: u64) -> Scalar {
-        match size {
-            1 => Scalar::B1(bits as u8),
-            2 => Scalar::B2(bits as u16),
-            4 => Scalar::B4(bits as u32),
-            _ => Scalar::B8(bits),
-        }
-    }
-
-    pub(super) fn push<'a>(&'a self, launch: &mut cudarc::driver::LaunchArgs<'a>) {
-        match self {
-            Scalar::B1(v) => launch.arg(v),
-            Scalar::B2(v) => launch.arg(v),
-            Scalar::B4(v) => launch.arg(v),
-            Scalar::B8(v) => launch.arg(v),
-        };
     }
 }

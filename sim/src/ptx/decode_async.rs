@@ -48,7 +48,8 @@ fn mbarrier_space(mods: &mut Mods) -> Result<MemSpace, String> {
 }
 
 /// Takes the `.b64` of an mbarrier instruction.
-fn b64(mods: &mut Mods, name: &str) -> Result<(), String> {
+fn b64(mods: &mut Mods, inst: &Instruction) -> Result<(), String> {
+    let name = inst.full_opcode();
     match mods.types().as_slice() {
         [DataType::B64] => Ok(()),
         [] => Err(format!("`{name}` needs its `.b64` type")),
@@ -122,7 +123,7 @@ impl Decoder<'_> {
             }
             let noinc = mods.take(M::Noinc);
             let space = mbarrier_space(&mut mods)?;
-            b64(&mut mods, "cp.async.mbarrier.arrive")?;
+            b64(&mut mods, inst)?;
             mods.finish()?;
             let [mbar] = operands::<1>(inst)?;
             let mbar = self.async_addr(mbar)?;
@@ -222,10 +223,9 @@ impl Decoder<'_> {
                 inst.full_opcode()
             ));
         };
-        let name = format!("mbarrier.{what}");
         mods.ignore_if(is_hint);
         if what == M::PendingCount {
-            b64(&mut mods, &name)?;
+            b64(&mut mods, inst)?;
             mods.finish()?;
             let [d, state] = operands::<2>(inst)?;
             return Ok(Async::PendingCount {
@@ -237,7 +237,7 @@ impl Decoder<'_> {
         let no_complete = matches!(what, M::Arrive | M::ArriveDrop) && mods.take(M::NoComplete);
         let parity = matches!(what, M::TestWait | M::TryWait) && mods.take(M::Parity);
         let space = mbarrier_space(&mut mods)?;
-        b64(&mut mods, &name)?;
+        b64(&mut mods, inst)?;
         mods.finish()?;
         let ops = &inst.operands;
         Ok(match what {
@@ -291,7 +291,8 @@ impl Decoder<'_> {
                 // arrive / arrive_drop: state, [addr]{, count | txCount}
                 if (expect_tx || no_complete) && ops.len() != 3 {
                     return Err(format!(
-                        "`{name}.{}` takes 3 operands (state, [addr], {}), found {}",
+                        "`{}.{what}.{}` takes 3 operands (state, [addr], {}), found {}",
+                        O::Mbarrier,
                         if expect_tx {
                             M::ExpectTx
                         } else {

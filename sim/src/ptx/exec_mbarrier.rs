@@ -110,7 +110,7 @@ impl PtxBlock<'_> {
                     let count = reg(count);
                     if count == 0 || count > u64::from(COUNT_MAX) {
                         let why = format!(
-                            "mbarrier.init with count {count}: the count is 1 to {COUNT_MAX}"
+                            "`mbarrier.init` with count {count}: the count is 1 to {COUNT_MAX}"
                         );
                         return Err(self.mbar_error(warp, pc, l, abs, why));
                     }
@@ -144,7 +144,7 @@ impl PtxBlock<'_> {
                         self.asyncs.waiting.get(&abs).copied().unwrap_or(0) & !(1u64 << warp.index);
                     if others != 0 || old.pending != old.expected {
                         let why = format!(
-                            "mbarrier.inval of an mbarrier in use: {}",
+                            "`mbarrier.inval` of an mbarrier in use: {}",
                             if others != 0 {
                                 format!("warp {} waits on it", others.trailing_zeros())
                             } else {

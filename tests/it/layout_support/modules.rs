@@ -391,7 +391,7 @@ fn use_leaves(tree: &syn::UseTree, prefix: Vec<String>, out: &mut Vec<(ModPath, 
 }
 
 /// Items under `#[cfg(test)]`: test code may reach anywhere; it is not part of the module structure.
-fn is_test_only(item: &syn::Item) -> bool {
+pub fn is_test_only(item: &syn::Item) -> bool {
     let attrs = match item {
         syn::Item::Mod(i) => &i.attrs,
         syn::Item::Fn(i) => &i.attrs,
