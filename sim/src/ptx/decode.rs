@@ -356,7 +356,7 @@ impl Decoder<'_> {
             }
             O::Cp | O::Mbarrier | O::Wgmma => self.async_op(inst),
             O::Ldmatrix | O::Stmatrix | O::Mma | O::Wmma => self.matrix(inst),
-            O::Cvt if inst.modifiers.iter().any(|m| *m == M::Tf32) => self.cvt_tf32(inst),
+            O::Cvt if inst.modifiers.contains(&M::Tf32) => self.cvt_tf32(inst),
             O::Membar
             | O::Fence
             | O::Prefetch
