@@ -27,7 +27,7 @@ pub fn probe(backend: Backend) -> Result<String, String> {
             Err(why) => Err(why.clone()),
         },
         Backend::WebGpu => {
-            let requirements = webgpu_requirements().map_err(|e| format!("{e:#}"))?;
+            let requirements = webgpu_requirements().map_err(|e| e.to_string())?;
             match find_adapter(&requirements) {
                 Ok(a) if !a.is_software => Ok(a.label()),
                 Ok(a) => Err(format!(
@@ -96,8 +96,8 @@ pub fn first_gpu<T>(
 
 /// What a WebGPU adapter must offer to run both LZ4 page kernels (their WGSL emitted and validated by
 /// naga once per process: `auto` probes with it, then a codec opens a device with it).
-pub fn webgpu_requirements() -> anyhow::Result<Requirements> {
-    static REQUIREMENTS: OnceLock<Result<Requirements, String>> = OnceLock::new();
+pub fn webgpu_requirements() -> Result<Requirements, KernelBuildError> {
+    static REQUIREMENTS: OnceLock<Result<Requirements, KernelBuildError>> = OnceLock::new();
     REQUIREMENTS
         .get_or_init(|| {
             let backend = crate::runtime::Backend::WebGpu;
@@ -107,8 +107,8 @@ pub fn webgpu_requirements() -> anyhow::Result<Requirements> {
             ];
             let mut needs: Option<Requirements> = None;
             for kernel in &kernels {
-                let verified = warpforge_ir::verify(kernel).map_err(|e| e.to_string())?;
-                let wgsl = crate::wgsl::emit(&verified).map_err(|e| e.to_string())?;
+                let verified = warpforge_ir::verify(kernel).map_err(KernelBuildError::Verify)?;
+                let wgsl = crate::wgsl::emit(&verified).map_err(KernelBuildError::Wgsl)?;
                 needs = Some(match needs {
                     Some(n) => joint(&n, &wgsl.requirements),
                     None => wgsl.requirements,
@@ -117,7 +117,18 @@ pub fn webgpu_requirements() -> anyhow::Result<Requirements> {
             Ok(needs.expect("two kernels"))
         })
         .clone()
-        .map_err(anyhow::Error::msg)
+}
+
+/// Why the LZ4 page kernels cannot be built for WebGPU (a bug in the kernels or an emitter: the
+/// tests build them on every run).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KernelBuildError {
+    /// The verifier rejected a kernel.
+    #[error("an LZ4 kernel does not verify: {0}")]
+    Verify(#[source] warpforge_ir::VerifyError),
+    /// The WGSL emitter refused a kernel.
+    #[error("an LZ4 kernel has no WGSL: {0}")]
+    Wgsl(#[source] crate::wgsl::WgslError),
 }
 
 #[cfg(test)]

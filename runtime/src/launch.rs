@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use warpforge_ir::{verify, Kernel, ParamKind, Verified};
-use warpforge_ptx::Sm;
+use warpforge_ptx::{EmitError, Sm};
 use warpforge_wgsl::{Requirements, Wgsl};
 
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
@@ -85,8 +85,28 @@ impl FromStr for Backend {
     }
 }
 
+/// Why a kernel's PTX cannot be loaded on the PTX simulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtxLoadError {
+    /// The emitter refused the kernel for that target.
+    Emit(EmitError),
+    /// The simulator cannot decode the emitted PTX.
+    Decode(PtxError),
+}
+
+impl fmt::Display for PtxLoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PtxLoadError::Emit(e) => e.fmt(f),
+            PtxLoadError::Decode(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PtxLoadError {}
+
 /// Why a launch (or opening a launcher, or loading a kernel) failed, with the backend's own error.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LaunchError {
     /// From the simulator.
     Sim(SimError),
@@ -101,7 +121,7 @@ pub enum LaunchError {
         /// The target it was emitted for.
         sm: Sm,
         /// Why.
-        error: String,
+        error: PtxLoadError,
     },
     /// A kernel loaded by one launcher was launched on another.
     WrongLauncher {
@@ -160,7 +180,18 @@ impl fmt::Display for LaunchError {
     }
 }
 
-impl std::error::Error for LaunchError {}
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // Display shows these errors' own text, so the chain goes on with theirs.
+            LaunchError::Sim(e) => e.source(),
+            LaunchError::WebGpu(e) => e.source(),
+            LaunchError::Cuda(e) => e.source(),
+            LaunchError::Ptx { error, .. } => Some(error),
+            LaunchError::WrongLauncher { .. } => None,
+        }
+    }
+}
 
 impl From<SimError> for LaunchError {
     fn from(e: SimError) -> Self {
@@ -466,14 +497,14 @@ pub fn open(backend: Backend, kernels: &[&Verified<'_>]) -> Result<Launcher, Lau
 
 /// `kernel`'s PTX for `sm`, parsed and decoded for the PTX simulator.
 fn load_ptx(kernel: &Verified<'_>, sm: Sm) -> Result<LoadedPtx, LaunchError> {
-    let fail = |error: String| LaunchError::Ptx {
+    let fail = |error: PtxLoadError| LaunchError::Ptx {
         kernel: kernel.name.clone(),
         sm,
         error,
     };
-    let ptx = warpforge_ptx::emit(kernel, sm).map_err(|e| fail(e.to_string()))?;
-    let decoded =
-        PtxKernel::load(&ptx.text, &ptx.launch.entry).map_err(|e: PtxError| fail(e.to_string()))?;
+    let ptx = warpforge_ptx::emit(kernel, sm).map_err(|e| fail(PtxLoadError::Emit(e)))?;
+    let decoded = PtxKernel::load(&ptx.text, &ptx.launch.entry)
+        .map_err(|e: PtxError| fail(PtxLoadError::Decode(e)))?;
     Ok(LoadedPtx {
         kernel: decoded,
         text: ptx.text,
@@ -483,8 +514,10 @@ fn load_ptx(kernel: &Verified<'_>, sm: Sm) -> Result<LoadedPtx, LaunchError> {
 
 /// The WGSL of `kernel`, or why it has none.
 pub(crate) fn emit_wgsl(kernel: &Verified<'_>) -> Result<Wgsl, WebGpuError> {
-    warpforge_wgsl::emit(kernel)
-        .map_err(|e| WebGpuError::Emit(format!("kernel `{}`: {e}", kernel.name)))
+    warpforge_wgsl::emit(kernel).map_err(|error| WebGpuError::Emit {
+        kernel: kernel.name.clone(),
+        error,
+    })
 }
 
 /// What a device needs to run kernels with requirements `a` and `b`.

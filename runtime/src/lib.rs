@@ -24,7 +24,7 @@ pub mod launch;
 pub mod webgpu;
 
 pub use clock::{Clock, Timings};
-pub use launch::{open, Backend, LaunchError, Launched, Launcher, Loaded};
+pub use launch::{open, Backend, LaunchError, Launched, Launcher, Loaded, PtxLoadError};
 /// The CPU simulator (`warpforge-sim`), re-exported: the `sim` and `ptx-sim` backends launch through it.
 pub use warpforge_sim as sim;
 pub use warpforge_sim::BufferArg;

@@ -214,7 +214,9 @@ fn one_case(device: &Launcher, seed: u64) -> Outcome {
     let backend = device.backend();
     let loaded = match device.load(&verified) {
         Ok(loaded) => loaded,
-        Err(LaunchError::WebGpu(WebGpuError::Emit(why))) if why.contains("divergent") => {
+        Err(LaunchError::WebGpu(WebGpuError::Emit { error, .. }))
+            if error.to_string().contains("divergent") =>
+        {
             return Outcome::Skipped("WGSL refuses: sync in divergent flow".into());
         }
         Err(e) => panic!("seed {seed}: {backend} cannot load a verified kernel: {e}\n{kernel}"),

@@ -206,7 +206,9 @@ fn detection_never_panics_and_cuda_is_a_clear_error_or_a_round_trip() {
             "gpu_available() is true on a machine without /dev/nvidia0"
         );
         match GpuBatchCompressor::new(GpuBatchConfig::default()) {
-            Err(GpuError::NotAvailable(why)) => assert!(why.contains("CUDA"), "{why}"),
+            Err(e @ GpuError::NotAvailable(_)) => {
+                assert!(e.is_no_device() && e.to_string().contains("CUDA"), "{e}")
+            }
             Err(e) => panic!("expected NotAvailable, got {e}"),
             Ok(_) => panic!("a CUDA compressor opened without a device"),
         }

@@ -75,10 +75,9 @@ impl GpuBatchCompressor {
                 &config,
             )?),
             GpuBackend::WebGpu => {
-                let requirements = crate::auto::webgpu_requirements()
-                    .map_err(|e| GpuError::NotAvailable(format!("{e:#}")))?;
+                let requirements = crate::auto::webgpu_requirements()?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
-                    .map_err(|e| GpuError::NotAvailable(e.to_string()))?;
+                    .map_err(GpuError::WebGpu)?;
                 let level = config.algorithm.lz4_level();
                 Box::new(LaunchEngine::new(Lz4Kernels::new(
                     Launcher::WebGpu(device),

@@ -107,7 +107,7 @@ impl Driver for LaunchDriver {
         &self,
         _: &(),
         kernel: &Loaded,
-        name: &'static str,
+        _name: &'static str,
         pages: usize,
         args: &mut [Arg<'_, Vec<u8>>],
     ) -> Result<(), GpuError> {
@@ -121,7 +121,7 @@ impl Driver for LaunchDriver {
         let blocks = blocks_for(pages, Backend::Cuda);
         self.launcher
             .launch(kernel, blocks, &mut buffers, &[pages as u64])
-            .map_err(|e| GpuError::Sim(format!("{name}: {e}")))?;
+            .map_err(GpuError::from)?;
         Ok(())
     }
 

@@ -125,11 +125,6 @@ impl LaunchEngine {
     }
 }
 
-/// A launch failure of `kernels` as the batch API reports it.
-fn gpu_error(kernels: &Lz4Kernels, e: anyhow::Error) -> GpuError {
-    GpuError::from_launch(kernels.launcher().backend(), e)
-}
-
 impl Engine for LaunchEngine {
     fn info(&self) -> GpuDeviceInfo {
         let launcher = self.kernels.launcher();
@@ -157,7 +152,7 @@ impl Engine for LaunchEngine {
                 let (records, launched) = self
                     .kernels
                     .compress(&pages[range])
-                    .map_err(|e| gpu_error(&self.kernels, e))?;
+                    .map_err(GpuError::from)?;
                 for (i, record) in records.iter().enumerate() {
                     out.set(first + i, record.view());
                 }
@@ -205,7 +200,7 @@ impl Engine for LaunchEngine {
                 self.kernels
                     .decompress(&owned, &mut out[range])
                     .map(|(r, _)| r)
-                    .map_err(|e| gpu_error(&self.kernels, e))
+                    .map_err(GpuError::from)
             })
             .collect()
     }

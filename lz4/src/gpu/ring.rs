@@ -2,8 +2,6 @@
 //! are filled and drained in order, and an illegal step is an error rather than a corrupted batch. The
 //! CUDA engine drives it; it needs no GPU and is tested on its own.
 
-use std::fmt;
-
 use super::GpuError;
 
 /// Where a slot's batch is.
@@ -22,14 +20,9 @@ pub enum SlotState {
 }
 
 /// An illegal ring operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("DMA ring: {0}")]
 pub struct RingError(pub String);
-
-impl fmt::Display for RingError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DMA ring: {}", self.0)
-    }
-}
 
 /// The slots and their order.
 #[derive(Clone, Debug)]
@@ -146,7 +139,7 @@ pub trait Stages {
 }
 
 fn ring_err(e: RingError) -> GpuError {
-    GpuError::NotAvailable(e.to_string())
+    GpuError::Ring(e)
 }
 
 /// Runs `chunks` batches through a ring of `depth` slots: batch k+1 is started before batch k is

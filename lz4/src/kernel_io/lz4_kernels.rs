@@ -6,6 +6,7 @@ use warpforge_ir::verify;
 
 use super::page::Page;
 use super::transfer::{compress_through, decompress_through, DecodeError};
+use super::KernelIoError;
 use crate::archive::Record;
 use crate::kernels::lz4::Lz4Level;
 use crate::kernels::{blocks_for, Kernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel};
@@ -49,25 +50,29 @@ impl Lz4Kernels {
         kernel: &Loaded,
         buffers: &mut [BufferArg<'_>],
         pages: u32,
-    ) -> anyhow::Result<Launched> {
+    ) -> Result<Launched, KernelIoError> {
         let blocks = blocks_for(pages as usize, self.launcher.backend());
         let launched = self
             .launcher
             .launch(kernel, blocks, buffers, &[u64::from(pages)])?;
         if let Some(report) = &launched.sim {
             if let Some(f) = report.errors().next() {
-                anyhow::bail!(
-                    "the simulator stopped kernel `{}` ({} of {blocks} blocks stopped): {f}",
-                    kernel.kernel().name,
-                    report.stopped_blocks
-                );
+                return Err(KernelIoError::Finding {
+                    kernel: kernel.kernel().name.clone(),
+                    stopped: report.stopped_blocks as u64,
+                    blocks,
+                    finding: f.to_string(),
+                });
             }
         }
         Ok(launched)
     }
 
     /// Compresses a batch: one record per page, and the launch (`None` for an empty batch).
-    pub fn compress(&self, pages: &[Page]) -> anyhow::Result<(Vec<Record>, Option<Launched>)> {
+    pub fn compress(
+        &self,
+        pages: &[Page],
+    ) -> Result<(Vec<Record>, Option<Launched>), KernelIoError> {
         compress_through(pages, self.level, |buffers, n| {
             self.launch(&self.compress, buffers, n).map(Some)
         })
@@ -78,7 +83,7 @@ impl Lz4Kernels {
         &self,
         records: &[Record],
         out: &mut [Page],
-    ) -> anyhow::Result<(Result<(), DecodeError>, Option<Launched>)> {
+    ) -> Result<(Result<(), DecodeError>, Option<Launched>), KernelIoError> {
         decompress_through(records, out, |buffers, n| {
             self.launch(&self.decompress, buffers, n).map(Some)
         })

@@ -5,12 +5,14 @@
 //! the kernels loaded on any runtime launcher ([`Lz4Kernels`]). The codecs and the GPU batch API build
 //! on this module; it depends on neither.
 
+mod error;
 mod lz4_kernels;
 pub mod meta;
 mod page;
 pub mod reference;
 mod transfer;
 
+pub use error::KernelIoError;
 pub use lz4_kernels::Lz4Kernels;
 pub use meta::{record_from_meta, PageMeta};
 pub use page::{pages_of, pages_of_mut, Page};

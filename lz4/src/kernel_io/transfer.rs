@@ -4,6 +4,7 @@
 
 use super::meta::record_from_meta;
 use super::page::Page;
+use super::KernelIoError;
 use crate::archive::{Record, RecordRef};
 use crate::kernels::lz4::{compress_scratch_bytes, decode_status, Lz4Level, BLOCKS_ALIGN};
 use crate::runtime::BufferArg;
@@ -57,8 +58,8 @@ fn word(bytes: &[u8], i: usize) -> u32 {
 pub fn compress_through<T: Default>(
     pages: &[Page],
     level: Lz4Level,
-    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> anyhow::Result<T>,
-) -> anyhow::Result<(Vec<Record>, T)> {
+    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> Result<T, KernelIoError>,
+) -> Result<(Vec<Record>, T), KernelIoError> {
     if pages.is_empty() {
         return Ok((Vec::new(), T::default()));
     }
@@ -81,9 +82,9 @@ pub fn compress_through<T: Default>(
             record_from_meta(words, page, |len| {
                 output[i * PAGE_SIZE..i * PAGE_SIZE + len].to_vec()
             })
-            .map_err(|e| anyhow::anyhow!("page {i}: {e}"))
+            .map_err(|detail| KernelIoError::Meta { page: i, detail })
         })
-        .collect::<anyhow::Result<Vec<Record>>>()?;
+        .collect::<Result<Vec<Record>, KernelIoError>>()?;
     Ok((records, extra))
 }
 
@@ -93,8 +94,8 @@ pub fn compress_through<T: Default>(
 pub fn decompress_through<T: Default>(
     records: &[Record],
     out: &mut [Page],
-    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> anyhow::Result<T>,
-) -> anyhow::Result<(Result<(), DecodeError>, T)> {
+    launch: impl FnOnce(&mut [BufferArg<'_>], u32) -> Result<T, KernelIoError>,
+) -> Result<(Result<(), DecodeError>, T), KernelIoError> {
     let blocks = gather_lz4(records, out);
     if blocks.pages.is_empty() {
         return Ok((Ok(()), T::default()));

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use warpforge_wgsl::WgslError;
+
 /// Why an adapter cannot run a kernel: the adapter and every limit or feature it lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdapterShortfall {
@@ -68,7 +70,12 @@ pub enum WebGpuError {
     Map(String),
     /// The kernel has no WGSL form (`warpforge-wgsl` refused it, e.g. a warp collective under divergence
     /// it cannot emulate).
-    Emit(String),
+    Emit {
+        /// The kernel.
+        kernel: String,
+        /// Why the WGSL emitter refused it.
+        error: WgslError,
+    },
 }
 
 impl fmt::Display for WebGpuError {
@@ -99,9 +106,18 @@ impl fmt::Display for WebGpuError {
             }
             WebGpuError::DeviceLost(message) => write!(f, "WebGPU device lost: {message}"),
             WebGpuError::Map(message) => write!(f, "reading results back failed: {message}"),
-            WebGpuError::Emit(message) => write!(f, "cannot run on webgpu: {message}"),
+            WebGpuError::Emit { kernel, error } => {
+                write!(f, "cannot run on webgpu: kernel `{kernel}`: {error}")
+            }
         }
     }
 }
 
-impl std::error::Error for WebGpuError {}
+impl std::error::Error for WebGpuError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WebGpuError::Emit { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
