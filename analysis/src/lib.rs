@@ -14,6 +14,7 @@
 
 #![deny(missing_docs)]
 
+mod assumptions;
 pub mod control;
 mod diagnostic;
 pub mod divergence;

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use warpforge_ir::Verified;
 
+pub use crate::assumptions::PtxAssumptions;
 use crate::program::Location;
 pub use crate::ptx_front::PtxError;
 #[cfg(test)]
@@ -33,33 +34,12 @@ pub fn lint_ptx_with(source: &str, assume_warp_aligned: bool) -> Result<Vec<Diag
     lint_ptx_assuming(source, &assume)
 }
 
-/// What the linter may assume about the launches of a PTX module's entries beyond what the PTX
-/// declares (a module does not say how it is launched; the user often knows).
-#[derive(Clone, Debug, Default)]
-pub struct PtxAssumptions {
-    /// Entries without `.reqntid` run blocks whose x-dimension is a multiple of 32 (then
-    /// `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform). [`lint_ptx`] assumes it.
-    pub warp_aligned: bool,
-    /// Every entry without `.reqntid` is launched with blocks of this many threads in x (y and z of
-    /// 1): linted as if it declared `.reqntid X, 1, 1` (`warpforge lint --block X`).
-    pub block: Option<u32>,
-    /// The same for one entry (by its name, mangled as in the PTX); wins over [`Self::block`].
-    pub entry_blocks: std::collections::BTreeMap<String, u32>,
-}
-
-impl PtxAssumptions {
-    /// The block x-dimension assumed for entry `name`, if any.
-    pub(crate) fn block_x(&self, name: &str) -> Option<u32> {
-        self.entry_blocks.get(name).copied().or(self.block)
-    }
-}
-
 /// [`lint_ptx`] with explicit [`PtxAssumptions`] about the launches.
 pub fn lint_ptx_assuming(
     source: &str,
     assume: &PtxAssumptions,
 ) -> Result<Vec<Diagnostic>, PtxError> {
-    let lowering = crate::ptx_front::Lowering::of(source)?;
+    let lowering = crate::ptx_front::lowering::Lowering::of(source)?;
     Ok(check_all(lowering.entries(), |k| {
         check(&lowering.lower(k, assume))
     }))

@@ -15,7 +15,7 @@
 pub use crate::diagnostic::Diagnostic;
 use crate::divergence::{divergence, Divergence, Scope};
 use crate::facts::{facts, Fact};
-use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var};
+use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var, WarpAlignment};
 use crate::refine::Refiner;
 pub use crate::rule::{Rule, Severity};
 
@@ -263,13 +263,7 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
                         vec![cause],
                     );
                 }
-                (MaskInfo::Const(m), None) if *m != u32::MAX => {
-                    let msg = format!(
-                        "all 32 lanes reach this collective but its mask {m:#010x} names only {}",
-                        m.count_ones()
-                    );
-                    c.emit(Rule::W002, Severity::Error, inst, msg, Vec::new());
-                }
+                (MaskInfo::Const(m), None) if *m != u32::MAX => w002_converged(c, inst, *m),
                 (MaskInfo::Const(m), Some(cause)) => {
                     let msg = format!("cannot prove that mask {m:#010x} matches the lanes that reach this collective");
                     c.emit(Rule::W002, Severity::Warning, inst, msg, vec![cause]);
@@ -279,6 +273,65 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
         }
         _ => {}
     }
+}
+
+/// W002 for a constant mask at a collective every lane of the warp reaches: which lanes exist decides.
+/// With the block's x-dimension declared (`.reqntid`, `--block`), they are known: a block of at
+/// least 32 threads has a full warp, a smaller one only its lanes. Without it, a mask that names
+/// lanes 0..k (`0xffff`, written for blocks of at most 16 threads) is right for some launches and
+/// wrong for others: a warning; one that leaves out lane 0, which always exists, is wrong for all.
+fn w002_converged(c: &mut Ctx<'_>, inst: &Inst, m: u32) {
+    let declared = match c.p.warp_aligned_x {
+        WarpAlignment::Known(_) => c.p.block_size,
+        _ => None,
+    };
+    let low = m.trailing_ones();
+    match declared {
+        Some(n) if n < 32 => {
+            let lanes = (1u32 << n) - 1;
+            if m & lanes != lanes {
+                let msg = format!(
+                    "the {n} lanes of a block of {n} threads reach this collective but its mask \
+                     {m:#010x} leaves out lanes {}",
+                    lane_list(lanes & !m)
+                );
+                c.emit(Rule::W002, Severity::Error, inst, msg, Vec::new());
+            }
+        }
+        Some(n) => {
+            let msg = format!(
+                "all 32 lanes reach this collective (blocks of {n} threads) but its mask {m:#010x} \
+                 names only {}",
+                m.count_ones()
+            );
+            c.emit(Rule::W002, Severity::Error, inst, msg, Vec::new());
+        }
+        None if low == 0 => {
+            let msg = format!(
+                "every lane of the warp reaches this collective, lane 0 in every launch, but its \
+                 mask {m:#010x} leaves lane 0 out"
+            );
+            c.emit(Rule::W002, Severity::Error, inst, msg, Vec::new());
+        }
+        None => {
+            let msg = format!(
+                "every lane of the warp reaches this collective but its mask {m:#010x} names lanes \
+                 0-{}: right for blocks of at most {low} threads, wrong for larger ones; the kernel \
+                 does not declare its block size (give it with `--block` or `.reqntid` to decide)",
+                low - 1
+            );
+            c.emit(Rule::W002, Severity::Warning, inst, msg, Vec::new());
+        }
+    }
+}
+
+/// `3, 5, 7` for a lane mask.
+fn lane_list(mask: u32) -> String {
+    (0..32)
+        .filter(|l| mask >> l & 1 == 1)
+        .map(|l: u32| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A001 and S001 on one access; `fact` gives a variable's fact at the access.

@@ -7,8 +7,8 @@ use warpforge_ptx::parse::{
     Block, Function, FunctionKind, Instruction, ParseError, Pos, Statement,
 };
 
+use super::error::PtxError;
 use super::text::{Parsed, Stmt};
-use super::PtxError;
 
 fn stmt(pos: Pos, text: impl Into<String>) -> Stmt {
     let text: String = text.into();

@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use warpforge_ptx::isa::{Modifier, Opcode};
 
-use super::{parse_imm, Stmt};
+use super::literals::parse_imm;
+use super::text::Stmt;
 
 /// What a device function reaches, with the functions it calls.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

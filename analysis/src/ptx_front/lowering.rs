@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use warpforge_ptx::parse::ModuleItem;
 
-use super::{ast, calls, check_module, shared_decl, Entry, PtxError};
+use super::error::{check_module, PtxError};
+use super::{ast, calls, shared_decl, Entry};
 use crate::program::{Location, Program, SharedDecl, Terminator};
 use warpforge_ir::SourceLoc;
 
@@ -67,7 +68,7 @@ impl Lowering {
     }
 
     /// Entry `k` as a program, with what may be assumed about its launches.
-    pub(crate) fn lower(&self, k: usize, assume: &crate::PtxAssumptions) -> Program {
+    pub(crate) fn lower(&self, k: usize, assume: &crate::assumptions::PtxAssumptions) -> Program {
         let (module_shared, at) = &self.entries[k];
         let stmts = match &self.module.items[*at] {
             ModuleItem::Function(f) => ast::function_statements(f),
@@ -170,4 +171,25 @@ impl Lowering {
         program.sources = sources;
         program
     }
+}
+
+/// Parses every `.entry` of a PTX module; `Err` when the text is not PTX or is cut short. An entry
+/// without `.reqntid` is assumed to have a block x-dimension that is a multiple of 32
+/// ([`programs_of_with`] turns that off).
+pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
+    programs_of_with(src, true)
+}
+
+/// [`programs_of`], saying whether to assume warp-aligned block x-dimensions where `.reqntid` is absent.
+pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
+    let lowering = Lowering::of(src)?;
+    Ok((0..lowering.entries())
+        .map(|k| {
+            let assume = crate::assumptions::PtxAssumptions {
+                warp_aligned: assume_warp_aligned,
+                ..Default::default()
+            };
+            lowering.lower(k, &assume)
+        })
+        .collect())
 }

@@ -24,47 +24,20 @@ use crate::program::{
 
 mod ast;
 mod calls;
-mod lowering;
-pub(crate) use lowering::Lowering;
+mod error;
+mod literals;
+pub(crate) mod lowering;
+pub use error::PtxError;
+use literals::{data_bytes, parse_imm, type_bytes};
+
+pub use lowering::{programs_of, programs_of_with};
 mod instructions;
 mod text;
 mod warp_level;
 
-use text::{Parsed, Stmt};
-use warpforge_ptx::isa::{
-    predefined_constant, Dim, Modifier as M, Opcode as O, SpecialReg, Variation,
-};
+use text::Parsed;
+use warpforge_ptx::isa::{Dim, Modifier as M, Opcode as O, SpecialReg, Variation};
 use warpforge_ptx::parse::{DataType, StateSpace};
-
-fn parse_imm(s: &str) -> Option<u64> {
-    // `WARP_SZ`, the warp size nvcc writes for `warpSize`
-    if let Some(v) = predefined_constant(s) {
-        return Some(v);
-    }
-    let (neg, body) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
-    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        u64::from_str_radix(h.trim_end_matches('U'), 16).ok()?
-    } else if let Some(f) = body.strip_prefix("0f").or_else(|| body.strip_prefix("0F")) {
-        u64::from_str_radix(f, 16).ok()?
-    } else {
-        body.trim_end_matches('U').parse::<u64>().ok()?
-    };
-    Some(if neg { v.wrapping_neg() } else { v })
-}
-
-/// The bytes of an access or value of type `ty` (4 when it is not a type or not a listed one).
-fn type_bytes(ty: Option<&M>) -> u32 {
-    data_bytes(ty.and_then(M::data_type))
-}
-
-fn data_bytes(ty: Option<DataType>) -> u32 {
-    match ty {
-        Some(DataType::U8 | DataType::S8 | DataType::B8) => 1,
-        Some(DataType::U16 | DataType::S16 | DataType::B16 | DataType::F16) => 2,
-        Some(DataType::U64 | DataType::S64 | DataType::B64 | DataType::F64) => 8,
-        _ => 4,
-    }
-}
 
 /// Lowers one entry's body.
 struct Entry {
@@ -306,87 +279,6 @@ fn shared_decl(text: &str) -> Option<SharedDecl> {
         bytes,
         align,
     })
-}
-
-/// Why a text cannot be linted as PTX: it is not PTX, or it is cut short. Names the line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PtxError {
-    /// 1-based line.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for PtxError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for PtxError {}
-
-/// Checks that `stmts` look like a whole PTX module: a `.version` directive before anything else, and
-/// every statement ended.
-/// Refuses text that does not start (after comments) with `.version`: not a PTX module at all.
-fn check_module(src: &str) -> Result<(), PtxError> {
-    let mut rest = src;
-    let mut line = 1;
-    loop {
-        let trimmed = rest.trim_start();
-        line += rest[..rest.len() - trimmed.len()].matches('\n').count();
-        rest = trimmed;
-        if let Some(after) = rest.strip_prefix("//") {
-            rest = after.find('\n').map_or("", |k| &after[k..]);
-        } else if let Some(after) = rest.strip_prefix("/*") {
-            let k = after.find("*/").map_or(after.len(), |k| k + 2);
-            line += after[..k.min(after.len())].matches('\n').count();
-            rest = &after[k.min(after.len())..];
-        } else {
-            break;
-        }
-    }
-    if rest.is_empty() {
-        return Err(PtxError {
-            line: 1,
-            message: "not PTX: the file is empty (a PTX module starts with `.version`)".into(),
-        });
-    }
-    if !rest.starts_with(".version") {
-        return Err(PtxError {
-            line,
-            message: format!(
-                "not PTX: a PTX module starts with a `.version` directive, this starts with `{}`",
-                rest.lines()
-                    .next()
-                    .unwrap_or_default()
-                    .chars()
-                    .take(40)
-                    .collect::<String>()
-            ),
-        });
-    }
-    Ok(())
-}
-
-/// Parses every `.entry` of a PTX module; `Err` when the text is not PTX or is cut short. An entry
-/// without `.reqntid` is assumed to have a block x-dimension that is a multiple of 32
-/// ([`programs_of_with`] turns that off).
-pub fn programs_of(src: &str) -> Result<Vec<Program>, PtxError> {
-    programs_of_with(src, true)
-}
-
-/// [`programs_of`], saying whether to assume warp-aligned block x-dimensions where `.reqntid` is absent.
-pub fn programs_of_with(src: &str, assume_warp_aligned: bool) -> Result<Vec<Program>, PtxError> {
-    let lowering = Lowering::of(src)?;
-    Ok((0..lowering.entries())
-        .map(|k| {
-            let assume = crate::PtxAssumptions {
-                warp_aligned: assume_warp_aligned,
-                ..Default::default()
-            };
-            lowering.lower(k, &assume)
-        })
-        .collect())
 }
 
 impl Entry {

@@ -106,13 +106,6 @@ impl Sizes {
         } else {
             "the kernel does not declare its block size".to_owned()
         };
-        let names = |sizes: &[u32]| {
-            sizes
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let first = proved.first().copied().unwrap_or(example);
         let suffix: Vec<u32> = checked.iter().copied().filter(|&n| n >= first).collect();
         let which = if proved == suffix && proved.len() > 1 {
@@ -128,6 +121,24 @@ impl Sizes {
             names(checked)
         )
     }
+}
+
+/// `sizes` as `64, 96, 128`.
+fn names(sizes: &[u32]) -> String {
+    sizes
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The checked sizes for which the race is not proved.
+fn not_proved(proved: &[u32], checked: &[u32]) -> Vec<u32> {
+    checked
+        .iter()
+        .copied()
+        .filter(|n| !proved.contains(n))
+        .collect()
 }
 
 /// Whether `i` is a shared load or store.
@@ -338,14 +349,27 @@ pub(crate) fn races(p: &Program) -> Vec<Finding<'_>> {
         } else {
             &pair.possible
         };
+        // An error is a proof for the launch: the declared block size, or every block size the
+        // kernel admits (all those checked). A race proved for some sizes only is a warning that
+        // names them: the launch the kernel is used with decides.
+        let for_every_launch =
+            matches!(sizes, Sizes::Declared(_)) || checked.iter().all(|n| pair.proved.contains(n));
+        let mut text = message(p, c, sizes.describe(seen, &checked, *n));
+        if c.proved && !for_every_launch {
+            text.push_str(&format!(
+                "; not for a block of {} threads: give the launch's block size (`--block`, or \
+                 `.reqntid`) to decide",
+                names(&not_proved(&pair.proved, &checked))
+            ));
+        }
         found.push(Finding {
             inst: at,
-            severity: if c.proved {
+            severity: if c.proved && for_every_launch {
                 Severity::Error
             } else {
                 Severity::Warning
             },
-            message: message(p, c, sizes.describe(seen, &checked, *n)),
+            message: text,
         });
     }
     found

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use warpforge_analysis::Rule;
 
-use warpforge_analysis::{lint_ptx, Severity};
+use warpforge_analysis::{lint_ptx, lint_ptx_assuming, PtxAssumptions, Severity};
 
 /// The ratchet: the numbers as of the last improvement (see the module docs). False errors, missed
 /// planted bugs and R001 findings on clean files are held at their goal, 0 (missed bugs: 4 until R001
@@ -46,10 +46,29 @@ fn manifest(dir: &Path) -> Vec<Line> {
         .collect()
 }
 
+/// `launches.tsv`: the block x-dimension of the kernels whose hazards depend on it.
+fn launches(dir: &Path) -> BTreeMap<String, u32> {
+    let text = std::fs::read_to_string(dir.join("launches.tsv")).expect("the corpus launches");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let block = cols.get(1).and_then(|b| b.parse().ok());
+            let block = block.unwrap_or_else(|| panic!("launches.tsv: no block size in {l}"));
+            (cols[0].to_owned(), block)
+        })
+        .collect()
+}
+
 #[test]
 fn the_linter_on_real_compiler_output() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let lines = manifest(&dir);
+    let assume = PtxAssumptions {
+        warp_aligned: true,
+        entry_blocks: launches(&dir),
+        ..PtxAssumptions::default()
+    };
     assert!(lines.len() >= 100, "the corpus has {} files", lines.len());
     let (mut false_errors, mut missed, mut refused_wrongly) = (Vec::new(), Vec::new(), Vec::new());
     let (mut clean_files, mut clean_warnings, mut warned_accesses) = (0usize, 0usize, 0usize);
@@ -58,7 +77,7 @@ fn the_linter_on_real_compiler_output() {
     let mut unmodelled: BTreeMap<String, usize> = BTreeMap::new();
     for line in &lines {
         let text = std::fs::read_to_string(dir.join(&line.file)).expect("a corpus file");
-        let result = lint_ptx(&text);
+        let result = lint_ptx_assuming(&text, &assume);
         if line.expect == "error" {
             if result.is_ok() {
                 refused_wrongly.push(format!("{}: accepted, must be refused", line.file));
@@ -165,4 +184,38 @@ fn the_linter_on_real_compiler_output() {
         per_file_x10 as f64 / 10.0,
         MAX_WARNINGS_PER_CLEAN_FILE_X10 as f64 / 10.0
     );
+}
+
+/// A planted bug whose hazard depends on the launch is an error with its launch and, without it, a
+/// warning of the same rule that names the block sizes and how to decide (never silence).
+#[test]
+fn a_launch_dependent_bug_is_an_error_with_its_launch_and_a_warning_without() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    for (file, rule) in [
+        ("ptx/bug_r001_reduce_no_barrier.nvcc13.sm80.ptx", Rule::R001),
+        ("ptx/bug_w002_partial_mask.nvcc13.sm80.ptx", Rule::W002),
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("a corpus file");
+        let without = lint_ptx(&text).expect("PTX");
+        let found: Vec<_> = without.iter().filter(|d| d.rule == rule).collect();
+        assert!(
+            !found.is_empty() && found.iter().all(|d| d.severity == Severity::Warning),
+            "{file}: {found:#?}"
+        );
+        assert!(
+            found.iter().any(|d| d.message.contains("--block")),
+            "{file}: the warning says how to decide: {found:#?}"
+        );
+        let assume = PtxAssumptions {
+            warp_aligned: true,
+            block: Some(256),
+            ..PtxAssumptions::default()
+        };
+        let with = lint_ptx_assuming(&text, &assume).expect("PTX");
+        assert!(
+            with.iter()
+                .any(|d| d.rule == rule && d.severity == Severity::Error),
+            "{file} with --block 256: {with:#?}"
+        );
+    }
 }

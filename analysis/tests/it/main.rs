@@ -8,5 +8,6 @@ mod ptx_input;
 mod race;
 mod refine;
 mod sarif;
+mod small_blocks;
 mod source_locs;
 mod uniformity;

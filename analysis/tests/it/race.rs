@@ -48,7 +48,9 @@ fn a_tree_reduction_without_its_loop_barrier_races_across_iterations() {
     let found = r001(&kernel("", &tree_reduction("")));
     assert_eq!(found.len(), 1, "{found:?}");
     let (severity, message) = &found[0];
-    assert_eq!(*severity, Severity::Error, "{message}");
+    // Not a race in a block of 64 threads, which the kernel admits: without its launch the race is
+    // a warning that says which sizes race and how to decide.
+    assert_eq!(*severity, Severity::Warning, "{message}");
     // Block of 96: s = 48, 24, …: thread 32 (warp 1) writes s[32] in iteration 1, thread 8 (warp 0)
     // reads s[8 + 24] in iteration 2.
     for needle in [
@@ -59,6 +61,8 @@ fn a_tree_reduction_without_its_loop_barrier_races_across_iterations() {
         "for every block x-dimension checked from 96 to 1024 threads",
         "the kernel does not declare its block size",
         "the example is for 96 threads",
+        "not for a block of 64 threads",
+        "`--block`",
     ] {
         assert!(message.contains(needle), "`{needle}` in {message}");
     }
@@ -66,6 +70,7 @@ fn a_tree_reduction_without_its_loop_barrier_races_across_iterations() {
     // reads s[t + s], written by thread t + s < 64 before the loop's barrier) do not race.
     let declared = r001(&kernel("\n.reqntid 256, 1, 1", &tree_reduction("")));
     assert_eq!(declared.len(), 1, "{declared:?}");
+    assert_eq!(declared[0].0, Severity::Error, "{declared:?}");
     assert!(
         declared[0].1.contains("in a block of 256 threads"),
         "{declared:?}"
@@ -92,7 +97,10 @@ fn a_negated_guard_is_followed_the_right_way() {
         .replace("@%p3 bra LOOP;", "@!%p3 bra LOOP;");
     let found = r001(&kernel("", &negated));
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].0, Severity::Error);
+    assert_eq!(found[0].0, Severity::Warning, "{found:?}");
+    let found = r001(&kernel("\n.reqntid 128, 1, 1", &negated));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, Severity::Error, "{found:?}");
     // `@!%p4 st` with %p4 = tid >= 32: warp 0 writes s[tid], every warp reads s[tid % 32].
     let guarded = "    setp.ge.u32 %p4, %r1, 32;\n    @!%p4 st.shared.u32 [%r4], %r1;\n    \
                    and.b32 %r6, %r5, 124;\n    add.s32 %r7, %r3, %r6;\n    ld.shared.u32 %r8, [%r7];\n";

@@ -7,8 +7,6 @@ use crate::runtime::cuda::{cu_result_name, is_sticky, CudaError};
 use crate::runtime::webgpu::WebGpuError;
 use crate::runtime::LaunchError;
 
-use super::ring::RingError;
-
 /// A GPU-path failure.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GpuError {
@@ -121,3 +119,8 @@ impl From<RingError> for GpuError {
         GpuError::Ring(e)
     }
 }
+
+/// An illegal ring operation (a bug in the engine).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("DMA ring: {0}")]
+pub struct RingError(pub String);

@@ -19,10 +19,7 @@ pub enum SlotState {
     Complete,
 }
 
-/// An illegal ring operation.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("DMA ring: {0}")]
-pub struct RingError(pub String);
+pub use super::error::RingError;
 
 /// The slots and their order.
 #[derive(Clone, Debug)]
