@@ -1,6 +1,7 @@
 //! [`KernelIoError`]: why a batch through the page kernels failed, with the runtime's error kept
 //! whole.
 
+use crate::runtime::sim::Finding;
 use crate::runtime::LaunchError;
 
 /// Why one batch through a page kernel failed.
@@ -20,8 +21,8 @@ pub enum KernelIoError {
         stopped: u64,
         /// Blocks launched.
         blocks: u32,
-        /// The finding, as the simulator prints it.
-        finding: String,
+        /// The finding.
+        finding: Box<Finding>,
     },
     /// The compress kernel wrote a meta word that does not describe its page (a kernel bug).
     #[error("page {page}: {detail}")]

@@ -61,7 +61,7 @@ impl Lz4Kernels {
                     kernel: kernel.kernel().name.clone(),
                     stopped: report.stopped_blocks as u64,
                     blocks,
-                    finding: f.to_string(),
+                    finding: Box::new(f.clone()),
                 });
             }
         }
