@@ -84,6 +84,9 @@ pub enum FindingKind {
     Mbarrier,
     /// A thread executed `trap` (PTX): the kernel aborts. The block stops.
     Trap,
+    /// A device `assert()` failed (CUDA's `__assertfail`): the kernel aborts, naming the assertion,
+    /// its file and line. The block stops.
+    Assert,
 }
 
 impl FindingKind {
@@ -103,7 +106,8 @@ impl FindingKind {
             | FindingKind::Deadlock
             | FindingKind::StackOverflow
             | FindingKind::BranchIndex
-            | FindingKind::Trap => Check::Launch,
+            | FindingKind::Trap
+            | FindingKind::Assert => Check::Launch,
         }
     }
 
@@ -125,6 +129,7 @@ impl FindingKind {
             FindingKind::AsyncCopy => "async-copy",
             FindingKind::Mbarrier => "mbarrier",
             FindingKind::Trap => "trap",
+            FindingKind::Assert => "assert",
         }
     }
 
@@ -151,6 +156,7 @@ impl FindingKind {
                 | FindingKind::BranchIndex
                 | FindingKind::Mbarrier
                 | FindingKind::Trap
+                | FindingKind::Assert
         )
     }
 }

@@ -42,8 +42,14 @@ fn w002(ptx: &str, block: Option<u32>) -> Vec<(Severity, String)> {
 #[test]
 fn a_low_lanes_mask_is_right_for_blocks_it_covers_and_wrong_for_larger_ones() {
     let ptx = shuffle_with("65535");
-    assert!(w002(&ptx, Some(16)).is_empty(), "16 threads: every lane named");
-    assert!(w002(&ptx, Some(8)).is_empty(), "8 threads: every lane named");
+    assert!(
+        w002(&ptx, Some(16)).is_empty(),
+        "16 threads: every lane named"
+    );
+    assert!(
+        w002(&ptx, Some(8)).is_empty(),
+        "8 threads: every lane named"
+    );
     let full = w002(&ptx, Some(64));
     assert!(
         matches!(full.as_slice(), [(Severity::Error, m)] if m.contains("all 32 lanes")),

@@ -224,6 +224,19 @@ impl<'a> PtxBlock<'a> {
                 self.run.report(FindingKind::Trap, pc as u32, 0, f)?;
             }
             Op::Trap => warp.stack.advance(),
+            Op::AssertFail { .. } if lanes != 0 => {
+                let detail = self.assertion(warp, pc, lanes);
+                let f = self.run.finding(
+                    FindingKind::Assert,
+                    pc as u32,
+                    warp.index,
+                    lanes,
+                    None,
+                    detail,
+                );
+                self.run.report(FindingKind::Assert, pc as u32, 0, f)?;
+            }
+            Op::AssertFail { .. } => warp.stack.advance(),
             Op::Exit => {
                 warp.step += 1;
                 self.run.counters.control += 1;

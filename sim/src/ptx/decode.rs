@@ -472,7 +472,7 @@ impl Decoder<'_> {
                     targets: self.tables.get(table as usize).cloned().unwrap_or_default(),
                     conditional: i.guard.is_some(),
                 },
-                Op::Exit | Op::Ret | Op::Trap => Flow::Exit {
+                Op::Exit | Op::Ret | Op::Trap | Op::AssertFail { .. } => Flow::Exit {
                     conditional: i.guard.is_some(),
                 },
                 _ => Flow::Next,

@@ -25,6 +25,10 @@ use super::decode::{operands, Decoder, Imm, Mods};
 use super::error::PtxError;
 use super::inst::{CallArg, Int, IntBin, Op, Slot};
 
+/// The CUDA runtime's function a failed device `assert()` calls (declared `.extern`; the simulator
+/// provides it).
+const ASSERT_FAIL: &str = "__assertfail";
+
 /// The most bytes of one function's frame (or of the entry's `.local` and call variables).
 pub(crate) const MAX_FRAME: u64 = 64 << 10;
 
@@ -231,6 +235,10 @@ impl Decoder<'_> {
                  belongs to an indirect call)"
             ));
         }
+        let defined = (self.module.functions()).any(|f| f.name == name && f.body.is_some());
+        if name == ASSERT_FAIL && !defined {
+            return self.assert_fail(args);
+        }
         let func = self.function_id(&name)?;
         let f = &self.funcs[func as usize];
         let (want_params, want_returns) = (f.params.clone(), f.returns.clone());
@@ -255,6 +263,35 @@ impl Decoder<'_> {
             .map(|(a, p)| self.call_slot(a, p, &name, true))
             .collect::<Result<_, _>>()?;
         Ok(Op::Call { func, args, rets })
+    }
+
+    /// `call.uni __assertfail, (message, file, line, function, char size)`: the arguments a failed
+    /// `assert()` passes (`.param` variables or registers), the char size not needed.
+    fn assert_fail(&mut self, args: &[Operand]) -> Result<Op, String> {
+        let [message, file, line, function, _] = args else {
+            return Err(format!(
+                "`{ASSERT_FAIL}` takes 5 arguments (message, file, line, function, char size), \
+                 the call gives {}",
+                args.len()
+            ));
+        };
+        let mut slot = |op: &Operand| -> Result<Slot, String> {
+            match &op.kind {
+                OperandKind::Symbol(n) => match self.frame_var(n) {
+                    Some(v) if v.param && matches!(v.size, 4 | 8) => Ok(Slot::Frame(v.offset)),
+                    _ => Err(format!(
+                        "`{n}` is not a 4- or 8-byte `.param` variable of the caller"
+                    )),
+                },
+                _ => Ok(Slot::Reg(self.src(op, Imm::Int)?)),
+            }
+        };
+        Ok(Op::AssertFail {
+            message: slot(message)?,
+            file: slot(file)?,
+            line: slot(line)?,
+            function: slot(function)?,
+        })
     }
 
     /// One argument (or, with `ret`, return value) of a call to `func` for its parameter `param`.

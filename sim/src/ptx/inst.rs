@@ -234,6 +234,15 @@ pub(crate) enum Op {
     Exit,
     /// `trap`: the thread aborts the kernel (a finding; the block stops).
     Trap,
+    /// A failed device `assert()`: nvcc's call of the CUDA runtime's `__assertfail(message, file,
+    /// line, function, char size)` (`.extern`, no body in the module). The kernel aborts, as after
+    /// `trap`, with a finding naming the assertion.
+    AssertFail {
+        message: Slot,
+        file: Slot,
+        line: Slot,
+        function: Slot,
+    },
     /// `call` of a `.func`: its index in the program's functions, what the call copies into the
     /// callee's parameters, and what comes back from its return parameters at `ret`.
     Call {

@@ -75,6 +75,7 @@ mod decode_mods;
 mod decode_operands;
 mod error;
 mod exec_alu;
+mod exec_assert;
 mod exec_async;
 mod exec_bits;
 mod exec_call;

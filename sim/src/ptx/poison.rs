@@ -10,7 +10,7 @@
 //! (a guard of a branch, a branch index), a collective (a shuffled value, a vote, a mask, a
 //! barrier's operands) or a call's argument. Nothing is tracked while no register holds poison.
 
-use super::inst::{Op, R};
+use super::inst::{Op, Slot, R};
 
 /// Which lanes of which registers hold poison, and the shuffle that made it.
 #[derive(Clone, Debug, Default)]
@@ -157,6 +157,21 @@ pub(crate) fn flow(op: &Op) -> Flow {
         Op::Bra { .. } => sink(vec![], vec![], "a branch"),
         Op::Brx { index, .. } => sink(vec![*index], vec![], "a branch (its index)"),
         Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield => sink(vec![], vec![], "a branch"),
+        Op::AssertFail {
+            message,
+            file,
+            line,
+            function,
+        } => {
+            let regs = [message, file, line, function]
+                .into_iter()
+                .filter_map(|s| match s {
+                    Slot::Reg(r) => Some(*r),
+                    Slot::Frame(_) => None,
+                })
+                .collect();
+            sink(regs, vec![], "an assertion")
+        }
         // The return registers are written when the callee returns.
         Op::Call { args, rets, .. } => sink(slot_regs(args), slot_regs(rets), "a call's argument"),
         Op::Bar {

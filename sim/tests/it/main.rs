@@ -11,6 +11,7 @@ mod hostile_ir;
 mod hostile_ptx;
 mod macro_locs;
 mod ptx_approx;
+mod ptx_assert;
 mod ptx_async;
 mod ptx_calls;
 mod ptx_calls_corpus;
