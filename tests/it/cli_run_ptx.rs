@@ -121,8 +121,8 @@ fn ptx_usage_errors_exit_2_and_unimplemented_instructions_exit_1() {
     let (code, stderr) = case(words, &fixed);
     assert_eq!(code, Some(2));
     for line in [
-        "--arg `x`: unknown parameter; entry `smem_reduce_fixed` has smem_reduce_fixed_param_0 (.u64)",
-        "missing parameter `smem_reduce_fixed_param_0` (.u64)",
+        "--arg `x`: unknown parameter; entry `smem_reduce_fixed` has 0: smem_reduce_fixed_param_0 (.u64)",
+        "missing parameter 0, `smem_reduce_fixed_param_0` (.u64): --arg 0=@FILE.bin",
         "--arg `smem_reduce_fixed_param_2`: the parameter is .u32, a scalar: give it a value",
     ] {
         assert!(stderr.contains(line), "expected `{line}` in\n{stderr}");
@@ -245,4 +245,54 @@ fn a_wfir_kernels_grid_is_one_dimensional() {
         stderr.contains("--grid 2,2: a .wfir kernel's grid is 1-D (blocks in x): give --grid 4"),
         "{stderr}"
     );
+}
+
+/// The launch `warpforge run --help` shows, run as it is written: nvcc's templated reduction with its
+/// parameters by position (`tests/fixtures/ptx/reduce_template.cu`, nvcc 13, sm_80), each block's sum
+/// checked; `param_N` names them too, and a position past the end, a name given twice and a
+/// missing parameter are each named.
+#[test]
+fn a_templated_kernels_parameters_go_by_position_as_the_help_shows() {
+    let help = text(&warpforge("--help", &[]).stdout);
+    let example = "--backend sim --entry _Z6reduceILj256EEvPKfPfj --block 256 --grid 4";
+    assert!(help.contains(example), "{help}");
+    assert!(help.contains("--arg 0=@in.bin --arg 1=zeros:16 --arg 2=1024 --out 1=sums.bin"));
+    let dir = scratch("ptx-template");
+    let input: Vec<f32> = (0..1024).map(|i| (i % 7) as f32 * 0.5).collect();
+    let x = write(&dir, "in.bin", &f32_bytes(&input));
+    let sums = dir.join("sums.bin");
+    let ptx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ptx/reduce_template.nvcc13.sm80.ptx"
+    );
+    let args = [
+        ptx.to_owned(),
+        format!("--arg=0=@{x}"),
+        format!("--out=1={}", sums.display()),
+    ];
+    let out = warpforge(
+        &format!("{example} --arg 1=zeros:16 --arg 2=1024"),
+        &strs(&args),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = f32s(&std::fs::read(&sums).expect("the sums"));
+    let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(got, want);
+    let bad = [
+        ptx.to_owned(),
+        format!("--arg=param_0=@{x}"),
+        "--arg=param_1=zeros:16".to_owned(),
+        "--arg=1=zeros:16".to_owned(),
+        "--arg=3=5".to_owned(),
+    ];
+    let out = warpforge(example, &strs(&bad));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for line in [
+        "--arg `1`: parameter `_Z6reduceILj256EEvPKfPfj_param_1` is given twice",
+        "--arg `3`: unknown parameter; entry `_Z6reduceILj256EEvPKfPfj` has 0: ",
+        "missing parameter 2, `_Z6reduceILj256EEvPKfPfj_param_2` (.u32): --arg 2=VALUE",
+    ] {
+        assert!(stderr.contains(line), "expected `{line}` in\n{stderr}");
+    }
 }

@@ -43,7 +43,8 @@ pub struct RunArgs {
     /// The target whose PTX ptx-sim runs (70, 80 or 90; default 70).
     #[arg(long, value_name = "SM", value_parser = ["70", "80", "90"])]
     pub(super) sm: Option<String>,
-    /// A parameter's value: NAME=@FILE.bin, NAME=zeros:COUNT or NAME=VALUE (one per parameter).
+    /// A parameter's value: NAME=@FILE.bin, NAME=zeros:COUNT or NAME=VALUE (one per parameter; a PTX
+    /// file's parameter also by position, `0=…`, or `param_N=…`).
     #[arg(long = "arg", value_name = "NAME=…")]
     pub(super) args: Vec<String>,
     /// Write a read_write buffer's bytes after the run to a file (also after errors; repeatable).

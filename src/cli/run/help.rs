@@ -20,7 +20,13 @@ simulator (--backend sim or ptx-sim) or on a GPU (--backend cuda: the driver com
 (required without .reqntid, refused when it contradicts it); --dynamic-shared BYTES sizes .extern
 .shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
 is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a
-scalar of the declared type. Findings name the PTX line.
+scalar of the declared type. A parameter is named by its PTX name, by its position (0, 1, …) or by
+the param_N its name ends with, so a templated kernel's mangled names need not be typed. Findings
+name the PTX line. For example, nvcc's `template <unsigned B> __global__ void reduce(const float*,
+float*, unsigned)` instantiated for B = 256 (entry _Z6reduceILj256EEvPKfPfj):
+
+  warpforge run reduce.ptx --backend sim --entry _Z6reduceILj256EEvPKfPfj --block 256 --grid 4 \
+      --arg 0=@in.bin --arg 1=zeros:16 --arg 2=1024 --out 1=sums.bin
 
 Each --out NAME=FILE.bin gets a read_write buffer's bytes after the kernel, written once the run is
 over, also when the run found errors, so that the damage can be inspected.

@@ -216,7 +216,8 @@ fn parse_arguments(
     let params = kernel.params();
     let list: Vec<String> = params
         .iter()
-        .map(|p| format!("{} (.{})", p.name, p.ty))
+        .enumerate()
+        .map(|(i, p)| format!("{i}: {} (.{})", p.name, p.ty))
         .collect();
     let entry = kernel.name();
     let unknown = |flag: &str, name: &str| {
@@ -234,23 +235,28 @@ fn parse_arguments(
             ));
             continue;
         };
-        match params.iter().position(|p| p.name == name) {
+        match param_index(&params, name) {
             None => errors.push(unknown("--arg", name)),
-            Some(i) if given[i].is_some() => {
-                errors.push(format!("--arg `{name}`: parameter `{name}` is given twice"))
-            }
+            Some(i) if given[i].is_some() => errors.push(format!(
+                "--arg `{name}`: parameter `{}` is given twice",
+                params[i].name
+            )),
             Some(i) => given[i] = Some(value),
         }
     }
     let (mut buffers, mut values) = (Vec::new(), Vec::new());
-    for (p, value) in params.iter().zip(given) {
+    for (i, (p, value)) in params.iter().zip(given).enumerate() {
         let buffer_like = value.is_some_and(|v| v.starts_with('@') || v.starts_with("zeros:"));
         let result = match value {
             None if p.pointer => Err(format!(
-                "missing parameter `{}` (.{}): --arg {0}=@FILE.bin, --arg {0}=zeros:BYTES or a value",
+                "missing parameter {i}, `{}` (.{}): --arg {i}=@FILE.bin, --arg {i}=zeros:BYTES or \
+                 a value",
                 p.name, p.ty
             )),
-            None => Err(format!("missing parameter `{}` (.{}): --arg {0}=VALUE", p.name, p.ty)),
+            None => Err(format!(
+                "missing parameter {i}, `{}` (.{}): --arg {i}=VALUE",
+                p.name, p.ty
+            )),
             Some(_) if buffer_like && !p.pointer => Err(format!(
                 "--arg `{}`: the parameter is .{}, a scalar: give it a value",
                 p.name, p.ty
@@ -281,10 +287,9 @@ fn parse_arguments(
         let missing_dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty() && !d.is_dir());
-        match buffers.iter().position(|b| b.name == name) {
-            None if params.iter().any(|p| p.name == name) => {
-                errors.push(format!("--out `{name}`: not given a buffer"))
-            }
+        let param = param_index(&params, name).map(|i| params[i].name.as_str());
+        match buffers.iter().position(|b| Some(b.name.as_str()) == param) {
+            None if param.is_some() => errors.push(format!("--out `{name}`: not given a buffer")),
             None => errors.push(unknown("--out", name)),
             Some(i) if files.iter().any(|(j, _)| *j == i) => {
                 errors.push(format!("--out `{name}`: given twice"))
@@ -302,6 +307,26 @@ fn parse_arguments(
     match errors.is_empty() {
         true => Ok((buffers, values, files)),
         false => Err(Failure(2, errors)),
+    }
+}
+
+/// The parameter `name` names: its PTX name, its position (`0`, `1`, …), or the `param_N` its PTX
+/// name ends with (nvcc's `_Z6reducePfS_i_param_1` is `1` or `param_1`).
+fn param_index(params: &[PtxParam], name: &str) -> Option<usize> {
+    if let Some(i) = params.iter().position(|p| p.name == name) {
+        return Some(i);
+    }
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        return name.parse().ok().filter(|&i: &usize| i < params.len());
+    }
+    let suffix = format!("_{name}");
+    let mut ends = params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.name.ends_with(&suffix));
+    match (ends.next(), ends.next()) {
+        (Some((i, _)), None) if name.starts_with("param_") => Some(i),
+        _ => None,
     }
 }
 
