@@ -235,7 +235,7 @@ fn parse_arguments(
             ));
             continue;
         };
-        match param_index(&params, name) {
+        match param_index(params, name) {
             None => errors.push(unknown("--arg", name)),
             Some(i) if given[i].is_some() => errors.push(format!(
                 "--arg `{name}`: parameter `{}` is given twice",
@@ -287,7 +287,7 @@ fn parse_arguments(
         let missing_dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty() && !d.is_dir());
-        let param = param_index(&params, name).map(|i| params[i].name.as_str());
+        let param = param_index(params, name).map(|i| params[i].name.as_str());
         match buffers.iter().position(|b| Some(b.name.as_str()) == param) {
             None if param.is_some() => errors.push(format!("--out `{name}`: not given a buffer")),
             None => errors.push(unknown("--out", name)),
