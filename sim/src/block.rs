@@ -157,6 +157,7 @@ impl<'a, P: Sites> BlockRun<'a, P> {
         Finding {
             kind,
             statement: self.program.site(pc as usize),
+            site: self.program.profile_site(pc as usize),
             block: self.block,
             warp,
             lanes,

@@ -1,6 +1,7 @@
 //! What the sanitizer reports: [`Finding`]s, each naming the check, the statement, the block, warp and
 //! lanes, and the address where there is one.
 
+use crate::profile::ProfileSite;
 use std::fmt;
 
 /// The compute-sanitizer tool a finding belongs to.
@@ -168,6 +169,8 @@ pub struct Finding {
     pub kind: FindingKind,
     /// The statement: its path and what it does (`body[4].then[0] (store to `tile`)`).
     pub statement: String,
+    /// Where it is, as data: the IR statement path or the PTX line.
+    pub site: ProfileSite,
     /// The block.
     pub block: u32,
     /// The warp within the block.

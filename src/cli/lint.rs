@@ -4,8 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use warpforge::analysis::program::Location;
+use warpforge::analysis::{Diagnostic, Severity};
 use warpforge::catalog;
 use warpforge::ir::{parse_kernel, verify};
+
+use super::accepted::{Accepted, Site};
 
 /// `warpforge lint`'s arguments.
 #[derive(Args, Debug)]
@@ -30,6 +34,11 @@ pub struct LintArgs {
     /// instead of every block size CUDA allows).
     #[arg(long, value_name = "X", value_parser = clap::value_parser!(u32).range(1..=1024))]
     block: Option<u32>,
+    /// A file of accepted findings (`RULE KERNEL line:N|STATEMENT|*` a line): each one found is
+    /// printed as an accepted note and does not fail the lint; an entry that matches nothing is
+    /// said on stderr.
+    #[arg(long, value_name = "FILE")]
+    accept: Option<PathBuf>,
 }
 
 /// Lints and exits with the lint's status.
@@ -45,7 +54,25 @@ pub fn run(args: LintArgs) -> Result<()> {
         block: args.block,
         ..Default::default()
     };
-    match lint(&args.kernels, &args.files, args.format, &assume)? {
+    let mut accepted = match &args.accept {
+        None => None,
+        Some(path) => match Accepted::load(path) {
+            Ok(a) => Some(a),
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("error: {e}");
+                }
+                std::process::exit(2);
+            }
+        },
+    };
+    match lint(
+        &args.kernels,
+        &args.files,
+        args.format,
+        &assume,
+        accepted.as_mut(),
+    )? {
         0 => Ok(()),
         code => std::process::exit(i32::from(code)),
     }
@@ -68,10 +95,9 @@ fn lint(
     files: &[PathBuf],
     format: LintFormat,
     assume: &warpforge::analysis::PtxAssumptions,
+    mut accepted: Option<&mut Accepted>,
 ) -> Result<u8> {
-    use warpforge::analysis::{
-        has_errors, lint_kernel, lint_ptx_assuming, render_text, Diagnostic,
-    };
+    use warpforge::analysis::{has_errors, lint_kernel, lint_ptx_assuming, render_text};
     let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
     let names: Vec<String> = if kernels.is_empty() && files.is_empty() {
         catalog::entries()
@@ -106,6 +132,14 @@ fn lint(
         };
         all.push((file.display().to_string(), diags));
     }
+    if let Some(accepted) = accepted.as_deref_mut() {
+        for (_, diags) in &mut all {
+            accept(accepted, diags);
+        }
+        for line in accepted.unused() {
+            eprintln!("warning: {line}");
+        }
+    }
     let errors = all.iter().any(|(_, d)| has_errors(d));
     match format {
         LintFormat::Text => {
@@ -118,7 +152,6 @@ fn lint(
                     .filter(|d| d.severity == s)
                     .count()
             };
-            use warpforge::analysis::Severity;
             eprintln!(
                 "{} errors, {} warnings, {} notes",
                 count(Severity::Error),
@@ -133,4 +166,21 @@ fn lint(
         ),
     }
     Ok(if bad_input { 2 } else { u8::from(errors) })
+}
+
+/// Marks each finding of `diags` that `accepted` names: a note saying where it was accepted, so it
+/// is still seen and no longer fails the lint.
+fn accept(accepted: &mut Accepted, diags: &mut [Diagnostic]) {
+    for d in diags.iter_mut() {
+        let site = match &d.location {
+            Location::Ptx { line, .. } => Site::Line(*line as u32),
+            Location::Ir(path) => Site::Statement(path.clone()),
+        };
+        let code = d.rule.to_string();
+        let rules = [code.as_str(), d.rule.name()];
+        if let Some(at) = accepted.accepts(&rules, &d.kernel, &site) {
+            d.message = format!("accepted ({at}, was {}): {}", d.severity, d.message);
+            d.severity = Severity::Note;
+        }
+    }
 }

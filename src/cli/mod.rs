@@ -1,5 +1,6 @@
 //! The `warpforge` command line: the arguments ([`Cli`]) and one module per command.
 
+mod accepted;
 mod bench;
 mod codec_args;
 mod compress;

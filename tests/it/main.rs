@@ -14,6 +14,7 @@ mod run_support;
 
 mod archive;
 mod cli;
+mod cli_accept;
 mod cli_auto;
 mod cli_profile;
 mod cli_run;

@@ -47,6 +47,11 @@ pub struct RunArgs {
     /// file's parameter also by position, `0=…`, or `param_N=…`).
     #[arg(long = "arg", value_name = "NAME=…")]
     pub(super) args: Vec<String>,
+    /// A file of accepted findings (`KIND KERNEL line:N|STATEMENT|*` a line, KIND as printed:
+    /// `shared-race`, …): each one found is said on stderr and does not fail the run (a finding
+    /// that stopped a block still does); an entry that matches nothing is said.
+    #[arg(long, value_name = "FILE")]
+    pub(super) accept: Option<std::path::PathBuf>,
     /// Write a read_write buffer's bytes after the run to a file (also after errors; repeatable).
     #[arg(long = "out", value_name = "NAME=FILE.bin")]
     pub(super) outs: Vec<String>,

@@ -13,6 +13,7 @@ use warpforge::ir::{parse_kernel, verify, Kernel, Verified};
 use warpforge::runtime::sim::{SimOptions, SimReport};
 use warpforge::runtime::{open, Backend, BufferArg, LaunchError, Launched, Launcher};
 
+mod accept;
 mod args;
 mod buffer;
 mod dims;
@@ -156,6 +157,10 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             profile,
         }
     };
+    let mut outcome = outcome;
+    if let Some(path) = &args.accept {
+        accept::apply(path, &kernel.name, &mut outcome)?;
+    }
     let clean = outcome.report.as_ref().is_none_or(SimReport::is_clean)
         && !matches!(outcome.check, Some(Some(_)));
     let ran = Ran {

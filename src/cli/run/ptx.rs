@@ -146,6 +146,10 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
             .profile
             .then(|| super::profile::Source::Ptx(text.clone())),
     };
+    let mut outcome = outcome;
+    if let Some(path) = &args.accept {
+        super::accept::apply(path, &entry, &mut outcome)?;
+    }
     let clean = outcome.report.as_ref().is_some_and(SimReport::is_clean);
     let ran = Ran {
         name: &entry,

@@ -350,6 +350,7 @@ mod tests {
         let finding = Finding {
             kind: warpforge::runtime::sim::FindingKind::PartialBarrier,
             statement: "body[2]\n\u{1}".into(),
+            site: warpforge::runtime::sim::ProfileSite::Statement("body[2]".into()),
             block: 3,
             warp: 1,
             lanes: 0b1001,
