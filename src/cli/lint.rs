@@ -95,7 +95,7 @@ fn lint(
     files: &[PathBuf],
     format: LintFormat,
     assume: &warpforge::analysis::PtxAssumptions,
-    mut accepted: Option<&mut Accepted>,
+    accepted: Option<&mut Accepted>,
 ) -> Result<u8> {
     use warpforge::analysis::{has_errors, lint_kernel, lint_ptx_assuming, render_text};
     let mut all: Vec<(String, Vec<Diagnostic>)> = Vec::new();
@@ -132,7 +132,7 @@ fn lint(
         };
         all.push((file.display().to_string(), diags));
     }
-    if let Some(accepted) = accepted.as_deref_mut() {
+    if let Some(accepted) = accepted {
         for (_, diags) in &mut all {
             accept(accepted, diags);
         }
