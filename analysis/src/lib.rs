@@ -18,6 +18,7 @@ mod assumptions;
 pub mod control;
 mod diagnostic;
 pub mod divergence;
+mod exits;
 pub mod facts;
 mod grouping;
 pub mod ir_front;

@@ -14,6 +14,7 @@
 
 pub use crate::diagnostic::Diagnostic;
 use crate::divergence::{divergence, Divergence, Scope};
+use crate::exits::Skippers;
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var, WarpAlignment};
 use crate::refine::Refiner;
@@ -21,6 +22,7 @@ pub use crate::rule::{Rule, Severity};
 
 struct Ctx<'p> {
     p: &'p Program,
+    skippers: Skippers,
     block: Divergence<'p>,
     warp: Divergence<'p>,
     facts: Vec<Fact>,
@@ -53,6 +55,7 @@ impl Ctx<'_> {
 pub fn check(p: &Program) -> Vec<Diagnostic> {
     let mut c = Ctx {
         p,
+        skippers: Skippers::new(p),
         block: divergence(p, Scope::Block),
         warp: divergence(p, Scope::Warp),
         facts: facts(p),
@@ -232,13 +235,31 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
     match &inst.op {
         Op::Barrier => {
             if let Some(cause) = divergence_cause(&c.block, block, inst.guard, c.p) {
-                c.emit(
-                    Rule::B001,
-                    Severity::Error,
-                    inst,
-                    "block barrier reached in divergent control flow".into(),
-                    vec![cause],
-                );
+                // PTX's reading (`exit` releases barriers) is for PTX; the IR's barrier, like
+                // WGSL's, must be reached in uniform control flow.
+                let ptx = matches!(inst.loc, crate::program::Location::Ptx { .. });
+                if ptx && inst.guard.is_none() && c.skippers.only_exit(c.p, block) {
+                    c.emit(
+                        Rule::B001,
+                        Severity::Warning,
+                        inst,
+                        "block barrier reached in divergent control flow, skipped only by threads \
+                         on their way out: the PTX ISA releases a barrier that exited threads hold \
+                         up (`exit`, `barrier`), so this runs on NVIDIA GPUs, but the CUDA C++ \
+                         Programming Guide makes `__syncthreads()` in conditional code undefined \
+                         unless the condition is the same for the whole block"
+                            .into(),
+                        vec![cause],
+                    );
+                } else {
+                    c.emit(
+                        Rule::B001,
+                        Severity::Error,
+                        inst,
+                        "block barrier reached in divergent control flow".into(),
+                        vec![cause],
+                    );
+                }
             }
         }
         Op::Collective { mask, .. } => {

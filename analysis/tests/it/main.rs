@@ -2,6 +2,7 @@
 //! Run one subject with a filter: `cargo test -p warpforge-analysis --test it fixtures::`.
 
 mod corpus;
+mod exits;
 mod fixtures;
 mod hostile_ptx;
 mod ptx_input;

@@ -18,6 +18,6 @@ bug_b001_device_fn(const float* __restrict__ in, float* __restrict__ out)
     __shared__ float s[BLOCK];
     const int i = blockIdx.x * BLOCK + threadIdx.x;
     float v = in[i];
-    if (v > 0.0f) v = exchange(s, v);         // BUG(B001): bar.sync (line 9), divergent call
+    if (v > 0.0f) v = exchange(s, v);         // BUG(B001:warning): bar.sync (line 9), divergent call
     out[i] = v;
 }

@@ -8,7 +8,7 @@ bug_b001_divergent_loop(float* __restrict__ data)
     float v = data[blockIdx.x * 256 + t];
     for (int k = 0; k < t % 4; ++k) {
         s[t] = v;
-        __syncthreads();                      // BUG(B001): loop trip count depends on threadIdx.x
+        __syncthreads();                      // BUG(B001:warning): loop trip count depends on threadIdx.x
         v = 0.5f * (v + s[(t + 1) % 256]);
     }
     data[blockIdx.x * 256 + t] = v;

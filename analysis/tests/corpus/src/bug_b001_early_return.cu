@@ -7,6 +7,6 @@ bug_b001_early_return(const float* __restrict__ in, float* __restrict__ out, int
     const int i = blockIdx.x * 256 + threadIdx.x;
     if (i >= n) return;
     s[threadIdx.x] = in[i];
-    __syncthreads();                          // BUG(B001): threads with i >= n have returned
+    __syncthreads();                          // BUG(B001:warning): threads with i >= n have returned
     out[i] = s[255 - threadIdx.x];
 }
