@@ -6,7 +6,7 @@
 //! of hanging.
 
 use super::block::{guarded, PtxBlock, PtxWarp, WarpState};
-use super::inst::{BarKind, BarRed, Op};
+use super::inst::{BarKind, BarRed, Inst, Op};
 use crate::block::Stop;
 use crate::finding::{lane_list, FindingKind};
 
@@ -65,6 +65,10 @@ impl PtxBlock<'_> {
                 active | others
             }
             super::simt::Gather::Stuck { elsewhere, at_sync } => {
+                let insts = &self.launch.program.insts;
+                if at_sync == 0 && warp.stack.run_ahead(elsewhere, |pc| leaves(insts, pc)) {
+                    return Ok(()); // they exit first; the barrier is evaluated again after
+                }
                 let detail = self.absent(warp, elsewhere, at_sync);
                 return self.barrier_error(
                     warp,
@@ -296,4 +300,51 @@ impl PtxBlock<'_> {
         self.run.report(FindingKind::PartialBarrier, pc, 0, f)?;
         Err(Stop)
     }
+}
+
+/// The most instructions [`leaves`] looks at.
+const LEAVES_SEARCH: usize = 4096;
+
+/// Whether every path from instruction `pc` leaves the kernel (`exit`, `trap`, a failed assert)
+/// without meeting a barrier, a warp collective, a call or an indirect branch — what lanes running
+/// ahead of their warp may do alone.
+fn leaves(insts: &[Inst], pc: u32) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![pc as usize];
+    while let Some(at) = stack.pop() {
+        if !seen.insert(at) {
+            continue;
+        }
+        if seen.len() > LEAVES_SEARCH {
+            return false;
+        }
+        let Some(inst) = insts.get(at) else {
+            return false;
+        };
+        let guarded = inst.guard.is_some();
+        match &inst.op {
+            Op::Exit | Op::Trap | Op::AssertFail { .. } if !guarded => continue,
+            Op::Exit | Op::Trap | Op::AssertFail { .. } => stack.push(at + 1),
+            &Op::Bra { target, .. } => {
+                stack.push(target as usize);
+                if guarded {
+                    stack.push(at + 1);
+                }
+            }
+            Op::Bar { .. }
+            | Op::WarpSync { .. }
+            | Op::Shfl { .. }
+            | Op::Vote { .. }
+            | Op::Match { .. }
+            | Op::Activemask { .. }
+            | Op::Redux { .. }
+            | Op::Call { .. }
+            | Op::Ret
+            | Op::Brx { .. }
+            | Op::Async(_)
+            | Op::Mma(_) => return false,
+            _ => stack.push(at + 1),
+        }
+    }
+    true
 }

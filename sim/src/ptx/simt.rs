@@ -316,6 +316,48 @@ impl SimtStack {
         }
     }
 
+    /// At a barrier the running entry needs `lanes`, which wait in entries below it (at a
+    /// reconvergence point). When `leaves(pc)` says every path from where each waits leaves the
+    /// kernel without meeting a barrier or a warp collective, they go on alone and first — as on
+    /// Volta and later, whose lanes are scheduled independently, and as the PTX ISA's `exit`
+    /// releases a barrier that only exited threads hold up: a new entry for them at the same
+    /// instruction that never reconverges, above the running entry, which waits at its barrier.
+    /// `false` (nothing changed) when they cannot.
+    pub fn run_ahead(&mut self, lanes: u32, leaves: impl Fn(u32) -> bool) -> bool {
+        let Some(top_index) = self.entries.len().checked_sub(1) else {
+            return false;
+        };
+        let holders: Vec<usize> = (0..top_index)
+            .filter(|&i| self.entries[i].mask & lanes != 0)
+            .collect();
+        let covered = holders.iter().fold(0, |m, &i| m | self.entries[i].mask) & lanes;
+        let ok = covered == lanes
+            && holders.iter().all(|&i| {
+                let e = self.entries[i];
+                e.frame == NO_FRAME && !e.blocked && leaves(e.pc)
+            });
+        if holders.is_empty() || !ok {
+            return false;
+        }
+        self.entries[top_index].blocked = true;
+        for i in holders {
+            let e = self.entries[i];
+            self.entries[i].mask &= !lanes;
+            let id = self.next_id;
+            self.next_id += 1;
+            self.entries.push(Entry {
+                pc: e.pc,
+                rpc: EXIT,
+                mask: e.mask & lanes,
+                id,
+                parent: e.parent,
+                blocked: false,
+                frame: e.frame,
+            });
+        }
+        true
+    }
+
     /// The instruction other lanes wait at, for a finding: the pc of the entry holding `lane`.
     pub fn pc_of(&self, lane: u32) -> Option<u32> {
         self.entries
