@@ -60,7 +60,7 @@ fn lint_exits_1_on_errors_and_reports_json() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("error[B001 divergent-barrier]") && text.contains("line 13, column 5"),
+        text.contains("error[B001 divergent-barrier]") && text.contains("line 14, column 5"),
         "{text}"
     );
     let json = warpforge(&[
@@ -84,12 +84,12 @@ fn lint_exits_1_on_errors_and_reports_json() {
     assert_eq!(b001["kernel"], "divergent_barrier");
     assert_eq!(
         b001["location"],
-        serde_json::json!({"line": 13, "column": 5})
+        serde_json::json!({"line": 14, "column": 5})
     );
     assert!(b001["causes"][0]
         .as_str()
         .expect("a cause")
-        .starts_with("the branch at line 12, column 5 on %p1 is divergent"));
+        .starts_with("the branch at line 13, column 5 on %p1 is divergent"));
     assert_eq!(b001["also"], serde_json::json!([]));
     assert_eq!(
         w002["location"],
@@ -114,7 +114,8 @@ fn lint_exits_1_on_errors_and_reports_json() {
 
 /// `--block X`: a PTX entry without `.reqntid` linted for the block it is launched with. The
 /// corpus's 1-D stencil (written for blocks of 128) has a shared race only in blocks above 128
-/// threads: an error without `--block`, clean with `--block 128`, still an error with `--block 256`.
+/// threads: a warning naming the sizes without `--block`, clean with `--block 128`, an error with
+/// `--block 256`.
 #[test]
 fn lint_block_lints_a_ptx_entry_for_the_launched_block() {
     let file = concat!(
@@ -126,9 +127,17 @@ fn lint_block_lints_a_ptx_entry_for_the_launched_block() {
             .lines()
             .any(|l| l.contains("error[R001") && l.contains("`stencil1d`"))
     };
+    // Without the launch, a race that some block sizes have and others do not is a warning that
+    // names them and says to give the block size.
     let plain = warpforge(&["lint", file]);
-    assert_eq!(plain.status.code(), Some(1));
-    assert!(r001(&plain), "{}", String::from_utf8_lossy(&plain.stdout));
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert_eq!(plain.status.code(), Some(0), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("warning[R001")
+            && l.contains("`stencil1d`")
+            && l.contains("`--block`")),
+        "{text}"
+    );
     let launched = warpforge(&["lint", "--block", "128", file]);
     assert!(
         !r001(&launched),
