@@ -296,3 +296,64 @@ fn a_templated_kernels_parameters_go_by_position_as_the_help_shows() {
         assert!(stderr.contains(line), "expected `{line}` in\n{stderr}");
     }
 }
+
+/// A `__constant__` table set before the launch (`--arg coeffs=@FILE`, as `cudaMemcpyToSymbol` does):
+/// nvcc 13's PTX of `tests/fixtures/ptx/constant_poly.cu` evaluates the cubic with those
+/// coefficients; a value that is not a file, too many bytes and a misspelt name are each named.
+#[test]
+fn a_constant_table_is_set_before_the_launch() {
+    let dir = scratch("ptx-constant");
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.125).collect();
+    let xs = write(&dir, "x.bin", &f32_bytes(&x));
+    let c = write(&dir, "c.bin", &f32_bytes(&[1.0, -2.0, 0.5, 0.25]));
+    let big = write(&dir, "big.bin", &[0u8; 20]);
+    let y = dir.join("y.bin");
+    let ptx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ptx/constant_poly.nvcc13.sm80.ptx"
+    );
+    let words = "--backend sim --block 64 --arg 1=zeros:256 --arg 2=64";
+    let args = [
+        ptx.to_owned(),
+        format!("--arg=0=@{xs}"),
+        format!("--arg=coeffs=@{c}"),
+        format!("--out=1={}", y.display()),
+    ];
+    let out = warpforge(words, &strs(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = f32s(&std::fs::read(&y).expect("the output"));
+    for (i, v) in x.iter().enumerate() {
+        let want = ((0.25 * v + 0.5) * v - 2.0) * v + 1.0;
+        assert!(
+            (got[i] - want).abs() <= 1e-6 * want.abs().max(1.0),
+            "y[{i}] = {} not {want}",
+            got[i]
+        );
+    }
+    let bad = [
+        ptx.to_owned(),
+        format!("--arg=0=@{xs}"),
+        "--arg=coeffs=5".to_owned(),
+        format!("--arg=coefs=@{c}"),
+    ];
+    let stderr = text(&warpforge(words, &strs(&bad)).stderr);
+    for line in [
+        "--arg `coeffs`: a module variable is set from a file of its bytes: coeffs=@FILE.bin",
+        "--arg `coefs`: unknown parameter; entry `constant_poly` has 0: constant_poly_param_0 (.u64)",
+        "; module variables: coeffs",
+    ] {
+        assert!(stderr.contains(line), "expected `{line}` in\n{stderr}");
+    }
+    let too_big = [
+        ptx.to_owned(),
+        format!("--arg=0=@{xs}"),
+        format!("--arg=coeffs=@{big}"),
+    ];
+    let out = warpforge(words, &strs(&too_big));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("module variable `coeffs` has 16 bytes; 20 given"),
+        "{}",
+        text(&out.stderr)
+    );
+}

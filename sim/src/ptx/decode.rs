@@ -41,6 +41,8 @@ pub(crate) struct Program {
     pub local_bytes: u32,
     pub module_globals: Vec<u8>,
     pub constants: Vec<u8>,
+    /// The module's variables and where their bytes are.
+    pub variables: Vec<super::layout::ModuleVariable>,
     /// Whether an atomic may touch global memory (blocks then run one after another).
     pub global_atomics: bool,
     /// `.reqntid` and `.maxntid`.
@@ -169,6 +171,7 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         local_bytes,
         module_globals: layout.module_globals,
         constants: layout.constants,
+        variables: layout.variables,
         global_atomics,
         reqntid: entry.reqntid(),
         maxntid: entry.maxntid(),

@@ -65,6 +65,22 @@ pub(crate) struct Layout {
     pub module_globals: Vec<u8>,
     /// `.const` variables' bytes.
     pub constants: Vec<u8>,
+    /// The module's `.global` and `.const` variables, in declaration order.
+    pub variables: Vec<ModuleVariable>,
+}
+
+/// A module variable (`__device__` is `.global`, `__constant__` is `.const`) and where its bytes
+/// are: in [`Layout::module_globals`] or [`Layout::constants`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleVariable {
+    /// Its name in the PTX (`coeffs`, `_ZL6coeffs`).
+    pub name: String,
+    /// `.const` (else `.global`).
+    pub constant: bool,
+    /// Its first byte in its space's bytes.
+    pub offset: u64,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 fn align_up(n: u64, align: u64) -> u64 {
@@ -208,6 +224,12 @@ impl Layout {
                         let init = initial_bytes(v.ty, d, size as usize)
                             .map_err(|m| bad(d.pos.line, text.clone(), m))?;
                         bytes.extend_from_slice(&init);
+                        l.variables.push(ModuleVariable {
+                            name: d.name.clone(),
+                            constant: !global,
+                            offset: at,
+                            size,
+                        });
                         let (space, addr) = if global {
                             (MemSpace::Global, MODULE_GLOBAL_BASE + at)
                         } else {

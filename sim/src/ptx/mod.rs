@@ -112,7 +112,7 @@ use warpforge_ptx::parse::{parse, Module};
 
 pub use error::PtxError;
 use launch_state::LaunchState;
-pub use layout::PtxParam;
+pub use layout::{ModuleVariable, PtxParam};
 
 use crate::buffer_arg::BufferArg;
 use crate::grid::{copy_back, global_buffers, merge_outcomes, run_grid, worker_threads};
@@ -162,6 +162,45 @@ impl PtxKernel {
     /// The parameters, in order.
     pub fn params(&self) -> &[PtxParam] {
         &self.program.params
+    }
+
+    /// The module's variables (`__device__`: `.global`, `__constant__`: `.const`), in declaration
+    /// order.
+    pub fn variables(&self) -> &[ModuleVariable] {
+        &self.program.variables
+    }
+
+    /// Sets module variable `name`'s bytes before a launch (a `__constant__` table, a `__device__`
+    /// counter): `bytes` replace its initial bytes from the start; bytes past them keep theirs.
+    pub fn set_variable(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+        let Some(v) = self.program.variables.iter().find(|v| v.name == name) else {
+            let names: Vec<&str> = (self.program.variables.iter())
+                .map(|v| v.name.as_str())
+                .collect();
+            return Err(format!(
+                "no module variable `{name}`; the module's variables: {}",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        };
+        if bytes.len() as u64 > v.size {
+            return Err(format!(
+                "module variable `{name}` has {} bytes; {} given",
+                v.size,
+                bytes.len()
+            ));
+        }
+        let (start, constant) = (v.offset as usize, v.constant);
+        let memory = if constant {
+            &mut self.program.constants
+        } else {
+            &mut self.program.module_globals
+        };
+        memory[start..start + bytes.len()].copy_from_slice(bytes);
+        Ok(())
     }
 
     /// `.reqntid`: the block shape every launch must have.

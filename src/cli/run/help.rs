@@ -21,7 +21,9 @@ simulator (--backend sim or ptx-sim) or on a GPU (--backend cuda: the driver com
 .shared arrays. Parameters are named as in the PTX: a 64-bit parameter given @FILE.bin or zeros:BYTES
 is a buffer (the kernel gets its address; every buffer can be written to --out), any other value a
 scalar of the declared type. A parameter is named by its PTX name, by its position (0, 1, …) or by
-the param_N its name ends with, so a templated kernel's mangled names need not be typed. Findings
+the param_N its name ends with, so a templated kernel's mangled names need not be typed. A module
+variable (`__constant__`: .const, `__device__`: .global) is set before the launch by its PTX name,
+NAME=@FILE.bin (its first bytes; the sim backend only). Findings
 name the PTX line. For example, nvcc's `template <unsigned B> __global__ void reduce(const float*,
 float*, unsigned)` instantiated for B = 256 (entry _Z6reduceILj256EEvPKfPfj):
 

@@ -84,7 +84,20 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
     let block = kernel
         .block_shape(args.block.map(|d| d.0))
         .map_err(|e| usage(format!("{file}: {e}")))?;
-    let (mut buffers, values, outs) = parse_arguments(&kernel, &args.args, &args.outs)?;
+    let (mut buffers, values, outs, variables) = parse_arguments(&kernel, &args.args, &args.outs)?;
+    if on_cuda && !variables.is_empty() {
+        return Err(usage(
+            "setting module variables (--arg on a `.global` or `.const` variable) is for the \
+             simulator (--backend sim)"
+                .into(),
+        ));
+    }
+    let mut kernel = kernel;
+    for (name, bytes) in &variables {
+        kernel
+            .set_variable(name, bytes)
+            .map_err(|e| usage(format!("--arg `{name}`: {e}")))?;
+    }
     let launch = PtxLaunch {
         grid: args.grid.0,
         block,
@@ -209,7 +222,13 @@ fn scalar(p: &PtxParam, text: &str) -> Result<u64, String> {
     }
 }
 
-type Parsed = (Vec<Buffer>, Vec<Value>, Vec<(usize, PathBuf)>);
+/// The buffers, the parameters' values, the `--out` files, and the module variables to set.
+type Parsed = (
+    Vec<Buffer>,
+    Vec<Value>,
+    Vec<(usize, PathBuf)>,
+    Vec<(String, Vec<u8>)>,
+);
 
 /// Matches `--arg` and `--out` with the entry's parameters; every bad argument is one line.
 fn parse_arguments(
@@ -224,14 +243,20 @@ fn parse_arguments(
         .map(|(i, p)| format!("{i}: {} (.{})", p.name, p.ty))
         .collect();
     let entry = kernel.name();
+    let variables_list: Vec<&str> = kernel.variables().iter().map(|v| v.name.as_str()).collect();
     let unknown = |flag: &str, name: &str| {
+        let also = match (flag, variables_list.is_empty()) {
+            ("--arg", false) => format!("; module variables: {}", variables_list.join(", ")),
+            _ => String::new(),
+        };
         format!(
-            "{flag} `{name}`: unknown parameter; entry `{entry}` has {}",
+            "{flag} `{name}`: unknown parameter; entry `{entry}` has {}{also}",
             list.join(", ")
         )
     };
     let mut errors = Vec::new();
     let mut given: Vec<Option<&str>> = vec![None; params.len()];
+    let mut variables: Vec<(String, Vec<u8>)> = Vec::new();
     for arg in args {
         let Some((name, value)) = arg.split_once('=') else {
             errors.push(format!(
@@ -239,7 +264,24 @@ fn parse_arguments(
             ));
             continue;
         };
+        let variable = kernel.variables().iter().find(|v| v.name == name);
         match param_index(params, name) {
+            None if variable.is_some() => {
+                // A module variable (`__constant__`, `__device__`): its bytes before the launch.
+                if variables.iter().any(|(n, _)| n == name) {
+                    errors.push(format!("--arg `{name}`: module variable given twice"));
+                } else if !value.starts_with('@') {
+                    errors.push(format!(
+                        "--arg `{name}`: a module variable is set from a file of its bytes: \
+                         {name}=@FILE.bin"
+                    ));
+                } else {
+                    match buffer_bytes(name, value) {
+                        Ok(bytes) => variables.push((name.to_owned(), bytes)),
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
             None => errors.push(unknown("--arg", name)),
             Some(i) if given[i].is_some() => errors.push(format!(
                 "--arg `{name}`: parameter `{}` is given twice",
@@ -309,7 +351,7 @@ fn parse_arguments(
         }
     }
     match errors.is_empty() {
-        true => Ok((buffers, values, files)),
+        true => Ok((buffers, values, files, variables)),
         false => Err(Failure(2, errors)),
     }
 }
