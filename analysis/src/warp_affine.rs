@@ -5,7 +5,8 @@
 //! global index (`ctaid.x·ntid.x + tid.x`). A warp-affine value shifted right by `s` < 5 (compilers
 //! fold `(v / 32) * 16` into `(v >> 1) & ~15`) holds, across a warp, 2^(5-s) consecutive values
 //! starting at a multiple of 2^(5-s): the same tests apply at that granularity. Only
-//! single-definition variables take part.
+//! single-definition variables take part; a constant moved into one (`mov.u32 %r1, WARP_SZ`, as
+//! nvcc writes `warpSize`) is that constant.
 
 use crate::program::{Arith, Op, Program, Special, Var};
 
@@ -44,6 +45,11 @@ pub(crate) fn warp_affine(
                     |u: Option<&Var>| u.and_then(|&u| kinds.get(u).copied()).unwrap_or_default();
                 let (a, b) = (k(i.uses.first()), k(i.uses.get(1)));
                 let c = |u: Option<&Var>| u.and_then(|&u| konst.get(u).copied().flatten());
+                // A constant moved into a register (`mov.u32 %r1, WARP_SZ`) is that constant.
+                let moved = match &i.op {
+                    Op::Arith(Arith::Mov) => c(i.uses.first()),
+                    _ => None,
+                };
                 let new = match &i.op {
                     Op::Const(v) => {
                         konst[def] = Some(*v);
@@ -115,6 +121,10 @@ pub(crate) fn warp_affine(
                 };
                 if kinds[def] != new {
                     kinds[def] = new;
+                    changed = true;
+                }
+                if moved.is_some() && konst[def] != moved {
+                    konst[def] = moved;
                     changed = true;
                 }
             }

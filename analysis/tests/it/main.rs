@@ -12,3 +12,4 @@ mod sarif;
 mod small_blocks;
 mod source_locs;
 mod uniformity;
+mod warp_size;

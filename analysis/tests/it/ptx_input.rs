@@ -48,7 +48,7 @@ fn text_that_is_not_ptx_is_an_error_naming_the_line() {
 #[test]
 fn a_module_cut_short_is_an_error_naming_the_line() {
     // Cut inside the body, after a whole statement: the entry's body never closes.
-    let cut = &DIVERGENT_BARRIER[..DIVERGENT_BARRIER.find("DONE:").expect("label")];
+    let cut = &DIVERGENT_BARRIER[..DIVERGENT_BARRIER.find("LATER:").expect("label")];
     let e = lint_ptx(cut).expect_err("cut short");
     assert!(
         e.message.contains("`.entry divergent_barrier`") && e.message.contains("cut short"),
@@ -57,7 +57,7 @@ fn a_module_cut_short_is_an_error_naming_the_line() {
     // Cut in the middle of a statement.
     let cut = &DIVERGENT_BARRIER[..DIVERGENT_BARRIER.find("%r1, 5").expect("operand")];
     let e = lint_ptx(cut).expect_err("cut short");
-    assert_eq!(e.line, 11, "{e}");
+    assert_eq!(e.line, 12, "{e}");
     assert!(e.message.contains("cut short"), "{e}");
 }
 
