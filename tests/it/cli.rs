@@ -474,7 +474,7 @@ fn lint_refuses_text_that_is_not_ptx_with_exit_2_naming_the_line() {
     );
     let text = std::fs::read_to_string(fixture).expect("fixture");
     let cut = dir.join("cut.ptx");
-    std::fs::write(&cut, &text[..text.find("DONE:").expect("label")]).expect("write");
+    std::fs::write(&cut, &text[..text.find("LATER:").expect("label")]).expect("write");
     let paths = [
         not_ptx.to_str().expect("utf-8"),
         cut.to_str().expect("utf-8"),
@@ -526,5 +526,5 @@ fn lint_writes_sarif() {
         .find(|r| r["ruleId"] == "B001")
         .unwrap_or_else(|| panic!("a B001 result in {log}"));
     let region = &b001["locations"][0]["physicalLocation"]["region"];
-    assert_eq!(region["startLine"], 13, "{log}");
+    assert_eq!(region["startLine"], 14, "{log}");
 }
