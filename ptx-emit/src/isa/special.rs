@@ -95,6 +95,20 @@ pub enum SpecialReg {
     GlobaltimerLo,
     /// `%globaltimer_hi`
     GlobaltimerHi,
+    /// `%cluster_ctaid`: the block's index in its cluster (sm_90).
+    ClusterCtaid(Dim),
+    /// `%cluster_nctaid`: the cluster's extent in blocks.
+    ClusterNctaid(Dim),
+    /// `%clusterid`: the cluster's index in the grid.
+    Clusterid(Dim),
+    /// `%nclusterid`: the grid's extent in clusters.
+    Nclusterid(Dim),
+    /// `%cluster_ctarank`: the block's rank in its cluster.
+    ClusterCtarank,
+    /// `%cluster_nctarank`: the blocks in the cluster.
+    ClusterNctarank,
+    /// `%is_explicit_cluster`: whether the launch gave a cluster shape.
+    IsExplicitCluster,
 }
 
 impl SpecialReg {
@@ -130,6 +144,10 @@ impl SpecialReg {
                 "%ntid" => SpecialReg::Ntid(d),
                 "%ctaid" => SpecialReg::Ctaid(d),
                 "%nctaid" => SpecialReg::Nctaid(d),
+                "%cluster_ctaid" => SpecialReg::ClusterCtaid(d),
+                "%cluster_nctaid" => SpecialReg::ClusterNctaid(d),
+                "%clusterid" => SpecialReg::Clusterid(d),
+                "%nclusterid" => SpecialReg::Nclusterid(d),
                 _ => return None,
             });
         }
@@ -152,6 +170,9 @@ impl SpecialReg {
             "%globaltimer" => SpecialReg::Globaltimer,
             "%globaltimer_lo" => SpecialReg::GlobaltimerLo,
             "%globaltimer_hi" => SpecialReg::GlobaltimerHi,
+            "%cluster_ctarank" => SpecialReg::ClusterCtarank,
+            "%cluster_nctarank" => SpecialReg::ClusterNctarank,
+            "%is_explicit_cluster" => SpecialReg::IsExplicitCluster,
             _ => return None,
         })
     }
@@ -181,6 +202,13 @@ impl SpecialReg {
             SpecialReg::Globaltimer => "%globaltimer",
             SpecialReg::GlobaltimerLo => "%globaltimer_lo",
             SpecialReg::GlobaltimerHi => "%globaltimer_hi",
+            SpecialReg::ClusterCtaid(_) => "%cluster_ctaid",
+            SpecialReg::ClusterNctaid(_) => "%cluster_nctaid",
+            SpecialReg::Clusterid(_) => "%clusterid",
+            SpecialReg::Nclusterid(_) => "%nclusterid",
+            SpecialReg::ClusterCtarank => "%cluster_ctarank",
+            SpecialReg::ClusterNctarank => "%cluster_nctarank",
+            SpecialReg::IsExplicitCluster => "%is_explicit_cluster",
         }
     }
 
@@ -190,7 +218,11 @@ impl SpecialReg {
             SpecialReg::Tid(d)
             | SpecialReg::Ntid(d)
             | SpecialReg::Ctaid(d)
-            | SpecialReg::Nctaid(d) => Some(d),
+            | SpecialReg::Nctaid(d)
+            | SpecialReg::ClusterCtaid(d)
+            | SpecialReg::ClusterNctaid(d)
+            | SpecialReg::Clusterid(d)
+            | SpecialReg::Nclusterid(d) => Some(d),
             _ => None,
         }
     }
@@ -219,7 +251,14 @@ impl SpecialReg {
             | SpecialReg::Nsmid
             | SpecialReg::Gridid
             | SpecialReg::DynamicSmemSize
-            | SpecialReg::TotalSmemSize => Variation::Block,
+            | SpecialReg::TotalSmemSize
+            | SpecialReg::ClusterCtaid(_)
+            | SpecialReg::ClusterNctaid(_)
+            | SpecialReg::Clusterid(_)
+            | SpecialReg::Nclusterid(_)
+            | SpecialReg::ClusterCtarank
+            | SpecialReg::ClusterNctarank
+            | SpecialReg::IsExplicitCluster => Variation::Block,
         }
     }
 

@@ -153,8 +153,8 @@ impl<'a> PtxBlock<'a> {
                         Special::LanemaskGe => u64::from(u32::MAX << lane),
                         Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
                         Special::TotalSmem => u64::from(self.launch.shared_total),
-                        Special::SmId | Special::GridId => 0,
-                        Special::NSmId => 1,
+                        Special::SmId | Special::GridId | Special::Zero => 0,
+                        Special::NSmId | Special::One => 1,
                     },
                 };
             }

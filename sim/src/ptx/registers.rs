@@ -46,6 +46,9 @@ pub(crate) enum Special {
     SmId,
     NSmId,
     GridId,
+    /// The constants of a launch without clusters (`%cluster_ctarank` 0, `%cluster_nctarank` 1).
+    Zero,
+    One,
 }
 
 impl Special {
@@ -69,6 +72,15 @@ impl Special {
             SpecialReg::Smid => Special::SmId,
             SpecialReg::Nsmid => Special::NSmId,
             SpecialReg::Gridid => Special::GridId,
+            // A launch without a cluster shape runs each block as a cluster of one (PTX ISA,
+            // "Cluster of Cooperative Thread Arrays"): the block is cluster 0's only block, the
+            // cluster index is the block index.
+            SpecialReg::ClusterCtaid(_)
+            | SpecialReg::ClusterCtarank
+            | SpecialReg::IsExplicitCluster => Special::Zero,
+            SpecialReg::ClusterNctaid(_) | SpecialReg::ClusterNctarank => Special::One,
+            SpecialReg::Clusterid(d) => Special::Ctaid(d.index() as u8),
+            SpecialReg::Nclusterid(d) => Special::Nctaid(d.index() as u8),
             // timers are read by `mov` itself (`Op::Clock`)
             SpecialReg::Clock
             | SpecialReg::Clock64

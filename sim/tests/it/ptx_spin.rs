@@ -294,3 +294,69 @@ fn clocks_are_deterministic_monotone_counters_and_a_timed_wait_ends() {
     );
     assert!(u64::from(u32_at(40)) >= u64_at(16));
 }
+
+/// The cluster registers nvcc and cooperative groups read on sm_90, in a launch without a cluster
+/// shape: every block is the only block of its cluster (PTX ISA, clusters), so the cluster index is
+/// the block index.
+const CLUSTERS: &str = "\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry clusters(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r9, %ctaid.x;
+    mul.wide.u32 %rd2, %r9, 28;
+    add.s64 %rd1, %rd1, %rd2;
+    mov.u32 %r1, %cluster_ctaid.x;
+    mov.u32 %r2, %cluster_nctaid.y;
+    mov.u32 %r3, %clusterid.x;
+    mov.u32 %r4, %nclusterid.x;
+    mov.u32 %r5, %cluster_ctarank;
+    mov.u32 %r6, %cluster_nctarank;
+    mov.u32 %r7, %is_explicit_cluster;
+    mov.u32 %r8, %tid.x;
+    setp.ne.u32 %p1, %r8, 0;
+    @%p1 bra END;
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    st.global.u32 [%rd1+8], %r3;
+    st.global.u32 [%rd1+12], %r4;
+    st.global.u32 [%rd1+16], %r5;
+    st.global.u32 [%rd1+20], %r6;
+    st.global.u32 [%rd1+24], %r7;
+END:
+    ret;
+}
+";
+
+#[test]
+fn without_a_cluster_shape_each_block_is_a_cluster_of_one() {
+    let kernel = PtxKernel::load(CLUSTERS, "clusters").expect("decodes");
+    let launch = PtxLaunch {
+        grid: [3, 1, 1],
+        block: [32, 1, 1],
+        dynamic_shared: 0,
+    };
+    let mut out = vec![0u8; 3 * 28];
+    let report = ptx::run(
+        &kernel,
+        &launch,
+        &[PtxArg::Buffer],
+        &mut [BufferArg::ReadWrite(&mut out)],
+        &SimOptions::default(),
+    )
+    .expect("the launch starts");
+    assert!(report.is_clean(), "{:?}", report.findings);
+    let word = |i: usize| u32::from_le_bytes(out[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    for block in 0..3 {
+        let w: Vec<u32> = (0..7).map(|k| word(7 * block + k)).collect();
+        // cluster_ctaid.x, cluster_nctaid.y, clusterid.x, nclusterid.x, ctarank, nctarank, explicit
+        assert_eq!(w, [0, 1, block as u32, 3, 0, 1, 0], "block {block}");
+    }
+}
