@@ -357,3 +357,67 @@ fn a_constant_table_is_set_before_the_launch() {
         text(&out.stderr)
     );
 }
+
+/// Two parameters on one buffer (`add_halves(data, data + 64, 64)`, nvcc 13, in place): `buf:0+256`
+/// points the second at byte 256 of the first's buffer, and the buffer comes back with its second
+/// half added to; an offset past the end, a later parameter and a bad offset are named.
+#[test]
+fn two_parameters_point_into_one_buffer() {
+    let dir = scratch("ptx-in-place");
+    let data: Vec<f32> = (0..128).map(|i| i as f32).collect();
+    let d = write(&dir, "d.bin", &f32_bytes(&data));
+    let o = dir.join("o.bin");
+    let ptx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ptx/add_halves.nvcc13.sm80.ptx"
+    );
+    let words = "--backend sim --block 64 --arg 1=buf:0+256 --arg 2=64";
+    let args = [
+        ptx.to_owned(),
+        format!("--arg=0=@{d}"),
+        format!("--out=0={}", o.display()),
+    ];
+    let out = warpforge(words, &strs(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = f32s(&std::fs::read(&o).expect("the buffer"));
+    let want: Vec<f32> = (0..128)
+        .map(|i| {
+            if i < 64 {
+                i as f32
+            } else {
+                (i + i - 64) as f32
+            }
+        })
+        .collect();
+    assert_eq!(got, want);
+    for (words, line) in [
+        (
+            "--backend sim --block 64 --arg 1=buf:0+600 --arg 2=64",
+            "points at byte 600 of buffer 0, past its 512 bytes",
+        ),
+        (
+            "--backend sim --block 64 --arg 1=buf:0+x --arg 2=64",
+            "`x` is not a byte offset (buf:P+OFFSET)",
+        ),
+    ] {
+        let out = warpforge(words, &strs(&[ptx.to_owned(), format!("--arg=0=@{d}")]));
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out.stderr).contains(line),
+            "`{line}` in {}",
+            text(&out.stderr)
+        );
+    }
+    let later = [
+        ptx.to_owned(),
+        "--arg=0=buf:1".to_owned(),
+        format!("--arg=1=@{d}"),
+    ];
+    let out = warpforge("--backend sim --block 64 --arg 2=64", &strs(&later));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is not an earlier buffer parameter"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -270,6 +270,15 @@ pub enum PtxArg {
     Buffer,
     /// A scalar's bits (little-endian in the parameter's bytes; `f32` as its IEEE bits).
     Scalar(u64),
+    /// A pointer into buffer `buffer` (an index among the launch's buffers, one that an earlier
+    /// [`PtxArg::Buffer`] brought) at byte `offset`: in-place kernels, `data + 256`, two
+    /// parameters on one buffer.
+    BufferAt {
+        /// The buffer.
+        buffer: u32,
+        /// The byte offset in it (at most its length).
+        offset: u64,
+    },
 }
 
 /// The number of blocks of a grid of `grid` (x, y, z), checked against CUDA's limits: each
@@ -370,6 +379,36 @@ pub fn run(
                 )))
             }
             PtxArg::Scalar(bits) => *bits,
+            PtxArg::BufferAt { .. } if !p.pointer => {
+                return Err(bad(format!(
+                    "parameter `{}` is .{}, not a pointer: pass a scalar",
+                    p.name, p.ty
+                )))
+            }
+            &PtxArg::BufferAt { buffer, offset } => {
+                let Some(len) = buffers.get(buffer as usize).map(|b| b.bytes().len() as u64) else {
+                    return Err(bad(format!(
+                        "parameter `{}` points into buffer {buffer}, but the launch has {}",
+                        p.name,
+                        buffers.len()
+                    )));
+                };
+                if buffer as usize >= next_buffer {
+                    return Err(bad(format!(
+                        "parameter `{}` points into buffer {buffer}, which no earlier parameter \
+                         brings",
+                        p.name
+                    )));
+                }
+                if offset > len {
+                    return Err(bad(format!(
+                        "parameter `{}` points at byte {offset} of buffer {buffer}, past its \
+                         {len} bytes",
+                        p.name
+                    )));
+                }
+                buffer_base(buffer as usize) + offset
+            }
         };
         let at = p.offset as usize;
         let size = p.size as usize;

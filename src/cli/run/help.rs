@@ -6,6 +6,8 @@ Arguments (--arg, one for each kernel parameter):
   NAME=zeros:COUNT   a buffer of COUNT zero elements (COUNT bytes for a PTX file's pointer)
   NAME=VALUE         a scalar: decimal or 0x hex (negative decimals for i32/i64; 0x hex gives the
                      bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
+  NAME=buf:P+OFFSET  (a PTX file, sim) a pointer to byte OFFSET of the buffer an earlier parameter P
+                     brought: in-place kernels, k(data, data + n), several parameters on one buffer
 
 The grid is 1 block unless --grid says otherwise (X, or X,Y or X,Y,Z for a PTX file); a .wfir
 kernel's block has its block_size threads.

@@ -24,6 +24,11 @@ use super::values::{parse_unsigned, scalar_value};
 enum Value {
     Buffer,
     Scalar(u64),
+    /// A pointer into the buffer (by its index among the buffers) at a byte offset.
+    Into {
+        buffer: u32,
+        offset: u64,
+    },
 }
 
 /// Runs `warpforge run FILE.ptx …`; the exit status.
@@ -109,6 +114,13 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         profile: args.profile,
         ..SimOptions::default()
     };
+    if on_cuda && values.iter().any(|v| matches!(v, Value::Into { .. })) {
+        return Err(usage(
+            "a pointer into another parameter's buffer (buf:P+OFFSET) is for the simulator \
+             (--backend sim)"
+                .into(),
+        ));
+    }
     if on_cuda {
         let shape = PtxShape {
             grid: launch.grid,
@@ -119,7 +131,7 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
             .iter()
             .zip(kernel.params())
             .map(|(v, p)| match v {
-                Value::Buffer => PtxValue::Buffer,
+                Value::Buffer | Value::Into { .. } => PtxValue::Buffer,
                 Value::Scalar(bits) => PtxValue::Scalar {
                     bits: *bits,
                     bytes: p.size,
@@ -178,6 +190,7 @@ fn ptx_sim_args(values: &[Value]) -> Vec<PtxArg> {
         .map(|v| match v {
             Value::Buffer => PtxArg::Buffer,
             Value::Scalar(bits) => PtxArg::Scalar(*bits),
+            &Value::Into { buffer, offset } => PtxArg::BufferAt { buffer, offset },
         })
         .collect()
 }
@@ -307,6 +320,8 @@ fn parse_arguments(
                 "--arg `{}`: the parameter is .{}, a scalar: give it a value",
                 p.name, p.ty
             )),
+            Some(v) if v.starts_with("buf:") => into_buffer(params, &values, i, v)
+                .map(|(buffer, offset)| Value::Into { buffer, offset }),
             Some(v) if buffer_like => buffer_bytes(&p.name, v).map(|bytes| {
                 buffers.push(Buffer {
                     name: p.name.clone(),
@@ -374,6 +389,49 @@ fn param_index(params: &[PtxParam], name: &str) -> Option<usize> {
         (Some((i, _)), None) if name.starts_with("param_") => Some(i),
         _ => None,
     }
+}
+
+/// `buf:P+OFFSET` for parameter `i`: a pointer to byte OFFSET of the buffer that an earlier
+/// parameter P (a name or position) brought; its buffer's index and the offset.
+fn into_buffer(
+    params: &[PtxParam],
+    values: &[Value],
+    i: usize,
+    value: &str,
+) -> Result<(u32, u64), String> {
+    let name = &params[i].name;
+    if !params[i].pointer {
+        return Err(format!(
+            "--arg `{name}`: the parameter is .{}, a scalar: give it a value",
+            params[i].ty
+        ));
+    }
+    let spec = &value["buf:".len()..];
+    let (target, offset) = match spec.split_once('+') {
+        Some((t, o)) => (t, o),
+        None => (spec, "0"),
+    };
+    let offset: u64 = offset
+        .parse()
+        .map_err(|_| format!("--arg `{name}`: `{offset}` is not a byte offset (buf:P+OFFSET)"))?;
+    let Some(j) = param_index(params, target) else {
+        return Err(format!(
+            "--arg `{name}`: `{target}` is not a parameter (buf:P+OFFSET names an earlier \
+             buffer parameter)"
+        ));
+    };
+    if j >= i || !matches!(values.get(j), Some(Value::Buffer)) {
+        return Err(format!(
+            "--arg `{name}`: parameter `{}` is not an earlier buffer parameter (given @FILE.bin \
+             or zeros:BYTES)",
+            params[j].name
+        ));
+    }
+    let buffer = values[..j]
+        .iter()
+        .filter(|v| matches!(v, Value::Buffer))
+        .count();
+    Ok((buffer as u32, offset))
 }
 
 /// A buffer's bytes from `@FILE` or `zeros:BYTES`.
