@@ -421,3 +421,61 @@ fn two_parameters_point_into_one_buffer() {
         text(&out.stderr)
     );
 }
+
+/// A struct passed by value (`affine_struct(Affine p, …)`, nvcc 13: `.param .align 4 .b8 p[16]`) is
+/// given its bytes from a file; a file of the wrong size and a number are named.
+#[test]
+fn a_struct_parameter_is_given_its_bytes() {
+    let dir = scratch("ptx-struct");
+    let mut p = Vec::new();
+    p.extend(2.0f32.to_le_bytes());
+    p.extend(0.5f32.to_le_bytes());
+    p.extend(40i32.to_le_bytes());
+    p.extend(0i32.to_le_bytes());
+    let params = write(&dir, "p.bin", &p);
+    let short = write(&dir, "short.bin", &p[..12]);
+    let x: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let xs = write(&dir, "x.bin", &f32_bytes(&x));
+    let y = dir.join("y.bin");
+    let ptx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ptx/affine_struct.nvcc13.sm80.ptx"
+    );
+    let words = "--backend sim --block 64 --arg 2=zeros:256";
+    let args = [
+        ptx.to_owned(),
+        format!("--arg=0=@{params}"),
+        format!("--arg=1=@{xs}"),
+        format!("--out=2={}", y.display()),
+    ];
+    let out = warpforge(words, &strs(&args));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let got = f32s(&std::fs::read(&y).expect("the output"));
+    let want: Vec<f32> = (0..64)
+        .map(|i| if i < 40 { 2.0 * i as f32 + 0.5 } else { 0.0 })
+        .collect();
+    assert_eq!(got, want);
+    for (value, line) in [
+        (
+            format!("@{short}"),
+            "the parameter is a 16-byte value; 12 given",
+        ),
+        (
+            "5".to_owned(),
+            "is given its bytes: --arg affine_struct_param_0=@FILE.bin",
+        ),
+    ] {
+        let args = [
+            ptx.to_owned(),
+            format!("--arg=0={value}"),
+            format!("--arg=1=@{xs}"),
+        ];
+        let out = warpforge(words, &strs(&args));
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            text(&out.stderr).contains(line),
+            "`{line}` in {}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -264,7 +264,7 @@ pub struct PtxLaunch {
 }
 
 /// One kernel parameter's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PtxArg {
     /// A pointer parameter: the next buffer of the launch (its address is what the kernel reads).
     Buffer,
@@ -279,6 +279,8 @@ pub enum PtxArg {
         /// The byte offset in it (at most its length).
         offset: u64,
     },
+    /// A by-value parameter's bytes (a struct: `.param .align 8 .b8 p[16]`), exactly its size.
+    Bytes(Vec<u8>),
 }
 
 /// The number of blocks of a grid of `grid` (x, y, z), checked against CUDA's limits: each
@@ -374,9 +376,22 @@ pub fn run(
             }
             PtxArg::Scalar(_) if p.size > 8 => {
                 return Err(bad(format!(
-                    "parameter `{}` is {} bytes: only scalars of up to 8 bytes can be passed",
+                    "parameter `{}` is {} bytes: give its bytes (a struct passed by value)",
                     p.name, p.size
                 )))
+            }
+            PtxArg::Bytes(bytes) => {
+                if bytes.len() != p.size as usize {
+                    return Err(bad(format!(
+                        "parameter `{}` has {} bytes; {} given",
+                        p.name,
+                        p.size,
+                        bytes.len()
+                    )));
+                }
+                let at = p.offset as usize;
+                params[at..at + bytes.len()].copy_from_slice(bytes);
+                continue;
             }
             PtxArg::Scalar(bits) => *bits,
             PtxArg::BufferAt { .. } if !p.pointer => {

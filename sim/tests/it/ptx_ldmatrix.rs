@@ -101,7 +101,13 @@ fn launch(kernel: &str, mem: &[u8], offs: &[u64], out_len: usize) -> (Vec<u8>, V
         BufferArg::ReadOnly(&offs),
         BufferArg::ReadWrite(&mut out),
     ];
-    let report = run(&kernel, [1, 1, 1], 32, &[PtxArg::Buffer; 3], &mut buffers);
+    let report = run(
+        &kernel,
+        [1, 1, 1],
+        32,
+        &[const { PtxArg::Buffer }; 3],
+        &mut buffers,
+    );
     let findings = report.findings.iter().map(|f| f.to_string()).collect();
     (out, findings)
 }
@@ -141,7 +147,13 @@ fn stmatrix_writes_each_lanes_elements() {
                 BufferArg::ReadOnly(&offs),
                 BufferArg::ReadWrite(&mut out),
             ];
-            run_clean(&kernel, [1, 1, 1], 32, &[PtxArg::Buffer; 3], &mut buffers);
+            run_clean(
+                &kernel,
+                [1, 1, 1],
+                32,
+                &[const { PtxArg::Buffer }; 3],
+                &mut buffers,
+            );
             assert_eq!(words_of(&out, 2), ints(&c["mem"]), "x{count} trans {trans}");
         }
     }

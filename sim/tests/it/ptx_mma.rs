@@ -101,7 +101,13 @@ fn check(name: &str) {
         BufferArg::ReadOnly(&cc),
         BufferArg::ReadWrite(&mut d),
     ];
-    run_clean(&kernel, [1, 1, 1], 32, &[PtxArg::Buffer; 4], &mut buffers);
+    run_clean(
+        &kernel,
+        [1, 1, 1],
+        32,
+        &[const { PtxArg::Buffer }; 4],
+        &mut buffers,
+    );
     let words = words_of(&d, bytes);
     let want = c["d"].as_array().expect("d");
     let per_lane = want.len() / 32;
@@ -191,7 +197,7 @@ fn guarded(prefix: &str, threads: u32) -> Vec<String> {
         &kernel,
         [1, 1, 1],
         threads,
-        &[PtxArg::Buffer; 4],
+        &[const { PtxArg::Buffer }; 4],
         &mut buffers,
     );
     report.findings.iter().map(|f| f.to_string()).collect()
@@ -364,7 +370,13 @@ fn cvt_to_tf32_rounds_as_the_isa_says() {
     let mut out = vec![0u8; cases.len() * 20];
     let mut buffers = [BufferArg::ReadOnly(&input), BufferArg::ReadWrite(&mut out)];
     // 8 threads: a per-lane conversion, not a warp collective.
-    run_clean(&kernel, [1, 1, 1], 8, &[PtxArg::Buffer; 2], &mut buffers);
+    run_clean(
+        &kernel,
+        [1, 1, 1],
+        8,
+        &[const { PtxArg::Buffer }; 2],
+        &mut buffers,
+    );
     let got = words_of(&out, 4);
     for (i, (x, want)) in cases.iter().enumerate() {
         for (f, form) in forms.iter().enumerate() {

@@ -195,7 +195,13 @@ fn asm(entry: &str, arch: &str, a: &[u8], b: &[u8], c: &[u8], d_bytes: usize) ->
         BufferArg::ReadOnly(c),
         BufferArg::ReadWrite(&mut d),
     ];
-    run_clean(&kernel, [1, 1, 1], 32, &[PtxArg::Buffer; 4], &mut buffers);
+    run_clean(
+        &kernel,
+        [1, 1, 1],
+        32,
+        &[const { PtxArg::Buffer }; 4],
+        &mut buffers,
+    );
     d
 }
 

@@ -8,6 +8,8 @@ Arguments (--arg, one for each kernel parameter):
                      bits); f32 as a decimal float (or 0x hex for its IEEE bits); bool as true/false
   NAME=buf:P+OFFSET  (a PTX file, sim) a pointer to byte OFFSET of the buffer an earlier parameter P
                      brought: in-place kernels, k(data, data + n), several parameters on one buffer
+  NAME=@FILE.bin     (a PTX file, sim) on a by-value parameter wider than 8 bytes (a struct,
+                     `.param .align 4 .b8 p[16]`): its bytes, exactly its size
 
 The grid is 1 block unless --grid says otherwise (X, or X,Y or X,Y,Z for a PTX file); a .wfir
 kernel's block has its block_size threads.

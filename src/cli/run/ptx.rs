@@ -20,7 +20,8 @@ use super::finish::finish;
 use super::report::{millis, Outcome, Ran};
 use super::values::{parse_unsigned, scalar_value};
 
-/// A PTX parameter's value as given: the launch's next buffer, or a scalar's bits.
+/// A PTX parameter's value as given: the launch's next buffer, a scalar's bits, a pointer into
+/// another parameter's buffer, or a struct's bytes.
 enum Value {
     Buffer,
     Scalar(u64),
@@ -29,6 +30,8 @@ enum Value {
         buffer: u32,
         offset: u64,
     },
+    /// A by-value parameter's bytes (a struct).
+    Bytes(Vec<u8>),
 }
 
 /// Runs `warpforge run FILE.ptx …`; the exit status.
@@ -114,10 +117,14 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
         profile: args.profile,
         ..SimOptions::default()
     };
-    if on_cuda && values.iter().any(|v| matches!(v, Value::Into { .. })) {
+    if on_cuda
+        && values
+            .iter()
+            .any(|v| matches!(v, Value::Into { .. } | Value::Bytes(_)))
+    {
         return Err(usage(
-            "a pointer into another parameter's buffer (buf:P+OFFSET) is for the simulator \
-             (--backend sim)"
+            "a pointer into another parameter's buffer (buf:P+OFFSET) and a struct's bytes \
+             (@FILE on a by-value parameter) are for the simulator (--backend sim)"
                 .into(),
         ));
     }
@@ -131,7 +138,7 @@ pub(super) fn execute(args: &RunArgs, path: &Path) -> Result<i32, Failure> {
             .iter()
             .zip(kernel.params())
             .map(|(v, p)| match v {
-                Value::Buffer | Value::Into { .. } => PtxValue::Buffer,
+                Value::Buffer | Value::Into { .. } | Value::Bytes(_) => PtxValue::Buffer,
                 Value::Scalar(bits) => PtxValue::Scalar {
                     bits: *bits,
                     bytes: p.size,
@@ -191,6 +198,7 @@ fn ptx_sim_args(values: &[Value]) -> Vec<PtxArg> {
             Value::Buffer => PtxArg::Buffer,
             Value::Scalar(bits) => PtxArg::Scalar(*bits),
             &Value::Into { buffer, offset } => PtxArg::BufferAt { buffer, offset },
+            Value::Bytes(bytes) => PtxArg::Bytes(bytes.clone()),
         })
         .collect()
 }
@@ -213,7 +221,8 @@ fn scalar_type(p: &PtxParam) -> Option<(ScalarType, u32)> {
 fn scalar(p: &PtxParam, text: &str) -> Result<u64, String> {
     let Some((ty, bits)) = scalar_type(p) else {
         return Err(format!(
-            "--arg `{}`: a parameter of type .{} ({} bytes) cannot be given",
+            "--arg `{}`: a parameter of type .{} ({} bytes) is given its bytes: --arg {0}=@FILE.bin \
+             (a struct passed by value: a file of exactly {2} bytes)",
             p.name, p.ty, p.size
         ));
     };
@@ -316,6 +325,18 @@ fn parse_arguments(
                 "missing parameter {i}, `{}` (.{}): --arg {i}=VALUE",
                 p.name, p.ty
             )),
+            Some(v) if v.starts_with('@') && !p.pointer && p.size > 8 => {
+                // A struct passed by value: its bytes, exactly the parameter's size.
+                buffer_bytes(&p.name, v).and_then(|bytes| match bytes.len() == p.size as usize {
+                    true => Ok(Value::Bytes(bytes)),
+                    false => Err(format!(
+                        "--arg `{}`: the parameter is a {}-byte value; {} given",
+                        p.name,
+                        p.size,
+                        bytes.len()
+                    )),
+                })
+            }
             Some(_) if buffer_like && !p.pointer => Err(format!(
                 "--arg `{}`: the parameter is .{}, a scalar: give it a value",
                 p.name, p.ty
