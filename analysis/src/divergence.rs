@@ -2,7 +2,8 @@
 //! a warp), and which blocks may run with only part of them.
 //!
 //! - Uniform sources: constants, parameters, block index / size, grid size; the warp index at warp
-//!   scope or in a one-warp block; loads from read-only global memory at a uniform address; ballot and
+//!   scope or in a one-warp block; loads from read-only global memory at a uniform address; shared
+//!   loads at a uniform address of memory settled by a barrier (`settled.rs`); ballot and
 //!   vote results at warp scope or in a one-warp block; an index shuffle from a uniform lane there too
 //!   (a broadcast).
 //! - Divergent sources: thread index and lane id; loads from writable, shared or unknown memory;
@@ -170,6 +171,7 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
     }
     let deps = control_dependence(p);
     // Single-definition constants, and values that are `%tid.x` plus a warp-invariant multiple of 32.
+    let settled = crate::settled::settled_shared_loads(p);
     let (tid_exact, const_of) = crate::warp_affine::warp_affine(p, &defs_count);
     // With a warp-aligned block x-dimension (known or assumed), a warp's lanes hold `%tid.x` = 32·w …
     // 32·w + 31: `tid >> k` (k ≥ 5), `tid / 32j`, `tid & m` (m's low 5 bits clear) and comparisons of
@@ -245,7 +247,7 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
                 }
             }
             let block_divergent = d.block_divergent(node.index());
-            for inst in &p.cfg[node].insts {
+            for (k, inst) in p.cfg[node].insts.iter().enumerate() {
                 // Nothing to learn from an instruction whose definitions are all divergent already.
                 if inst
                     .defs
@@ -279,6 +281,8 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
                     Op::Load {
                         read_only: true, ..
                     } => operand_cause(),
+                    // Settled shared memory at a uniform address: every thread reads the same value.
+                    Op::Load { .. } if settled.contains(&(node.index(), k)) => operand_cause(),
                     Op::Load { .. } => at("it is loaded from memory other threads may write"),
                     Op::Atomic { .. } => at("it is an atomic's result"),
                     Op::Collective {

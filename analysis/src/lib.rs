@@ -30,6 +30,7 @@ mod refine;
 mod rule;
 pub mod rules;
 pub mod sarif;
+mod settled;
 pub mod uniformity;
 mod warp_affine;
 mod webs;

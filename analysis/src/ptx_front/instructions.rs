@@ -120,8 +120,8 @@ impl Entry {
     }
 
     fn memory(&mut self, base: &O, mods: &[M], ops: &[String], loc: Location, guard: Option<Var>) {
-        // The state space is the first modifier (`ld.volatile.shared` is left generic).
-        let first_space = mods.first().and_then(M::space);
+        // The state space, wherever it stands among the modifiers (`ld.volatile.shared`).
+        let first_space = mods.iter().find_map(M::space);
         let space = match first_space {
             Some(StateSpace::Shared) => Space::Shared(None),
             Some(StateSpace::Global) => Space::Global,

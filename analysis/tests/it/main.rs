@@ -9,6 +9,7 @@ mod ptx_input;
 mod race;
 mod refine;
 mod sarif;
+mod settled;
 mod small_blocks;
 mod source_locs;
 mod uniformity;
