@@ -155,7 +155,33 @@ impl Accepted {
 #[cfg(test)]
 mod tests {
     use super::{Accepted, Site};
+    use proptest::prelude::*;
     use std::path::Path;
+
+    proptest! {
+        // Hostile files: any text is either accepted findings or errors naming their lines, never
+        // a panic; every error names a line of the file.
+        #[test]
+        fn any_text_parses_or_names_its_bad_lines(text in "(?s).{0,400}") {
+            match Accepted::parse(Path::new("f"), &text) {
+                Ok(mut a) => {
+                    let _ = a.accepts(&["R001"], "k", &Site::Line(1));
+                    let _ = a.unused();
+                }
+                Err(errors) => {
+                    let lines = text.lines().count();
+                    for e in errors {
+                        let n: usize = e
+                            .strip_prefix("f:")
+                            .and_then(|r| r.split(':').next())
+                            .and_then(|n| n.parse().ok())
+                            .unwrap_or(0);
+                        prop_assert!(n >= 1 && n <= lines, "{e}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn entries_match_by_rule_kernel_and_site_and_bad_lines_are_named() {
