@@ -42,6 +42,7 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
     Program {
         name: k.name.clone(),
         block_size: Some(k.block_size),
+        block_threads: Some(k.block_size),
         warp_aligned_x: WarpAlignment::Known(k.block_size % 32 == 0),
         thread_range_exact: true,
         var_names: names,

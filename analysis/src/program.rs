@@ -293,6 +293,9 @@ pub struct Program {
     pub name: String,
     /// Threads per block when known (IR always; PTX when `.reqntid`/`.maxntid` says).
     pub block_size: Option<u32>,
+    /// All the threads of a block (x·y·z) when the launch is declared (`.reqntid`, `--block`, the
+    /// IR's block size): which lanes exist when a block is smaller than a warp.
+    pub block_threads: Option<u32>,
     /// Whether the x-dimension of the block is a multiple of 32, known (`.reqntid`, the IR's rule) or
     /// assumed ([`WarpAlignment`]): then a warp's lanes have consecutive `%tid.x` from a multiple of 32
     /// and equal `%tid.y`/`%tid.z`, so `%tid.x / 32` and `%tid.x < 32·k` agree within each warp.

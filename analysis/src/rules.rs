@@ -302,8 +302,9 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
 /// lanes 0..k (`0xffff`, written for blocks of at most 16 threads) is right for some launches and
 /// wrong for others: a warning; one that leaves out lane 0, which always exists, is wrong for all.
 fn w002_converged(c: &mut Ctx<'_>, inst: &Inst, m: u32) {
+    // All the block's threads: a 16×16 block has full warps although its x-dimension is 16.
     let declared = match c.p.warp_aligned_x {
-        WarpAlignment::Known(_) => c.p.block_size,
+        WarpAlignment::Known(_) => c.p.block_threads.or(c.p.block_size),
         _ => None,
     };
     let low = m.trailing_ones();

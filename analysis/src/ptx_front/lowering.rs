@@ -87,6 +87,7 @@ impl Lowering {
             name,
             block_size: None,
             block_size_required: false,
+            block_threads: None,
             vars: HashMap::new(),
             names: Vec::new(),
             shared: module_shared.clone(),
@@ -113,6 +114,7 @@ impl Lowering {
         if let (false, Some(x)) = (e.block_size_required, assume.block_x(&e.name)) {
             e.block_size = Some(x);
             e.block_size_required = true;
+            e.block_threads = Some(x);
         }
         let mut depth = 0;
         // The `.loc` in force and where each instruction came from.

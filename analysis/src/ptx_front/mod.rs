@@ -45,6 +45,8 @@ struct Entry {
     block_size: Option<u32>,
     /// Whether `block_size` is `.reqntid`'s (exact) rather than `.maxntid`'s (the most).
     block_size_required: bool,
+    /// `.reqntid`'s x·y·z (or the assumed block's x).
+    block_threads: Option<u32>,
     vars: HashMap<String, Var>,
     names: Vec<String>,
     shared: Vec<SharedDecl>,
@@ -64,6 +66,16 @@ struct Entry {
 }
 
 /// The x-dimension a launch directive (`.reqntid 128, 1, 1`) gives, if `text` has it.
+/// The product of a launch directive's dimensions (`.reqntid 16, 16, 1`: 256).
+fn launch_threads(text: &str, directive: &str) -> Option<u32> {
+    let dims = text.split(directive).nth(1)?;
+    dims.split([',', ' ', '\n'])
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .take(3)
+        .try_fold(1u32, |acc, d| acc.checked_mul(d.parse().ok()?))
+}
+
 fn launch_dim(text: &str, directive: &str) -> Option<u32> {
     text.split(directive)
         .nth(1)
@@ -78,6 +90,7 @@ impl Entry {
         if let Some(n) = launch_dim(text, ".reqntid") {
             self.block_size = Some(n);
             self.block_size_required = true;
+            self.block_threads = launch_threads(text, ".reqntid");
         } else if let (Some(n), false) = (launch_dim(text, ".maxntid"), self.block_size_required) {
             self.block_size = Some(n);
         }
@@ -343,6 +356,10 @@ impl Entry {
         let mut program = Program {
             name: self.name,
             block_size: self.block_size,
+            block_threads: self
+                .block_size_required
+                .then_some(self.block_threads)
+                .flatten(),
             thread_range_exact: self.block_size.is_some()
                 && (self.block_size_required
                     || !self

@@ -77,3 +77,24 @@ fn a_mask_short_of_the_blocks_lanes_or_without_lane_0_is_an_error() {
         "{no_lane_0:?}"
     );
 }
+
+#[test]
+fn a_two_dimensional_block_has_full_warps_even_when_its_x_is_small() {
+    // `.reqntid 16, 16, 1`: 256 threads, full warps of two rows each; a 16-lane mask is wrong.
+    let ptx = shuffle_with("65535").replace(
+        ".visible .entry k(.param .u64 out)\n",
+        ".visible .entry k(.param .u64 out)\n.reqntid 16, 16, 1\n",
+    );
+    assert!(ptx.contains(".reqntid 16, 16, 1"));
+    let found = w002(&ptx, None);
+    assert!(
+        matches!(found.as_slice(), [(Severity::Error, m)] if m.contains("blocks of 256 threads")),
+        "{found:?}"
+    );
+    // `.reqntid 16, 1, 1`: only lanes 0-15 exist, and the mask names them all.
+    let ptx = shuffle_with("65535").replace(
+        ".visible .entry k(.param .u64 out)\n",
+        ".visible .entry k(.param .u64 out)\n.reqntid 16, 1, 1\n",
+    );
+    assert!(w002(&ptx, None).is_empty());
+}
