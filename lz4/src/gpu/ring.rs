@@ -135,10 +135,6 @@ pub trait Stages {
     fn quiesce(&mut self);
 }
 
-fn ring_err(e: RingError) -> GpuError {
-    GpuError::Ring(e)
-}
-
 /// Runs `chunks` batches through a ring of `depth` slots: batch k+1 is started before batch k is
 /// compacted, and the oldest batch is finished only when the ring is full or the input exhausted, so
 /// uploads, kernels and downloads of successive batches overlap. One result per batch, in order; a
@@ -156,11 +152,11 @@ pub fn run_pipeline<S: Stages>(
     while next < chunks || !in_flight.is_empty() {
         let mut step = || -> Result<(), GpuError> {
             if next < chunks && !ring.is_full() {
-                let slot = ring.acquire().map_err(ring_err)?;
+                let slot = ring.acquire()?;
                 in_flight.push((slot, next));
                 next += 1;
                 stages.start(slot, next - 1)?;
-                ring.advance(slot, SlotState::Kernel).map_err(ring_err)?;
+                ring.advance(slot, SlotState::Kernel)?;
             }
             // Compact every batch but the newest, whose kernel keeps the GPU busy while the host waits
             // for the older batches' sizes (the newest too once the input is exhausted).
@@ -168,18 +164,18 @@ pub fn run_pipeline<S: Stages>(
             for &(slot, _) in &in_flight[..in_flight.len().saturating_sub(keep)] {
                 if ring.state(slot) == SlotState::Kernel {
                     stages.compact(slot)?;
-                    ring.advance(slot, SlotState::D2h).map_err(ring_err)?;
+                    ring.advance(slot, SlotState::D2h)?;
                 }
             }
             if ring.is_full() || next == chunks {
                 if let Some(&(slot, chunk)) = in_flight.first() {
                     if ring.state(slot) == SlotState::Kernel {
                         stages.compact(slot)?;
-                        ring.advance(slot, SlotState::D2h).map_err(ring_err)?;
+                        ring.advance(slot, SlotState::D2h)?;
                     }
                     outcomes[chunk] = Some(stages.finish(slot, chunk));
-                    ring.advance(slot, SlotState::Complete).map_err(ring_err)?;
-                    ring.release(slot).map_err(ring_err)?;
+                    ring.advance(slot, SlotState::Complete)?;
+                    ring.release(slot)?;
                     in_flight.remove(0);
                 }
             }

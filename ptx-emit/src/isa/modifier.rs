@@ -311,14 +311,6 @@ impl Modifier {
                 | Modifier::L2Prefetch256B
         )
     }
-
-    /// A memory-consistency scope (`.cta`, `.cluster`, `.gpu`, `.sys`).
-    pub fn is_scope(&self) -> bool {
-        matches!(
-            self,
-            Modifier::Cta | Modifier::Cluster | Modifier::Gpu | Modifier::Sys
-        )
-    }
 }
 
 impl From<DataType> for Modifier {

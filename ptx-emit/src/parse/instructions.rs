@@ -6,7 +6,7 @@ use super::cursor::{Comment, Cursor, MAX_NESTING};
 use super::directives::{loc, pragma, var_decl, Loc, Pragma, VarDecl};
 use super::directives::{param_list, Param};
 use super::error::{ParseError, Pos};
-use super::keywords::{DataType, StateSpace};
+use super::keywords::StateSpace;
 use super::lexer::Tok;
 use super::operands::{operand, register, Operand, Register};
 use crate::isa::{Modifier, Opcode};
@@ -92,11 +92,6 @@ impl Instruction {
     /// Whether `modifier` is among the modifiers.
     pub fn has_modifier(&self, modifier: &Modifier) -> bool {
         self.modifiers.contains(modifier)
-    }
-
-    /// The data type modifiers, in order.
-    pub fn types(&self) -> impl Iterator<Item = DataType> + '_ {
-        self.modifiers.iter().filter_map(Modifier::data_type)
     }
 
     /// The opcode with its modifiers, as written (`ld.global.nc.u32`).

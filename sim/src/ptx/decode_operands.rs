@@ -52,21 +52,30 @@ impl Decoder<'_> {
                 Ok(self.regs.constant(bits))
             }
             OperandKind::Float(_) => Err("a float immediate where an integer is expected".into()),
-            // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).
-            OperandKind::Symbol(name) if predefined_constant(name).is_some() => Ok(self
-                .regs
-                .constant(predefined_constant(name).unwrap_or_default())),
-            OperandKind::Symbol(name) if self.frame_var(name).is_some() => Err(format!(
+            OperandKind::Symbol(name) => {
+                // The PTX ISA's predefined constant for the warp size (nvcc writes it for `warpSize`).
+                if let Some(value) = predefined_constant(name) {
+                    return Ok(self.regs.constant(value));
+                }
+                self.symbol(name)
+            }
+            _ => Err(format!("unexpected operand `{op}`")),
+        }
+    }
+
+    /// The value of a symbol operand: a module or entry variable's address.
+    fn symbol(&mut self, name: &str) -> Result<R, String> {
+        match name {
+            name if self.frame_var(name).is_some() => Err(format!(
                 "the address of frame variable `{name}` as an operand here (only `mov` of a \
                  `.func`'s `.local` variable is supported)"
             )),
-            OperandKind::Symbol(name) => match self.layout.symbols.get(name) {
+            name => match self.layout.symbols.get(name) {
                 Some(s) => Ok(self.regs.constant(s.addr)),
                 None => Err(format!(
                     "`{name}` is not a variable of the module or the entry"
                 )),
             },
-            _ => Err(format!("unexpected operand `{op}`")),
         }
     }
 
