@@ -19,6 +19,8 @@
 //! Each fact carries its cause, so diagnostics can say "divergent because of the branch at line 21 on
 //! %p1, which depends on %tid.x".
 
+use std::collections::HashSet;
+
 use crate::control::control_dependence;
 use crate::program::{Collective, Location, Op, Program, Special, Terminator, Var};
 
@@ -157,6 +159,21 @@ impl Divergence<'_> {
 
 /// Computes divergence at `scope`.
 pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
+    let settled = if crate::settled::has_shared_loads(p) {
+        crate::settled::settled_shared_loads(p, &crate::facts::facts(p))
+    } else {
+        HashSet::new()
+    };
+    divergence_with(p, scope, &settled)
+}
+
+/// [`divergence`] with the shared loads of settled memory already found (`settled.rs`): the rules
+/// compute them once, from the facts they need anyway, for both scopes.
+pub(crate) fn divergence_with<'p>(
+    p: &'p Program,
+    scope: Scope,
+    settled: &HashSet<(usize, usize)>,
+) -> Divergence<'p> {
     let nvars = p.var_names.len();
     let one_warp = scope == Scope::Warp || p.single_warp();
     let mut defs_count = vec![0usize; nvars];
@@ -171,7 +188,6 @@ pub fn divergence(p: &Program, scope: Scope) -> Divergence<'_> {
     }
     let deps = control_dependence(p);
     // Single-definition constants, and values that are `%tid.x` plus a warp-invariant multiple of 32.
-    let settled = crate::settled::settled_shared_loads(p);
     let (tid_exact, const_of) = crate::warp_affine::warp_affine(p, &defs_count);
     // With a warp-aligned block x-dimension (known or assumed), a warp's lanes hold `%tid.x` = 32·w …
     // 32·w + 31: `tid >> k` (k ≥ 5), `tid / 32j`, `tid & m` (m's low 5 bits clear) and comparisons of

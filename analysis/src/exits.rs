@@ -7,6 +7,7 @@
 //! threads that skip a barrier can reach a barrier (another one, or this one again) before they
 //! exit: then the block waits at barriers that do not match.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use petgraph::graph::NodeIndex;
@@ -15,17 +16,21 @@ use petgraph::Direction;
 use crate::control::{control_dependence, immediate_post_dominators};
 use crate::program::{Op, Program};
 
-/// For the barrier blocks of one program: whether the threads skipping each one only exit.
+/// For the barrier blocks of one program: whether the threads skipping each one only exit. The
+/// post-dominators and control dependence are computed at the first divergent barrier asked about.
 pub(crate) struct Skippers {
+    graphs: OnceCell<Graphs>,
+}
+
+struct Graphs {
     ipdom: Vec<Option<NodeIndex>>,
     deps: Vec<Vec<NodeIndex>>,
 }
 
 impl Skippers {
-    pub(crate) fn new(p: &Program) -> Skippers {
+    pub(crate) fn new() -> Skippers {
         Skippers {
-            ipdom: immediate_post_dominators(p),
-            deps: control_dependence(p),
+            graphs: OnceCell::new(),
         }
     }
 
@@ -33,8 +38,12 @@ impl Skippers {
     /// a side from which `b` can be avoided) reaches the kernel's exit without meeting a barrier:
     /// neither another one nor `b` again.
     pub(crate) fn only_exit(&self, p: &Program, b: usize) -> bool {
+        let g = self.graphs.get_or_init(|| Graphs {
+            ipdom: immediate_post_dominators(p),
+            deps: control_dependence(p),
+        });
         let target = NodeIndex::new(b);
-        let Some(branches) = self.deps.get(b) else {
+        let Some(branches) = g.deps.get(b) else {
             return false;
         };
         if branches.is_empty() {
@@ -43,27 +52,27 @@ impl Skippers {
         branches.iter().all(|&a| {
             p.cfg
                 .neighbors_directed(a, Direction::Outgoing)
-                .filter(|&s| !self.post_dominated_by(s, target))
+                .filter(|&s| !post_dominated_by(&g.ipdom, s, target))
                 .all(|s| !reaches_a_barrier(p, s, target))
         })
     }
+}
 
-    /// Whether every path from `s` to the exit passes through `b`.
-    fn post_dominated_by(&self, s: NodeIndex, b: NodeIndex) -> bool {
-        let mut at = Some(s);
-        let mut steps = 0;
-        while let Some(x) = at {
-            if x == b {
-                return true;
-            }
-            steps += 1;
-            if steps > self.ipdom.len() {
-                return false;
-            }
-            at = self.ipdom.get(x.index()).copied().flatten();
+/// Whether every path from `s` to the exit passes through `b` (`ipdom`: immediate post-dominators).
+fn post_dominated_by(ipdom: &[Option<NodeIndex>], s: NodeIndex, b: NodeIndex) -> bool {
+    let mut at = Some(s);
+    let mut steps = 0;
+    while let Some(x) = at {
+        if x == b {
+            return true;
         }
-        false
+        steps += 1;
+        if steps > ipdom.len() {
+            return false;
+        }
+        at = ipdom.get(x.index()).copied().flatten();
     }
+    false
 }
 
 /// Whether a path from `s` reaches a barrier: one in a block other than `b`, or `b` itself again.

@@ -13,7 +13,7 @@
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
 pub use crate::diagnostic::Diagnostic;
-use crate::divergence::{divergence, Divergence, Scope};
+use crate::divergence::{divergence_with, Divergence, Scope};
 use crate::exits::Skippers;
 use crate::facts::{facts, Fact};
 use crate::program::{Address, Inst, MaskInfo, Op, Program, Space, Var, WarpAlignment};
@@ -53,12 +53,14 @@ impl Ctx<'_> {
 
 /// Runs every rule on `p`.
 pub fn check(p: &Program) -> Vec<Diagnostic> {
+    let facts = facts(p);
+    let settled = crate::settled::settled_shared_loads(p, &facts);
     let mut c = Ctx {
         p,
-        skippers: Skippers::new(p),
-        block: divergence(p, Scope::Block),
-        warp: divergence(p, Scope::Warp),
-        facts: facts(p),
+        skippers: Skippers::new(),
+        block: divergence_with(p, Scope::Block, &settled),
+        warp: divergence_with(p, Scope::Warp, &settled),
+        facts,
         out: Vec::new(),
     };
     let tainted = shared_taint(p);

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use petgraph::graph::NodeIndex;
 use petgraph::Direction;
 
-use crate::facts::{facts, Fact};
+use crate::facts::Fact;
 use crate::program::{Address, Op, Program, Space};
 
 /// The shared array an address points into, when known: named by its symbol, or the array its
@@ -44,18 +44,18 @@ fn clobbers(op: &Op, array: Option<usize>, facts: &[Fact]) -> bool {
     }
 }
 
-/// The shared loads (block, instruction index) that read settled memory.
-pub(crate) fn settled_shared_loads(p: &Program) -> HashSet<(usize, usize)> {
-    let mut out = HashSet::new();
-    let has_shared_load = p.cfg.node_weights().any(|b| {
+/// Whether `p` loads from shared memory at all (else there is nothing to settle).
+pub(crate) fn has_shared_loads(p: &Program) -> bool {
+    p.cfg.node_weights().any(|b| {
         b.insts.iter().any(
             |i| matches!(&i.op, Op::Load { addr, .. } if matches!(addr.space, Space::Shared(_))),
         )
-    });
-    if !has_shared_load {
-        return out;
-    }
-    let facts = facts(p);
+    })
+}
+
+/// The shared loads (block, instruction index) that read settled memory; `facts` are `p`'s.
+pub(crate) fn settled_shared_loads(p: &Program, facts: &[Fact]) -> HashSet<(usize, usize)> {
+    let mut out = HashSet::new();
     for node in p.cfg.node_indices() {
         for (k, inst) in p.cfg[node].insts.iter().enumerate() {
             let Op::Load { addr, .. } = &inst.op else {
@@ -64,11 +64,11 @@ pub(crate) fn settled_shared_loads(p: &Program) -> HashSet<(usize, usize)> {
             if !matches!(addr.space, Space::Shared(_)) {
                 continue;
             }
-            let array = array_of(addr, &facts);
-            if let Some(barriers) = barriers_before(p, node, k, array, &facts) {
+            let array = array_of(addr, facts);
+            if let Some(barriers) = barriers_before(p, node, k, array, facts) {
                 if barriers
                     .iter()
-                    .all(|&b| interval_is_clean(p, b, array, &facts))
+                    .all(|&b| interval_is_clean(p, b, array, facts))
                 {
                     out.insert((node.index(), k));
                 }
