@@ -12,7 +12,24 @@ use super::warp::Warp;
 
 /// Lanes of `mask`, in ascending order.
 pub(crate) fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..32).filter(move |l| mask >> l & 1 == 1)
+    Lanes(mask)
+}
+
+/// The set bits of a mask, lowest first (one step per lane present, not per lane of the warp).
+struct Lanes(u32);
+
+impl Iterator for Lanes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(l as usize)
+    }
 }
 
 /// The mask a collective passes: one value, or each lane's register.

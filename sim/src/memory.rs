@@ -204,6 +204,12 @@ impl GlobalBuffer {
 /// Reads `size` bytes little-endian at `addr` of `bytes` (in bounds).
 #[inline]
 pub(crate) fn read_bytes(bytes: &[u8], addr: usize, size: u32) -> u64 {
+    match size {
+        4 => return u64::from(u32::from_le_bytes(word(bytes, addr))),
+        8 => return u64::from_le_bytes(word(bytes, addr)),
+        1 => return u64::from(bytes[addr]),
+        _ => {}
+    }
     let mut v = 0u64;
     for (i, b) in bytes[addr..addr + size as usize].iter().enumerate() {
         v |= u64::from(*b) << (8 * i);
@@ -211,9 +217,20 @@ pub(crate) fn read_bytes(bytes: &[u8], addr: usize, size: u32) -> u64 {
     v
 }
 
+/// The `N` bytes at `addr` of `bytes` (in bounds).
+#[inline(always)]
+fn word<const N: usize>(bytes: &[u8], addr: usize) -> [u8; N] {
+    bytes[addr..addr + N].try_into().expect("N bytes")
+}
+
 /// Writes the low `size` bytes of `value` little-endian at `addr` of `bytes` (in bounds).
 #[inline]
 pub(crate) fn write_bytes(bytes: &mut [u8], addr: usize, size: u32, value: u64) {
+    match size {
+        4 => return bytes[addr..addr + 4].copy_from_slice(&(value as u32).to_le_bytes()),
+        8 => return bytes[addr..addr + 8].copy_from_slice(&value.to_le_bytes()),
+        _ => {}
+    }
     for (i, b) in bytes[addr..addr + size as usize].iter_mut().enumerate() {
         *b = (value >> (8 * i)) as u8;
     }

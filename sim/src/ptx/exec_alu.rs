@@ -40,7 +40,7 @@ impl PtxBlock<'_> {
     }
 
     /// Counts an `f32` instruction with a special value among `values` on `mask`'s lanes.
-    fn count_f32(&mut self, warp: &PtxWarp, mask: u32, regs: &[R], d: R) {
+    pub(super) fn count_f32(&mut self, warp: &PtxWarp, mask: u32, regs: &[R], d: R) {
         let found = lanes(mask).any(|l| {
             regs.iter().any(|&r| special(warp.regs[r as usize][l]))
                 || special(warp.regs[d as usize][l])
@@ -50,6 +50,9 @@ impl PtxBlock<'_> {
 
     /// Executes a computing instruction on `mask`'s lanes.
     pub(crate) fn exec_alu(&mut self, warp: &mut PtxWarp, op: &Op, mask: u32) {
+        if self.exec_hot(warp, op, mask) {
+            return;
+        }
         let r = |warp: &PtxWarp, reg: R| warp.regs[reg as usize];
         match *op {
             Op::Mov { d, a, bits } => {

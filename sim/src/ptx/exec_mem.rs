@@ -24,7 +24,7 @@ use crate::stats::{global_sectors, shared_wavefronts};
 
 /// Where one lane's access lands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Place {
+pub(crate) enum Place {
     Global { buffer: u32, offset: u64 },
     Shared(u64),
     Local(u64),
@@ -219,6 +219,9 @@ impl PtxBlock<'_> {
         pc: usize,
         mask: u32,
     ) -> Result<(), Stop> {
+        if self.fast_memory(warp, pc, mask) {
+            return Ok(());
+        }
         let program = self.launch.program;
         let strong = match program.insts[pc].op {
             Op::Ld { strong, .. } | Op::St { strong, .. } => strong,
@@ -281,7 +284,11 @@ impl PtxBlock<'_> {
         for l in lanes(mask) {
             let a = effective_address(program, &warp.regs, addr, l);
             raw[l] = a;
-            match self.place(space, a, size, warp.index as usize * 32 + l) {
+            let placed = match self.place_quick(space, a, size) {
+                Some(p) => Ok(p),
+                None => self.place(space, a, size, warp.index as usize * 32 + l),
+            };
+            match placed {
                 Ok(p) => places[l] = p,
                 Err(f) => {
                     match f {

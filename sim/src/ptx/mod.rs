@@ -84,9 +84,13 @@ mod exec_ext;
 mod exec_f64;
 mod exec_float;
 mod exec_half;
+mod exec_hot;
+#[cfg(test)]
+mod exec_hot_tests;
 mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
+mod exec_mem_fast;
 mod exec_mma;
 mod exec_poison;
 mod exec_warp;
