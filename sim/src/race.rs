@@ -133,9 +133,14 @@ pub(crate) struct Touch {
 #[derive(Debug, Default)]
 pub(crate) struct RaceState {
     shared: Vec<Shadow>,
-    /// Keyed per byte, so looked up on every byte a checked global access touches: hashed with Fx
-    /// (SipHash's resistance to chosen keys buys nothing here, and it was most of racecheck's cost).
-    global: FxHashMap<(u32, u64), Shadow>,
+    /// Global memory's shadow in pages of [`PAGE`] bytes, allocated when first touched and kept
+    /// across barriers (a byte's epoch says whether its record is current, as for shared memory):
+    /// the page of (buffer, byte / PAGE) is `pages[index]`, found by hashing with Fx (SipHash's
+    /// resistance to chosen keys buys nothing here) once per page rather than once per byte.
+    page_of: FxHashMap<(u32, u64), u32>,
+    pages: Vec<Box<[Shadow]>>,
+    /// The page the last global byte was in (accesses touch neighbouring bytes).
+    last_page: Option<((u32, u64), u32)>,
     epoch: u64,
     /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
     syncs: Vec<Vec<(u64, u32)>>,
@@ -151,7 +156,9 @@ impl RaceState {
     pub fn new(shared_bytes: usize, warps: usize) -> Self {
         RaceState {
             shared: vec![Shadow::default(); shared_bytes],
-            global: FxHashMap::default(),
+            page_of: FxHashMap::default(),
+            pages: Vec::new(),
+            last_page: None,
             epoch: 1,
             syncs: vec![Vec::new(); warps],
             edges: HashMap::new(),
@@ -212,7 +219,6 @@ impl RaceState {
     /// A barrier: everything before it happens before everything after.
     pub fn barrier(&mut self) {
         self.epoch += 1;
-        self.global.clear();
         self.edges.clear();
         self.releases.clear();
         for s in &mut self.syncs {
@@ -232,29 +238,50 @@ impl RaceState {
 
     /// Checks and records an access to shared byte `addr`.
     pub fn shared(&mut self, addr: usize, t: Touch) -> Option<Race> {
-        let epoch = self.epoch;
         let order = Order {
             syncs: &self.syncs,
             edges: &self.edges,
         };
-        let shadow = &mut self.shared[addr];
-        if shadow.epoch != epoch {
-            // A byte last touched before the barrier starts afresh (keeping its list's allocation).
-            shadow.epoch = epoch;
-            shadow.write = None;
-            shadow.clear_reads();
-        }
-        order.check(shadow, t)
+        order.check(current(&mut self.shared[addr], self.epoch), t)
     }
 
     /// Checks and records an access to byte `addr` of global buffer `buffer`.
     pub fn global(&mut self, buffer: u32, addr: u64, t: Touch) -> Option<Race> {
+        let key = (buffer, addr / PAGE as u64);
+        let index = match self.last_page {
+            Some((k, index)) if k == key => index,
+            _ => {
+                let pages = &mut self.pages;
+                let index = *self.page_of.entry(key).or_insert_with(|| {
+                    pages.push(vec![Shadow::default(); PAGE].into_boxed_slice());
+                    (pages.len() - 1) as u32
+                });
+                self.last_page = Some((key, index));
+                index
+            }
+        };
         let order = Order {
             syncs: &self.syncs,
             edges: &self.edges,
         };
-        order.check(self.global.entry((buffer, addr)).or_default(), t)
+        let shadow = &mut self.pages[index as usize][(addr % PAGE as u64) as usize];
+        order.check(current(shadow, self.epoch), t)
     }
+}
+
+/// Bytes per page of the global shadow.
+const PAGE: usize = 256;
+
+/// `shadow` as of `epoch`: a byte last touched before the current barrier starts afresh (keeping its
+/// list's allocation).
+#[inline]
+fn current(shadow: &mut Shadow, epoch: u64) -> &mut Shadow {
+    if shadow.epoch != epoch {
+        shadow.epoch = epoch;
+        shadow.write = None;
+        shadow.clear_reads();
+    }
+    shadow
 }
 
 /// What orders two accesses of a block since its last barrier: each warp's `warp_sync`s and each

@@ -73,6 +73,28 @@ impl GlobalMap {
         GlobalMap { regions }
     }
 
+    /// [`Self::find`]'s `Ok`, trying region `*hint` first (the previous lane's, usually the same)
+    /// and leaving in it the region found.
+    #[inline]
+    pub fn find_quick(&self, addr: u64, size: u64, hint: &mut usize) -> Option<(u32, u64)> {
+        let inside = |&(start, len, index): &(u64, u64, u32)| {
+            let offset = addr.checked_sub(start)?;
+            offset
+                .checked_add(size)
+                .is_some_and(|end| end <= len)
+                .then_some((index, offset))
+        };
+        if let Some(found) = self.regions.get(*hint).and_then(inside) {
+            return Some(found);
+        }
+        let at = self
+            .regions
+            .partition_point(|r| r.0 <= addr)
+            .checked_sub(1)?;
+        *hint = at;
+        inside(&self.regions[at])
+    }
+
     /// The buffer and offset of an access of `size` bytes at global address `addr`: `Ok` when it
     /// lies inside one buffer; `Err` with the nearest buffer below it (if any) and the offset from
     /// its start, to name in the finding.

@@ -388,6 +388,9 @@ impl PtxBlock<'_> {
         let Some(race) = &mut self.run.race else {
             return;
         };
+        if !sem.acquire && !sem.release {
+            return;
+        }
         let thread = who.warp * 32 + l as u32;
         for i in 0..size {
             let at = match place {

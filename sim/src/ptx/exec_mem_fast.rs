@@ -27,7 +27,7 @@ impl PtxBlock<'_> {
         if super::exec_hot::general_only() {
             return None;
         }
-        let (buffer, offset) = self.locate(space, addr, size)?;
+        let (buffer, offset) = self.locate(space, addr, size, &mut 0)?;
         Some(if buffer == SHARED {
             Place::Shared(offset)
         } else {
@@ -37,7 +37,13 @@ impl PtxBlock<'_> {
 
     /// [`Self::place_quick`] as (buffer or [`SHARED`], byte offset).
     #[inline(always)]
-    fn locate(&self, space: MemSpace, addr: u64, size: u64) -> Option<(u32, u64)> {
+    fn locate(
+        &self,
+        space: MemSpace,
+        addr: u64,
+        size: u64,
+        hint: &mut usize,
+    ) -> Option<(u32, u64)> {
         if !size.is_power_of_two() || addr & (size - 1) != 0 {
             return None;
         }
@@ -50,7 +56,7 @@ impl PtxBlock<'_> {
             s => (s, addr),
         };
         match space {
-            MemSpace::Global => self.launch.map.find(addr, size).ok(),
+            MemSpace::Global => self.launch.map.find_quick(addr, size, hint),
             MemSpace::Shared => addr
                 .checked_add(size)
                 .is_some_and(|end| end <= u64::from(self.launch.shared_total))
@@ -94,9 +100,10 @@ impl PtxBlock<'_> {
         let size = u64::from(elem) * count as u64;
         let mut buffers = [0u32; 32];
         let mut offsets = [0u64; 32];
+        let mut hint = 0;
         for l in lanes(mask) {
             let a = effective_address(program, &warp.regs, addr, l);
-            let Some((b, o)) = self.locate(space, a, size) else {
+            let Some((b, o)) = self.locate(space, a, size, &mut hint) else {
                 return false;
             };
             buffers[l] = b;
@@ -114,19 +121,31 @@ impl PtxBlock<'_> {
         }
         match &program.insts[pc].op {
             Op::Ld { dsts, .. } if load => {
+                // Reads have no side effect here, so each destination is filled in turn (a
+                // discarded element, `_`, is not read).
                 let signed = matches!(ty, Ty::Int(t) if t.signed);
-                for l in lanes(mask) {
-                    for (k, d) in dsts.iter().enumerate() {
-                        let at = offsets[l] + k as u64 * u64::from(elem);
+                let (run, regs) = (&self.run, &mut warp.regs);
+                for (k, d) in dsts.iter().enumerate() {
+                    let Some(d) = *d else {
+                        continue;
+                    };
+                    let keep = ones(program.reg_bits[d as usize]);
+                    let col = &mut regs[d as usize];
+                    let skip = k as u64 * u64::from(elem);
+                    for l in lanes(mask) {
+                        let at = offsets[l] + skip;
                         let v = match buffers[l] {
-                            SHARED => read_bytes(&self.run.shared, at as usize, elem),
-                            b => self.run.globals[b as usize].read(at, elem),
+                            SHARED if elem == 4 => {
+                                let at = at as usize;
+                                u64::from(u32::from_le_bytes(
+                                    run.shared[at..at + 4].try_into().expect("4 bytes"),
+                                ))
+                            }
+                            SHARED => read_bytes(&run.shared, at as usize, elem),
+                            b => run.globals[b as usize].read(at, elem),
                         };
-                        if let Some(d) = *d {
-                            let d = d as usize;
-                            let v = if signed { sext(v, 8 * elem) } else { v };
-                            warp.regs[d][l] = v & ones(program.reg_bits[d]);
-                        }
+                        let v = if signed { sext(v, 8 * elem) } else { v };
+                        col[l] = v & keep;
                     }
                 }
             }

@@ -26,6 +26,9 @@ use crate::finding::{lane_list, FindingKind};
 /// Warp-instructions a warp issues in one turn before the next running warp gets its turn.
 pub(crate) const TURN: u32 = 1024;
 
+/// Quiet rounds per fingerprint.
+const SAMPLE: u32 = 8;
+
 /// Fingerprints remembered since memory last changed (the set is cleared past this, which only
 /// delays a deadlock finding).
 const REMEMBERED: usize = 4096;
@@ -34,6 +37,11 @@ impl PtxBlock<'_> {
     /// Runs every warp to its end, in turns.
     pub(super) fn schedule(&mut self, warps: &mut [PtxWarp]) -> Result<(), Stop> {
         let mut seen: HashSet<u64> = HashSet::new();
+        // Rounds in a row without a change of memory: a fingerprint is taken every [`SAMPLE`]th
+        // (a state that repeats with period p also repeats at sampled rounds, p·SAMPLE rounds
+        // apart at most, so a deadlock is still proven, a little later, and a spin that changes
+        // nothing costs a hash of every register only now and then).
+        let mut quiet = 0u32;
         loop {
             self.run.changed = false;
             for warp in warps.iter_mut() {
@@ -49,6 +57,11 @@ impl PtxBlock<'_> {
             }
             if self.run.changed || !self.launch.serial {
                 seen.clear();
+                quiet = 0;
+                continue;
+            }
+            quiet += 1;
+            if quiet % SAMPLE != 0 {
                 continue;
             }
             if seen.len() >= REMEMBERED {
