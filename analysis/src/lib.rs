@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod assumptions;
+mod by_reaching;
 pub mod control;
 mod diagnostic;
 pub mod divergence;
@@ -26,6 +27,7 @@ pub mod lint;
 pub mod program;
 pub mod ptx_front;
 mod race;
+mod reaching;
 mod refine;
 mod rule;
 pub mod rules;

@@ -13,6 +13,9 @@
 //! | N001 | unmodelled | note | an instruction the PTX front end does not model (treated conservatively) |
 
 pub use crate::diagnostic::Diagnostic;
+use std::collections::HashSet;
+
+use crate::by_reaching::{by_reaching, Split};
 use crate::divergence::{divergence_with, Divergence, Scope};
 use crate::exits::Skippers;
 use crate::facts::{facts, Fact};
@@ -22,6 +25,8 @@ pub use crate::rule::{Rule, Severity};
 
 struct Ctx<'p> {
     p: &'p Program,
+    /// `p` split by reaching definitions (`by_reaching.rs`): what the divergence analyses read.
+    split: &'p Split,
     skippers: Skippers,
     block: Divergence<'p>,
     warp: Divergence<'p>,
@@ -30,6 +35,12 @@ struct Ctx<'p> {
 }
 
 impl Ctx<'_> {
+    /// The guard of instruction `i` of `block` in the split program.
+    fn split_guard(&self, block: usize, i: usize) -> Option<Var> {
+        let at = self.split.positions[block][i];
+        self.split.program.cfg[petgraph::graph::NodeIndex::new(block)].insts[at].guard
+    }
+
     fn emit(
         &mut self,
         rule: Rule,
@@ -55,11 +66,17 @@ impl Ctx<'_> {
 pub fn check(p: &Program) -> Vec<Diagnostic> {
     let facts = facts(p);
     let settled = crate::settled::settled_shared_loads(p, &facts);
+    let split = by_reaching(p);
+    let settled: HashSet<(usize, usize)> = settled
+        .into_iter()
+        .map(|(b, i)| (b, split.positions[b][i]))
+        .collect();
     let mut c = Ctx {
         p,
+        split: &split,
         skippers: Skippers::new(),
-        block: divergence_with(p, Scope::Block, &settled),
-        warp: divergence_with(p, Scope::Warp, &settled),
+        block: divergence_with(&split.program, Scope::Block, &settled),
+        warp: divergence_with(&split.program, Scope::Warp, &settled),
         facts,
         out: Vec::new(),
     };
@@ -68,7 +85,7 @@ pub fn check(p: &Program) -> Vec<Diagnostic> {
     let refined = Refiner::new(p, &facts);
     for node in p.cfg.node_indices() {
         for (i, inst) in p.cfg[node].insts.iter().enumerate() {
-            sync_rules(&mut c, node.index(), inst);
+            sync_rules(&mut c, node.index(), i, inst);
             let fact = |v: usize| refined.fact(v, node, i);
             if let Op::Load { addr, width, .. } | Op::Store { addr, width, .. } = &inst.op {
                 access_rules(&mut c, node.index(), inst, addr, *width, fact);
@@ -233,10 +250,11 @@ fn divergence_cause(
     })
 }
 
-fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
+fn sync_rules(c: &mut Ctx<'_>, block: usize, i: usize, inst: &Inst) {
+    let guard = c.split_guard(block, i);
     match &inst.op {
         Op::Barrier => {
-            if let Some(cause) = divergence_cause(&c.block, block, inst.guard, c.p) {
+            if let Some(cause) = divergence_cause(&c.block, block, guard, &c.split.program) {
                 // PTX's reading (`exit` releases barriers) is for PTX; the IR's barrier, like
                 // WGSL's, must be reached in uniform control flow.
                 let ptx = matches!(inst.loc, crate::program::Location::Ptx { .. });
@@ -265,7 +283,7 @@ fn sync_rules(c: &mut Ctx<'_>, block: usize, inst: &Inst) {
             }
         }
         Op::Collective { mask, .. } => {
-            let cause = divergence_cause(&c.warp, block, inst.guard, c.p);
+            let cause = divergence_cause(&c.warp, block, guard, &c.split.program);
             // A mask in a register (nvcc always writes `mov.b32 %r, -1; shfl.sync … %r`) is checked
             // like a constant when its value is known: one constant over the whole kernel.
             let mask = match *mask {

@@ -4,17 +4,14 @@
 //! register that holds `%tid.x` in one region and a constant in another would otherwise be divergent
 //! everywhere, and its uniform uses would taint the branches and barriers after them.
 //!
-//! Reaching definitions over the CFG (bit sets per block; a guarded definition adds itself without
-//! removing the others, since where its guard fails the old value stays), a union-find over the
-//! definitions reaching each use, and a rewrite: each definition and each use gets its web's variable.
+//! Reaching definitions (`reaching.rs`), a union-find over the definitions reaching each use, and a
+//! rewrite: each definition and each use gets its web's variable. The divergence analysis splits
+//! further, by the definitions reaching each use (`by_reaching.rs`).
 
 use petgraph::graph::NodeIndex;
-use petgraph::Direction;
 
 use crate::program::{Address, MaskInfo, Op, Program, Terminator, Var};
-
-/// Where a definition is: block, instruction.
-type Site = (usize, usize);
+use crate::reaching::{Reaching, Site};
 
 fn find(parent: &mut [usize], mut x: usize) -> usize {
     while parent[x] != x {
@@ -26,97 +23,14 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
 
 /// Splits every variable of `p` defined in more than one place into its webs.
 pub fn split(p: &mut Program) {
-    let n = p.var_names.len();
-    // Definition sites of variables written more than once.
-    let mut sites: Vec<Vec<Site>> = vec![Vec::new(); n];
-    for b in p.cfg.node_indices() {
-        for (i, inst) in p.cfg[b].insts.iter().enumerate() {
-            for &d in &inst.defs {
-                if d < n {
-                    sites[d].push((b.index(), i));
-                }
-            }
-        }
-    }
-    let mut ids: Vec<(Var, Site, bool)> = Vec::new(); // (variable, site, guarded)
-    let mut first_id = vec![usize::MAX; n];
-    for (v, s) in sites.iter().enumerate() {
-        if s.len() < 2 {
-            continue;
-        }
-        first_id[v] = ids.len();
-        for &site in s {
-            let guarded = p.cfg[NodeIndex::new(site.0)].insts[site.1].guard.is_some();
-            ids.push((v, site, guarded));
-        }
-    }
-    if ids.is_empty() {
+    let r = Reaching::new(p, |_| false);
+    if r.is_empty() {
         return;
     }
-    let words = ids.len().div_ceil(64);
+    let (ids, first_id) = (&r.ids, &r.first_id);
     let blocks = p.cfg.node_count();
-    let id_of = |v: Var, site: Site| -> Option<usize> {
-        let start = *first_id.get(v)?;
-        (start != usize::MAX).then(|| start + sites[v].iter().position(|&s| s == site).unwrap_or(0))
-    };
-    // gen / kill per block, then the fixpoint of the definitions reaching each block's entry.
-    let mut gen = vec![vec![0u64; words]; blocks];
-    let mut kill = vec![vec![0u64; words]; blocks];
-    for b in 0..blocks {
-        for (i, inst) in p.cfg[NodeIndex::new(b)].insts.iter().enumerate() {
-            for &d in &inst.defs {
-                let Some(id) = id_of(d, (b, i)) else { continue };
-                if inst.guard.is_none() {
-                    let start = first_id[d];
-                    for k in start..start + sites[d].len() {
-                        kill[b][k / 64] |= 1 << (k % 64);
-                        gen[b][k / 64] &= !(1 << (k % 64));
-                    }
-                }
-                gen[b][id / 64] |= 1 << (id % 64);
-            }
-        }
-    }
-    let mut reach_in = vec![vec![0u64; words]; blocks];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in p.cfg.node_indices() {
-            let mut acc = vec![0u64; words];
-            for a in p.cfg.neighbors_directed(b, Direction::Incoming) {
-                let a = a.index();
-                for w in 0..words {
-                    acc[w] |= gen[a][w] | (reach_in[a][w] & !kill[a][w]);
-                }
-            }
-            if acc != reach_in[b.index()] {
-                reach_in[b.index()] = acc;
-                changed = true;
-            }
-        }
-    }
-    // The definitions reaching the use of `v` just before instruction `i` of block `b`.
-    let reaching = |v: Var, b: usize, i: usize| -> Vec<usize> {
-        let mut out = Vec::new();
-        let insts = &p.cfg[NodeIndex::new(b)].insts;
-        for j in (0..i.min(insts.len())).rev() {
-            if insts[j].defs.contains(&v) {
-                if let Some(id) = id_of(v, (b, j)) {
-                    out.push(id);
-                }
-                if insts[j].guard.is_none() {
-                    return out;
-                }
-            }
-        }
-        let start = first_id[v];
-        for k in start..start + sites[v].len() {
-            if reach_in[b][k / 64] >> (k % 64) & 1 == 1 {
-                out.push(k);
-            }
-        }
-        out
-    };
+    let id_of = |v: Var, site: Site| r.id_of(v, site);
+    let reaching = |v: Var, b: usize, i: usize| r.reaching(p, v, b, i);
     // Union the definitions that reach a common use (a guarded definition also joins the ones it may
     // leave in place: its own use of the old value is implicit).
     let mut parent: Vec<usize> = (0..ids.len()).collect();
@@ -161,7 +75,7 @@ pub fn split(p: &mut Program) {
     }
     // A variable per web: the web of a variable's first definition keeps it, the others are new.
     let mut web_var: Vec<Option<Var>> = vec![None; ids.len()];
-    for (k, &(v, _, _)) in ids.iter().enumerate() {
+    for (k, &(v, _)) in ids.iter().enumerate() {
         let r = find(&mut parent, k);
         if web_var[r].is_none() {
             web_var[r] = Some(if r == find(&mut parent, first_id[v]) {
@@ -232,7 +146,7 @@ pub fn split(p: &mut Program) {
     }
 }
 
-fn rename_address(addr: &mut Address, use_of: &impl Fn(Var) -> Var) {
+pub(crate) fn rename_address(addr: &mut Address, use_of: &impl Fn(Var) -> Var) {
     if let Some(v) = addr.byte_var.as_mut() {
         *v = use_of(*v);
     }

@@ -7,6 +7,7 @@ mod fixtures;
 mod hostile_ptx;
 mod ptx_input;
 mod race;
+mod reaching;
 mod refine;
 mod sarif;
 mod settled;
