@@ -10,6 +10,7 @@ mod corpus_run;
 mod hostile_ir;
 mod hostile_ptx;
 mod macro_locs;
+mod planted_confirmed;
 mod ptx_approx;
 mod ptx_assert;
 mod ptx_async;
