@@ -22,6 +22,9 @@ pub(crate) struct BlockOutcome {
     pub findings: Vec<Finding>,
     /// Whether an error stopped the block.
     pub stopped: bool,
+    /// What device `printf` printed, in order (PTX only), and how many more were not kept.
+    pub printed: Vec<String>,
+    pub printed_dropped: u64,
 }
 
 impl Sites for Program {
@@ -119,6 +122,8 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             per_pc: self.per_pc,
             findings: self.findings,
             stopped,
+            printed: Vec::new(),
+            printed_dropped: 0,
         }
     }
 

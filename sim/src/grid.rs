@@ -153,6 +153,14 @@ pub(crate) fn merge_outcomes(
             report.blocks.push(outcome.counters);
         }
         report.stopped_blocks += u32::from(outcome.stopped);
+        report.printed_dropped += outcome.printed_dropped;
+        for line in outcome.printed {
+            if report.printed.len() < crate::report::MAX_PRINTED {
+                report.printed.push(line);
+            } else {
+                report.printed_dropped += 1;
+            }
+        }
         for f in outcome.findings {
             let key = (f.kind, f.statement.clone());
             match seen.get(&key) {

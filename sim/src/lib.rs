@@ -82,4 +82,4 @@ pub use arguments::check_arguments;
 pub use buffer_arg::BufferArg;
 pub use grid::run;
 pub use options::{SimOptions, MAX_BLOCKS, MAX_SHARED_BYTES};
-pub use report::{SimError, SimReport};
+pub use report::{SimError, SimReport, MAX_PRINTED};

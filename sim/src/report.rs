@@ -23,7 +23,17 @@ pub struct SimReport {
     pub stopped_blocks: u32,
     /// Host-clock time of the launch (decoding, copies and execution), nanoseconds.
     pub elapsed_ns: u64,
+    /// What device `printf` printed (PTX), one entry per call and thread: blocks in order, within
+    /// a block in the order the threads ran the calls (CUDA gives no order); at most
+    /// [`MAX_PRINTED`] entries, the rest counted in [`SimReport::printed_dropped`].
+    pub printed: Vec<String>,
+    /// Entries of `printed` past [`MAX_PRINTED`], not kept.
+    pub printed_dropped: u64,
 }
+
+/// The most `printf` entries a report keeps (a kernel printing in a loop in every thread would
+/// otherwise fill the host's memory; CUDA's own buffer holds 1 MiB by default).
+pub const MAX_PRINTED: usize = 10_000;
 
 impl SimReport {
     /// The error-level findings.

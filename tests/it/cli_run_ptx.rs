@@ -479,3 +479,35 @@ fn a_struct_parameter_is_given_its_bytes() {
         );
     }
 }
+
+#[test]
+fn device_printf_goes_to_stdout_and_into_the_json() {
+    let dir = scratch("ptx-printf");
+    let x: Vec<f32> = (0..4).map(|i| i as f32 * 0.25 + 1.5).collect();
+    let xs = write(&dir, "x.bin", &f32_bytes(&x));
+    let ptx = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sim/tests/fixtures/printf/hello.sm80.ptx"
+    );
+    let args = [ptx.to_owned(), format!("--arg=0=@{xs}")];
+    let out = warpforge("--backend sim --block 4 --arg 1=2", &strs(&args));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with(
+            "thread 0 of block 0: x=1.50, ok, 0, 0xff, a|    0|\n\
+             thread 1 of block 0: x=1.75, ok, 1000000000, 0x100, b|   -1|\nrun: "
+        ),
+        "{stdout}"
+    );
+    let out = warpforge(
+        "--backend sim --block 4 --arg 1=2 --format json",
+        &strs(&args),
+    );
+    let json: serde_json::Value = serde_json::from_str(&text(&out.stdout)).expect("one object");
+    assert_eq!(
+        json["printed"][1],
+        "thread 1 of block 0: x=1.75, ok, 1000000000, 0x100, b|   -1|\n"
+    );
+    assert_eq!(json["printed_dropped"], 0);
+}

@@ -74,6 +74,9 @@ pub(crate) struct PtxBlock<'a> {
     pub(super) arrivals: [u32; 16],
     /// Pending `cp.async` copies and mbarrier bookkeeping (`exec_async.rs`).
     pub(super) asyncs: super::async_state::AsyncState,
+    /// What device `printf` printed (`exec_printf.rs`), and how many more were not kept.
+    pub(super) printed: Vec<String>,
+    pub(super) printed_dropped: u64,
 }
 
 impl<'a> PtxBlock<'a> {
@@ -113,6 +116,8 @@ impl<'a> PtxBlock<'a> {
             stack_bytes: 0,
             arrivals: [0; 16],
             asyncs: Default::default(),
+            printed: Vec::new(),
+            printed_dropped: 0,
         }
     }
 
@@ -178,7 +183,12 @@ impl<'a> PtxBlock<'a> {
             .map(|w| self.warp(w))
             .collect();
         let stopped = self.schedule(&mut warps).is_err();
-        self.run.outcome(stopped)
+        let (printed, printed_dropped) = (std::mem::take(&mut self.printed), self.printed_dropped);
+        crate::block::BlockOutcome {
+            printed,
+            printed_dropped,
+            ..self.run.outcome(stopped)
+        }
     }
 
     /// Executes the next instruction of `warp` (or lets another of its paths run first).
@@ -237,6 +247,13 @@ impl<'a> PtxBlock<'a> {
                 self.run.report(FindingKind::Assert, pc as u32, 0, f)?;
             }
             Op::AssertFail { .. } => warp.stack.advance(),
+            Op::Printf { .. } => {
+                warp.step += 1;
+                self.run.counters.control += 1;
+                self.run.counters.active_lanes += count;
+                self.printf(warp, pc, lanes)?;
+                warp.stack.advance();
+            }
             Op::Exit => {
                 warp.step += 1;
                 self.run.counters.control += 1;

@@ -29,6 +29,10 @@ use super::inst::{CallArg, Int, IntBin, Op, Slot};
 /// provides it).
 const ASSERT_FAIL: &str = "__assertfail";
 
+/// The CUDA runtime's function a device `printf` calls (declared `.extern`; the simulator provides
+/// it).
+const VPRINTF: &str = "vprintf";
+
 /// The most bytes of one function's frame (or of the entry's `.local` and call variables).
 pub(crate) const MAX_FRAME: u64 = 64 << 10;
 
@@ -239,6 +243,9 @@ impl Decoder<'_> {
         if name == ASSERT_FAIL && !defined {
             return self.assert_fail(args);
         }
+        if name == VPRINTF && !defined {
+            return self.vprintf(args, rets);
+        }
         let func = self.function_id(&name)?;
         let f = &self.funcs[func as usize];
         let (want_params, want_returns) = (f.params.clone(), f.returns.clone());
@@ -291,6 +298,40 @@ impl Decoder<'_> {
             file: slot(file)?,
             line: slot(line)?,
             function: slot(function)?,
+        })
+    }
+
+    /// `call.uni (retval0), vprintf, (format, args)`: the format string's address, the address of
+    /// the argument buffer, and where the return value goes (`.param` variables or registers).
+    fn vprintf(&mut self, args: &[Operand], rets: &[Operand]) -> Result<Op, String> {
+        let [format, buffer] = args else {
+            return Err(format!(
+                "`{VPRINTF}` takes 2 arguments (format, argument buffer), the call gives {}",
+                args.len()
+            ));
+        };
+        if rets.len() > 1 {
+            return Err(format!(
+                "`{VPRINTF}` returns one value, the call takes {}",
+                rets.len()
+            ));
+        }
+        let mut slot = |op: &Operand, ret: bool| -> Result<Slot, String> {
+            match &op.kind {
+                OperandKind::Symbol(n) => match self.frame_var(n) {
+                    Some(v) if v.param && matches!(v.size, 4 | 8) => Ok(Slot::Frame(v.offset)),
+                    _ => Err(format!(
+                        "`{n}` is not a 4- or 8-byte `.param` variable of the caller"
+                    )),
+                },
+                _ if ret => Ok(Slot::Reg(self.dst(op, 32)?)),
+                _ => Ok(Slot::Reg(self.src(op, Imm::Int)?)),
+            }
+        };
+        Ok(Op::Printf {
+            format: slot(format, false)?,
+            args: slot(buffer, false)?,
+            ret: rets.first().map(|r| slot(r, true)).transpose()?,
         })
     }
 

@@ -243,6 +243,14 @@ pub(crate) enum Op {
         line: Slot,
         function: Slot,
     },
+    /// Device `printf`: nvcc's call of the CUDA runtime's `vprintf(format, args)` (`.extern`, no
+    /// body in the module), its return value (the number of arguments read) to `ret` if the call
+    /// takes one (`printf.rs`, `exec_printf.rs`).
+    Printf {
+        format: Slot,
+        args: Slot,
+        ret: Option<Slot>,
+    },
     /// `call` of a `.func`: its index in the program's functions, what the call copies into the
     /// callee's parameters, and what comes back from its return parameters at `ret`.
     Call {

@@ -172,6 +172,14 @@ pub(crate) fn flow(op: &Op) -> Flow {
                 .collect();
             sink(regs, vec![], "an assertion")
         }
+        Op::Printf { format, args, ret } => {
+            let reg = |s: &Slot| match s {
+                Slot::Reg(r) => Some(*r),
+                Slot::Frame(_) => None,
+            };
+            let reads = [format, args].into_iter().filter_map(reg).collect();
+            sink(reads, ret.iter().filter_map(reg).collect(), "a printf")
+        }
         // The return registers are written when the callee returns.
         Op::Call { args, rets, .. } => sink(slot_regs(args), slot_regs(rets), "a call's argument"),
         Op::Bar {

@@ -28,6 +28,7 @@ mod ptx_mma;
 mod ptx_mma_nvcc;
 mod ptx_nvcc;
 mod ptx_poison;
+mod ptx_printf;
 mod ptx_release_acquire;
 mod ptx_rounding;
 mod ptx_shapes;

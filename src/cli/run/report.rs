@@ -103,6 +103,19 @@ pub(super) fn print_text(
         written,
         ..
     } = outcome;
+    // What the kernel printed (device printf), as the CUDA runtime writes it to stdout.
+    for r in report.iter() {
+        for text in &r.printed {
+            print!("{text}");
+        }
+        if r.printed_dropped > 0 {
+            println!(
+                "(printf: {} more printed, not kept: the simulator keeps {})",
+                r.printed_dropped,
+                warpforge::runtime::sim::MAX_PRINTED
+            );
+        }
+    }
     for finding in report.iter().flat_map(|r| &r.findings) {
         println!("{finding}");
     }
@@ -172,6 +185,10 @@ struct RunJson<'a> {
     outputs: Vec<OutputJson<'a>>,
     /// The source view with `--profile`.
     profile: Option<ProfileJson>,
+    /// What device `printf` printed (PTX on the simulator), one entry per call and thread.
+    printed: Vec<&'a str>,
+    /// `printf` entries past the simulator's limit, not kept.
+    printed_dropped: u64,
 }
 
 /// One finding of the sanitizer.
@@ -295,6 +312,11 @@ pub(super) fn json(
             })
             .collect(),
         profile,
+        printed: (outcome.report.iter())
+            .flat_map(|r| &r.printed)
+            .map(String::as_str)
+            .collect(),
+        printed_dropped: outcome.report.iter().map(|r| r.printed_dropped).sum(),
     };
     serde_json::to_string(&run).expect("plain data serializes")
 }
