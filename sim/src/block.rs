@@ -70,6 +70,10 @@ pub(crate) struct BlockRun<'a, P: Sites = Program> {
     /// Whether a write changed a byte of memory since the scheduler last cleared it (the PTX
     /// scheduler's deadlock proof).
     pub changed: bool,
+    /// Fences and atomics ordering this block after others (PTX; `sync_blocks.rs`).
+    pub sync: crate::sync_blocks::BlockSync,
+    /// The launch's releases, where blocks can order each other (PTX).
+    pub releases: Option<&'a crate::sync_blocks::Releases>,
 }
 
 /// Why a block stops early.
@@ -104,6 +108,8 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             reported: Vec::new(),
             steps: 0,
             changed: false,
+            sync: Default::default(),
+            releases: None,
         }
     }
 

@@ -169,6 +169,13 @@ impl<P: Sites> BlockRun<'_, P> {
         else {
             return Ok(());
         };
+        // A writer that published its writes to this block (a fence, then an atomic this block's
+        // atomic came after).
+        if let (Some(writer), Some(releases), true) = (other.block, self.releases, other.wrote) {
+            if releases.ordered(writer, &self.sync.acquired) {
+                return Ok(());
+            }
+        }
         let them = other.block.map_or_else(
             || "several other blocks".to_owned(),
             |o| format!("block {o}"),

@@ -71,6 +71,7 @@ pub mod ptx;
 mod race;
 mod report;
 mod stats;
+mod sync_blocks;
 mod warp;
 
 pub use finding::{lane_list, Check, Finding, FindingKind, Severity};

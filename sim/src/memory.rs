@@ -67,12 +67,16 @@ impl GlobalBuffer {
                 let reader = (old >> 32) & 0x3fff_ffff;
                 let other_writer = writer != 0 && writer != me;
                 let other_reader = old & READERS != 0 || (reader != 0 && reader != me);
+                // The last write was this block's atomic: every other block's atomic on the byte
+                // came before it in the byte's modification order, and this block's later
+                // accesses come after it (coherence) — ordered, whatever the fences.
+                let after_my_atomic = writer == me && writer_atomic;
                 if found.is_none() {
                     // A device-scope strong load meets atomic writers as an atomic does.
                     let by_writer = if atomic || strong_read {
                         other_writer && !writer_atomic
                     } else {
-                        other_writer || old & ATOMICS != 0
+                        other_writer || (old & ATOMICS != 0 && !after_my_atomic)
                     };
                     if by_writer {
                         found = Some(OtherBlock {
@@ -98,6 +102,9 @@ impl GlobalBuffer {
                         0
                     };
                     (old & !0xffff_ffff) | me | ATOMIC | several
+                } else if write && after_my_atomic {
+                    // The atomic writers before it are ordered before this write (see above).
+                    (old & !0xffff_ffff & !ATOMICS) | me
                 } else if write {
                     (old & !0xffff_ffff) | me
                 } else if reader == 0 {

@@ -88,7 +88,7 @@ impl<'a> PtxBlock<'a> {
     ) -> Self {
         let warps = launch.threads.div_ceil(32) as usize;
         let shared = launch.shared_total as usize;
-        let run = BlockRun::with_shape(
+        let mut run = BlockRun::with_shape(
             launch,
             globals,
             options,
@@ -96,6 +96,7 @@ impl<'a> PtxBlock<'a> {
             shared,
             warps,
         );
+        run.releases = Some(&launch.releases);
         let frame = launch.program.local_bytes as usize;
         let local = (0..warps * 32)
             .map(|t| {
@@ -274,6 +275,13 @@ impl<'a> PtxBlock<'a> {
             Op::Bar { .. } => self.exec_barrier(warp, pc, active, lanes)?,
             Op::Mma(_) => self.exec_mma(warp, pc, active, lanes)?,
             op if op.sync_mask().is_some() => self.exec_collective(warp, pc, active, lanes)?,
+            Op::DeviceFence => {
+                warp.step += 1;
+                self.run.counters.arithmetic += 1;
+                self.run.counters.active_lanes += count;
+                self.run.sync.fenced |= lanes != 0;
+                warp.stack.advance();
+            }
             Op::Yield => {
                 warp.step += 1;
                 self.run.counters.control += 1;

@@ -407,6 +407,24 @@ impl Decoder<'_> {
             O::Griddepcontrol => mods.ignore(&[M::LaunchDependents, M::Wait]),
             _ => {}
         }
+        let device_scope = match inst.opcode {
+            O::Membar => inst.modifiers.iter().any(|m| matches!(m, M::Gl | M::Sys)),
+            O::Fence => {
+                !inst
+                    .modifiers
+                    .iter()
+                    .any(|m| matches!(m, M::Cta | M::Cluster | M::Proxy | M::MbarrierInit))
+                    && inst
+                        .modifiers
+                        .iter()
+                        .any(|m| matches!(m, M::Sc | M::AcqRel))
+            }
+            _ => false,
+        };
+        if device_scope {
+            mods.finish()?;
+            return Ok(Op::DeviceFence);
+        }
         if inst.opcode == O::Nanosleep {
             mods.ignore(&[M::Type(warpforge_ptx::parse::DataType::U32)]);
             mods.finish()?;

@@ -372,6 +372,14 @@ impl PtxBlock<'_> {
                     let b = warp.regs[b as usize][l];
                     let c = c.map_or(0, |c| warp.regs[c as usize][l]);
                     let old = self.atomic(who, pc, l, places[l], op, ty, b, c)?;
+                    if let (Place::Global { buffer, offset }, true) =
+                        (places[l], self.run.race.is_some())
+                    {
+                        let at = (buffer, offset);
+                        let fenced = self.run.sync.fenced;
+                        let seen = self.launch.releases.atomic(at, self.run.block, fenced);
+                        self.run.sync.acquire(at, seen);
+                    }
                     if let Some(d) = d {
                         let width = program.reg_bits[d as usize];
                         warp.regs[d as usize][l] = old & ones(width);

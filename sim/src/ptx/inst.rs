@@ -318,6 +318,11 @@ pub(crate) enum Op {
     /// `membar`, `fence`, `prefetch`, `griddepcontrol`: nothing to do in a sequentially consistent,
     /// cacheless simulator that runs one grid at a time.
     Nop,
+    /// A device-scope fence (`membar.gl`/`.sys`, `fence.sc`/`fence.acq_rel` at `.gpu`/`.sys`, what
+    /// `__threadfence()` compiles to): no effect on values here (every access is performed in
+    /// order), but with a later global atomic it publishes the block's writes to the blocks whose
+    /// atomics on that address come after (`sync_blocks.rs`).
+    DeviceFence,
     /// `nanosleep`: the warp ends its turn (other warps of the block run first); no time passes.
     Yield,
     /// `mov` from a clock: `%clock`/`%clock64` (the warp's warp-instructions issued so far: one

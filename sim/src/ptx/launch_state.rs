@@ -25,6 +25,8 @@ pub(crate) struct LaunchState<'p> {
     /// The parameter space's bytes.
     pub params: Vec<u8>,
     pub map: GlobalMap,
+    /// Fences and atomics ordering blocks (`sync_blocks.rs`).
+    pub releases: crate::sync_blocks::Releases,
 }
 
 impl LaunchState<'_> {

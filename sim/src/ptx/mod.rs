@@ -487,6 +487,7 @@ pub fn run(
         shared_total,
         params,
         map: GlobalMap::new(&lengths, module),
+        releases: Default::default(),
     };
     let outcomes = run_grid(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()

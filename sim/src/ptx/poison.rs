@@ -156,7 +156,9 @@ pub(crate) fn flow(op: &Op) -> Flow {
         }
         Op::Bra { .. } => sink(vec![], vec![], "a branch"),
         Op::Brx { index, .. } => sink(vec![*index], vec![], "a branch (its index)"),
-        Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield => sink(vec![], vec![], "a branch"),
+        Op::Exit | Op::Ret | Op::Trap | Op::Nop | Op::Yield | Op::DeviceFence => {
+            sink(vec![], vec![], "a branch")
+        }
         Op::AssertFail {
             message,
             file,

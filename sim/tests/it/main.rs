@@ -19,6 +19,7 @@ mod ptx_calls_corpus;
 mod ptx_calls_sync;
 mod ptx_f64;
 mod ptx_faults;
+mod ptx_fence_blocks;
 mod ptx_half;
 mod ptx_int_carry;
 mod ptx_int_forms;
