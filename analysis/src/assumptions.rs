@@ -13,11 +13,25 @@ pub struct PtxAssumptions {
     pub block: Option<u32>,
     /// The same for one entry (by its name, mangled as in the PTX); wins over [`Self::block`].
     pub entry_blocks: std::collections::BTreeMap<String, u32>,
+    /// The y and z dimensions of [`Self::block`]'s blocks (`--block X,Y,Z`; `None`: 1 and 1): the
+    /// entry is linted as if it declared `.reqntid X, Y, Z` (the lanes of a block of 16 × 2 threads
+    /// fill a warp; of 16 × 1, half of one).
+    pub block_yz: Option<[u32; 2]>,
 }
 
 impl PtxAssumptions {
     /// The block x-dimension assumed for entry `name`, if any.
     pub(crate) fn block_x(&self, name: &str) -> Option<u32> {
         self.entry_blocks.get(name).copied().or(self.block)
+    }
+
+    /// The threads of a block assumed for entry `name` (x·y·z), if any.
+    pub(crate) fn block_threads(&self, name: &str) -> Option<u32> {
+        if let Some(&x) = self.entry_blocks.get(name) {
+            return Some(x);
+        }
+        let [y, z] = self.block_yz.unwrap_or([1, 1]);
+        self.block
+            .map(|x| x.saturating_mul(y.max(1)).saturating_mul(z.max(1)))
     }
 }

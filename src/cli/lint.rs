@@ -29,16 +29,45 @@ pub struct LintArgs {
     /// multiple of 32 (the assumption makes `%tid.x / 32` and `%tid.x < 32·k` warp-uniform).
     #[arg(long)]
     no_assume_warp_aligned_blocks: bool,
-    /// Threads per block (x) of every launch of a PTX entry without `.reqntid`: the entry is
-    /// linted as if it declared `.reqntid X, 1, 1` (races, bounds and uniformity for that block
-    /// instead of every block size CUDA allows).
-    #[arg(long, value_name = "X", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    block: Option<u32>,
+    /// Threads per block, X[,Y[,Z]], of every launch of a PTX entry without `.reqntid`: the entry
+    /// is linted as if it declared `.reqntid X, Y, Z` (races, bounds and uniformity for that
+    /// block instead of every block size CUDA allows; Y and Z default to 1).
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_block)]
+    block: Option<[u32; 3]>,
     /// A file of accepted findings (`RULE KERNEL line:N|STATEMENT|*` a line): each one found is
     /// printed as an accepted note and does not fail the lint; an entry that matches nothing is
     /// said on stderr.
     #[arg(long, value_name = "FILE")]
     accept: Option<PathBuf>,
+}
+
+/// `--block X[,Y[,Z]]`: a block shape CUDA allows (each dimension at least 1, at most 1,024
+/// threads in all, at most 64 in z).
+fn parse_block(text: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(format!(
+            "`{text}`: a block is X[,Y[,Z]], at most three numbers"
+        ));
+    }
+    let mut dims = [1u32; 3];
+    for (d, part) in dims.iter_mut().zip(&parts) {
+        *d = part
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{part}` in `{text}` is not a number of threads"))?;
+        if *d == 0 {
+            return Err(format!("`{text}`: each dimension of a block is at least 1"));
+        }
+    }
+    let [x, y, z] = dims;
+    let threads = u64::from(x) * u64::from(y) * u64::from(z);
+    if threads > 1024 || z > 64 {
+        return Err(format!(
+            "`{text}`: a block has at most 1,024 threads ({threads} here) and at most 64 in z"
+        ));
+    }
+    Ok(dims)
 }
 
 /// Lints and exits with the lint's status.
@@ -51,7 +80,8 @@ pub fn run(args: LintArgs) -> Result<()> {
     }
     let assume = warpforge::analysis::PtxAssumptions {
         warp_aligned: !args.no_assume_warp_aligned_blocks,
-        block: args.block,
+        block: args.block.map(|[x, _, _]| x),
+        block_yz: args.block.map(|[_, y, z]| [y, z]),
         ..Default::default()
     };
     let mut accepted = match &args.accept {

@@ -154,3 +154,47 @@ fn lint_block_lints_a_ptx_entry_for_the_launched_block() {
         "a block of 0 threads is bad usage"
     );
 }
+
+#[test]
+fn lint_block_takes_y_and_z_and_names_a_bad_shape() {
+    // A full-mask-of-16 shuffle every thread executes: with blocks of 16 threads the mask names
+    // every lane there is; with 16 × 2 the warp has 32 lanes and the mask leaves half out.
+    let dir = crate::run_support::scratch("lint-block-yz");
+    let ptx = dir.join("half_mask.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry half_mask(.param .u64 out)\n{\n\
+         .reg .b32 %r<4>;\n.reg .pred %p<2>;\n.reg .b64 %rd<4>;\n\
+         mov.u32 %r1, %tid.x;\nshfl.sync.idx.b32 %r2|%p1, %r1, 0, 31, 0x0000ffff;\n\
+         ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nst.global.u32 [%rd2], %r2;\nret;\n}\n",
+    )
+    .expect("writes");
+    let file = ptx.to_str().expect("a UTF-8 path");
+    let w002_error = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .any(|l| l.contains("error[W002"))
+    };
+    let x = warpforge(&["lint", "--block", "16", file]);
+    assert!(!w002_error(&x), "{}", String::from_utf8_lossy(&x.stdout));
+    let xy = warpforge(&["lint", "--block", "16,2", file]);
+    assert!(w002_error(&xy), "{}", String::from_utf8_lossy(&xy.stdout));
+    let xyz = warpforge(&["lint", "--block", "8,1,2", file]);
+    assert!(
+        !w002_error(&xyz),
+        "{}",
+        String::from_utf8_lossy(&xyz.stdout)
+    );
+    for (bad, says) in [
+        ("16,0", "at least 1"),
+        ("32,32,2", "at most 1,024 threads"),
+        ("1,1,65", "at most 64 in z"),
+        ("4,4,4,4", "at most three numbers"),
+        ("16,x", "`x` in `16,x` is not a number"),
+    ] {
+        let out = warpforge(&["lint", "--block", bad, file]);
+        assert_eq!(out.status.code(), Some(2), "--block {bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "--block {bad}: {err}");
+    }
+}

@@ -114,7 +114,7 @@ impl Lowering {
         if let (false, Some(x)) = (e.block_size_required, assume.block_x(&e.name)) {
             e.block_size = Some(x);
             e.block_size_required = true;
-            e.block_threads = Some(x);
+            e.block_threads = assume.block_threads(&e.name);
         }
         let mut depth = 0;
         // The `.loc` in force and where each instruction came from.
