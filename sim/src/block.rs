@@ -101,7 +101,7 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             } else {
                 Vec::new()
             },
-            race: options.sanitize.then(|| RaceState::new(shared, warps)),
+            race: options.sanitize.then(|| RaceState::take(shared, warps)),
             counters: Counters::default(),
             per_pc: Vec::new(),
             findings: Vec::new(),
@@ -123,6 +123,9 @@ impl<'a, P: Sites> BlockRun<'a, P> {
 
     /// What the block produced (`stopped`: an error stopped it).
     pub fn outcome(self, stopped: bool) -> BlockOutcome {
+        if let Some(race) = self.race {
+            race.give_back();
+        }
         BlockOutcome {
             counters: self.counters,
             per_pc: self.per_pc,

@@ -153,6 +153,38 @@ pub(crate) struct RaceState {
 }
 
 impl RaceState {
+    /// The state for a block of `shared_bytes` of shared memory and `warps` warps: the one the
+    /// last block on this thread gave back (its shadow memory kept, every record made stale by a
+    /// new epoch), or a new one. Allocating, zeroing and freeing the shadow pages of every block
+    /// was a tenth of racecheck's time.
+    pub fn take(shared_bytes: usize, warps: usize) -> Self {
+        match SPARE.with(|s| s.borrow_mut().take()) {
+            Some(mut r) => {
+                r.reset(shared_bytes, warps);
+                r
+            }
+            None => RaceState::new(shared_bytes, warps),
+        }
+    }
+
+    /// Keeps this state for the next block on this thread (unless its global shadow is past
+    /// [`SPARE_PAGES`] pages).
+    pub fn give_back(self) {
+        if self.pages.len() <= SPARE_PAGES {
+            SPARE.with(|s| *s.borrow_mut() = Some(self));
+        }
+    }
+
+    /// Starts afresh for another block: a new epoch (every shadow byte is stale), no syncs, edges
+    /// or releases.
+    fn reset(&mut self, shared_bytes: usize, warps: usize) {
+        self.barrier();
+        self.shared.resize(shared_bytes, Shadow::default());
+        self.syncs.clear();
+        self.syncs.resize(warps, Vec::new());
+        self.last_page = None;
+    }
+
     pub fn new(shared_bytes: usize, warps: usize) -> Self {
         RaceState {
             shared: vec![Shadow::default(); shared_bytes],
@@ -271,6 +303,14 @@ impl RaceState {
 
 /// Bytes per page of the global shadow.
 const PAGE: usize = 256;
+
+/// The most global shadow pages a state given back keeps (about 26 MB).
+const SPARE_PAGES: usize = 1024;
+
+thread_local! {
+    /// The state the last block on this thread gave back.
+    static SPARE: std::cell::RefCell<Option<RaceState>> = const { std::cell::RefCell::new(None) };
+}
 
 /// `shadow` as of `epoch`: a byte last touched before the current barrier starts afresh (keeping its
 /// list's allocation).
