@@ -3,8 +3,10 @@
 //! cp.async" and "Parallel Synchronization and Communication Instructions: mbarrier". Memory
 //! ordering (`.release`, `.acquire`, `.relaxed`) and scope (`.cta`, `.cluster`) qualifiers and the
 //! cache hints (`.L2::128B`, …) are accepted and have no effect: the simulator is sequentially
-//! consistent and has no caches. The bulk copies (`cp.async.bulk`, TMA's `cp.async.bulk.tensor`)
-//! and Hopper's warpgroup MMA (`wgmma`) are refused by name.
+//! consistent and has no caches. The global-to-shared bulk copy on an mbarrier (`cp.async.bulk
+//! .shared::cluster.global.mbarrier::complete_tx::bytes`, what `cuda::memcpy_async` becomes on
+//! sm_90) runs (`exec_bulk.rs`); the other bulk forms, TMA's `cp.async.bulk.tensor` and Hopper's
+//! warpgroup MMA (`wgmma`) are refused by name.
 
 use warpforge_ptx::isa::Modifier as M;
 use warpforge_ptx::isa::Opcode as O;
@@ -81,9 +83,71 @@ impl Decoder<'_> {
         self.addr(op)
     }
 
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.L2::cache_hint} [dst],
+    /// [src], size, [mbar]{, policy}`: the global-to-shared bulk copy of one block (a cluster of
+    /// one block: `shared::cluster` addresses are the block's shared memory). The multicast form,
+    /// the other directions and bulk groups are refused by name.
+    fn bulk(&mut self, inst: &Instruction, mut mods: Mods) -> Result<Op, String> {
+        mods.take(M::Async);
+        mods.take(M::Bulk);
+        let unsupported = |what: &str| {
+            Err(format!(
+                "`{}`: {what} is not supported by the simulator (only \
+                 `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`)",
+                inst.full_opcode()
+            ))
+        };
+        // `cp.async.bulk.dst.src`: the destination's state space comes first.
+        let at = |m: &[M]| inst.modifiers.iter().position(|x| m.contains(x));
+        let to_shared = match (
+            at(&[M::SharedCluster, M::Shared, M::SharedCta]),
+            at(&[M::Global]),
+        ) {
+            (Some(s), Some(g)) => s < g,
+            _ => false,
+        };
+        if !to_shared
+            || mods
+                .one_of(&[M::SharedCluster, M::Shared, M::SharedCta])
+                .is_none()
+            || !mods.take(M::Global)
+        {
+            return unsupported("a bulk copy other than global to shared");
+        }
+        if !mods.take(M::MbarrierCompleteTxBytes) {
+            return unsupported("a bulk copy without `.mbarrier::complete_tx::bytes`");
+        }
+        let policy = mods.take(M::L2CacheHint);
+        mods.ignore_if(is_hint);
+        if let Err(e) = mods.finish() {
+            return unsupported(&e);
+        }
+        let ops = &inst.operands;
+        let want = 4 + usize::from(policy);
+        if ops.len() != want {
+            return Err(format!(
+                "expected {want} operands ([dst], [src], size, [mbar]{}), found {}",
+                if policy { ", cache-policy" } else { "" },
+                ops.len()
+            ));
+        }
+        if policy {
+            self.src(&ops[4], Imm::Int)?;
+        }
+        Ok(Op::Async(Async::Bulk {
+            dst: self.async_addr(&ops[0])?,
+            src: self.async_addr(&ops[1])?,
+            size: self.src(&ops[2], Imm::Int)?,
+            mbar: self.async_addr(&ops[3])?,
+        }))
+    }
+
     /// `cp.async…` (and the refused `cp.async.bulk…` / `cp.reduce.async.bulk…`).
     fn cp(&mut self, inst: &Instruction) -> Result<Op, String> {
         let mut mods = Mods::new(inst);
+        if mods.has(M::Bulk) && !mods.has(M::Tensor) && !mods.has(M::Reduce) {
+            return self.bulk(inst, mods);
+        }
         if mods.has(M::Bulk) {
             let what = if mods.has(M::Tensor) {
                 "`cp.async.bulk.tensor` (the Tensor Memory Accelerator, TMA)"

@@ -97,6 +97,18 @@ impl PtxBlock<'_> {
                     self.perform(who, l, due)?;
                 }
             }
+            Async::Bulk {
+                dst,
+                src,
+                size,
+                mbar,
+            } => {
+                self.run.counters.global += 1;
+                let (dst, src, size, mbar) = (*dst, *src, *size, *mbar);
+                for l in lanes(mask) {
+                    self.bulk_copy(warp, pc, l, dst, src, size, mbar)?;
+                }
+            }
             Async::CopyArrive { .. } => {
                 self.run.counters.barrier += 1;
                 for l in lanes(mask) {

@@ -201,18 +201,8 @@ impl PtxBlock<'_> {
                     bytes,
                     add,
                 } => {
-                    let abs = self.mbar_at(warp, pc, l, addr, space)?;
-                    let mut m = self.valid(warp, pc, l, abs, who)?;
                     let b = reg(bytes) as u32 as i64;
-                    m.tx += if add { b } else { -b };
-                    if m.tx.abs() > TX_MAX {
-                        let why = format!("the tx-count becomes {}, outside ±{TX_MAX}", m.tx);
-                        return Err(self.mbar_error(warp, pc, l, abs, why));
-                    }
-                    let old = self.load(abs);
-                    let new = Self::settle(m);
-                    self.note_arrival(abs, thread, who.step, old, new);
-                    self.store(who, pc, l, abs, new)?;
+                    self.tx(warp, pc, l, (addr, space), if add { b } else { -b })?;
                 }
                 Async::Wait {
                     p,
@@ -244,7 +234,7 @@ impl PtxBlock<'_> {
                         incomplete = true;
                     }
                 }
-                Async::Copy { .. } | Async::Commit | Async::CopyWait(_) => {}
+                Async::Copy { .. } | Async::Bulk { .. } | Async::Commit | Async::CopyWait(_) => {}
             }
         }
         if incomplete {
@@ -252,6 +242,35 @@ impl PtxBlock<'_> {
             warp.yield_turn = true;
         }
         Ok(())
+    }
+
+    /// Lane `l` changes the tx-count of the mbarrier at `at` by `bytes` (`expect_tx`: more,
+    /// `complete_tx` and a bulk copy's completion: fewer); the phase completes when nothing is
+    /// pending.
+    pub(super) fn tx(
+        &mut self,
+        warp: &PtxWarp,
+        pc: usize,
+        l: usize,
+        (addr, space): (Addr, MemSpace),
+        bytes: i64,
+    ) -> Result<(), Stop> {
+        let who = Who {
+            warp: warp.index,
+            step: warp.step,
+        };
+        let thread = warp.index * 32 + l as u32;
+        let abs = self.mbar_at(warp, pc, l, addr, space)?;
+        let mut m = self.valid(warp, pc, l, abs, who)?;
+        m.tx += bytes;
+        if m.tx.abs() > TX_MAX {
+            let why = format!("the tx-count becomes {}, outside ±{TX_MAX}", m.tx);
+            return Err(self.mbar_error(warp, pc, l, abs, why));
+        }
+        let old = self.load(abs);
+        let new = Self::settle(m);
+        self.note_arrival(abs, thread, who.step, old, new);
+        self.store(who, pc, l, abs, new)
     }
 
     /// One arrival of `n` (with `tx` bytes expected first; `drop`: the expected count falls by

@@ -18,6 +18,16 @@ pub(crate) enum Async {
         src_size: Option<R>,
         ignore: Option<(R, bool)>,
     },
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+    /// [mbar]` (what `cuda::memcpy_async` becomes on sm_90): `size` bytes (a multiple of 16, both
+    /// addresses 16-aligned) from global `src` to shared `dst`, then a complete-tx of `size` bytes
+    /// on the mbarrier at shared `mbar` (`exec_bulk.rs`).
+    Bulk {
+        dst: Addr,
+        src: Addr,
+        size: R,
+        mbar: Addr,
+    },
     /// `cp.async.commit_group`.
     Commit,
     /// `cp.async.wait_group n` (`Some(n)`) and `cp.async.wait_all` (`None`).

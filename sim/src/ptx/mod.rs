@@ -33,8 +33,9 @@
 //! - **Asynchronous copies and mbarriers** (`cp.async`, `mbarrier.*`): a copy is performed at the
 //!   latest moment the ISA allows — the wait that covers it (`exec_async.rs`); an mbarrier is 8
 //!   bytes of shared memory holding its phase, counts and tx-count (`exec_mbarrier.rs`). Reading
-//!   a copy's destination before its wait, or misusing an mbarrier, is a finding. The bulk copies
-//!   (`cp.async.bulk`, TMA) and `wgmma` are refused.
+//!   a copy's destination before its wait, or misusing an mbarrier, is a finding. The global-to-
+//!   shared bulk copy on an mbarrier runs (`exec_bulk.rs`); the other bulk forms, TMA and `wgmma`
+//!   are refused.
 //! - **Arithmetic**: integer instructions exactly as the ISA defines them (`exec_int.rs`; the
 //!   24-bit multiplies, bit-mask, dot-product, funnel-shift and `lop3` forms in `exec_bits.rs`, the
 //!   carry chains with their per-thread `CC.CF` in `exec_ext.rs`); `f32`
@@ -78,6 +79,7 @@ mod exec_alu;
 mod exec_assert;
 mod exec_async;
 mod exec_bits;
+mod exec_bulk;
 mod exec_call;
 mod exec_cvt;
 mod exec_ext;

@@ -335,6 +335,17 @@ fn async_flow(a: &super::inst_async::Async) -> Flow {
             reads.extend(*src_size);
             reads.extend(ignore.map(|(p, _)| p));
         }
+        Async::Bulk {
+            dst,
+            src,
+            size,
+            mbar,
+        } => {
+            add(dst);
+            add(src);
+            add(mbar);
+            reads.push(*size);
+        }
         Async::Commit | Async::CopyWait(_) => {}
         Async::CopyArrive { mbar, .. } => add(mbar),
         Async::Init { addr, count, .. } => {

@@ -14,6 +14,7 @@ mod planted_confirmed;
 mod ptx_approx;
 mod ptx_assert;
 mod ptx_async;
+mod ptx_bulk;
 mod ptx_calls;
 mod ptx_calls_corpus;
 mod ptx_calls_sync;
