@@ -6,7 +6,6 @@
 //! (`sim/tests/fixtures/async/barrier.cu`) runs with the results computed here.
 
 use crate::common::ptx::{run_in_out, shape, words};
-use warpforge_sim::ptx::PtxKernel;
 use warpforge_sim::{FindingKind, SimReport};
 
 fn ptx(body: &str) -> String {
