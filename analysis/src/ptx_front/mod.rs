@@ -258,7 +258,12 @@ fn special_of(s: &str) -> Option<Special> {
         (Variation::Warp, _) => Special::Warp,
         (Variation::Block, _) => match reg {
             // sizes of shared memory: not a register the analysis models
-            SpecialReg::DynamicSmemSize | SpecialReg::TotalSmemSize => return None,
+            SpecialReg::DynamicSmemSize
+            | SpecialReg::TotalSmemSize
+            | SpecialReg::ReservedSmemOffsetBegin
+            | SpecialReg::ReservedSmemOffsetEnd
+            | SpecialReg::ReservedSmemOffsetCap
+            | SpecialReg::ReservedSmemOffset(_) => return None,
             _ => Special::Uniform,
         },
         (Variation::Time, _) => return None,

@@ -85,6 +85,15 @@ pub enum SpecialReg {
     DynamicSmemSize,
     /// `%total_smem_size`
     TotalSmemSize,
+    /// `%reserved_smem_offset_begin`: the start of the shared memory the driver reserves for
+    /// NVIDIA's libraries (cooperative groups keep their multi-warp scratch there).
+    ReservedSmemOffsetBegin,
+    /// `%reserved_smem_offset_end`: its end.
+    ReservedSmemOffsetEnd,
+    /// `%reserved_smem_offset_cap`: its size.
+    ReservedSmemOffsetCap,
+    /// `%reserved_smem_offset_0` and `_1`: offsets within that region, one per library.
+    ReservedSmemOffset(u8),
     /// `%clock`
     Clock,
     /// `%clock64`
@@ -165,6 +174,11 @@ impl SpecialReg {
             "%gridid" => SpecialReg::Gridid,
             "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
             "%total_smem_size" => SpecialReg::TotalSmemSize,
+            "%reserved_smem_offset_begin" => SpecialReg::ReservedSmemOffsetBegin,
+            "%reserved_smem_offset_end" => SpecialReg::ReservedSmemOffsetEnd,
+            "%reserved_smem_offset_cap" => SpecialReg::ReservedSmemOffsetCap,
+            "%reserved_smem_offset_0" => SpecialReg::ReservedSmemOffset(0),
+            "%reserved_smem_offset_1" => SpecialReg::ReservedSmemOffset(1),
             "%clock" => SpecialReg::Clock,
             "%clock64" => SpecialReg::Clock64,
             "%globaltimer" => SpecialReg::Globaltimer,
@@ -197,6 +211,11 @@ impl SpecialReg {
             SpecialReg::Gridid => "%gridid",
             SpecialReg::DynamicSmemSize => "%dynamic_smem_size",
             SpecialReg::TotalSmemSize => "%total_smem_size",
+            SpecialReg::ReservedSmemOffsetBegin => "%reserved_smem_offset_begin",
+            SpecialReg::ReservedSmemOffsetEnd => "%reserved_smem_offset_end",
+            SpecialReg::ReservedSmemOffsetCap => "%reserved_smem_offset_cap",
+            SpecialReg::ReservedSmemOffset(0) => "%reserved_smem_offset_0",
+            SpecialReg::ReservedSmemOffset(_) => "%reserved_smem_offset_1",
             SpecialReg::Clock => "%clock",
             SpecialReg::Clock64 => "%clock64",
             SpecialReg::Globaltimer => "%globaltimer",
@@ -252,6 +271,10 @@ impl SpecialReg {
             | SpecialReg::Gridid
             | SpecialReg::DynamicSmemSize
             | SpecialReg::TotalSmemSize
+            | SpecialReg::ReservedSmemOffsetBegin
+            | SpecialReg::ReservedSmemOffsetEnd
+            | SpecialReg::ReservedSmemOffsetCap
+            | SpecialReg::ReservedSmemOffset(_)
             | SpecialReg::ClusterCtaid(_)
             | SpecialReg::ClusterNctaid(_)
             | SpecialReg::Clusterid(_)

@@ -97,6 +97,13 @@ impl<'a> PtxBlock<'a> {
             warps,
         );
         run.releases = Some(&launch.releases);
+        // The libraries' reserved shared memory starts zeroed, as the runtime's (cooperative
+        // groups read their barrier words there before any thread of the kernel writes them).
+        let reserved =
+            launch.reserved_begin as usize..(launch.reserved_begin + launch.reserved) as usize;
+        if let Some(written) = run.written.get_mut(reserved) {
+            written.fill(true);
+        }
         let frame = launch.program.local_bytes as usize;
         let local = (0..warps * 32)
             .map(|t| {
@@ -158,7 +165,16 @@ impl<'a> PtxBlock<'a> {
                         Special::LanemaskGt => u64::from(u32::MAX << lane << 1),
                         Special::LanemaskGe => u64::from(u32::MAX << lane),
                         Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
-                        Special::TotalSmem => u64::from(self.launch.shared_total),
+                        Special::TotalSmem => u64::from(self.launch.own_shared),
+                        Special::Reserved(k) => {
+                            let (begin, size) = (self.launch.reserved_begin, self.launch.reserved);
+                            u64::from(match k {
+                                0 | 3 => begin,
+                                1 => begin + size,
+                                2 => size,
+                                _ => begin + size / 2,
+                            })
+                        }
                         Special::SmId | Special::GridId | Special::Zero => 0,
                         Special::NSmId | Special::One => 1,
                     },

@@ -25,9 +25,21 @@ pub(crate) struct LaunchState<'p> {
     /// The parameter space's bytes.
     pub params: Vec<u8>,
     pub map: GlobalMap,
+    /// Where the shared memory reserved for NVIDIA's libraries starts, and its bytes (0 when the
+    /// kernel reads no `%reserved_smem_offset_*`): [`RESERVED_SMEM`] after the kernel's own.
+    pub reserved_begin: u32,
+    pub reserved: u32,
+    /// The kernel's own shared memory (static and dynamic): `%total_smem_size`.
+    pub own_shared: u32,
     /// Fences and atomics ordering blocks (`sync_blocks.rs`).
     pub releases: crate::sync_blocks::Releases,
 }
+
+/// The shared memory the simulator reserves for NVIDIA's libraries when a kernel reads
+/// `%reserved_smem_offset_*` (the driver reserves 1 KiB per block from sm_80; cooperative groups
+/// need 288 bytes of it): `%reserved_smem_offset_0` is its start, `_1` its middle. It starts
+/// zeroed and counts as written for initcheck (the runtime's, not the kernel's).
+pub(crate) const RESERVED_SMEM: u32 = 1024;
 
 impl LaunchState<'_> {
     /// `line N: `text``, for findings; `line N (file:line:column): `text`` where a `.loc` is in

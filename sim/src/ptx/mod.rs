@@ -470,6 +470,21 @@ pub fn run(
     } else {
         static_end
     };
+    // The libraries' reserved shared memory, after the kernel's, when the kernel reads where it is.
+    let reads_reserved = (program.init.iter())
+        .any(|(_, i)| matches!(i, registers::Init::Special(registers::Special::Reserved(_))));
+    let own_shared = shared_total;
+    let reserved_begin = shared_total.div_ceil(16).saturating_mul(16);
+    let reserved = if reads_reserved {
+        launch_state::RESERVED_SMEM
+    } else {
+        0
+    };
+    let shared_total = if reads_reserved {
+        reserved_begin.saturating_add(reserved)
+    } else {
+        shared_total
+    };
     if shared_total > MAX_SHARED {
         return Err(bad(format!(
             "{shared_total} bytes of shared memory per block; the simulator allows {MAX_SHARED}"
@@ -490,6 +505,9 @@ pub fn run(
         params,
         map: GlobalMap::new(&lengths, module),
         releases: Default::default(),
+        reserved_begin,
+        reserved,
+        own_shared,
     };
     let outcomes = run_grid(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()

@@ -46,6 +46,9 @@ pub(crate) enum Special {
     SmId,
     NSmId,
     GridId,
+    /// The shared memory reserved for NVIDIA's libraries: `%reserved_smem_offset_begin` (0),
+    /// `_end` (1), `_cap` (2), `_0` (3), `_1` (4) (`LaunchState::reserved_begin`).
+    Reserved(u8),
     /// The constants of a launch without clusters (`%cluster_ctarank` 0, `%cluster_nctarank` 1).
     Zero,
     One,
@@ -69,6 +72,10 @@ impl Special {
             SpecialReg::LanemaskGe => Special::LanemaskGe,
             SpecialReg::DynamicSmemSize => Special::DynamicSmem,
             SpecialReg::TotalSmemSize => Special::TotalSmem,
+            SpecialReg::ReservedSmemOffsetBegin => Special::Reserved(0),
+            SpecialReg::ReservedSmemOffsetEnd => Special::Reserved(1),
+            SpecialReg::ReservedSmemOffsetCap => Special::Reserved(2),
+            SpecialReg::ReservedSmemOffset(k) => Special::Reserved(3 + k.min(1)),
             SpecialReg::Smid => Special::SmId,
             SpecialReg::Nsmid => Special::NSmId,
             SpecialReg::Gridid => Special::GridId,

@@ -32,6 +32,7 @@ mod ptx_nvcc;
 mod ptx_poison;
 mod ptx_printf;
 mod ptx_release_acquire;
+mod ptx_reserved_smem;
 mod ptx_rounding;
 mod ptx_shapes;
 mod ptx_spin;
