@@ -287,7 +287,9 @@ pub(crate) fn divergence_with<'p>(
                     Op::Special(Special::ThreadYz) => {
                         source("it depends on the thread index (y or z)")
                     }
-                    Op::Special(Special::Lane) => source("it depends on the lane id"),
+                    Op::Special(Special::Lane | Special::LaneMask) => {
+                        source("it depends on the lane id")
+                    }
                     Op::Special(Special::Warp) if !one_warp => {
                         source("it depends on the warp index")
                     }

@@ -49,6 +49,9 @@ pub enum Special {
     ThreadYz,
     /// Lane in the warp.
     Lane,
+    /// A lane mask (`%lanemask_eq`, `_lt`, `_le`, `_gt`, `_ge`): different in every lane, any
+    /// 32-bit value (not a lane number).
+    LaneMask,
     /// Warp in the block.
     Warp,
     /// Block index, block size, grid size, warp size: uniform everywhere.

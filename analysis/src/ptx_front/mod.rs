@@ -254,7 +254,8 @@ fn special_of(s: &str) -> Option<Special> {
     Some(match (reg.variation(), reg.dim()) {
         (Variation::Thread, Some(Dim::X)) => Special::Thread,
         (Variation::Thread, _) => Special::ThreadYz,
-        (Variation::Lane, _) => Special::Lane,
+        (Variation::Lane, _) if reg == SpecialReg::Laneid => Special::Lane,
+        (Variation::Lane, _) => Special::LaneMask,
         (Variation::Warp, _) => Special::Warp,
         (Variation::Block, _) => match reg {
             // sizes of shared memory: not a register the analysis models

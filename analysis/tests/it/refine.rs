@@ -138,3 +138,16 @@ fn what_cannot_be_proven_is_one_finding_per_array() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].also.len(), 2, "{found:?}");
 }
+
+#[test]
+fn a_lane_mask_is_not_a_lane_number() {
+    // `s[laneid]` stays inside the 1 KiB array; `s[lanemask_lt]` is any 32-bit index.
+    let body = |reg: &str| {
+        format!(
+            "\tmov.u32 %r3, {reg};\n\tshl.b32 %r4, %r3, 2;\n\tadd.s32 %r5, %r2, %r4;\n\
+             \tst.shared.u32 [%r5], %r3;"
+        )
+    };
+    assert!(findings(&body("%laneid"), "S001").is_empty());
+    assert_eq!(findings(&body("%lanemask_lt"), "S001").len(), 1);
+}
