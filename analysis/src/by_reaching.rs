@@ -20,9 +20,9 @@ use std::collections::HashMap;
 
 use petgraph::graph::NodeIndex;
 
-use crate::program::{Arith, Inst, MaskInfo, Op, Program, Terminator, Var};
+use crate::program::{Arith, Inst, Op, Program, Terminator, Var};
 use crate::reaching::{Reaching, Site};
-use crate::webs::rename_address;
+use crate::webs::{fresh, rename_uses};
 
 /// The registers an instruction reads, each with the definitions reaching it there.
 type Uses = Vec<(Var, Vec<usize>)>;
@@ -137,27 +137,7 @@ fn split(p: &mut Program) -> Vec<Vec<usize>> {
         for (i, mut inst) in old.into_iter().enumerate() {
             at.push(insts.len());
             let here = &block[i];
-            let use_of = |v: Var| here.iter().find(|(o, _)| *o == v).map_or(v, |&(_, n)| n);
-            for u in inst.uses.iter_mut() {
-                *u = use_of(*u);
-            }
-            if let Some(g) = inst.guard.as_mut() {
-                *g = use_of(*g);
-            }
-            match &mut inst.op {
-                Op::Load { addr, .. } | Op::Atomic { addr } => rename_address(addr, &use_of),
-                Op::Store { addr, values, .. } => {
-                    rename_address(addr, &use_of);
-                    for v in values.iter_mut() {
-                        *v = use_of(*v);
-                    }
-                }
-                Op::Collective {
-                    mask: MaskInfo::Var(m),
-                    ..
-                } => *m = use_of(*m),
-                _ => {}
-            }
+            rename_uses(&mut inst, here);
             let mut after = Vec::new();
             for d in inst.defs.iter_mut() {
                 let Some(id) = r.id_of(*d, (b, i)) else {
@@ -186,13 +166,4 @@ fn split(p: &mut Program) -> Vec<Vec<usize>> {
         }
     }
     positions
-}
-
-/// A new variable named and sized as `v`.
-fn fresh(p: &mut Program, v: Var) -> Var {
-    let fresh = p.var_names.len();
-    p.var_names.push(p.var_names[v].clone());
-    let bits = p.var_bits.get(v).copied().unwrap_or(0);
-    p.var_bits.push(bits);
-    fresh
 }

@@ -10,7 +10,7 @@
 
 use petgraph::graph::NodeIndex;
 
-use crate::program::{Address, MaskInfo, Op, Program, Terminator, Var};
+use crate::program::{Address, Inst, MaskInfo, Op, Program, Terminator, Var};
 use crate::reaching::{Reaching, Site};
 
 fn find(parent: &mut [usize], mut x: usize) -> usize {
@@ -81,11 +81,7 @@ pub fn split(p: &mut Program) {
             web_var[r] = Some(if r == find(&mut parent, first_id[v]) {
                 v
             } else {
-                let fresh = p.var_names.len();
-                p.var_names.push(p.var_names[v].clone());
-                let bits = p.var_bits.get(v).copied().unwrap_or(0);
-                p.var_bits.push(bits);
-                fresh
+                fresh(p, v)
             });
         }
     }
@@ -110,27 +106,7 @@ pub fn split(p: &mut Program) {
                 .map(|&d| (d, var_of(id_of(d, (b, i)), d)))
                 .collect();
             let inst = &mut p.cfg[node].insts[i];
-            let use_of = |v: Var| here.iter().find(|(o, _)| *o == v).map_or(v, |&(_, n)| n);
-            for u in inst.uses.iter_mut() {
-                *u = use_of(*u);
-            }
-            if let Some(g) = inst.guard.as_mut() {
-                *g = use_of(*g);
-            }
-            match &mut inst.op {
-                Op::Load { addr, .. } | Op::Atomic { addr } => rename_address(addr, &use_of),
-                Op::Store { addr, values, .. } => {
-                    rename_address(addr, &use_of);
-                    for v in values.iter_mut() {
-                        *v = use_of(*v);
-                    }
-                }
-                Op::Collective {
-                    mask: MaskInfo::Var(m),
-                    ..
-                } => *m = use_of(*m),
-                _ => {}
-            }
+            rename_uses(inst, &here);
             for d in inst.defs.iter_mut() {
                 if let Some(&(_, n)) = defs.iter().find(|(o, _)| o == d) {
                     *d = n;
@@ -146,7 +122,42 @@ pub fn split(p: &mut Program) {
     }
 }
 
-pub(crate) fn rename_address(addr: &mut Address, use_of: &impl Fn(Var) -> Var) {
+/// Renames what `inst` reads (operands, guard, addresses, stored values, a collective's mask) by
+/// `renames` (old, new); definitions are the caller's.
+pub(crate) fn rename_uses(inst: &mut Inst, renames: &[(Var, Var)]) {
+    let use_of = |v: Var| renames.iter().find(|(o, _)| *o == v).map_or(v, |&(_, n)| n);
+    for u in inst.uses.iter_mut() {
+        *u = use_of(*u);
+    }
+    if let Some(g) = inst.guard.as_mut() {
+        *g = use_of(*g);
+    }
+    match &mut inst.op {
+        Op::Load { addr, .. } | Op::Atomic { addr } => rename_address(addr, &use_of),
+        Op::Store { addr, values, .. } => {
+            rename_address(addr, &use_of);
+            for v in values.iter_mut() {
+                *v = use_of(*v);
+            }
+        }
+        Op::Collective {
+            mask: MaskInfo::Var(m),
+            ..
+        } => *m = use_of(*m),
+        _ => {}
+    }
+}
+
+/// A new variable named and sized as `v`.
+pub(crate) fn fresh(p: &mut Program, v: Var) -> Var {
+    let fresh = p.var_names.len();
+    p.var_names.push(p.var_names[v].clone());
+    let bits = p.var_bits.get(v).copied().unwrap_or(0);
+    p.var_bits.push(bits);
+    fresh
+}
+
+fn rename_address(addr: &mut Address, use_of: &impl Fn(Var) -> Var) {
     if let Some(v) = addr.byte_var.as_mut() {
         *v = use_of(*v);
     }
