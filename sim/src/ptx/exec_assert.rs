@@ -29,25 +29,21 @@ impl PtxBlock<'_> {
         let Some(l) = lanes(mask).next() else {
             return "a failed assertion".into();
         };
-        let value = |s: Slot, size: u32| match s {
-            Slot::Reg(r) => warp.regs[r as usize][l],
-            Slot::Frame(off) => {
-                let thread = warp.index as usize * 32 + l;
-                let base = warp.regs[self.launch.program.frame_reg as usize][l];
-                read_bytes(&self.local[thread], (base + u64::from(off)) as usize, size)
-            }
-        };
         let (message, file, line, function) = (
-            value(message, 8),
-            value(file, 8),
-            value(line, 4) as u32,
-            value(function, 8),
+            self.slot_value(warp, l, message, 8),
+            self.slot_value(warp, l, file, 8),
+            self.slot_value(warp, l, line, 4) as u32,
+            self.slot_value(warp, l, function, 8),
         );
         let who = Who {
             warp: warp.index,
             step: warp.step,
         };
-        let mut text = |addr: u64| self.c_string(who, pc, warp.index, l, addr);
+        let thread = warp.index as usize * 32 + l;
+        let mut text = |addr: u64| match self.c_bytes(who, pc, thread, addr, MAX_TEXT) {
+            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            None => format!("(the string at {addr:#x})"),
+        };
         let (message, file, function) = (text(message), text(file), text(function));
         format!(
             "thread {} of block {} fails `assert({message})` at {file}:{line} in `{function}`: the \
@@ -57,21 +53,54 @@ impl PtxBlock<'_> {
         )
     }
 
-    /// The C string at generic address `addr` for lane `l`, or its address when it cannot be read.
-    fn c_string(&mut self, who: Who, pc: usize, warp: u32, l: usize, addr: u64) -> String {
-        let thread = warp as usize * 32 + l;
-        let mut bytes = Vec::new();
-        for k in 0..MAX_TEXT {
-            let Some(at) = addr.checked_add(k) else { break };
-            let Ok(place) = self.place(MemSpace::Generic, at, 1, thread) else {
-                break;
-            };
-            match self.read(who, pc, warp, l, place, 0, 1, Strength::Plain) {
-                Ok(0) => return String::from_utf8_lossy(&bytes).into_owned(),
-                Ok(b) => bytes.push(b as u8),
-                Err(_) => break,
+    /// Lane `l`'s value of a call argument in `slot` (`size` bytes of a `.param` variable in its
+    /// frame, or a register).
+    pub(super) fn slot_value(&self, warp: &PtxWarp, l: usize, slot: Slot, size: u32) -> u64 {
+        match slot {
+            Slot::Reg(r) => warp.regs[r as usize][l],
+            Slot::Frame(off) => {
+                let thread = warp.index as usize * 32 + l;
+                let base = warp.regs[self.launch.program.frame_reg as usize][l];
+                read_bytes(&self.local[thread], (base + u64::from(off)) as usize, size)
             }
         }
-        format!("(the string at {addr:#x})")
+    }
+
+    /// `size` bytes at generic address `addr` for thread `thread`, if they are in memory the
+    /// thread may read.
+    pub(super) fn generic_read(
+        &mut self,
+        who: Who,
+        pc: usize,
+        thread: usize,
+        addr: u64,
+        size: u32,
+    ) -> Option<u64> {
+        let place = self
+            .place(MemSpace::Generic, addr, u64::from(size), thread)
+            .ok()?;
+        let (warp, l) = ((thread / 32) as u32, thread % 32);
+        self.read(who, pc, warp, l, place, 0, size, Strength::Plain)
+            .ok()
+    }
+
+    /// The C string at generic address `addr` for thread `thread`: its bytes, or `None` when it
+    /// cannot be read or has no terminator within `max` bytes.
+    pub(super) fn c_bytes(
+        &mut self,
+        who: Who,
+        pc: usize,
+        thread: usize,
+        addr: u64,
+        max: u64,
+    ) -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        for k in 0..max {
+            match self.generic_read(who, pc, thread, addr.checked_add(k)?, 1)? {
+                0 => return Some(bytes),
+                b => bytes.push(b as u8),
+            }
+        }
+        None
     }
 }

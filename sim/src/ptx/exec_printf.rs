@@ -8,12 +8,11 @@
 //! from its own copy).
 
 use super::block::{PtxBlock, PtxWarp};
-use super::inst::{MemSpace, Op, Slot};
+use super::inst::{Op, Slot};
 use super::lanes;
 use super::printf::{format, Args};
 use crate::block::{Stop, Who};
-use crate::memory::{read_bytes, write_bytes};
-use crate::race::Strength;
+use crate::memory::write_bytes;
 
 /// The longest format or `%s` string read.
 const MAX_TEXT: u64 = 4096;
@@ -40,7 +39,10 @@ impl Args for LaneArgs<'_, '_> {
     }
 
     fn string(&mut self, addr: u64) -> String {
-        match self.block.c_bytes(self.who, self.pc, self.lane, addr) {
+        match self
+            .block
+            .c_bytes(self.who, self.pc, self.lane, addr, MAX_TEXT)
+        {
             Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             None => format!("(the string at {addr:#x})"),
         }
@@ -63,17 +65,12 @@ impl PtxBlock<'_> {
             step: warp.step,
         };
         for l in lanes(mask) {
-            let value = |block: &PtxBlock<'_>, s: Slot| match s {
-                Slot::Reg(r) => warp.regs[r as usize][l],
-                Slot::Frame(off) => {
-                    let thread = warp.index as usize * 32 + l;
-                    let base = warp.regs[block.launch.program.frame_reg as usize][l];
-                    read_bytes(&block.local[thread], (base + u64::from(off)) as usize, 8)
-                }
-            };
-            let (fmt_at, args_at) = (value(self, f), value(self, args));
+            let (fmt_at, args_at) = (
+                self.slot_value(warp, l, f, 8),
+                self.slot_value(warp, l, args, 8),
+            );
             let thread = warp.index as usize * 32 + l;
-            let (text, read) = match self.c_bytes(who, pc, thread, fmt_at) {
+            let (text, read) = match self.c_bytes(who, pc, thread, fmt_at, MAX_TEXT) {
                 Some(fmt) => {
                     let mut lane_args = LaneArgs {
                         block: self,
@@ -107,35 +104,5 @@ impl PtxBlock<'_> {
             }
         }
         Ok(())
-    }
-
-    /// `size` bytes at generic address `addr` for thread `thread`, if they are in memory the
-    /// thread may read.
-    fn generic_read(
-        &mut self,
-        who: Who,
-        pc: usize,
-        thread: usize,
-        addr: u64,
-        size: u32,
-    ) -> Option<u64> {
-        let place = self
-            .place(MemSpace::Generic, addr, u64::from(size), thread)
-            .ok()?;
-        let (warp, l) = ((thread / 32) as u32, thread % 32);
-        self.read(who, pc, warp, l, place, 0, size, Strength::Plain)
-            .ok()
-    }
-
-    /// The C string at generic address `addr` for thread `thread` (at most [`MAX_TEXT`] bytes).
-    fn c_bytes(&mut self, who: Who, pc: usize, thread: usize, addr: u64) -> Option<Vec<u8>> {
-        let mut bytes = Vec::new();
-        for k in 0..MAX_TEXT {
-            match self.generic_read(who, pc, thread, addr.checked_add(k)?, 1)? {
-                0 => return Some(bytes),
-                b => bytes.push(b as u8),
-            }
-        }
-        None
     }
 }
