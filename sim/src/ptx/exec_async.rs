@@ -158,16 +158,7 @@ impl PtxBlock<'_> {
             warp: warp.index,
             step: warp.step,
         };
-        let fault = |b: &mut Self, f: Fault, at: u32| {
-            let bits = match f {
-                Fault::Misaligned(..) | Fault::Illegal(..) => 1 << l,
-            };
-            let (m, i) = match f {
-                Fault::Misaligned(..) => (bits, 0),
-                Fault::Illegal(..) => (0, bits),
-            };
-            b.memory_fault(warp, pc, l, u64::from(at), f, m, i)
-        };
+        let fault = |b: &mut Self, f: Fault, at: u32| b.lane_fault(warp, pc, l, u64::from(at), f);
         let d = Self::lane_addr(warp, dst, l);
         let dst = match self.place(MemSpace::Shared, d, u64::from(size), thread) {
             Ok(Place::Shared(abs)) => abs,

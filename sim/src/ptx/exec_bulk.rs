@@ -37,7 +37,7 @@ impl PtxBlock<'_> {
                 format!("a bulk copy of {n} bytes (a multiple of 16 is required)"),
                 None,
             );
-            return self.memory_fault(warp, pc, l, 16, f, 1 << l, 0);
+            return self.lane_fault(warp, pc, l, 16, f);
         }
         for chunk in 0..u64::from(n / 16) {
             let at = 16 * chunk;
@@ -45,13 +45,7 @@ impl PtxBlock<'_> {
             let to = self.place(MemSpace::Shared, d.wrapping_add(at), 16, thread);
             let (from, to) = match (from, to) {
                 (Ok(f), Ok(t)) => (f, t),
-                (Err(f), _) | (_, Err(f)) => {
-                    let (m, i) = match f {
-                        Fault::Misaligned(..) => (1 << l, 0),
-                        Fault::Illegal(..) => (0, 1 << l),
-                    };
-                    return self.memory_fault(warp, pc, l, 16, f, m, i);
-                }
+                (Err(f), _) | (_, Err(f)) => return self.lane_fault(warp, pc, l, 16, f),
             };
             for k in 0..4 {
                 let v = self.read(who, pc, warp.index, l, from, k, 4, Strength::Plain)?;

@@ -366,13 +366,7 @@ impl PtxBlock<'_> {
                     .report(FindingKind::Mbarrier, pc as u32, 0, f)
                     .and(Err(Stop))
             }
-            Err(f) => {
-                let (m, i) = match f {
-                    super::exec_mem::Fault::Misaligned(..) => (1 << l, 0),
-                    super::exec_mem::Fault::Illegal(..) => (0, 1 << l),
-                };
-                self.memory_fault(warp, pc, l, 8, f, m, i).and(Err(Stop))
-            }
+            Err(f) => self.lane_fault(warp, pc, l, 8, f).and(Err(Stop)),
         }
     }
 

@@ -17,7 +17,6 @@ use super::inst::{Addr, AtomOp, Int, MemSpace, Op, Ty, R};
 use super::lanes;
 use crate::block::{Stop, Who};
 use crate::decode::{Mem, Space};
-use crate::finding::FindingKind;
 use crate::memory::{read_bytes, write_bytes};
 use crate::race::{Loc, Sem, Strength};
 use crate::stats::{global_sectors, shared_wavefronts};
@@ -553,43 +552,5 @@ impl PtxBlock<'_> {
     /// Bytes of thread `thread`'s local memory now (the kernel's and its calls' frames).
     fn local_len(&self, thread: usize) -> u64 {
         self.local.get(thread).map_or(0, |m| m.len() as u64)
-    }
-
-    /// Reports a faulting access; the block stops.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn memory_fault(
-        &mut self,
-        warp: &PtxWarp,
-        pc: usize,
-        l: usize,
-        size: u64,
-        fault: Fault,
-        misaligned: u32,
-        illegal: u32,
-    ) -> Result<(), Stop> {
-        let (kind, lanes_bad, detail, address) = match fault {
-            Fault::Misaligned(at, address) => (
-                FindingKind::Misaligned,
-                misaligned,
-                format!(
-                    "misaligned address (CUDA_ERROR_MISALIGNED_ADDRESS, 716): lane {l}'s \
-                     {size}-byte access at {at} does not start at a multiple of {size}"
-                ),
-                address,
-            ),
-            Fault::Illegal(at, address) => (
-                FindingKind::OutOfBounds,
-                illegal,
-                format!(
-                    "illegal address (CUDA_ERROR_ILLEGAL_ADDRESS, 700): lane {l}'s {size}-byte \
-                     access at {at}"
-                ),
-                address,
-            ),
-        };
-        let f = self
-            .run
-            .finding(kind, pc as u32, warp.index, lanes_bad, address, detail);
-        self.run.report(kind, pc as u32, 0, f)
     }
 }

@@ -269,12 +269,7 @@ impl PtxBlock<'_> {
             ),
             Err(f) => f,
         };
-        let bit = 1u32 << lane;
-        let (mis, ill) = match fault {
-            Fault::Misaligned(..) => (bit, 0),
-            Fault::Illegal(..) => (0, bit),
-        };
-        self.memory_fault(warp, pc, lane, size, fault, mis, ill)?;
+        self.lane_fault(warp, pc, lane, size, fault)?;
         Err(Stop)
     }
 

@@ -53,7 +53,7 @@
 //! `registers.rs`, `layout.rs`, `cfg.rs`), `inst.rs`, `inst_int.rs`, `inst_mem.rs`,
 //! `inst_async.rs` and `inst_mma.rs` (the decoded form), `block.rs` (warps, scheduling),
 //! `barrier.rs`, `simt.rs`, `exec_alu.rs` (+ `exec_int.rs`, `exec_bits.rs`, `exec_ext.rs`,
-//! `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs`, `exec_async.rs`,
+//! `exec_float.rs`, `exec_f64.rs`, `round.rs`), `exec_mem.rs` (+ `exec_mem_fast.rs`, `exec_fault.rs`), `exec_async.rs`,
 //! `exec_mbarrier.rs`, `exec_warp.rs`, `exec_call.rs`, `exec_mma.rs`, `poison.rs`, `address.rs`.
 
 mod address;
@@ -84,6 +84,7 @@ mod exec_call;
 mod exec_cvt;
 mod exec_ext;
 mod exec_f64;
+mod exec_fault;
 mod exec_float;
 mod exec_half;
 mod exec_hot;
