@@ -337,17 +337,6 @@ fn nvcc_cuda_barrier_kernels_compute_their_results() {
     // barrier_thread_copy: cp.async with cp.async.mbarrier.arrive on sm_80; 2 blocks of 32
     // threads, one int4 each: out[b][t] = reversed(in[b][31 - t]).
     let input: Vec<i32> = (0..256).map(|i| i * 7 - 900).collect();
-    let text = fixture("barrier.sm80.ptx");
-    let (report, out) = run_in_out(
-        &text,
-        "barrier_thread_copy",
-        &shape(2, 32),
-        &i32_bytes(&input),
-        256 * 4,
-        &[],
-    );
-    assert!(report.findings.is_empty(), "{:#?}", report.findings);
-    let got: Vec<i32> = words(&out).into_iter().map(|w| w as i32).collect();
     let want: Vec<i32> = (0..256)
         .map(|i| {
             let (v, k) = (i / 4, i % 4);
@@ -355,20 +344,21 @@ fn nvcc_cuda_barrier_kernels_compute_their_results() {
             input[(b * 32 + 31 - t) * 4 + 3 - k]
         })
         .collect();
-    assert_eq!(got, want, "sm80 barrier_thread_copy");
     // On sm_90 nvcc copies with cp.async.bulk (TMA's 1-D form): the same result.
-    let text = fixture("barrier.sm90.ptx");
-    let (report, out) = run_in_out(
-        &text,
-        "barrier_thread_copy",
-        &shape(2, 32),
-        &i32_bytes(&input),
-        256 * 4,
-        &[],
-    );
-    assert!(report.findings.is_empty(), "{:#?}", report.findings);
-    let got: Vec<i32> = words(&out).into_iter().map(|w| w as i32).collect();
-    assert_eq!(got, want, "sm90 barrier_thread_copy");
+    for sm in ["sm80", "sm90"] {
+        let text = fixture(&format!("barrier.{sm}.ptx"));
+        let (report, out) = run_in_out(
+            &text,
+            "barrier_thread_copy",
+            &shape(2, 32),
+            &i32_bytes(&input),
+            256 * 4,
+            &[],
+        );
+        assert!(report.findings.is_empty(), "{:#?}", report.findings);
+        let got: Vec<i32> = words(&out).into_iter().map(|w| w as i32).collect();
+        assert_eq!(got, want, "{sm} barrier_thread_copy");
+    }
 }
 
 #[test]
