@@ -8,7 +8,7 @@ use super::decode::{Mem, Space};
 use super::finding::FindingKind;
 use super::memory::{read_bytes, write_bytes};
 use super::profile::Sites;
-use super::race::{Race, Strength, Touch};
+use super::race::{Race, Region, Strength, Touch};
 
 impl<P: Sites> BlockRun<'_, P> {
     /// Reads `size` bytes at byte `addr` of `mem` for lane `l` (checked), with racecheck and initcheck.
@@ -214,27 +214,34 @@ impl<P: Sites> BlockRun<'_, P> {
             return Ok(());
         };
         let thread = who.warp * 32 + l as u32;
-        let mut found: Option<(Race, u64)> = None;
-        for i in 0..u64::from(size) {
-            let t = Touch {
-                thread,
-                pc: pc as u32,
-                step: who.step,
-                write,
-                strong,
-                byte: (value >> (8 * i)) as u8,
-            };
-            let r = match mem.space {
-                Space::Global(b) => race.global(b, addr + i, t),
-                Space::Shared { offset } => race.shared((u64::from(offset) + addr + i) as usize, t),
-            };
-            if found.is_none() {
-                found = r.map(|r| (r, addr + i));
-            }
-        }
-        let Some((r, byte)) = found else {
+        let t = Touch {
+            thread,
+            pc: pc as u32,
+            step: who.step,
+            write,
+            strong,
+            value: 0,
+        };
+        let (region, base) = match mem.space {
+            Space::Global(b) => (Region::Global(b), 0),
+            Space::Shared { offset } => (Region::Shared, u64::from(offset)),
+        };
+        let Some((r, byte)) = race.check(region, base + addr, size, t, value) else {
             return Ok(());
         };
+        self.report_race(who, pc, l, mem, r, byte - base)
+    }
+
+    /// Reports race `r` found at byte `byte` of `mem` by lane `l`'s access at `pc`.
+    pub(crate) fn report_race(
+        &mut self,
+        who: Who,
+        pc: usize,
+        l: usize,
+        mem: Mem,
+        r: Race,
+        byte: u64,
+    ) -> Result<(), Stop> {
         let kind = match mem.space {
             Space::Global(_) => FindingKind::GlobalRace,
             Space::Shared { .. } => FindingKind::SharedRace,

@@ -69,6 +69,7 @@ mod options;
 mod profile;
 pub mod ptx;
 mod race;
+mod race_shadow;
 mod report;
 mod stats;
 mod sync_blocks;

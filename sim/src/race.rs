@@ -22,6 +22,8 @@ use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
+use super::race_shadow::{Order, Word};
+
 /// How strong an access is in the PTX memory model: plain, or strong within its block (`.cta` scope),
 /// or strong across the device (`.gpu`/`.sys` scope, or `.volatile`, which is `.relaxed.sys`).
 /// Strong accesses do not race with each other or with atomics within their scope.
@@ -52,50 +54,6 @@ pub(crate) enum Loc {
 /// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
 pub(crate) type Arrivals = Rc<[(u32, u64)]>;
 
-/// A write (or atomic) to a byte since the last barrier.
-#[derive(Clone, Copy, Debug)]
-struct WriteRec {
-    thread: u32,
-    pc: u32,
-    step: u64,
-    strong: bool,
-    byte: u8,
-}
-
-/// The reads of a byte by one warp at one dynamic instruction.
-#[derive(Clone, Copy, Debug)]
-struct ReadRec {
-    warp: u32,
-    lanes: u32,
-    pc: u32,
-    step: u64,
-    /// A strong load (see the module docs).
-    strong: bool,
-}
-
-/// One byte's accesses since the last barrier. The reads since the last write are `older`, then
-/// `newest`: the newest is kept inline because nearly every read of a byte checks it (is this the same
-/// warp at the same instruction?), and a byte's list on the heap was a cache miss per checked access.
-#[derive(Clone, Debug, Default)]
-struct Shadow {
-    epoch: u64,
-    write: Option<WriteRec>,
-    newest: Option<ReadRec>,
-    older: Vec<ReadRec>,
-}
-
-impl Shadow {
-    /// The reads since the last write, oldest first.
-    fn reads(&self) -> impl Iterator<Item = &ReadRec> {
-        self.older.iter().chain(self.newest.as_ref())
-    }
-
-    fn clear_reads(&mut self) {
-        self.newest = None;
-        self.older.clear();
-    }
-}
-
 /// A race found: the two statements (program counters) and the threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Race {
@@ -124,22 +82,23 @@ pub(crate) struct Touch {
     pub write: bool,
     /// An atomic or a strong load or store (see the module docs).
     pub strong: bool,
-    /// The byte written (writes only).
-    pub byte: u8,
+    /// The bytes written (writes only), at their places in the word being checked.
+    pub value: u32,
 }
 
 /// The shadow state of a block's shared memory (dense) or global memory (sparse, keyed by buffer and
 /// byte address), plus each warp's `warp_sync`s since the last barrier.
 #[derive(Debug, Default)]
 pub(crate) struct RaceState {
-    shared: Vec<Shadow>,
+    /// Shared memory's shadow, one [`Word`] per 4 bytes.
+    shared: Vec<Word>,
     /// Global memory's shadow in pages of [`PAGE`] bytes, allocated when first touched and kept
-    /// across barriers (a byte's epoch says whether its record is current, as for shared memory):
+    /// across barriers (a word's epoch says whether its record is current, as for shared memory):
     /// the page of (buffer, byte / PAGE) is `pages[index]`, found by hashing with Fx (SipHash's
     /// resistance to chosen keys buys nothing here) once per page rather than once per byte.
     page_of: FxHashMap<(u32, u64), u32>,
-    pages: Vec<Box<[Shadow]>>,
-    /// The page the last global byte was in (accesses touch neighbouring bytes).
+    pages: Vec<Box<[Word]>>,
+    /// The page the last global word was in (accesses touch neighbouring words).
     last_page: Option<((u32, u64), u32)>,
     epoch: u64,
     /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
@@ -179,7 +138,8 @@ impl RaceState {
     /// or releases.
     fn reset(&mut self, shared_bytes: usize, warps: usize) {
         self.barrier();
-        self.shared.resize(shared_bytes, Shadow::default());
+        self.shared
+            .resize(shared_bytes.div_ceil(4), Word::default());
         self.syncs.clear();
         self.syncs.resize(warps, Vec::new());
         self.last_page = None;
@@ -187,7 +147,7 @@ impl RaceState {
 
     pub fn new(shared_bytes: usize, warps: usize) -> Self {
         RaceState {
-            shared: vec![Shadow::default(); shared_bytes],
+            shared: vec![Word::default(); shared_bytes.div_ceil(4)],
             page_of: FxHashMap::default(),
             pages: Vec::new(),
             last_page: None,
@@ -268,36 +228,119 @@ impl RaceState {
         syncs.push((step, mask));
     }
 
-    /// Checks and records an access to shared byte `addr`.
-    pub fn shared(&mut self, addr: usize, t: Touch) -> Option<Race> {
-        let order = Order {
-            syncs: &self.syncs,
-            edges: &self.edges,
-        };
-        order.check(current(&mut self.shared[addr], self.epoch), t)
+    /// Checks and records an access `t` to bytes `addr..addr + size` of `region` (`value`: the bytes
+    /// written, lowest address first); the first race and the byte it was found at.
+    pub fn check(
+        &mut self,
+        region: Region,
+        addr: u64,
+        size: u32,
+        t: Touch,
+        value: u64,
+    ) -> Option<(Race, u64)> {
+        let end = addr + u64::from(size);
+        let mut found = None;
+        let mut word = addr / 4;
+        while word * 4 < end {
+            let base = word * 4;
+            let lo = addr.saturating_sub(base) as usize;
+            let hi = (end - base).min(4) as usize;
+            // The value's bytes for this word, at their places in it.
+            let shift = 8 * (base + lo as u64 - addr);
+            let bytes = value.checked_shr(shift as u32).unwrap_or(0) as u32;
+            let t = Touch {
+                value: bytes.checked_shl(8 * lo as u32).unwrap_or(0),
+                ..t
+            };
+            let order = Order {
+                syncs: &self.syncs,
+                edges: &self.edges,
+            };
+            let shadow = match region {
+                Region::Shared => &mut self.shared[word as usize],
+                Region::Global(buffer) => {
+                    let key = (buffer, base / PAGE as u64);
+                    let index = page(&mut self.page_of, &mut self.pages, &mut self.last_page, key);
+                    &mut self.pages[index as usize][(base % PAGE as u64 / 4) as usize]
+                }
+            };
+            let r = shadow.check(&order, self.epoch, lo, hi, t);
+            if found.is_none() {
+                found = r.map(|(r, i)| (r, base + i as u64));
+            }
+            word += 1;
+        }
+        found
+    }
+}
+
+impl RaceState {
+    /// The shadow of word `word` (byte address / 4) of `region`.
+    #[inline]
+    fn word(&mut self, region: Region, word: u64) -> &mut Word {
+        match region {
+            Region::Shared => &mut self.shared[word as usize],
+            Region::Global(buffer) => {
+                let key = (buffer, word * 4 / PAGE as u64);
+                let index = page(&mut self.page_of, &mut self.pages, &mut self.last_page, key);
+                &mut self.pages[index as usize][(word % (PAGE as u64 / 4)) as usize]
+            }
+        }
     }
 
-    /// Checks and records an access to byte `addr` of global buffer `buffer`.
-    pub fn global(&mut self, buffer: u32, addr: u64, t: Touch) -> Option<Race> {
-        let key = (buffer, addr / PAGE as u64);
-        let index = match self.last_page {
-            Some((k, index)) if k == key => index,
-            _ => {
-                let pages = &mut self.pages;
-                let index = *self.page_of.entry(key).or_insert_with(|| {
-                    pages.push(vec![Shadow::default(); PAGE].into_boxed_slice());
-                    (pages.len() - 1) as u32
-                });
-                self.last_page = Some((key, index));
-                index
-            }
-        };
-        let order = Order {
-            syncs: &self.syncs,
-            edges: &self.edges,
-        };
-        let shadow = &mut self.pages[index as usize][(addr % PAGE as u64) as usize];
-        order.check(current(shadow, self.epoch), t)
+    /// Whether a read of whole word `word` of `region` by `thread` cannot race, judged without
+    /// what orders threads (see `Word::quiet_read`); `false` means "check it", not "a race".
+    #[inline]
+    pub fn quiet_read(&mut self, region: Region, word: u64, thread: u32, strong: bool) -> bool {
+        let epoch = self.epoch;
+        self.word(region, word).quiet_read(epoch, thread, strong)
+    }
+
+    /// Records the read of whole word `word` of `region` by `lanes` of `warp`, which
+    /// [`Self::quiet_read`] cleared for each of them.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_read(
+        &mut self,
+        region: Region,
+        word: u64,
+        warp: u32,
+        lanes: u32,
+        pc: u32,
+        step: u64,
+        strong: bool,
+    ) {
+        let epoch = self.epoch;
+        self.word(region, word)
+            .record_read(epoch, warp, lanes, pc, step, strong);
+    }
+}
+
+/// Where an access lands, for racecheck: the block's shared memory or a global buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Region {
+    Shared,
+    Global(u32),
+}
+
+/// The index of global shadow page `key` (allocated when first touched), through the last page's.
+#[inline]
+fn page(
+    page_of: &mut FxHashMap<(u32, u64), u32>,
+    pages: &mut Vec<Box<[Word]>>,
+    last: &mut Option<((u32, u64), u32)>,
+    key: (u32, u64),
+) -> u32 {
+    match *last {
+        Some((k, index)) if k == key => index,
+        _ => {
+            let index = *page_of.entry(key).or_insert_with(|| {
+                pages.push(vec![Word::default(); PAGE / 4].into_boxed_slice());
+                (pages.len() - 1) as u32
+            });
+            *last = Some((key, index));
+            index
+        }
     }
 }
 
@@ -310,157 +353,4 @@ const SPARE_PAGES: usize = 1024;
 thread_local! {
     /// The state the last block on this thread gave back.
     static SPARE: std::cell::RefCell<Option<RaceState>> = const { std::cell::RefCell::new(None) };
-}
-
-/// `shadow` as of `epoch`: a byte last touched before the current barrier starts afresh (keeping its
-/// list's allocation).
-#[inline]
-fn current(shadow: &mut Shadow, epoch: u64) -> &mut Shadow {
-    if shadow.epoch != epoch {
-        shadow.epoch = epoch;
-        shadow.write = None;
-        shadow.clear_reads();
-    }
-    shadow
-}
-
-/// What orders two accesses of a block since its last barrier: each warp's `warp_sync`s and each
-/// thread's wait and acquire edges. Borrowed apart from the shadow state, so that a byte's shadow is
-/// checked where it lies.
-struct Order<'a> {
-    /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
-    syncs: &'a [Vec<(u64, u32)>],
-    /// Per thread: the waits and acquires it passed since the last barrier (see `RaceState::edges`).
-    edges: &'a HashMap<u32, Vec<(Arrivals, u64)>>,
-}
-
-impl Order<'_> {
-    /// Whether `b_thread`, by `b_step`, passed a wait or acquire whose edge covers `a_thread`'s access
-    /// at `a_step` (`a_thread` arrived or released after it).
-    fn by_edge(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
-        self.edges.get(&b_thread).is_some_and(|waits| {
-            waits.iter().any(|(arrivals, wait)| {
-                *wait <= b_step
-                    && arrivals
-                        .iter()
-                        .any(|&(t, arrived)| t == a_thread && a_step <= arrived)
-            })
-        })
-    }
-
-    /// Whether an access by `a_thread` at `a_step` is ordered before one by `b_thread` at `b_step`
-    /// (same warp, a `warp_sync` between them naming both lanes; or `a_thread` arrived on an
-    /// mbarrier, or released a location, after the access and `b_thread` — or a lane of its warp
-    /// that then passed a `warp_sync` naming both — saw that phase complete or acquired the location
-    /// before its access).
-    fn ordered(&self, a_thread: u32, a_step: u64, b_thread: u32, b_step: u64) -> bool {
-        if self.by_edge(a_thread, a_step, b_thread, b_step) {
-            return true;
-        }
-        let b_warp = b_thread / 32;
-        let b_bit = 1u32 << (b_thread % 32);
-        let via_lane = !self.edges.is_empty()
-            && self.syncs[b_warp as usize].iter().any(|&(step, mask)| {
-                step < b_step
-                    && mask & b_bit != 0
-                    && (0..32).any(|l| {
-                        mask >> l & 1 != 0
-                            && b_warp * 32 + l != b_thread
-                            && self.by_edge(a_thread, a_step, b_warp * 32 + l, step)
-                    })
-            });
-        if via_lane {
-            return true;
-        }
-        let warp = a_thread / 32;
-        if warp != b_warp {
-            return false;
-        }
-        let both = 1u32 << (a_thread % 32) | b_bit;
-        // A warp's syncs are in step order: scan back from the newest, down to `a_step` only (between
-        // barriers a warp can pass thousands of them; the one that orders a pair is usually recent).
-        self.syncs[warp as usize]
-            .iter()
-            .rev()
-            .take_while(|&&(step, _)| step > a_step)
-            .any(|&(step, mask)| step < b_step && mask & both == both)
-    }
-
-    fn check(&self, shadow: &mut Shadow, t: Touch) -> Option<Race> {
-        let mut race = None;
-        if let Some(w) = shadow.write {
-            let unordered = w.thread != t.thread
-                && !(w.strong && t.strong)
-                && !self.ordered(w.thread, w.step, t.thread, t.step);
-            let same_instance = w.step == t.step && w.pc == t.pc && w.thread / 32 == t.thread / 32;
-            let benign = same_instance && (!t.write || w.byte == t.byte);
-            if unordered && !benign {
-                race = Some(Race {
-                    first_pc: w.pc,
-                    first_thread: w.thread,
-                    first_wrote: true,
-                    second_pc: t.pc,
-                    second_thread: t.thread,
-                    second_wrote: t.write,
-                    same_statement: same_instance,
-                });
-            }
-        }
-        if t.write {
-            if race.is_none() {
-                let lane = t.thread % 32;
-                let warp = t.thread / 32;
-                for r in shadow.reads() {
-                    let others = if r.warp == warp {
-                        r.lanes & !(1 << lane)
-                    } else {
-                        r.lanes
-                    };
-                    if others == 0 || (r.strong && t.strong) {
-                        continue;
-                    }
-                    let reader = r.warp * 32 + others.trailing_zeros();
-                    if !self.ordered(reader, r.step, t.thread, t.step) {
-                        race = Some(Race {
-                            first_pc: r.pc,
-                            first_thread: reader,
-                            first_wrote: false,
-                            second_pc: t.pc,
-                            second_thread: t.thread,
-                            second_wrote: true,
-                            same_statement: false,
-                        });
-                        break;
-                    }
-                }
-            }
-            shadow.write = Some(WriteRec {
-                thread: t.thread,
-                pc: t.pc,
-                step: t.step,
-                strong: t.strong,
-                byte: t.byte,
-            });
-            shadow.clear_reads();
-        } else {
-            let warp = t.thread / 32;
-            let bit = 1u32 << (t.thread % 32);
-            match &mut shadow.newest {
-                Some(r) if r.warp == warp && r.step == t.step => r.lanes |= bit,
-                newest => {
-                    let read = ReadRec {
-                        warp,
-                        lanes: bit,
-                        pc: t.pc,
-                        step: t.step,
-                        strong: t.strong,
-                    };
-                    if let Some(previous) = newest.replace(read) {
-                        shadow.older.push(previous);
-                    }
-                }
-            }
-        }
-        race
-    }
 }

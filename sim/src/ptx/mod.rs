@@ -93,6 +93,7 @@ mod exec_hot_tests;
 mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
+mod exec_mem_checked;
 mod exec_mem_fast;
 mod exec_mma;
 mod exec_poison;

@@ -1,0 +1,151 @@
+//! The common case of `ld` with the sanitizer on, kept short: a load of whole 4-byte words
+//! (32-, 64- and vector loads of them) of global or shared memory, without acquire semantics, that
+//! every lane's address places quickly (`place_quick`) while no `cp.async` copy is in flight. Its
+//! racecheck is decided per word before anything is recorded: when no word a lane reads was written
+//! since the last barrier by another thread (or only strongly, for a strong load), no read can race
+//! and the reads are recorded warp by warp, as the general path would record them lane by lane;
+//! initcheck asks that every byte was written. If any word needs the full check or a byte was never
+//! written, nothing was done and the general path runs the instruction (and reports). The check
+//! between blocks (`check_blocks`) runs per lane in lane order, as on the general path. The bytes
+//! read, the counters and the findings are the general path's.
+
+use super::block::{PtxBlock, PtxWarp};
+use super::exec_int::{ones, sext};
+use super::exec_mem::{effective_address, Place};
+use super::inst::{MemSpace, Op, Ty};
+use super::lanes;
+use crate::block::{Stop, Who};
+use crate::memory::read_bytes;
+use crate::race::{Region, Strength};
+
+impl PtxBlock<'_> {
+    /// Executes the load at `pc` on `mask`'s lanes when the sanitizer is on and the load is the
+    /// common case above; `Ok(false)` (nothing done) otherwise.
+    pub(super) fn checked_load(
+        &mut self,
+        warp: &mut PtxWarp,
+        pc: usize,
+        mask: u32,
+    ) -> Result<bool, Stop> {
+        if self.run.race.is_none()
+            || self.run.options.stats
+            || self.asyncs.pending != 0
+            || super::exec_hot::general_only()
+        {
+            return Ok(false);
+        }
+        let program = self.launch.program;
+        let Op::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            strong,
+            sem,
+        } = &program.insts[pc].op
+        else {
+            return Ok(false);
+        };
+        if sem.acquire
+            || sem.release
+            || !matches!(
+                space,
+                MemSpace::Global | MemSpace::Shared | MemSpace::Generic
+            )
+        {
+            return Ok(false);
+        }
+        let elem = ty.bits() / 8;
+        let size = u64::from(elem) * dsts.len() as u64;
+        if !(4..=8).contains(&elem) || mask == 0 {
+            return Ok(false);
+        }
+        let mut places = [Place::Param(0); 32];
+        for l in lanes(mask) {
+            let a = effective_address(program, &warp.regs, *addr, l);
+            match self.place_quick(*space, a, size) {
+                Some(p) => places[l] = p,
+                None => return Ok(false),
+            }
+        }
+        let region = |p: Place| match p {
+            Place::Global { buffer, offset } => (Region::Global(buffer), offset),
+            Place::Shared(abs) => (Region::Shared, abs),
+            _ => unreachable!("place_quick places global and shared memory only"),
+        };
+        let words = size / 4;
+        let any_strong = *strong != Strength::Plain;
+        let race = self.run.race.as_mut().expect("the sanitizer is on");
+        for l in lanes(mask) {
+            let (r, at) = region(places[l]);
+            let thread = warp.index * 32 + l as u32;
+            if !(0..words).all(|w| race.quiet_read(r, at / 4 + w, thread, any_strong)) {
+                return Ok(false);
+            }
+            if r == Region::Shared
+                && !self.run.written.is_empty()
+                && !self.run.written[at as usize..(at + size) as usize]
+                    .iter()
+                    .all(|&w| w)
+            {
+                return Ok(false);
+            }
+        }
+        // Nothing can go wrong within the block: record the reads, a run of neighbouring lanes at
+        // one address at once (as lane after lane of one step would merge into one record).
+        let race = self.run.race.as_mut().expect("the sanitizer is on");
+        let mut rest = mask;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            let mut same = 1u32 << l;
+            let mut next = rest & !same;
+            while next != 0 && places[next.trailing_zeros() as usize] == places[l] {
+                same |= next & next.wrapping_neg();
+                next &= next - 1;
+            }
+            rest &= !same;
+            let (r, at) = region(places[l]);
+            for w in 0..words {
+                let step = warp.step;
+                race.record_read(r, at / 4 + w, warp.index, same, pc as u32, step, any_strong);
+            }
+        }
+        if let Place::Shared(_) = places[mask.trailing_zeros() as usize] {
+            self.run.counters.shared += 1;
+        } else {
+            self.run.counters.global += 1;
+        }
+        let who = Who {
+            warp: warp.index,
+            step: warp.step,
+        };
+        let device = *strong == Strength::Device;
+        let signed = matches!(ty, Ty::Int(t) if t.signed);
+        for l in lanes(mask) {
+            if let Place::Global { buffer, offset } = places[l] {
+                let mem = Self::global_mem(buffer);
+                for k in 0..dsts.len() as u64 {
+                    let at = offset + k * u64::from(elem);
+                    self.run
+                        .check_blocks(who, pc, l, mem, at, elem, false, false, device)?;
+                }
+            }
+            for (k, d) in dsts.iter().enumerate() {
+                let Some(d) = *d else {
+                    continue;
+                };
+                let at = k as u64 * u64::from(elem);
+                let v = match places[l] {
+                    Place::Global { buffer, offset } => {
+                        self.run.globals[buffer as usize].read(offset + at, elem)
+                    }
+                    Place::Shared(abs) => read_bytes(&self.run.shared, (abs + at) as usize, elem),
+                    _ => unreachable!("placed above"),
+                };
+                let v = if signed { sext(v, 8 * elem) } else { v };
+                warp.regs[d as usize][l] = v & ones(program.reg_bits[d as usize]);
+            }
+        }
+        Ok(true)
+    }
+}
