@@ -16,6 +16,11 @@ use super::lanes;
 pub(super) static GENERAL_ONLY: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// Held by a test while it compares the fast forms with the general path (so that two such tests
+/// do not turn the switch for each other).
+#[cfg(test)]
+pub(super) static GENERAL_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Whether the fast forms are off (tests only).
 #[inline(always)]
 pub(super) fn general_only() -> bool {

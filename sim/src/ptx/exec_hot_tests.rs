@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering::SeqCst;
 
-use super::exec_hot::GENERAL_ONLY;
+use super::exec_hot::{GENERAL_LOCK, GENERAL_ONLY};
 use super::{run, PtxArg, PtxKernel, PtxLaunch};
 use crate::{BufferArg, SimOptions};
 
@@ -172,6 +172,7 @@ fn launch(kernel: &PtxKernel, input: &[u8], sanitize: bool) -> Vec<u8> {
 #[test]
 fn the_fast_forms_give_the_general_paths_results() {
     let kernel = PtxKernel::load(PTX, "hot").expect("decodes");
+    let _switch = GENERAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     for seed in [1u64, 0x9e37_79b9_7f4a_7c15, 12345] {
         let input = operands(seed);
         for sanitize in [false, true] {

@@ -94,6 +94,8 @@ mod exec_int;
 mod exec_mbarrier;
 mod exec_mem;
 mod exec_mem_checked;
+#[cfg(test)]
+mod exec_mem_checked_tests;
 mod exec_mem_fast;
 mod exec_mma;
 mod exec_poison;
