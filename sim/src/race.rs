@@ -23,6 +23,10 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use super::race_shadow::{Order, Word};
+use quiet::{LoggedLoad, Stamp};
+
+#[path = "race_quiet.rs"]
+mod quiet;
 
 /// How strong an access is in the PTX memory model: plain, or strong within its block (`.cta` scope),
 /// or strong across the device (`.gpu`/`.sys` scope, or `.volatile`, which is `.relaxed.sys`).
@@ -90,14 +94,23 @@ pub(crate) struct Touch {
 /// byte address), plus each warp's `warp_sync`s since the last barrier.
 #[derive(Debug, Default)]
 pub(crate) struct RaceState {
-    /// Shared memory's shadow, one [`Word`] per 4 bytes.
+    /// Shared memory's shadow, one [`Word`] per 4 bytes, and each word's last writer
+    /// (`race_quiet.rs`).
     shared: Vec<Word>,
+    shared_stamps: Vec<Stamp>,
     /// Global memory's shadow in pages of [`PAGE`] bytes, allocated when first touched and kept
     /// across barriers (a word's epoch says whether its record is current, as for shared memory):
     /// the page of (buffer, byte / PAGE) is `pages[index]`, found by hashing with Fx (SipHash's
     /// resistance to chosen keys buys nothing here) once per page rather than once per byte.
     page_of: FxHashMap<(u32, u64), u32>,
     pages: Vec<Box<[Word]>>,
+    /// The last writers of each page's words.
+    stamp_pages: Vec<Box<[Stamp]>>,
+    /// Shared loads found quiet and not yet recorded in the shadow (`race_quiet.rs`).
+    log: Vec<LoggedLoad>,
+    /// The epoch of the last write to shared memory, and to each global buffer.
+    shared_written: u64,
+    global_written: Vec<u64>,
     /// The page the last global word was in (accesses touch neighbouring words).
     last_page: Option<((u32, u64), u32)>,
     epoch: u64,
@@ -140,6 +153,8 @@ impl RaceState {
         self.barrier();
         self.shared
             .resize(shared_bytes.div_ceil(4), Word::default());
+        self.shared_stamps
+            .resize(shared_bytes.div_ceil(4), Stamp::default());
         self.syncs.clear();
         self.syncs.resize(warps, Vec::new());
         self.last_page = None;
@@ -148,8 +163,13 @@ impl RaceState {
     pub fn new(shared_bytes: usize, warps: usize) -> Self {
         RaceState {
             shared: vec![Word::default(); shared_bytes.div_ceil(4)],
+            shared_stamps: vec![Stamp::default(); shared_bytes.div_ceil(4)],
             page_of: FxHashMap::default(),
             pages: Vec::new(),
+            stamp_pages: Vec::new(),
+            log: Vec::new(),
+            shared_written: 0,
+            global_written: Vec::new(),
             last_page: None,
             epoch: 1,
             syncs: vec![Vec::new(); warps],
@@ -210,6 +230,9 @@ impl RaceState {
 
     /// A barrier: everything before it happens before everything after.
     pub fn barrier(&mut self) {
+        // Reads logged before the barrier are ordered before everything after it: nothing left
+        // to check them against.
+        self.log.clear();
         self.epoch += 1;
         self.edges.clear();
         self.releases.clear();
@@ -238,6 +261,7 @@ impl RaceState {
         t: Touch,
         value: u64,
     ) -> Option<(Race, u64)> {
+        self.flush_reads();
         let end = addr + u64::from(size);
         let mut found = None;
         let mut word = addr / 4;
@@ -252,19 +276,29 @@ impl RaceState {
                 value: bytes.checked_shl(8 * lo as u32).unwrap_or(0),
                 ..t
             };
+            let page = match region {
+                Region::Shared => 0,
+                Region::Global(buffer) => self.page((buffer, base / PAGE as u64)) as usize,
+            };
             let order = Order {
                 syncs: &self.syncs,
                 edges: &self.edges,
             };
-            let shadow = match region {
-                Region::Shared => &mut self.shared[word as usize],
-                Region::Global(buffer) => {
-                    let key = (buffer, base / PAGE as u64);
-                    let index = page(&mut self.page_of, &mut self.pages, &mut self.last_page, key);
-                    &mut self.pages[index as usize][(base % PAGE as u64 / 4) as usize]
+            let (shadow, stamp) = match region {
+                Region::Shared => (
+                    &mut self.shared[word as usize],
+                    &mut self.shared_stamps[word as usize],
+                ),
+                Region::Global(_) => {
+                    let (index, at) = (page, (base % PAGE as u64 / 4) as usize);
+                    (&mut self.pages[index][at], &mut self.stamp_pages[index][at])
                 }
             };
             let r = shadow.check(&order, self.epoch, lo, hi, t);
+            stamp.after(shadow, self.epoch, &t);
+            if t.write || shadow.split_in(self.epoch) {
+                self.mark_written(region);
+            }
             if found.is_none() {
                 found = r.map(|(r, i)| (r, base + i as u64));
             }
@@ -272,47 +306,24 @@ impl RaceState {
         }
         found
     }
-}
 
-impl RaceState {
-    /// The shadow of word `word` (byte address / 4) of `region`.
+    /// The index of global shadow page `key` (allocated when first touched), through the last
+    /// page's.
     #[inline]
-    fn word(&mut self, region: Region, word: u64) -> &mut Word {
-        match region {
-            Region::Shared => &mut self.shared[word as usize],
-            Region::Global(buffer) => {
-                let key = (buffer, word * 4 / PAGE as u64);
-                let index = page(&mut self.page_of, &mut self.pages, &mut self.last_page, key);
-                &mut self.pages[index as usize][(word % (PAGE as u64 / 4)) as usize]
+    fn page(&mut self, key: (u32, u64)) -> u32 {
+        match self.last_page {
+            Some((k, index)) if k == key => index,
+            _ => {
+                let (pages, stamps) = (&mut self.pages, &mut self.stamp_pages);
+                let index = *self.page_of.entry(key).or_insert_with(|| {
+                    pages.push(vec![Word::default(); PAGE / 4].into_boxed_slice());
+                    stamps.push(vec![Stamp::default(); PAGE / 4].into_boxed_slice());
+                    (pages.len() - 1) as u32
+                });
+                self.last_page = Some((key, index));
+                index
             }
         }
-    }
-
-    /// Whether a read of whole word `word` of `region` by `thread` cannot race, judged without
-    /// what orders threads (see `Word::quiet_read`); `false` means "check it", not "a race".
-    #[inline]
-    pub fn quiet_read(&mut self, region: Region, word: u64, thread: u32, strong: bool) -> bool {
-        let epoch = self.epoch;
-        self.word(region, word).quiet_read(epoch, thread, strong)
-    }
-
-    /// Records the read of whole word `word` of `region` by `lanes` of `warp`, which
-    /// [`Self::quiet_read`] cleared for each of them.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_read(
-        &mut self,
-        region: Region,
-        word: u64,
-        warp: u32,
-        lanes: u32,
-        pc: u32,
-        step: u64,
-        strong: bool,
-    ) {
-        let epoch = self.epoch;
-        self.word(region, word)
-            .record_read(epoch, warp, lanes, pc, step, strong);
     }
 }
 
@@ -323,29 +334,8 @@ pub(crate) enum Region {
     Global(u32),
 }
 
-/// The index of global shadow page `key` (allocated when first touched), through the last page's.
-#[inline]
-fn page(
-    page_of: &mut FxHashMap<(u32, u64), u32>,
-    pages: &mut Vec<Box<[Word]>>,
-    last: &mut Option<((u32, u64), u32)>,
-    key: (u32, u64),
-) -> u32 {
-    match *last {
-        Some((k, index)) if k == key => index,
-        _ => {
-            let index = *page_of.entry(key).or_insert_with(|| {
-                pages.push(vec![Word::default(); PAGE / 4].into_boxed_slice());
-                (pages.len() - 1) as u32
-            });
-            *last = Some((key, index));
-            index
-        }
-    }
-}
-
 /// Bytes per page of the global shadow.
-const PAGE: usize = 256;
+pub(crate) const PAGE: usize = 256;
 
 /// The most global shadow pages a state given back keeps (about 26 MB).
 const SPARE_PAGES: usize = 1024;

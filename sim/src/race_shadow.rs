@@ -154,24 +154,14 @@ impl Word {
 }
 
 impl Word {
-    /// Whether a whole-word read by `thread` (`strong`: a strong load) as of `epoch` cannot race,
-    /// without looking at what orders threads: the word is not split, and no other thread wrote it
-    /// since the last barrier, or only a strong write that a strong load does not race with.
+    /// Whether a narrower access split the word in `epoch`.
     #[inline]
-    pub fn quiet_read(&self, epoch: u64, thread: u32, strong: bool) -> bool {
-        if self.split_epoch == epoch {
-            return false;
-        }
-        if self.whole.epoch != epoch {
-            return true;
-        }
-        self.whole
-            .write
-            .is_none_or(|w| w.thread == thread || (w.strong && strong))
+    pub fn split_in(&self, epoch: u64) -> bool {
+        self.split_epoch == epoch
     }
 
-    /// Records a whole-word read by `lanes` of `warp` that [`Self::quiet_read`] found cannot race
-    /// (as [`Order::check`] would record it, lane by lane).
+    /// Records a whole-word read by `lanes` of `warp` that `race_quiet.rs` found cannot race (as
+    /// [`Order::check`] would record it, lane by lane).
     #[inline]
     pub fn record_read(
         &mut self,

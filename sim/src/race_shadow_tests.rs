@@ -2,7 +2,8 @@
 //! warps (reads and writes, plain and strong, several lanes at one instruction writing equal or
 //! different values), with barriers and `warp_sync`s between, checked once through one state as
 //! they come and once through another byte by byte (1-byte accesses split every word, so it is the
-//! byte-level check). The first race of each access and its byte must agree.
+//! byte-level check). Whole-word reads go through the quiet path (`race_quiet.rs`) half the time
+//! where it takes them. The first race of each access and its byte must agree.
 
 use crate::race::{RaceState, Region, Touch};
 
@@ -44,6 +45,7 @@ fn byte_by_byte(
 fn word_records_find_what_byte_records_find() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut races = 0;
+    let mut quiet_reads = 0;
     for round in 0..200 {
         let region = if round % 2 == 0 {
             Region::Shared
@@ -101,7 +103,31 @@ fn word_records_find_what_byte_records_find() {
                     strong,
                     value: 0,
                 };
-                let got = words.check(region, addr, size, t, value);
+                // A whole-word read, half the time through the quiet path (stamps and the log)
+                // where every word it reads is quiet, as `exec_mem_checked.rs` takes it.
+                let quiet = !write
+                    && size >= 4
+                    && rng.below(2) == 0
+                    && (words.unwritten(region)
+                        || (0..u64::from(size) / 4)
+                            .all(|w| words.quiet_read(region, addr / 4 + w, t.thread, strong)));
+                let got = if quiet {
+                    let n = u64::from(size) / 4;
+                    if region == Region::Shared {
+                        let mut offsets = [0; 32];
+                        offsets[lane as usize] = addr;
+                        words.log_shared_load(warp, 1 << lane, pc, step, strong, n, &offsets);
+                    } else {
+                        for w in 0..n {
+                            let lanes = 1 << lane;
+                            words.record_read(region, addr / 4 + w, warp, lanes, pc, step, strong);
+                        }
+                    }
+                    None
+                } else {
+                    words.check(region, addr, size, t, value)
+                };
+                quiet_reads += usize::from(quiet);
                 let want = byte_by_byte(&mut bytes, region, addr, size, t, value);
                 assert_eq!(
                     got, want,

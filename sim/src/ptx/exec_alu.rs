@@ -10,10 +10,22 @@ use super::inst::{BoolOp, CmpTy, FTy, MemSpace, Op, Ty, R};
 use super::lanes;
 use super::{exec_cvt, exec_f64, exec_float};
 
-/// Whether an `f32` value is one WGSL need not honour (NaN, infinity, negative zero).
+/// Whether an `f32` value is one WGSL need not honour (NaN, infinity, negative zero). Branchless,
+/// so that a warp's 32 lanes are tested in a vectorized loop.
+#[inline(always)]
 fn special(bits: u64) -> bool {
     let b = bits as u32;
-    !f32::from_bits(b).is_finite() || b == 0x8000_0000
+    (b & 0x7f80_0000 == 0x7f80_0000) | (b == 0x8000_0000)
+}
+
+/// Whether `mask`'s lanes hold a [`special`] value in `col` (all 32 lanes as one vectorized OR).
+#[inline]
+fn any_special(col: &[u64; 32], mask: u32) -> bool {
+    if mask == u32::MAX {
+        col.iter().fold(false, |any, &v| any | special(v))
+    } else {
+        lanes(mask).any(|l| special(col[l]))
+    }
 }
 
 impl PtxBlock<'_> {
@@ -41,10 +53,10 @@ impl PtxBlock<'_> {
 
     /// Counts an `f32` instruction with a special value among `values` on `mask`'s lanes.
     pub(super) fn count_f32(&mut self, warp: &PtxWarp, mask: u32, regs: &[R], d: R) {
-        let found = lanes(mask).any(|l| {
-            regs.iter().any(|&r| special(warp.regs[r as usize][l]))
-                || special(warp.regs[d as usize][l])
-        });
+        let mut found = any_special(&warp.regs[d as usize], mask);
+        for &r in regs {
+            found |= any_special(&warp.regs[r as usize], mask);
+        }
         self.run.counters.f32_special += u64::from(found);
     }
 

@@ -1,6 +1,6 @@
 //! The common case of `ld` with the sanitizer on, kept short: a load of whole 4-byte words
 //! (32-, 64- and vector loads of them) of global or shared memory, without acquire semantics, that
-//! every lane's address places quickly (`place_quick`) while no `cp.async` copy is in flight. Its
+//! every lane's address places quickly (`place_lanes`) while no `cp.async` copy is in flight. Its
 //! racecheck is decided per word before anything is recorded: when no word a lane reads was written
 //! since the last barrier by another thread (or only strongly, for a strong load), no read can race
 //! and the reads are recorded warp by warp, as the general path would record them lane by lane;
@@ -11,7 +11,7 @@
 
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_int::{ones, sext};
-use super::exec_mem::{effective_address, Place};
+use super::exec_mem_fast::{warp_addresses, SHARED};
 use super::inst::{MemSpace, Op, Ty};
 use super::lanes;
 use crate::block::{Stop, Who};
@@ -60,26 +60,27 @@ impl PtxBlock<'_> {
         if !(4..=8).contains(&elem) || mask == 0 {
             return Ok(false);
         }
-        let mut places = [Place::Param(0); 32];
-        for l in lanes(mask) {
-            let a = effective_address(program, &warp.regs, *addr, l);
-            match self.place_quick(*space, a, size) {
-                Some(p) => places[l] = p,
-                None => return Ok(false),
-            }
+        let mut buffers = [0u32; 32];
+        let mut offsets = warp_addresses(program, &warp.regs, *addr);
+        if !self.place_lanes(*space, size, mask, &mut buffers, &mut offsets) {
+            return Ok(false);
         }
-        let region = |p: Place| match p {
-            Place::Global { buffer, offset } => (Region::Global(buffer), offset),
-            Place::Shared(abs) => (Region::Shared, abs),
-            _ => unreachable!("place_quick places global and shared memory only"),
+        let region = |b: u32| {
+            if b == SHARED {
+                Region::Shared
+            } else {
+                Region::Global(b)
+            }
         };
         let words = size / 4;
         let any_strong = *strong != Strength::Plain;
         let race = self.run.race.as_mut().expect("the sanitizer is on");
         for l in lanes(mask) {
-            let (r, at) = region(places[l]);
+            let (r, at) = (region(buffers[l]), offsets[l]);
             let thread = warp.index * 32 + l as u32;
-            if !(0..words).all(|w| race.quiet_read(r, at / 4 + w, thread, any_strong)) {
+            if !race.unwritten(r)
+                && !(0..words).all(|w| race.quiet_read(r, at / 4 + w, thread, any_strong))
+            {
                 return Ok(false);
             }
             if r == Region::Shared
@@ -91,26 +92,34 @@ impl PtxBlock<'_> {
                 return Ok(false);
             }
         }
-        // Nothing can go wrong within the block: record the reads, a run of neighbouring lanes at
-        // one address at once (as lane after lane of one step would merge into one record).
+        // Nothing can go wrong within the block: record the reads (shared memory's in the log), a
+        // run of neighbouring lanes at one address at once (as lane after lane of one step would
+        // merge into one record).
         let race = self.run.race.as_mut().expect("the sanitizer is on");
-        let mut rest = mask;
-        while rest != 0 {
-            let l = rest.trailing_zeros() as usize;
-            let mut same = 1u32 << l;
-            let mut next = rest & !same;
-            while next != 0 && places[next.trailing_zeros() as usize] == places[l] {
-                same |= next & next.wrapping_neg();
-                next &= next - 1;
-            }
-            rest &= !same;
-            let (r, at) = region(places[l]);
-            for w in 0..words {
-                let step = warp.step;
-                race.record_read(r, at / 4 + w, warp.index, same, pc as u32, step, any_strong);
+        let (pc32, step) = (pc as u32, warp.step);
+        if *space == MemSpace::Shared {
+            race.log_shared_load(warp.index, mask, pc32, step, any_strong, words, &offsets);
+        } else {
+            let mut rest = mask;
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize;
+                let mut same = 1u32 << l;
+                let mut next = rest & !same;
+                while next != 0 && {
+                    let o = next.trailing_zeros() as usize;
+                    offsets[o] == offsets[l] && buffers[o] == buffers[l]
+                } {
+                    same |= next & next.wrapping_neg();
+                    next &= next - 1;
+                }
+                rest &= !same;
+                let (r, at) = (region(buffers[l]), offsets[l]);
+                for w in 0..words {
+                    race.record_read(r, at / 4 + w, warp.index, same, pc32, step, any_strong);
+                }
             }
         }
-        if let Place::Shared(_) = places[mask.trailing_zeros() as usize] {
+        if buffers[mask.trailing_zeros() as usize] == SHARED {
             self.run.counters.shared += 1;
         } else {
             self.run.counters.global += 1;
@@ -122,7 +131,8 @@ impl PtxBlock<'_> {
         let device = *strong == Strength::Device;
         let signed = matches!(ty, Ty::Int(t) if t.signed);
         for l in lanes(mask) {
-            if let Place::Global { buffer, offset } = places[l] {
+            let (buffer, offset) = (buffers[l], offsets[l]);
+            if buffer != SHARED {
                 let mem = Self::global_mem(buffer);
                 for k in 0..dsts.len() as u64 {
                     let at = offset + k * u64::from(elem);
@@ -134,13 +144,15 @@ impl PtxBlock<'_> {
                 let Some(d) = *d else {
                     continue;
                 };
-                let at = k as u64 * u64::from(elem);
-                let v = match places[l] {
-                    Place::Global { buffer, offset } => {
-                        self.run.globals[buffer as usize].read(offset + at, elem)
+                let at = offset + k as u64 * u64::from(elem);
+                let v = match buffer {
+                    SHARED if elem == 4 => {
+                        let at = at as usize;
+                        let word = self.run.shared[at..at + 4].try_into().expect("4 bytes");
+                        u64::from(u32::from_le_bytes(word))
                     }
-                    Place::Shared(abs) => read_bytes(&self.run.shared, (abs + at) as usize, elem),
-                    _ => unreachable!("placed above"),
+                    SHARED => read_bytes(&self.run.shared, at as usize, elem),
+                    b => self.run.globals[b as usize].read(at, elem),
                 };
                 let v = if signed { sext(v, 8 * elem) } else { v };
                 warp.regs[d as usize][l] = v & ones(program.reg_bits[d as usize]);

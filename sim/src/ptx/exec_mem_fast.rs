@@ -9,14 +9,33 @@
 
 use super::address::{generic, Generic};
 use super::block::{PtxBlock, PtxWarp};
+use super::decode::Program;
 use super::exec_int::{ones, sext};
-use super::exec_mem::{effective_address, Place};
+use super::exec_mem::Place;
+use super::inst::Addr;
 use super::inst::{MemSpace, Op, Ty};
 use super::lanes;
 use crate::memory::{read_bytes, write_bytes};
 
 /// A lane's place in the fast path: the global buffer, or [`SHARED`] for shared memory.
-const SHARED: u32 = u32::MAX;
+pub(super) const SHARED: u32 = u32::MAX;
+
+/// Every lane's address `[base+offset]` (as [`effective_address`], for all 32 lanes in one
+/// vectorized loop; lanes outside the mask are computed and ignored).
+#[inline(always)]
+pub(super) fn warp_addresses(program: &Program, regs: &[[u64; 32]], addr: Addr) -> [u64; 32] {
+    let Addr { base, offset } = addr;
+    let Some(b) = base else {
+        return [offset as u64; 32];
+    };
+    let keep = if program.reg_bits[b as usize] <= 32 {
+        0xffff_ffff
+    } else {
+        u64::MAX
+    };
+    let col = &regs[b as usize];
+    std::array::from_fn(|l| col[l].wrapping_add(offset as u64) & keep)
+}
 
 impl PtxBlock<'_> {
     /// Where an access of `size` bytes at `addr` lands, when it is an aligned, in-bounds access to
@@ -65,6 +84,40 @@ impl PtxBlock<'_> {
         }
     }
 
+    /// Places the addresses `offsets` of `mask`'s lanes (each `size` bytes) through [`Self::locate`]:
+    /// `buffers` and `offsets` then hold each lane's buffer (or [`SHARED`]) and byte offset.
+    /// Shared memory, the common case, is checked for the whole warp at once. `false` when a lane's
+    /// access is not placed quickly (the caller takes the general path).
+    #[inline(always)]
+    pub(super) fn place_lanes(
+        &self,
+        space: MemSpace,
+        size: u64,
+        mask: u32,
+        buffers: &mut [u32; 32],
+        offsets: &mut [u64; 32],
+    ) -> bool {
+        if space == MemSpace::Shared && size.is_power_of_two() {
+            let total = u64::from(self.launch.shared_total);
+            let bad = |a: u64| (a & (size - 1) != 0) | (a.saturating_add(size) > total);
+            *buffers = [SHARED; 32];
+            return if mask == u32::MAX {
+                !offsets.iter().fold(false, |any, &a| any | bad(a))
+            } else {
+                !lanes(mask).any(|l| bad(offsets[l]))
+            };
+        }
+        let mut hint = 0;
+        for l in lanes(mask) {
+            let Some((b, o)) = self.locate(space, offsets[l], size, &mut hint) else {
+                return false;
+            };
+            buffers[l] = b;
+            offsets[l] = o;
+        }
+        true
+    }
+
     /// Executes the load or store at `pc` on `mask`'s lanes when the sanitizer and the statistics
     /// are off and every lane's address is placed by [`Self::locate`]; `false` (nothing done)
     /// otherwise.
@@ -99,15 +152,9 @@ impl PtxBlock<'_> {
         let elem = ty.bits() / 8;
         let size = u64::from(elem) * count as u64;
         let mut buffers = [0u32; 32];
-        let mut offsets = [0u64; 32];
-        let mut hint = 0;
-        for l in lanes(mask) {
-            let a = effective_address(program, &warp.regs, addr, l);
-            let Some((b, o)) = self.locate(space, a, size, &mut hint) else {
-                return false;
-            };
-            buffers[l] = b;
-            offsets[l] = o;
+        let mut offsets = warp_addresses(program, &warp.regs, addr);
+        if !self.place_lanes(space, size, mask, &mut buffers, &mut offsets) {
+            return false;
         }
         let shared = if mask == 0 {
             space == MemSpace::Shared
@@ -132,6 +179,30 @@ impl PtxBlock<'_> {
                     let keep = ones(program.reg_bits[d as usize]);
                     let col = &mut regs[d as usize];
                     let skip = k as u64 * u64::from(elem);
+                    if space == MemSpace::Shared && elem == 4 {
+                        // Every lane in shared memory (`place_lanes`): 32-bit words straight
+                        // from the block's bytes.
+                        let shared = &run.shared[..];
+                        let word = |l: usize| {
+                            let at = (offsets[l] + skip) as usize;
+                            let w = u32::from_le_bytes(shared[at..at + 4].try_into().expect("4"));
+                            if signed {
+                                w as i32 as i64 as u64
+                            } else {
+                                u64::from(w)
+                            }
+                        };
+                        if mask == u32::MAX {
+                            for (l, slot) in col.iter_mut().enumerate() {
+                                *slot = word(l) & keep;
+                            }
+                        } else {
+                            for l in lanes(mask) {
+                                col[l] = word(l) & keep;
+                            }
+                        }
+                        continue;
+                    }
                     for l in lanes(mask) {
                         let at = offsets[l] + skip;
                         let v = match buffers[l] {
