@@ -141,4 +141,8 @@ fn word_records_find_what_byte_records_find() {
         races > 100,
         "the accesses must race often enough to test it ({races})"
     );
+    assert!(
+        quiet_reads > 100,
+        "reads must take the quiet path often enough ({quiet_reads})"
+    );
 }
