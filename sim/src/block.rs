@@ -59,6 +59,9 @@ pub(crate) struct BlockRun<'a, P: Sites = Program> {
     pub shared: Vec<u8>,
     /// initcheck: which shared bytes some thread wrote.
     pub written: Vec<bool>,
+    /// How many bytes of `written` are still false (0: every shared byte was written, and
+    /// initcheck has nothing left to find).
+    pub unwritten: usize,
     pub race: Option<RaceState>,
     pub counters: Counters,
     /// Counters per instruction, when profiling.
@@ -101,6 +104,7 @@ impl<'a, P: Sites> BlockRun<'a, P> {
             } else {
                 Vec::new()
             },
+            unwritten: if options.sanitize { shared } else { 0 },
             race: options.sanitize.then(|| RaceState::take(shared, warps)),
             counters: Counters::default(),
             per_pc: Vec::new(),

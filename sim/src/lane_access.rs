@@ -61,7 +61,7 @@ impl<P: Sites> BlockRun<'_, P> {
         let Space::Shared { offset } = mem.space else {
             return Ok(());
         };
-        if self.written.is_empty() {
+        if self.unwritten == 0 {
             return Ok(());
         }
         let at = (u64::from(offset) + addr) as usize;
@@ -114,12 +114,18 @@ impl<P: Sites> BlockRun<'_, P> {
                 let at = (u64::from(offset) + addr) as usize;
                 self.changed |= read_bytes(&self.shared, at, size) != value & width_mask(size);
                 write_bytes(&mut self.shared, at, size, value);
-                if !self.written.is_empty() {
-                    self.written[at..at + size as usize].fill(true);
-                }
+                self.mark_written(at..at + size as usize);
             }
         }
         Ok(())
+    }
+
+    /// Notes that shared bytes `range` were written (initcheck), when sanitizing.
+    pub(crate) fn mark_written(&mut self, range: std::ops::Range<usize>) {
+        if let Some(bytes) = self.written.get_mut(range) {
+            self.unwritten -= bytes.iter().filter(|&&w| !w).count();
+            bytes.fill(true);
+        }
     }
 
     /// Reports a finding about lane `l`'s access to byte `addr` of `mem` at `pc` (`other_pc`: the other

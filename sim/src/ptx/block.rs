@@ -101,9 +101,7 @@ impl<'a> PtxBlock<'a> {
         // groups read their barrier words there before any thread of the kernel writes them).
         let reserved =
             launch.reserved_begin as usize..(launch.reserved_begin + launch.reserved) as usize;
-        if let Some(written) = run.written.get_mut(reserved) {
-            written.fill(true);
-        }
+        run.mark_written(reserved);
         let frame = launch.program.local_bytes as usize;
         let local = (0..warps * 32)
             .map(|t| {

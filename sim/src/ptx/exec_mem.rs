@@ -218,7 +218,10 @@ impl PtxBlock<'_> {
         pc: usize,
         mask: u32,
     ) -> Result<(), Stop> {
-        if self.fast_memory(warp, pc, mask) || self.checked_load(warp, pc, mask)? {
+        if self.fast_memory(warp, pc, mask)
+            || self.checked_load(warp, pc, mask)?
+            || self.checked_store(warp, pc, mask)?
+        {
             return Ok(());
         }
         let program = self.launch.program;

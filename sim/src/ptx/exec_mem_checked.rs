@@ -15,8 +15,8 @@ use super::exec_mem_fast::{warp_addresses, SHARED};
 use super::inst::{MemSpace, Op, Ty};
 use super::lanes;
 use crate::block::{Stop, Who};
-use crate::memory::read_bytes;
-use crate::race::{Region, Strength};
+use crate::memory::{read_bytes, write_bytes};
+use crate::race::{Region, Strength, Touch};
 
 impl PtxBlock<'_> {
     /// Executes the load at `pc` on `mask`'s lanes when the sanitizer is on and the load is the
@@ -84,7 +84,7 @@ impl PtxBlock<'_> {
                 return Ok(false);
             }
             if r == Region::Shared
-                && !self.run.written.is_empty()
+                && self.run.unwritten != 0
                 && !self.run.written[at as usize..(at + size) as usize]
                     .iter()
                     .all(|&w| w)
@@ -156,6 +156,104 @@ impl PtxBlock<'_> {
                 };
                 let v = if signed { sext(v, 8 * elem) } else { v };
                 warp.regs[d as usize][l] = v & ones(program.reg_bits[d as usize]);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Executes the store at `pc` on `mask`'s lanes when the sanitizer is on and the store is
+    /// the common case (whole words of global or shared memory placed by `place_lanes`, no release
+    /// semantics, no copy in flight): lane after lane as the general path, racecheck straight on
+    /// the shadow. `Ok(false)` (nothing done) otherwise.
+    pub(super) fn checked_store(
+        &mut self,
+        warp: &mut PtxWarp,
+        pc: usize,
+        mask: u32,
+    ) -> Result<bool, Stop> {
+        if self.run.race.is_none()
+            || self.run.options.stats
+            || self.asyncs.pending != 0
+            || super::exec_hot::general_only()
+        {
+            return Ok(false);
+        }
+        let program = self.launch.program;
+        let Op::St {
+            space,
+            ty,
+            srcs,
+            addr,
+            strong,
+            sem,
+        } = &program.insts[pc].op
+        else {
+            return Ok(false);
+        };
+        let elem = ty.bits() / 8;
+        let size = u64::from(elem) * srcs.len() as u64;
+        if sem.acquire || sem.release || !(4..=8).contains(&elem) || mask == 0 {
+            return Ok(false);
+        }
+        let mut buffers = [0u32; 32];
+        let mut offsets = warp_addresses(program, &warp.regs, *addr);
+        if !self.place_lanes(*space, size, mask, &mut buffers, &mut offsets) {
+            return Ok(false);
+        }
+        if buffers[mask.trailing_zeros() as usize] == SHARED {
+            self.run.counters.shared += 1;
+        } else {
+            self.run.counters.global += 1;
+        }
+        let who = Who {
+            warp: warp.index,
+            step: warp.step,
+        };
+        let any_strong = *strong != Strength::Plain;
+        let device = *strong == Strength::Device;
+        let keep = ones(8 * elem);
+        for l in lanes(mask) {
+            let (buffer, place) = (buffers[l], offsets[l]);
+            let t = Touch {
+                thread: warp.index * 32 + l as u32,
+                pc: pc as u32,
+                step: warp.step,
+                write: true,
+                strong: any_strong,
+                value: 0,
+            };
+            for (k, &src) in srcs.iter().enumerate() {
+                let at = place + k as u64 * u64::from(elem);
+                let v = warp.regs[src as usize][l] & keep;
+                let region = if buffer == SHARED {
+                    Region::Shared
+                } else {
+                    Region::Global(buffer)
+                };
+                let race = self.run.race.as_mut().expect("the sanitizer is on");
+                if let Some((r, byte)) = race.check(region, at, elem, t, v) {
+                    // Reported against the array holding the lane's address, as the general path.
+                    let (mem, base) = if buffer == SHARED {
+                        let (mem, rel) = self.shared_mem(place);
+                        (mem, place - rel)
+                    } else {
+                        (Self::global_mem(buffer), 0)
+                    };
+                    self.run.report_race(who, pc, l, mem, r, byte - base)?;
+                }
+                if buffer == SHARED {
+                    let at = at as usize;
+                    self.run.changed |= read_bytes(&self.run.shared, at, elem) != v;
+                    write_bytes(&mut self.run.shared, at, elem, v);
+                    self.run.mark_written(at..at + elem as usize);
+                } else {
+                    let mem = Self::global_mem(buffer);
+                    self.run
+                        .check_blocks(who, pc, l, mem, at, elem, !device, device, false)?;
+                    let global = &self.run.globals[buffer as usize];
+                    self.run.changed |= global.read(at, elem) != v;
+                    global.write(at, elem, v);
+                }
             }
         }
         Ok(true)

@@ -1,7 +1,8 @@
-//! The sanitizer's warp-level load path (`exec_mem_checked.rs`) against the general path: kernels
+//! The sanitizer's warp-level load and store paths (`exec_mem_checked.rs`) against the general path: kernels
 //! whose loads are clean (own writes, neighbours after a barrier, broadcasts, vectors with a
 //! discarded element, generic addresses, half the lanes), racy (a neighbour's write without a
-//! barrier, plain and strong), uninitialized, and read across blocks, each run with the fast paths
+//! barrier, plain and strong; stores over a neighbour's read and lanes storing different values to
+//! one word), uninitialized, and read across blocks, each run with the fast paths
 //! on and off. The findings, the counters and the outputs must be the same, and the findings the
 //! ones each kernel was written to have.
 
@@ -84,6 +85,8 @@ const PTX: &str = r#"
     ld.relaxed.cta.shared.u32 %r10, [%r7];
     ld.shared.u32 %r11, [%r4+512];
     ld.shared.u32 %r12, [%r4];
+    st.shared.u32 [%r4], %r9;
+    st.shared.u32 [%r2+768], %r1;
     mul.wide.u32 %rd3, %r1, 32;
     add.s64 %rd4, %rd2, %rd3;
     st.global.v4.u32 [%rd4], {%r8, %r9, %r10, %r11};
@@ -145,7 +148,7 @@ fn kinds(report: &SimReport) -> Vec<FindingKind> {
 }
 
 #[test]
-fn the_checked_load_path_reports_what_the_general_path_reports() {
+fn the_checked_paths_report_what_the_general_path_reports() {
     let _switch = GENERAL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     for (entry, grid) in [("clean", 1), ("racy", 1), ("blocks", 2)] {
         let (fast, fast_out) = launch(entry, grid);
@@ -166,14 +169,16 @@ fn the_checked_load_path_reports_what_the_general_path_reports() {
         let found = kinds(&fast);
         match entry {
             "clean" => assert!(found.is_empty(), "clean: {:?}", fast.findings),
-            // The plain and the strong read of a neighbour's plain write race; the strong read of
-            // its strong write does not; the read of bytes nobody wrote is initcheck's.
+            // The plain and the strong read of a neighbour's plain write race, and so do the store
+            // over a word a neighbour read and the lanes storing different values to one word;
+            // the strong read of a strong write does not; the read of bytes nobody wrote is
+            // initcheck's.
             "racy" => {
                 let races = found
                     .iter()
                     .filter(|&&k| k == FindingKind::SharedRace)
                     .count();
-                assert_eq!(races, 2, "racy: {:?}", fast.findings);
+                assert_eq!(races, 4, "racy: {:?}", fast.findings);
                 assert!(
                     found.contains(&FindingKind::UninitializedShared),
                     "racy: {:?}",
