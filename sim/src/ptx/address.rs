@@ -76,6 +76,23 @@ impl GlobalMap {
     /// [`Self::find`]'s `Ok`, trying region `*hint` first (the previous lane's, usually the same)
     /// and leaving in it the region found.
     #[inline]
+    /// The buffer whose region holds global address `addr`, with the region's start and length
+    /// (`hint`: as for [`Self::find_quick`]).
+    pub fn region_of(&self, addr: u64, hint: &mut usize) -> Option<(u32, u64, u64)> {
+        let holds = |&(start, len, index): &(u64, u64, u32)| {
+            (addr.checked_sub(start)? < len).then_some((index, start, len))
+        };
+        if let Some(found) = self.regions.get(*hint).and_then(holds) {
+            return Some(found);
+        }
+        let at = self
+            .regions
+            .partition_point(|r| r.0 <= addr)
+            .checked_sub(1)?;
+        *hint = at;
+        holds(&self.regions[at])
+    }
+
     pub fn find_quick(&self, addr: u64, size: u64, hint: &mut usize) -> Option<(u32, u64)> {
         let inside = |&(start, len, index): &(u64, u64, u32)| {
             let offset = addr.checked_sub(start)?;

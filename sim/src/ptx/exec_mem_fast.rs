@@ -98,16 +98,40 @@ impl PtxBlock<'_> {
         offsets: &mut [u64; 32],
     ) -> bool {
         if space == MemSpace::Shared && size.is_power_of_two() {
-            let total = u64::from(self.launch.shared_total);
-            let bad = |a: u64| (a & (size - 1) != 0) | (a.saturating_add(size) > total);
+            // In bounds: `a + size <= total`, as `a <= total - size` (no overflow to think of).
+            let Some(last) = u64::from(self.launch.shared_total).checked_sub(size) else {
+                return false;
+            };
+            let bad = |a: u64| (a & (size - 1)) | u64::from(a > last);
             *buffers = [SHARED; 32];
             return if mask == u32::MAX {
-                !offsets.iter().fold(false, |any, &a| any | bad(a))
+                offsets.iter().fold(0, |any, &a| any | bad(a)) == 0
             } else {
-                !lanes(mask).any(|l| bad(offsets[l]))
+                !lanes(mask).any(|l| bad(offsets[l]) != 0)
             };
         }
         let mut hint = 0;
+        if space == MemSpace::Global && mask != 0 && size.is_power_of_two() {
+            // Every lane in the first lane's buffer, the common case: one range test over the warp.
+            let first = offsets[mask.trailing_zeros() as usize];
+            if let Some((buffer, start, len)) = self.launch.map.region_of(first, &mut hint) {
+                if let Some(last) = len.checked_sub(size) {
+                    let bad = |a: u64| (a & (size - 1)) | u64::from(a.wrapping_sub(start) > last);
+                    let fits = if mask == u32::MAX {
+                        offsets.iter().fold(0, |any, &a| any | bad(a)) == 0
+                    } else {
+                        !lanes(mask).any(|l| bad(offsets[l]) != 0)
+                    };
+                    if fits {
+                        *buffers = [buffer; 32];
+                        for o in offsets.iter_mut() {
+                            *o = o.wrapping_sub(start);
+                        }
+                        return true;
+                    }
+                }
+            }
+        }
         for l in lanes(mask) {
             let Some((b, o)) = self.locate(space, offsets[l], size, &mut hint) else {
                 return false;
