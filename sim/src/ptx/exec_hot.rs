@@ -55,38 +55,32 @@ fn plain(mods: FMods) -> bool {
 /// a register-blocked SGEMM's time); the same correctly rounded results either way.
 #[inline]
 fn fma_warp(regs: &mut [[u64; 32]], [a, b, c]: [usize; 3], d: usize, keep: u64) {
-    let lanes = |r: usize| -> [f32; 32] { std::array::from_fn(|l| f(regs[r][l])) };
-    let (x, y, z) = (lanes(a), lanes(b), lanes(c));
-    let mut out = [0f32; 32];
-    fma_lanes(&x, &y, &z, &mut out);
-    for (slot, v) in regs[d].iter_mut().zip(out) {
-        *slot = canonical(v) & keep;
-    }
-}
-
-/// `out[l] = x[l] * y[l] + z[l]`, rounded once.
-#[inline]
-fn fma_lanes(x: &[f32; 32], y: &[f32; 32], z: &[f32; 32], out: &mut [f32; 32]) {
+    let (x, y, z) = (regs[a], regs[b], regs[c]);
+    let out = &mut regs[d];
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has the `fma` feature (checked on the line above), the only requirement
-        // of calling a function compiled with it enabled.
-        unsafe { fma_lanes_hw(x, y, z, out) };
+    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has the `fma` and `avx2` features (checked on the line above), the only
+        // requirement of calling a function compiled with them enabled.
+        unsafe { fma_lanes_hw(&x, &y, &z, out, keep) };
         return;
     }
+    fma_lanes(&x, &y, &z, out, keep);
+}
+
+/// `out[l] = x[l] * y[l] + z[l]` on `f32` bits, rounded once, NaN canonical, at `keep`'s width.
+#[inline(always)]
+fn fma_lanes(x: &[u64; 32], y: &[u64; 32], z: &[u64; 32], out: &mut [u64; 32], keep: u64) {
     for l in 0..32 {
-        out[l] = x[l].mul_add(y[l], z[l]);
+        out[l] = canonical(f(x[l]).mul_add(f(y[l]), f(z[l]))) & keep;
     }
 }
 
-/// [`fma_lanes`] compiled for CPUs with `fma` (which implies AVX): `mul_add` becomes `vfmadd`
-/// over eight lanes at a time.
+/// [`fma_lanes`] compiled for CPUs with `fma` and `avx2`: the lanes in vector registers, eight
+/// at a time, `mul_add` one `vfmadd` each.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn fma_lanes_hw(x: &[f32; 32], y: &[f32; 32], z: &[f32; 32], out: &mut [f32; 32]) {
-    for l in 0..32 {
-        out[l] = x[l].mul_add(y[l], z[l]);
-    }
+#[target_feature(enable = "fma,avx2")]
+fn fma_lanes_hw(x: &[u64; 32], y: &[u64; 32], z: &[u64; 32], out: &mut [u64; 32], keep: u64) {
+    fma_lanes(x, y, z, out, keep);
 }
 
 /// Writes `value(registers, lane)` to register `d` on `mask`'s lanes at the register's width. The

@@ -1,0 +1,174 @@
+//! The PTX simulator's speed on the simulator corpus (`corpus/` at the repository root: 398 launches
+//! of PTX that nvcc 13, NVRTC 12.9 and Triton 3.9 wrote), one worker thread, sanitizer on and off:
+//! for each entry the simulator passes, warp-instructions per second of `ptx::run` (host clock, the
+//! fastest of three runs; the PTX is decoded and the inputs generated before the clock starts). Every
+//! timed configuration's outputs are compared with the corpus's expected values first. Prints the
+//! median and quartiles over the entries and the largest entries by warp-instructions.
+//! Run: `cargo bench -p warpforge-sim --bench corpus_speed` (`CORPUS_ONLY=<substring>` to filter,
+//! `CORPUS_ROWS=1` for every entry's warp-instructions and nanoseconds off and on on stderr).
+
+#[path = "../tests/it/corpus_support/mod.rs"]
+mod corpus_support;
+
+use std::path::{Path, PathBuf};
+
+use corpus_support::{generate, mismatch, scalar_bits, Compare, Entry, Param};
+use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
+use warpforge_sim::{BufferArg, SimOptions};
+
+/// One entry, one configuration: (warp-instructions, fastest run in ns), or why it was skipped.
+fn measure(
+    dir: &Path,
+    e: &Entry,
+    kernel: &PtxKernel,
+    sanitize: bool,
+) -> Result<(u64, u64), String> {
+    let mut args = Vec::new();
+    let mut inputs: Vec<(Vec<u8>, bool)> = Vec::new();
+    for p in &e.params {
+        match p {
+            Param::Scalar { ty, value } => args.push(PtxArg::Scalar(scalar_bits(ty, value))),
+            Param::Buffer {
+                ty,
+                len,
+                init,
+                output,
+                writable,
+                ..
+            } => {
+                args.push(PtxArg::Buffer);
+                inputs.push((generate(dir, init, ty, *len), *output || *writable));
+            }
+        }
+    }
+    let launch = PtxLaunch {
+        grid: e.grid,
+        block: e.block,
+        dynamic_shared: e.dynamic_shared,
+    };
+    let options = SimOptions {
+        sanitize,
+        threads: 1,
+        step_limit: 250_000,
+        ..SimOptions::default()
+    };
+    let mut best = u64::MAX;
+    let mut count = 0;
+    for run in 0..3 {
+        let mut data = inputs.clone();
+        let mut buffers: Vec<BufferArg<'_>> = data
+            .iter_mut()
+            .map(|(b, w)| {
+                if *w {
+                    BufferArg::ReadWrite(b)
+                } else {
+                    BufferArg::ReadOnly(b)
+                }
+            })
+            .collect();
+        let report = ptx::run(kernel, &launch, &args, &mut buffers, &options)
+            .map_err(|err| err.to_string())?;
+        drop(buffers);
+        if !report.is_clean() {
+            return Err("findings".into());
+        }
+        if run == 0 {
+            check(dir, e, &data)?;
+        }
+        best = best.min(report.elapsed_ns.max(1));
+        count = report.counters.warp_instructions();
+    }
+    Ok((count, best))
+}
+
+/// The entry's outputs against the corpus's expected values.
+fn check(dir: &Path, e: &Entry, data: &[(Vec<u8>, bool)]) -> Result<(), String> {
+    let buffers = e
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::Buffer { .. }));
+    for (p, (got, _)) in buffers.zip(data) {
+        if let Param::Buffer {
+            name,
+            ty,
+            output: true,
+            expected,
+            compare,
+            ..
+        } = p
+        {
+            let file = expected.as_ref().ok_or("no expected output")?;
+            let want = std::fs::read(dir.join(file)).map_err(|err| err.to_string())?;
+            let exact = Compare::default();
+            if let Some(m) = mismatch(ty, got, &want, compare.as_ref().unwrap_or(&exact)) {
+                return Err(format!("`{name}` {m}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.25), at(0.5), at(0.75))
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is taken from the command line.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("launch"))
+        .expect("corpus/launch")
+        .map(|f| f.expect("a directory entry").path())
+        .collect();
+    files.sort();
+    let only = std::env::var("CORPUS_ONLY").ok();
+    let mut rows = Vec::new();
+    let mut skipped = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("a launch file");
+        let e: Entry = serde_json::from_str(&text).expect("a launch entry");
+        if only.as_ref().is_some_and(|o| !e.id.contains(o.as_str())) {
+            continue;
+        }
+        let ptx = std::fs::read_to_string(dir.join(&e.ptx)).expect("a PTX file");
+        let Ok(kernel) = PtxKernel::load(&ptx, &e.entry) else {
+            skipped += 1;
+            continue;
+        };
+        match (
+            measure(&dir, &e, &kernel, false),
+            measure(&dir, &e, &kernel, true),
+        ) {
+            (Ok((n, off)), Ok((_, on))) => rows.push((e.id.clone(), n, off, on)),
+            _ => skipped += 1,
+        }
+    }
+    let rate = |n: u64, ns: u64| n as f64 * 1e3 / ns as f64;
+    let off = quartiles(rows.iter().map(|r| rate(r.1, r.2)).collect());
+    let on = quartiles(rows.iter().map(|r| rate(r.1, r.3)).collect());
+    println!(
+        "simulator corpus, {} entries ({} skipped: not passing), 1 worker thread, host clock, fastest of 3",
+        rows.len(),
+        skipped
+    );
+    println!("M warp-instructions/s      25%   median     75%");
+    println!(
+        "sanitizer off          {:>7.2} {:>8.2} {:>7.2}",
+        off.0, off.1, off.2
+    );
+    println!(
+        "sanitizer on           {:>7.2} {:>8.2} {:>7.2}",
+        on.0, on.1, on.2
+    );
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1));
+    if std::env::var_os("CORPUS_ROWS").is_some() {
+        for (id, n, off, on) in &rows {
+            eprintln!("{id}\t{n}\t{off}\t{on}");
+        }
+    }
+    println!("largest entries: warp-instructions, M/s off, M/s on");
+    for (id, n, off, on) in rows.iter().take(8) {
+        println!("  {id}: {n}, {:.2}, {:.2}", rate(*n, *off), rate(*n, *on));
+    }
+}
