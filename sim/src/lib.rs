@@ -71,6 +71,7 @@ pub mod ptx;
 mod race;
 mod race_shadow;
 mod report;
+mod simd;
 mod stats;
 mod sync_blocks;
 mod warp;

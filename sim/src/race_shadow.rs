@@ -9,8 +9,42 @@
 //! byte-level check's: the same race, at the same byte.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
-use super::race::{Arrivals, Race, Touch};
+/// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
+pub(crate) type Arrivals = Rc<[(u32, u64)]>;
+
+/// A race found: the two statements (program counters) and the threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Race {
+    /// The earlier access.
+    pub first_pc: u32,
+    /// Its thread (within the block).
+    pub first_thread: u32,
+    /// Whether it wrote.
+    pub first_wrote: bool,
+    /// The later access.
+    pub second_pc: u32,
+    /// Its thread.
+    pub second_thread: u32,
+    /// Whether it wrote.
+    pub second_wrote: bool,
+    /// Both at the same statement, writing different values.
+    pub same_statement: bool,
+}
+
+/// An access being checked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Touch {
+    pub thread: u32,
+    pub pc: u32,
+    pub step: u64,
+    pub write: bool,
+    /// An atomic or a strong load or store (see the module docs).
+    pub strong: bool,
+    /// The bytes written (writes only), at their places in the word being checked.
+    pub value: u32,
+}
 
 /// A write (or atomic) since the last barrier.
 #[derive(Clone, Copy, Debug)]

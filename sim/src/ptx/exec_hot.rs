@@ -56,31 +56,7 @@ fn plain(mods: FMods) -> bool {
 #[inline]
 fn fma_warp(regs: &mut [[u64; 32]], [a, b, c]: [usize; 3], d: usize, keep: u64) {
     let (x, y, z) = (regs[a], regs[b], regs[c]);
-    let out = &mut regs[d];
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has the `fma` and `avx2` features (checked on the line above), the only
-        // requirement of calling a function compiled with them enabled.
-        unsafe { fma_lanes_hw(&x, &y, &z, out, keep) };
-        return;
-    }
-    fma_lanes(&x, &y, &z, out, keep);
-}
-
-/// `out[l] = x[l] * y[l] + z[l]` on `f32` bits, rounded once, NaN canonical, at `keep`'s width.
-#[inline(always)]
-fn fma_lanes(x: &[u64; 32], y: &[u64; 32], z: &[u64; 32], out: &mut [u64; 32], keep: u64) {
-    for l in 0..32 {
-        out[l] = canonical(f(x[l]).mul_add(f(y[l]), f(z[l]))) & keep;
-    }
-}
-
-/// [`fma_lanes`] compiled for CPUs with `fma` and `avx2`: the lanes in vector registers, eight
-/// at a time, `mul_add` one `vfmadd` each.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma,avx2")]
-fn fma_lanes_hw(x: &[u64; 32], y: &[u64; 32], z: &[u64; 32], out: &mut [u64; 32], keep: u64) {
-    fma_lanes(x, y, z, out, keep);
+    crate::simd::fma_f32_lanes(&x, &y, &z, &mut regs[d], keep, CANONICAL_NAN);
 }
 
 /// Writes `value(registers, lane)` to register `d` on `mask`'s lanes at the register's width. The
