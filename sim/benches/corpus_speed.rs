@@ -126,11 +126,16 @@ fn main() {
     let mut rows = Vec::new();
     let mut skipped = 0;
     for f in &files {
-        let text = std::fs::read_to_string(f).expect("a launch file");
-        let e: Entry = serde_json::from_str(&text).expect("a launch entry");
-        if only.as_ref().is_some_and(|o| !e.id.contains(o.as_str())) {
+        // The file is named for the entry's id.
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+        if only
+            .as_ref()
+            .is_some_and(|o| !name.is_some_and(|n| n.contains(o.as_str())))
+        {
             continue;
         }
+        let text = std::fs::read_to_string(f).expect("a launch file");
+        let e: Entry = serde_json::from_str(&text).expect("a launch entry");
         let ptx = std::fs::read_to_string(dir.join(&e.ptx)).expect("a PTX file");
         let Ok(kernel) = PtxKernel::load(&ptx, &e.entry) else {
             skipped += 1;
