@@ -1,11 +1,13 @@
 //! The PTX simulator's speed on the simulator corpus (`corpus/` at the repository root: 398 launches
 //! of PTX that nvcc 13, NVRTC 12.9 and Triton 3.9 wrote), one worker thread, sanitizer on and off:
 //! for each entry the simulator passes, warp-instructions per second of `ptx::run` (host clock, the
-//! fastest of three runs; the PTX is decoded and the inputs generated before the clock starts). Every
+//! fastest of ten runs: the first run of an entry also allocates what later
+//! launches reuse; the PTX is decoded and the inputs generated before the clock starts). Every
 //! timed configuration's outputs are compared with the corpus's expected values first. Prints the
 //! median and quartiles over the entries and the largest entries by warp-instructions.
 //! Run: `cargo bench -p warpforge-sim --bench corpus_speed` (`CORPUS_ONLY=<substring>` to filter,
-//! `CORPUS_ROWS=1` for every entry's warp-instructions and nanoseconds off and on on stderr).
+//! `CORPUS_ROWS=1` for every entry's warp-instructions and nanoseconds off and on on stderr,
+//! `CORPUS_REPEAT=N` for N runs of each instead of 10, to profile one entry).
 
 #[path = "../tests/it/corpus_support/mod.rs"]
 mod corpus_support;
@@ -54,7 +56,7 @@ fn measure(
     };
     let mut best = u64::MAX;
     let mut count = 0;
-    for run in 0..3 {
+    for run in 0..repeats() {
         let mut data = inputs.clone();
         let mut buffers: Vec<BufferArg<'_>> = data
             .iter_mut()
@@ -108,6 +110,15 @@ fn check(dir: &Path, e: &Entry, data: &[(Vec<u8>, bool)]) -> Result<(), String> 
     Ok(())
 }
 
+/// Runs per entry and configuration (`CORPUS_REPEAT`, 10 by default).
+fn repeats() -> usize {
+    std::env::var("CORPUS_REPEAT")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(10usize)
+        .max(1)
+}
+
 fn quartiles(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
@@ -153,9 +164,10 @@ fn main() {
     let off = quartiles(rows.iter().map(|r| rate(r.1, r.2)).collect());
     let on = quartiles(rows.iter().map(|r| rate(r.1, r.3)).collect());
     println!(
-        "simulator corpus, {} entries ({} skipped: not passing), 1 worker thread, host clock, fastest of 3",
+        "simulator corpus, {} entries ({} skipped: not passing), 1 worker thread, host clock, fastest of {}",
         rows.len(),
-        skipped
+        skipped,
+        repeats()
     );
     println!("M warp-instructions/s      25%   median     75%");
     println!(

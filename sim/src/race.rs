@@ -17,7 +17,6 @@
 //! that value continues), and whatever scope either names (both are within the block here). That can
 //! only miss a race, never invent one. `fence` instructions do not take part.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -84,10 +83,10 @@ pub(crate) struct RaceState {
     syncs: Vec<Vec<(u64, u32)>>,
     /// Per thread: the mbarrier waits it passed since the last barrier, each with the warp step
     /// of the wait and the (thread, step) of every arrival of the phase it waited for (PTX).
-    edges: HashMap<u32, Vec<(Arrivals, u64)>>,
+    edges: FxHashMap<u32, Vec<(Arrivals, u64)>>,
     /// Per byte: what is ordered before the releases to it since the last barrier, as (thread,
     /// step) — each thread once, at its latest step — for an acquire to take as an edge.
-    releases: HashMap<Loc, Arrivals>,
+    releases: FxHashMap<Loc, Arrivals>,
 }
 
 impl RaceState {
@@ -139,8 +138,8 @@ impl RaceState {
             last_page: None,
             epoch: 1,
             syncs: vec![Vec::new(); warps],
-            edges: HashMap::new(),
-            releases: HashMap::new(),
+            edges: FxHashMap::default(),
+            releases: FxHashMap::default(),
         }
     }
 
@@ -154,7 +153,7 @@ impl RaceState {
     /// earlier accesses; the lanes of each `warp_sync` it passed, up to that sync; the arrivals of
     /// each wait it passed), happen before what an acquire of `at` is followed by.
     pub fn release(&mut self, at: Loc, thread: u32, step: u64) {
-        let mut before: HashMap<u32, u64> = HashMap::new();
+        let mut before: FxHashMap<u32, u64> = FxHashMap::default();
         let mut add = |t: u32, s: u64| {
             let e = before.entry(t).or_insert(s);
             *e = (*e).max(s);

@@ -8,8 +8,9 @@
 //! word is checked byte by byte exactly as an unsplit one would have been, so the findings are the
 //! byte-level check's: the same race, at the same byte.
 
-use std::collections::HashMap;
 use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
 
 /// The arrivals of one completed mbarrier phase: each arriving thread and its warp step then.
 pub(crate) type Arrivals = Rc<[(u32, u64)]>;
@@ -228,7 +229,7 @@ pub(crate) struct Order<'a> {
     /// Per warp: (step, mask) of each `warp_sync` since the last barrier.
     pub syncs: &'a [Vec<(u64, u32)>],
     /// Per thread: the waits and acquires it passed since the last barrier (see `RaceState::edges`).
-    pub edges: &'a HashMap<u32, Vec<(Arrivals, u64)>>,
+    pub edges: &'a FxHashMap<u32, Vec<(Arrivals, u64)>>,
 }
 
 impl Order<'_> {
