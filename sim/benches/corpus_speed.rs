@@ -7,7 +7,8 @@
 //! median and quartiles over the entries and the largest entries by warp-instructions.
 //! Run: `cargo bench -p warpforge-sim --bench corpus_speed` (`CORPUS_ONLY=<substring>` to filter,
 //! `CORPUS_ROWS=1` for every entry's warp-instructions and nanoseconds off and on on stderr,
-//! `CORPUS_REPEAT=N` for N runs of each instead of 10, to profile one entry).
+//! `CORPUS_REPEAT=N` for N runs of each instead of 10, `CORPUS_SANITIZE=off|on` for one
+//! configuration only: both to profile).
 
 #[path = "../tests/it/corpus_support/mod.rs"]
 mod corpus_support;
@@ -152,10 +153,24 @@ fn main() {
             skipped += 1;
             continue;
         };
-        match (
-            measure(&dir, &e, &kernel, false),
-            measure(&dir, &e, &kernel, true),
-        ) {
+        // `CORPUS_SANITIZE=off` or `on` times one configuration only (to profile it); both
+        // columns then hold it.
+        let timed = match std::env::var("CORPUS_SANITIZE").as_deref() {
+            Ok("off") => Some(false),
+            Ok("on") => Some(true),
+            _ => None,
+        };
+        let (off, on) = match timed {
+            Some(sanitize) => {
+                let m = measure(&dir, &e, &kernel, sanitize);
+                (m.clone(), m)
+            }
+            None => (
+                measure(&dir, &e, &kernel, false),
+                measure(&dir, &e, &kernel, true),
+            ),
+        };
+        match (off, on) {
             (Ok((n, off)), Ok((_, on))) => rows.push((e.id.clone(), n, off, on)),
             _ => skipped += 1,
         }

@@ -1,7 +1,9 @@
 //! The state of a block's asynchronous copies (`cp.async`, `cp.async.bulk`) and of its mbarriers'
 //! arrivals, as racecheck orders them; `exec_async.rs` executes the instructions on it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::race::Arrivals;
 

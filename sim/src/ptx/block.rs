@@ -142,40 +142,44 @@ impl<'a> PtxBlock<'a> {
         let ctaid = [b % gx, b / gx % gy, b / (gx * gy)];
         for &(r, init) in &program.init {
             let col = &mut regs[r as usize];
+            let s = match init {
+                Init::Const(bits) => {
+                    *col = [bits; 32];
+                    continue;
+                }
+                Init::Special(s) => s,
+            };
             for (lane, v) in col.iter_mut().enumerate() {
                 let t = u64::from(first) + lane as u64;
                 let lane = lane as u32;
-                *v = match init {
-                    Init::Const(bits) => bits,
-                    Init::Special(s) => match s {
-                        Special::Tid(0) => t % u64::from(bx),
-                        Special::Tid(1) => t / u64::from(bx) % u64::from(by),
-                        Special::Tid(_) => t / (u64::from(bx) * u64::from(by)),
-                        Special::Ntid(d) => u64::from([bx, by, bz][usize::from(d.min(2))]),
-                        Special::Ctaid(d) => u64::from(ctaid[usize::from(d.min(2))]),
-                        Special::Nctaid(d) => u64::from(self.launch.grid[usize::from(d.min(2))]),
-                        Special::LaneId => u64::from(lane),
-                        Special::WarpId => u64::from(index),
-                        Special::NWarpId => u64::from(self.launch.threads.div_ceil(32)),
-                        Special::LanemaskEq => 1 << lane,
-                        Special::LanemaskLt => (1u64 << lane) - 1,
-                        Special::LanemaskLe => (2u64 << lane) - 1,
-                        Special::LanemaskGt => u64::from(u32::MAX << lane << 1),
-                        Special::LanemaskGe => u64::from(u32::MAX << lane),
-                        Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
-                        Special::TotalSmem => u64::from(self.launch.own_shared),
-                        Special::Reserved(k) => {
-                            let (begin, size) = (self.launch.reserved_begin, self.launch.reserved);
-                            u64::from(match k {
-                                0 | 3 => begin,
-                                1 => begin + size,
-                                2 => size,
-                                _ => begin + size / 2,
-                            })
-                        }
-                        Special::SmId | Special::GridId | Special::Zero => 0,
-                        Special::NSmId | Special::One => 1,
-                    },
+                *v = match s {
+                    Special::Tid(0) => t % u64::from(bx),
+                    Special::Tid(1) => t / u64::from(bx) % u64::from(by),
+                    Special::Tid(_) => t / (u64::from(bx) * u64::from(by)),
+                    Special::Ntid(d) => u64::from([bx, by, bz][usize::from(d.min(2))]),
+                    Special::Ctaid(d) => u64::from(ctaid[usize::from(d.min(2))]),
+                    Special::Nctaid(d) => u64::from(self.launch.grid[usize::from(d.min(2))]),
+                    Special::LaneId => u64::from(lane),
+                    Special::WarpId => u64::from(index),
+                    Special::NWarpId => u64::from(self.launch.threads.div_ceil(32)),
+                    Special::LanemaskEq => 1 << lane,
+                    Special::LanemaskLt => (1u64 << lane) - 1,
+                    Special::LanemaskLe => (2u64 << lane) - 1,
+                    Special::LanemaskGt => u64::from(u32::MAX << lane << 1),
+                    Special::LanemaskGe => u64::from(u32::MAX << lane),
+                    Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
+                    Special::TotalSmem => u64::from(self.launch.own_shared),
+                    Special::Reserved(k) => {
+                        let (begin, size) = (self.launch.reserved_begin, self.launch.reserved);
+                        u64::from(match k {
+                            0 | 3 => begin,
+                            1 => begin + size,
+                            2 => size,
+                            _ => begin + size / 2,
+                        })
+                    }
+                    Special::SmId | Special::GridId | Special::Zero => 0,
+                    Special::NSmId | Special::One => 1,
                 };
             }
         }
