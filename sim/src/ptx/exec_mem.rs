@@ -219,6 +219,7 @@ impl PtxBlock<'_> {
         mask: u32,
     ) -> Result<(), Stop> {
         if self.fast_memory(warp, pc, mask)
+            || self.fast_constant_load(warp, pc, mask)
             || self.checked_load(warp, pc, mask)?
             || self.checked_store(warp, pc, mask)?
         {

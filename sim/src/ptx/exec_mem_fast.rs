@@ -270,4 +270,57 @@ impl PtxBlock<'_> {
         }
         true
     }
+
+    /// Executes a load from the parameter or constant space (read-only for the whole launch, so
+    /// nothing to check but the bounds and the alignment, sanitizer or not) when every lane's
+    /// address is aligned and in bounds; `false` (nothing done) otherwise: the general path
+    /// explains the fault.
+    pub(super) fn fast_constant_load(&mut self, warp: &mut PtxWarp, pc: usize, mask: u32) -> bool {
+        if super::exec_hot::general_only() {
+            return false;
+        }
+        let program = self.launch.program;
+        let Op::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            ..
+        } = &program.insts[pc].op
+        else {
+            return false;
+        };
+        let bytes: &[u8] = match space {
+            MemSpace::Param => &self.launch.params,
+            MemSpace::Const => &program.constants,
+            _ => return false,
+        };
+        let elem = ty.bits() / 8;
+        let size = u64::from(elem) * dsts.len() as u64;
+        if !size.is_power_of_two() {
+            return false;
+        }
+        let Some(last) = (bytes.len() as u64).checked_sub(size) else {
+            return false;
+        };
+        let offsets = warp_addresses(program, &warp.regs, *addr);
+        if lanes(mask).any(|l| (offsets[l] & (size - 1)) != 0 || offsets[l] > last) {
+            return false;
+        }
+        self.run.counters.arithmetic += 1;
+        let signed = matches!(ty, Ty::Int(t) if t.signed);
+        for (k, d) in dsts.iter().enumerate() {
+            let Some(d) = *d else {
+                continue;
+            };
+            let keep = ones(program.reg_bits[d as usize]);
+            let skip = k as u64 * u64::from(elem);
+            for l in lanes(mask) {
+                let v = read_bytes(bytes, (offsets[l] + skip) as usize, elem);
+                let v = if signed { sext(v, 8 * elem) } else { v };
+                warp.regs[d as usize][l] = v & keep;
+            }
+        }
+        true
+    }
 }
