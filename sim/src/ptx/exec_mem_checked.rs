@@ -1,13 +1,17 @@
-//! The common case of `ld` with the sanitizer on, kept short: a load of whole 4-byte words
-//! (32-, 64- and vector loads of them) of global or shared memory, without acquire semantics, that
-//! every lane's address places quickly (`place_lanes`) while no `cp.async` copy is in flight. Its
-//! racecheck is decided per word before anything is recorded: when no word a lane reads was written
-//! since the last barrier by another thread (or only strongly, for a strong load), no read can race
-//! and the reads are recorded warp by warp, as the general path would record them lane by lane;
-//! initcheck asks that every byte was written. If any word needs the full check or a byte was never
-//! written, nothing was done and the general path runs the instruction (and reports). The check
-//! between blocks (`check_blocks`) runs per lane in lane order, as on the general path. The bytes
-//! read, the counters and the findings are the general path's.
+//! The common cases of `ld` and `st` with the sanitizer on, kept short: whole 4-byte words (32-,
+//! 64- and vector accesses of them) of global or shared memory, without acquire or release
+//! semantics, that every lane's address places quickly (`place_lanes`) while no `cp.async` copy is
+//! in flight.
+//!
+//! A load's racecheck is decided per word before anything is recorded: when no word a lane reads
+//! was written since the last barrier by another thread (or only strongly, for a strong load), no
+//! read can race, and the reads are recorded warp-wide (shared memory's only logged, see
+//! `race_quiet.rs`), as the general path would record them lane by lane; initcheck asks that every
+//! byte was written. If any word needs the full check or a byte was never written, nothing was done
+//! and the general path runs the instruction (and reports). A store goes lane after lane as on the
+//! general path, straight to the shadow (`RaceState::check`), without its layers. The check between
+//! blocks (`check_blocks`) runs per lane in lane order, as on the general path. The bytes read and
+//! written, the counters and the findings are the general path's (`exec_mem_checked_tests.rs`).
 
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_int::{ones, sext};
