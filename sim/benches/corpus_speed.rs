@@ -13,37 +13,28 @@
 #[path = "../tests/it/corpus_support/mod.rs"]
 mod corpus_support;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use corpus_support::{generate, mismatch, scalar_bits, Compare, Entry, Param};
+use corpus_support::{expected_mismatch, inputs, Entry};
+use warpforge_ptx::parse::{parse, Module};
 use warpforge_sim::ptx::{self, PtxArg, PtxKernel, PtxLaunch};
 use warpforge_sim::{BufferArg, SimOptions};
 
-/// One entry, one configuration: (warp-instructions, fastest run in ns), or why it was skipped.
+/// One entry, one configuration, `runs` times: (warp-instructions, fastest run in ns), or why it
+/// was skipped.
 fn measure(
     dir: &Path,
     e: &Entry,
     kernel: &PtxKernel,
     sanitize: bool,
+    runs: usize,
 ) -> Result<(u64, u64), String> {
-    let mut args = Vec::new();
-    let mut inputs: Vec<(Vec<u8>, bool)> = Vec::new();
-    for p in &e.params {
-        match p {
-            Param::Scalar { ty, value } => args.push(PtxArg::Scalar(scalar_bits(ty, value))),
-            Param::Buffer {
-                ty,
-                len,
-                init,
-                output,
-                writable,
-                ..
-            } => {
-                args.push(PtxArg::Buffer);
-                inputs.push((generate(dir, init, ty, *len), *output || *writable));
-            }
-        }
-    }
+    let (inputs, params) = inputs(dir, e);
+    let args: Vec<PtxArg> = params
+        .iter()
+        .map(|p| p.map_or(PtxArg::Buffer, PtxArg::Scalar))
+        .collect();
     let launch = PtxLaunch {
         grid: e.grid,
         block: e.block,
@@ -57,7 +48,7 @@ fn measure(
     };
     let mut best = u64::MAX;
     let mut count = 0;
-    for run in 0..repeats() {
+    for run in 0..runs {
         let mut data = inputs.clone();
         let mut buffers: Vec<BufferArg<'_>> = data
             .iter_mut()
@@ -76,39 +67,14 @@ fn measure(
             return Err("findings".into());
         }
         if run == 0 {
-            check(dir, e, &data)?;
+            if let Some(m) = expected_mismatch(dir, e, &data) {
+                return Err(m);
+            }
         }
         best = best.min(report.elapsed_ns.max(1));
         count = report.counters.warp_instructions();
     }
     Ok((count, best))
-}
-
-/// The entry's outputs against the corpus's expected values.
-fn check(dir: &Path, e: &Entry, data: &[(Vec<u8>, bool)]) -> Result<(), String> {
-    let buffers = e
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::Buffer { .. }));
-    for (p, (got, _)) in buffers.zip(data) {
-        if let Param::Buffer {
-            name,
-            ty,
-            output: true,
-            expected,
-            compare,
-            ..
-        } = p
-        {
-            let file = expected.as_ref().ok_or("no expected output")?;
-            let want = std::fs::read(dir.join(file)).map_err(|err| err.to_string())?;
-            let exact = Compare::default();
-            if let Some(m) = mismatch(ty, got, &want, compare.as_ref().unwrap_or(&exact)) {
-                return Err(format!("`{name}` {m}"));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Runs per entry and configuration (`CORPUS_REPEAT`, 10 by default).
@@ -135,6 +101,16 @@ fn main() {
         .collect();
     files.sort();
     let only = std::env::var("CORPUS_ONLY").ok();
+    let runs = repeats();
+    // `CORPUS_SANITIZE=off` or `on` times one configuration only (to profile it); both columns
+    // then hold it.
+    let timed = match std::env::var("CORPUS_SANITIZE").as_deref() {
+        Ok("off") => Some(false),
+        Ok("on") => Some(true),
+        _ => None,
+    };
+    // Builds share PTX files: each parsed once.
+    let mut modules: HashMap<String, Option<Module>> = HashMap::new();
     let mut rows = Vec::new();
     let mut skipped = 0;
     for f in &files {
@@ -148,26 +124,22 @@ fn main() {
         }
         let text = std::fs::read_to_string(f).expect("a launch file");
         let e: Entry = serde_json::from_str(&text).expect("a launch entry");
-        let ptx = std::fs::read_to_string(dir.join(&e.ptx)).expect("a PTX file");
-        let Ok(kernel) = PtxKernel::load(&ptx, &e.entry) else {
+        let module = modules.entry(e.ptx.clone()).or_insert_with(|| {
+            let text = std::fs::read_to_string(dir.join(&e.ptx)).expect("a PTX file");
+            parse(&text).ok()
+        });
+        let Some(Ok(kernel)) = module.as_ref().map(|m| PtxKernel::from_module(m, &e.entry)) else {
             skipped += 1;
             continue;
         };
-        // `CORPUS_SANITIZE=off` or `on` times one configuration only (to profile it); both
-        // columns then hold it.
-        let timed = match std::env::var("CORPUS_SANITIZE").as_deref() {
-            Ok("off") => Some(false),
-            Ok("on") => Some(true),
-            _ => None,
-        };
         let (off, on) = match timed {
             Some(sanitize) => {
-                let m = measure(&dir, &e, &kernel, sanitize);
+                let m = measure(&dir, &e, &kernel, sanitize, runs);
                 (m.clone(), m)
             }
             None => (
-                measure(&dir, &e, &kernel, false),
-                measure(&dir, &e, &kernel, true),
+                measure(&dir, &e, &kernel, false, runs),
+                measure(&dir, &e, &kernel, true, runs),
             ),
         };
         match (off, on) {
@@ -182,7 +154,7 @@ fn main() {
         "simulator corpus, {} entries ({} skipped: not passing), 1 worker thread, host clock, fastest of {}",
         rows.len(),
         skipped,
-        repeats()
+        runs
     );
     println!("M warp-instructions/s      25%   median     75%");
     println!(

@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 
 pub(crate) use super::race_shadow::{Arrivals, Race, Touch};
 use super::race_shadow::{Order, Word};
+pub(crate) use quiet::runs;
 use quiet::{LoggedLoad, Stamp};
 
 #[path = "race_quiet.rs"]

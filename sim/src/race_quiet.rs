@@ -175,22 +175,38 @@ impl RaceState {
         }
         let epoch = self.epoch;
         for r in &self.log {
-            let mut rest = r.mask;
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize;
-                let mut same = 1u32 << l;
-                let mut next = rest & !same;
-                while next != 0 && r.offsets[next.trailing_zeros() as usize] == r.offsets[l] {
-                    same |= next & next.wrapping_neg();
-                    next &= next - 1;
-                }
-                rest &= !same;
+            let same = |o: usize, l: usize| r.offsets[o] == r.offsets[l];
+            for (l, lanes) in runs(r.mask, same) {
                 for w in 0..r.words {
                     let word = &mut self.shared[(r.offsets[l] / 4 + w) as usize];
-                    word.record_read(epoch, r.warp, same, r.pc, r.step, r.strong);
+                    word.record_read(epoch, r.warp, lanes, r.pc, r.step, r.strong);
                 }
             }
         }
         self.log.clear();
     }
+}
+
+/// `mask`'s lanes in runs of neighbours that `same(lane, first)` puts with the run's first lane:
+/// each run's first lane and its lanes. Lane after lane, the reads of one step merge into one
+/// record, so a run is recorded at once.
+pub(crate) fn runs(
+    mask: u32,
+    same: impl Fn(usize, usize) -> bool,
+) -> impl Iterator<Item = (usize, u32)> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let l = rest.trailing_zeros() as usize;
+        let mut run = 1u32 << l;
+        let mut next = rest & !run;
+        while next != 0 && same(next.trailing_zeros() as usize, l) {
+            run |= next & next.wrapping_neg();
+            next &= next - 1;
+        }
+        rest &= !run;
+        Some((l, run))
+    })
 }

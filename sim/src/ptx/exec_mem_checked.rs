@@ -16,11 +16,11 @@
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_int::{ones, sext};
 use super::exec_mem_fast::{warp_addresses, SHARED};
-use super::inst::{MemSpace, Op, Ty};
+use super::inst::{Addr, MemSpace, Op, Ty};
 use super::lanes;
 use crate::block::{Stop, Who};
 use crate::memory::{read_bytes, write_bytes};
-use crate::race::{Region, Strength, Touch};
+use crate::race::{runs, Region, Sem, Strength, Touch};
 
 impl PtxBlock<'_> {
     /// Executes the load at `pc` on `mask`'s lanes when the sanitizer is on and the load is the
@@ -31,13 +31,6 @@ impl PtxBlock<'_> {
         pc: usize,
         mask: u32,
     ) -> Result<bool, Stop> {
-        if self.run.race.is_none()
-            || self.run.options.stats
-            || self.asyncs.pending != 0
-            || super::exec_hot::general_only()
-        {
-            return Ok(false);
-        }
         let program = self.launch.program;
         let Op::Ld {
             space,
@@ -50,32 +43,18 @@ impl PtxBlock<'_> {
         else {
             return Ok(false);
         };
-        if sem.acquire
-            || sem.release
-            || !matches!(
-                space,
-                MemSpace::Global | MemSpace::Shared | MemSpace::Generic
-            )
-        {
-            return Ok(false);
-        }
         let elem = ty.bits() / 8;
         let size = u64::from(elem) * dsts.len() as u64;
-        if !(4..=8).contains(&elem) || mask == 0 {
+        let (mut buffers, mut offsets) = ([0u32; 32], [0u64; 32]);
+        if !self.checked_places(
+            warp,
+            (*space, elem, size, *addr, *sem),
+            mask,
+            &mut buffers,
+            &mut offsets,
+        ) {
             return Ok(false);
         }
-        let mut buffers = [0u32; 32];
-        let mut offsets = warp_addresses(program, &warp.regs, *addr);
-        if !self.place_lanes(*space, size, mask, &mut buffers, &mut offsets) {
-            return Ok(false);
-        }
-        let region = |b: u32| {
-            if b == SHARED {
-                Region::Shared
-            } else {
-                Region::Global(b)
-            }
-        };
         let words = size / 4;
         let any_strong = *strong != Strength::Plain;
         let race = self.run.race.as_mut().expect("the sanitizer is on");
@@ -104,30 +83,15 @@ impl PtxBlock<'_> {
         if *space == MemSpace::Shared {
             race.log_shared_load(warp.index, mask, pc32, step, any_strong, words, &offsets);
         } else {
-            let mut rest = mask;
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize;
-                let mut same = 1u32 << l;
-                let mut next = rest & !same;
-                while next != 0 && {
-                    let o = next.trailing_zeros() as usize;
-                    offsets[o] == offsets[l] && buffers[o] == buffers[l]
-                } {
-                    same |= next & next.wrapping_neg();
-                    next &= next - 1;
-                }
-                rest &= !same;
+            let same = |o: usize, l: usize| offsets[o] == offsets[l] && buffers[o] == buffers[l];
+            for (l, lanes) in runs(mask, same) {
                 let (r, at) = (region(buffers[l]), offsets[l]);
                 for w in 0..words {
-                    race.record_read(r, at / 4 + w, warp.index, same, pc32, step, any_strong);
+                    race.record_read(r, at / 4 + w, warp.index, lanes, pc32, step, any_strong);
                 }
             }
         }
-        if buffers[mask.trailing_zeros() as usize] == SHARED {
-            self.run.counters.shared += 1;
-        } else {
-            self.run.counters.global += 1;
-        }
+        self.count_access(&buffers, mask);
         let who = Who {
             warp: warp.index,
             step: warp.step,
@@ -175,13 +139,6 @@ impl PtxBlock<'_> {
         pc: usize,
         mask: u32,
     ) -> Result<bool, Stop> {
-        if self.run.race.is_none()
-            || self.run.options.stats
-            || self.asyncs.pending != 0
-            || super::exec_hot::general_only()
-        {
-            return Ok(false);
-        }
         let program = self.launch.program;
         let Op::St {
             space,
@@ -196,19 +153,17 @@ impl PtxBlock<'_> {
         };
         let elem = ty.bits() / 8;
         let size = u64::from(elem) * srcs.len() as u64;
-        if sem.acquire || sem.release || !(4..=8).contains(&elem) || mask == 0 {
+        let (mut buffers, mut offsets) = ([0u32; 32], [0u64; 32]);
+        if !self.checked_places(
+            warp,
+            (*space, elem, size, *addr, *sem),
+            mask,
+            &mut buffers,
+            &mut offsets,
+        ) {
             return Ok(false);
         }
-        let mut buffers = [0u32; 32];
-        let mut offsets = warp_addresses(program, &warp.regs, *addr);
-        if !self.place_lanes(*space, size, mask, &mut buffers, &mut offsets) {
-            return Ok(false);
-        }
-        if buffers[mask.trailing_zeros() as usize] == SHARED {
-            self.run.counters.shared += 1;
-        } else {
-            self.run.counters.global += 1;
-        }
+        self.count_access(&buffers, mask);
         let who = Who {
             warp: warp.index,
             step: warp.step,
@@ -229,11 +184,7 @@ impl PtxBlock<'_> {
             for (k, &src) in srcs.iter().enumerate() {
                 let at = place + k as u64 * u64::from(elem);
                 let v = warp.regs[src as usize][l] & keep;
-                let region = if buffer == SHARED {
-                    Region::Shared
-                } else {
-                    Region::Global(buffer)
-                };
+                let region = region(buffer);
                 let race = self.run.race.as_mut().expect("the sanitizer is on");
                 if let Some((r, byte)) = race.check(region, at, elem, t, v) {
                     // Reported against the array holding the lane's address, as the general path.
@@ -261,5 +212,54 @@ impl PtxBlock<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// Where `mask`'s lanes' access of `size` bytes (elements of `elem`) at `addr` lands, when the
+    /// sanitizer's fast paths take it: the sanitizer on without statistics, no copy in flight,
+    /// elements of 4 to 8 bytes (whole words), no acquire or release semantics, and every lane
+    /// placed by `place_lanes`: `buffers` and `offsets` then hold each lane's buffer (or
+    /// [`SHARED`]) and byte offset.
+    #[inline(always)]
+    fn checked_places(
+        &self,
+        warp: &PtxWarp,
+        (space, elem, size, addr, sem): (MemSpace, u32, u64, Addr, Sem),
+        mask: u32,
+        buffers: &mut [u32; 32],
+        offsets: &mut [u64; 32],
+    ) -> bool {
+        if self.run.race.is_none()
+            || self.run.options.stats
+            || self.asyncs.pending != 0
+            || super::exec_hot::general_only()
+            || sem.acquire
+            || sem.release
+            || !(4..=8).contains(&elem)
+            || mask == 0
+        {
+            return false;
+        }
+        *offsets = warp_addresses(self.launch.program, &warp.regs, addr);
+        self.place_lanes(space, size, mask, buffers, offsets)
+    }
+
+    /// Counts a warp's access as the general path does: shared or global by its first lane.
+    #[inline(always)]
+    fn count_access(&mut self, buffers: &[u32; 32], mask: u32) {
+        if buffers[mask.trailing_zeros() as usize] == SHARED {
+            self.run.counters.shared += 1;
+        } else {
+            self.run.counters.global += 1;
+        }
+    }
+}
+
+/// racecheck's name for a lane's place.
+#[inline(always)]
+fn region(buffer: u32) -> Region {
+    if buffer == SHARED {
+        Region::Shared
+    } else {
+        Region::Global(buffer)
     }
 }

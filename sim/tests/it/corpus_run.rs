@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::corpus_support;
 
-use corpus_support::{generate, mismatch, recorded, scalar_bits, width, Compare, Entry, Param};
+use corpus_support::{expected_mismatch, inputs, recorded, Entry};
 use warpforge_sim::ptx::{self, PtxArg, PtxError, PtxKernel, PtxLaunch};
 use warpforge_sim::{BufferArg, SimOptions};
 
@@ -69,26 +69,11 @@ fn run_entry(dir: &Path, e: &Entry, modules: &mut HashMap<String, PtxModuleText>
         }
         Err(err) => return Outcome::Unlaunchable(err.to_string()),
     };
-    let mut args = Vec::new();
-    let mut data: Vec<(Vec<u8>, bool)> = Vec::new();
-    for p in &e.params {
-        match p {
-            Param::Scalar { ty, value } => args.push(PtxArg::Scalar(scalar_bits(ty, value))),
-            Param::Buffer {
-                ty,
-                len,
-                init,
-                output,
-                writable,
-                ..
-            } => {
-                let bytes = generate(dir, init, ty, *len);
-                assert_eq!(bytes.len(), len * width(ty), "{}: buffer size", e.id);
-                args.push(PtxArg::Buffer);
-                data.push((bytes, *output || *writable));
-            }
-        }
-    }
+    let (mut data, params) = inputs(dir, e);
+    let args: Vec<PtxArg> = params
+        .iter()
+        .map(|p| p.map_or(PtxArg::Buffer, PtxArg::Scalar))
+        .collect();
     let mut buffers: Vec<BufferArg<'_>> = data
         .iter_mut()
         .map(|(b, w)| {
@@ -120,35 +105,10 @@ fn run_entry(dir: &Path, e: &Entry, modules: &mut HashMap<String, PtxModuleText>
         );
         return Outcome::Faulted(first);
     }
-    let outputs = e.params.iter().filter_map(|p| match p {
-        Param::Buffer {
-            name,
-            ty,
-            output: true,
-            expected,
-            compare,
-            ..
-        } => Some((name, ty, expected, compare)),
-        _ => None,
-    });
     let written = data.iter().filter(|(_, w)| *w).count();
     assert!(written > 0, "{}: no output buffer", e.id);
-    let mut bufs = e
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::Buffer { .. }))
-        .zip(&data);
-    for (name, ty, expected, compare) in outputs {
-        let (_, (got, _)) = bufs
-            .find(|(p, _)| matches!(p, Param::Buffer { name: n, .. } if n == name))
-            .expect("the output's buffer");
-        let want = std::fs::read(dir.join(expected.as_ref().expect("expected outputs")))
-            .expect("an expected-output file");
-        let exact = Compare::default();
-        let cmp = compare.as_ref().unwrap_or(&exact);
-        if let Some(m) = mismatch(ty, got, &want, cmp) {
-            return Outcome::Wrong(format!("`{name}` {m}"));
-        }
+    if let Some(m) = expected_mismatch(dir, e, &data) {
+        return Outcome::Wrong(m);
     }
     Outcome::Passed
 }

@@ -1,7 +1,8 @@
 //! The corpus's launch files (`corpus/launch/<id>.json`) and what the tests do with them: the model
 //! ([`Entry`], [`Param`], [`Init`], [`Compare`]), the seeded input generators (mirrored by
 //! `corpus/tools/corpus.py`) and the output comparison. Shared by `sim/tests/it/corpus_run.rs` (the
-//! simulator) and the root crate's `tests/it/corpus_cuda.rs` (a GPU against the simulator).
+//! simulator), `sim/benches/corpus_speed.rs` (its speed) and the root crate's
+//! `tests/it/corpus_cuda.rs` (a GPU against the simulator).
 
 #![allow(dead_code)]
 
@@ -291,6 +292,63 @@ pub fn ordered64(x: f64) -> i128 {
     } else {
         b
     }
+}
+
+/// An entry's buffers: initial bytes, and whether they come back (an output or writable).
+pub type Buffers = Vec<(Vec<u8>, bool)>;
+
+/// `e`'s buffers, generated, and its parameters in order: a scalar's bits, or `None` for the next
+/// buffer.
+pub fn inputs(dir: &Path, e: &Entry) -> (Buffers, Vec<Option<u64>>) {
+    let (mut data, mut params) = (Vec::new(), Vec::new());
+    for p in &e.params {
+        match p {
+            Param::Scalar { ty, value } => params.push(Some(scalar_bits(ty, value))),
+            Param::Buffer {
+                ty,
+                len,
+                init,
+                output,
+                writable,
+                ..
+            } => {
+                let bytes = generate(dir, init, ty, *len);
+                assert_eq!(bytes.len(), len * width(ty), "{}: buffer size", e.id);
+                data.push((bytes, *output || *writable));
+                params.push(None);
+            }
+        }
+    }
+    (data, params)
+}
+
+/// The first output of `e` in `data` (its buffers after a run, in order) outside the bound its
+/// launch file states of the expected values: "`name` what".
+pub fn expected_mismatch(dir: &Path, e: &Entry, data: &[(Vec<u8>, bool)]) -> Option<String> {
+    let buffers = e
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::Buffer { .. }));
+    for (p, (got, _)) in buffers.zip(data) {
+        let Param::Buffer {
+            name,
+            ty,
+            output: true,
+            expected,
+            compare,
+            ..
+        } = p
+        else {
+            continue;
+        };
+        let want = std::fs::read(dir.join(expected.as_ref().expect("expected outputs")))
+            .expect("an expected-output file");
+        let exact = Compare::default();
+        if let Some(m) = mismatch(ty, got, &want, compare.as_ref().unwrap_or(&exact)) {
+            return Some(format!("`{name}` {m}"));
+        }
+    }
+    None
 }
 
 /// `not_passing.tsv`: id, outcome, instruction, message (tab-separated; `#` comments).
