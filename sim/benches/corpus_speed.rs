@@ -5,7 +5,7 @@
 //! launches reuse; the PTX is decoded and the inputs generated before the clock starts). Every
 //! timed configuration's outputs are compared with the corpus's expected values first. Prints the
 //! median and quartiles over the entries and the largest entries by warp-instructions.
-//! Run: `cargo bench -p warpforge-sim --bench corpus_speed` (`CORPUS_ONLY=<substring>` to filter,
+//! Run: `cargo bench -p warpforge-sim --bench corpus_speed` (`CORPUS_ONLY=<substring>[,<substring>…]` to filter,
 //! `CORPUS_ROWS=1` for every entry's warp-instructions and nanoseconds off and on on stderr,
 //! `CORPUS_REPEAT=N` for N runs of each instead of 10, `CORPUS_SANITIZE=off|on` for one
 //! configuration only: both to profile).
@@ -116,10 +116,11 @@ fn main() {
     for f in &files {
         // The file is named for the entry's id.
         let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-        if only
-            .as_ref()
-            .is_some_and(|o| !name.is_some_and(|n| n.contains(o.as_str())))
-        {
+        if only.as_ref().is_some_and(|o| {
+            !name
+                .as_ref()
+                .is_some_and(|n| o.split(',').any(|o| n.contains(o)))
+        }) {
             continue;
         }
         let text = std::fs::read_to_string(f).expect("a launch file");

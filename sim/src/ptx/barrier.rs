@@ -281,7 +281,7 @@ impl PtxBlock<'_> {
         let detail = format!(
             "{arrived} of {} threads arrived at barrier {id}, which needs {needed}; {}; the block \
              was stopped instead of hanging",
-            self.launch.threads,
+            self.launch.shape.threads,
             if missing.is_empty() {
                 "the others exited or arrive at no barrier".to_owned()
             } else {

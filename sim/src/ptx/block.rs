@@ -5,7 +5,6 @@
 
 use super::inst::{BarRed, Op, Timer, R};
 use super::launch_state::LaunchState;
-use super::registers::{Init, Special};
 use super::simt::SimtStack;
 use crate::block::{BlockRun, Stop};
 use crate::finding::FindingKind;
@@ -40,7 +39,7 @@ pub(crate) struct PtxWarp {
     pub step: u64,
     /// The warp ends its turn after this instruction (`nanosleep`): other warps run first.
     pub yield_turn: bool,
-    /// Each lane's calls in progress, innermost last (`exec_call.rs`).
+    /// Each lane's calls in progress, innermost last (`exec_call.rs`; empty until the first call).
     pub frames: Vec<Vec<Frame>>,
     /// Registers holding values a lane could not legally read (`poison.rs`).
     pub poison: super::poison::Poison,
@@ -86,7 +85,7 @@ impl<'a> PtxBlock<'a> {
         options: &'a SimOptions,
         block: u32,
     ) -> Self {
-        let warps = launch.threads.div_ceil(32) as usize;
+        let warps = launch.shape.threads.div_ceil(32) as usize;
         let shared = launch.shared_total as usize;
         let mut run = BlockRun::with_shape(
             launch,
@@ -99,15 +98,15 @@ impl<'a> PtxBlock<'a> {
         run.releases = Some(&launch.releases);
         // The libraries' reserved shared memory starts zeroed, as the runtime's (cooperative
         // groups read their barrier words there before any thread of the kernel writes them).
-        let reserved =
-            launch.reserved_begin as usize..(launch.reserved_begin + launch.reserved) as usize;
+        let reserved = launch.shape.reserved_begin as usize
+            ..(launch.shape.reserved_begin + launch.shape.reserved) as usize;
         run.mark_written(reserved);
         let frame = launch.program.local_bytes as usize;
         let local = (0..warps * 32)
             .map(|t| {
                 vec![
                     0;
-                    if t < launch.threads as usize {
+                    if t < launch.shape.threads as usize {
                         frame
                     } else {
                         0
@@ -129,60 +128,12 @@ impl<'a> PtxBlock<'a> {
 
     /// A warp at its first instruction, its registers filled.
     fn warp(&self, index: u32) -> PtxWarp {
-        let program = self.launch.program;
         let first = index * 32;
-        let present = match self.launch.threads - first {
+        let present = match self.launch.shape.threads - first {
             n if n >= 32 => u32::MAX,
             n => (1u32 << n) - 1,
         };
-        let mut regs = vec![[0u64; 32]; program.reg_bits.len()];
-        let [bx, by, bz] = self.launch.block;
-        let [gx, gy, _] = self.launch.grid;
-        let b = self.run.block;
-        let ctaid = [b % gx, b / gx % gy, b / (gx * gy)];
-        for &(r, init) in &program.init {
-            let col = &mut regs[r as usize];
-            let s = match init {
-                Init::Const(bits) => {
-                    *col = [bits; 32];
-                    continue;
-                }
-                Init::Special(s) => s,
-            };
-            for (lane, v) in col.iter_mut().enumerate() {
-                let t = u64::from(first) + lane as u64;
-                let lane = lane as u32;
-                *v = match s {
-                    Special::Tid(0) => t % u64::from(bx),
-                    Special::Tid(1) => t / u64::from(bx) % u64::from(by),
-                    Special::Tid(_) => t / (u64::from(bx) * u64::from(by)),
-                    Special::Ntid(d) => u64::from([bx, by, bz][usize::from(d.min(2))]),
-                    Special::Ctaid(d) => u64::from(ctaid[usize::from(d.min(2))]),
-                    Special::Nctaid(d) => u64::from(self.launch.grid[usize::from(d.min(2))]),
-                    Special::LaneId => u64::from(lane),
-                    Special::WarpId => u64::from(index),
-                    Special::NWarpId => u64::from(self.launch.threads.div_ceil(32)),
-                    Special::LanemaskEq => 1 << lane,
-                    Special::LanemaskLt => (1u64 << lane) - 1,
-                    Special::LanemaskLe => (2u64 << lane) - 1,
-                    Special::LanemaskGt => u64::from(u32::MAX << lane << 1),
-                    Special::LanemaskGe => u64::from(u32::MAX << lane),
-                    Special::DynamicSmem => u64::from(self.launch.dynamic_shared),
-                    Special::TotalSmem => u64::from(self.launch.own_shared),
-                    Special::Reserved(k) => {
-                        let (begin, size) = (self.launch.reserved_begin, self.launch.reserved);
-                        u64::from(match k {
-                            0 | 3 => begin,
-                            1 => begin + size,
-                            2 => size,
-                            _ => begin + size / 2,
-                        })
-                    }
-                    Special::SmId | Special::GridId | Special::Zero => 0,
-                    Special::NSmId | Special::One => 1,
-                };
-            }
-        }
+        let regs = (self.launch.registers).warp(&self.launch.shape, self.run.block, index);
         PtxWarp {
             index,
             stack: SimtStack::new(present),
@@ -191,17 +142,20 @@ impl<'a> PtxBlock<'a> {
             state: WarpState::Running,
             step: 0,
             yield_turn: false,
-            frames: vec![Vec::new(); 32],
+            frames: Vec::new(),
             poison: Default::default(),
         }
     }
 
     /// Runs the block to the end (or to the first error that stops it).
     pub fn run(mut self) -> crate::block::BlockOutcome {
-        let mut warps: Vec<PtxWarp> = (0..self.launch.threads.div_ceil(32))
+        let mut warps: Vec<PtxWarp> = (0..self.launch.shape.threads.div_ceil(32))
             .map(|w| self.warp(w))
             .collect();
         let stopped = self.schedule(&mut warps).is_err();
+        for w in warps {
+            self.launch.registers.give_back(w.regs);
+        }
         let (printed, printed_dropped) = (std::mem::take(&mut self.printed), self.printed_dropped);
         crate::block::BlockOutcome {
             printed,

@@ -20,7 +20,7 @@ fn special(bits: u64) -> bool {
 
 /// Whether `mask`'s lanes hold a [`special`] value in `col` (all 32 lanes as one vectorized OR).
 #[inline]
-fn any_special(col: &[u64; 32], mask: u32) -> bool {
+pub(super) fn any_special(col: &[u64; 32], mask: u32) -> bool {
     if mask == u32::MAX {
         col.iter().fold(false, |any, &v| any | special(v))
     } else {
@@ -39,15 +39,31 @@ impl PtxBlock<'_> {
         signed_bits: Option<u32>,
         value: impl Fn(usize) -> u64,
     ) {
+        self.put_with(warp, d, mask, signed_bits, |_, l| value(l));
+    }
+
+    /// [`Self::put`] with `value(registers, lane)` reading the register file in place: each lane
+    /// reads its operands before its result is written (no copy of the operands' columns).
+    #[inline(always)]
+    pub(super) fn put_with(
+        &self,
+        warp: &mut PtxWarp,
+        d: R,
+        mask: u32,
+        signed_bits: Option<u32>,
+        value: impl Fn(&[[u64; 32]], usize) -> u64,
+    ) {
         let width = self.launch.program.reg_bits[d as usize];
-        let col = &mut warp.regs[d as usize];
+        let keep = ones(width);
+        let extend = signed_bits.filter(|&bits| bits < width);
+        let (regs, d) = (&mut warp.regs, d as usize);
         for l in lanes(mask) {
-            let v = value(l);
-            let v = match signed_bits {
-                Some(bits) if bits < width => sext(v, bits),
-                _ => v,
+            let v = value(regs, l);
+            let v = match extend {
+                Some(bits) => sext(v, bits),
+                None => v,
             };
-            col[l] = v & ones(width);
+            regs[d][l] = v & keep;
         }
     }
 
@@ -68,18 +84,17 @@ impl PtxBlock<'_> {
         let r = |warp: &PtxWarp, reg: R| warp.regs[reg as usize];
         match *op {
             Op::Mov { d, a, bits } => {
-                let a = r(warp, a);
-                self.put(warp, d, mask, None, |l| a[l] & ones(bits));
+                let a = a as usize;
+                self.put_with(warp, d, mask, None, |r, l| r[a][l] & ones(bits));
             }
             Op::Pack {
                 d,
                 ref parts,
                 part_bits,
             } => {
-                let cols: Vec<[u64; 32]> = parts.iter().map(|&p| r(warp, p)).collect();
-                self.put(warp, d, mask, None, |l| {
-                    cols.iter().enumerate().fold(0, |v, (i, c)| {
-                        v | (c[l] & ones(part_bits)) << (i as u32 * part_bits)
+                self.put_with(warp, d, mask, None, |r, l| {
+                    parts.iter().enumerate().fold(0, |v, (i, &p)| {
+                        v | (r[p as usize][l] & ones(part_bits)) << (i as u32 * part_bits)
                     })
                 });
             }
@@ -97,14 +112,16 @@ impl PtxBlock<'_> {
                 }
             }
             Op::IntBin { op, ty, d, a, b } => {
-                let (a, b) = (r(warp, a), r(warp, b));
-                self.put(warp, d, mask, None, |l| {
-                    exec_int::int_bin(op, ty, a[l], b[l])
+                let (a, b) = (a as usize, b as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::int_bin(op, ty, r[a][l], r[b][l])
                 });
             }
             Op::IntUn { op, ty, d, a } => {
-                let a = r(warp, a);
-                self.put(warp, d, mask, None, |l| exec_int::int_un(op, ty, a[l]));
+                let a = a as usize;
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::int_un(op, ty, r[a][l])
+                });
             }
             Op::Mad {
                 half,
@@ -114,21 +131,23 @@ impl PtxBlock<'_> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| {
-                    exec_int::mad(half, ty, a[l], b[l], c[l])
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::mad(half, ty, r[a][l], r[b][l], r[c][l])
                 });
             }
             Op::MulWide { ty, d, a, b } => {
-                let (a, b) = (r(warp, a), r(warp, b));
+                let (a, b) = (a as usize, b as usize);
                 let wide = super::inst::Half::Wide;
-                self.put(warp, d, mask, None, |l| {
-                    exec_int::mad(wide, ty, a[l], b[l], 0)
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::mad(wide, ty, r[a][l], r[b][l], 0)
                 });
             }
             Op::Bfe { ty, d, a, b, c } => {
-                let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| exec_int::bfe(ty, a[l], b[l], c[l]));
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::bfe(ty, r[a][l], r[b][l], r[c][l])
+                });
             }
             Op::Bfi {
                 bits,
@@ -138,16 +157,18 @@ impl PtxBlock<'_> {
                 c,
                 e,
             } => {
-                let (a, b, c, e) = (r(warp, a), r(warp, b), r(warp, c), r(warp, e));
-                self.put(warp, d, mask, None, |l| {
-                    exec_int::bfi(bits, a[l], b[l], c[l], e[l])
+                let (a, b, c, e) = (a as usize, b as usize, c as usize, e as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::bfi(bits, r[a][l], r[b][l], r[c][l], r[e][l])
                 });
             }
             Op::IntX(ref x) => self.exec_intx(warp, x, mask),
             Op::FloatX(ref x) => self.exec_float_x(warp, x, mask),
             Op::Prmt { d, a, b, c } => {
-                let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| exec_int::prmt(a[l], b[l], c[l]));
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    exec_int::prmt(r[a][l], r[b][l], r[c][l])
+                });
             }
             Op::Setp {
                 cmp,
@@ -158,21 +179,28 @@ impl PtxBlock<'_> {
                 b,
                 combine,
             } => {
-                let (ca, cb) = (r(warp, a), r(warp, b));
+                let (ca, cb) = (&warp.regs[a as usize], &warp.regs[b as usize]);
                 let results: [bool; 32] = std::array::from_fn(|l| match ty {
                     CmpTy::Int(t) => exec_int::compare(cmp, t, ca[l], cb[l]),
                     CmpTy::F32 { ftz } => exec_float::compare(cmp, ftz, ca[l], cb[l]),
                     CmpTy::F64 => exec_f64::compare(cmp, ca[l], cb[l]),
                 });
                 if matches!(ty, CmpTy::F32 { .. }) {
-                    let found = lanes(mask).any(|l| special(ca[l]) || special(cb[l]));
+                    let found = any_special(ca, mask) || any_special(cb, mask);
                     self.run.counters.f32_special += u64::from(found);
                 }
-                let c = combine.map(|(op, c, negated)| (op, r(warp, c), negated));
+                // The combining predicate's value on each lane, as a mask.
+                let c = combine.map(|(op, c, negated)| {
+                    let col = &warp.regs[c as usize];
+                    let held = (0..32).fold(0u32, |m, l| {
+                        m | u32::from((col[l] & 1 == 1) != negated) << l
+                    });
+                    (op, held)
+                });
                 let combined = |l: usize, v: bool| match c {
                     None => v,
-                    Some((op, col, negated)) => {
-                        let c = (col[l] & 1 == 1) != negated;
+                    Some((op, held)) => {
+                        let c = held >> l & 1 == 1;
                         match op {
                             BoolOp::And => v && c,
                             BoolOp::Or => v || c,
@@ -188,12 +216,12 @@ impl PtxBlock<'_> {
                 }
             }
             Op::Selp { d, a, b, c, bits } => {
-                let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| {
-                    if c[l] & 1 == 1 {
-                        a[l] & ones(bits)
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    if r[c][l] & 1 == 1 {
+                        r[a][l] & ones(bits)
                     } else {
-                        b[l] & ones(bits)
+                        r[b][l] & ones(bits)
                     }
                 });
             }
@@ -205,25 +233,25 @@ impl PtxBlock<'_> {
                 d,
                 a,
             } => {
-                let col = r(warp, a);
+                let a_reg = a as usize;
                 let signed = match to {
                     Ty::Int(t) if t.signed => Some(t.bits),
                     _ => None,
                 };
                 match (to, from) {
                     (Ty::Int(t), Ty::Int(f)) => {
-                        self.put(warp, d, mask, signed, |l| {
-                            exec_int::cvt_int(t, f, mods.sat, col[l])
+                        self.put_with(warp, d, mask, signed, |r, l| {
+                            exec_int::cvt_int(t, f, mods.sat, r[a_reg][l])
                         });
                     }
                     (Ty::F64, _) | (_, Ty::F64) => {
-                        self.put(warp, d, mask, signed, |l| {
-                            exec_cvt::cvt(to, from, rnd, mods, col[l])
+                        self.put_with(warp, d, mask, signed, |r, l| {
+                            exec_cvt::cvt(to, from, rnd, mods, r[a_reg][l])
                         });
                     }
                     _ => {
-                        self.put(warp, d, mask, signed, |l| {
-                            exec_cvt::cvt(to, from, rnd, mods, col[l])
+                        self.put_with(warp, d, mask, signed, |r, l| {
+                            exec_cvt::cvt(to, from, rnd, mods, r[a_reg][l])
                         });
                         self.count_f32(warp, mask, &[a], d);
                     }
@@ -237,14 +265,14 @@ impl PtxBlock<'_> {
                 a,
                 b,
             } => {
-                let (ca, cb) = (r(warp, a), r(warp, b));
+                let (ua, ub) = (a as usize, b as usize);
                 if ty == FTy::F64 {
-                    self.put(warp, d, mask, None, |l| {
-                        exec_f64::fbin(op, mods.rnd, ca[l], cb[l])
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_f64::fbin(op, mods.rnd, r[ua][l], r[ub][l])
                     });
                 } else {
-                    self.put(warp, d, mask, None, |l| {
-                        exec_float::fbin(op, mods, ca[l], cb[l])
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_float::fbin(op, mods, r[ua][l], r[ub][l])
                     });
                     self.count_f32(warp, mask, &[a, b], d);
                 }
@@ -257,24 +285,28 @@ impl PtxBlock<'_> {
                 b,
                 c,
             } => {
-                let (ca, cb, cc) = (r(warp, a), r(warp, b), r(warp, c));
+                let (ua, ub, uc) = (a as usize, b as usize, c as usize);
                 if ty == FTy::F64 {
-                    self.put(warp, d, mask, None, |l| {
-                        exec_f64::fma(mods.rnd, ca[l], cb[l], cc[l])
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_f64::fma(mods.rnd, r[ua][l], r[ub][l], r[uc][l])
                     });
                 } else {
-                    self.put(warp, d, mask, None, |l| {
-                        exec_float::fma(mods, ca[l], cb[l], cc[l])
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_float::fma(mods, r[ua][l], r[ub][l], r[uc][l])
                     });
                     self.count_f32(warp, mask, &[a, b, c], d);
                 }
             }
             Op::FUn { op, ty, mods, d, a } => {
-                let ca = r(warp, a);
+                let ua = a as usize;
                 if ty == FTy::F64 {
-                    self.put(warp, d, mask, None, |l| exec_f64::fun(op, mods.rnd, ca[l]));
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_f64::fun(op, mods.rnd, r[ua][l])
+                    });
                 } else {
-                    self.put(warp, d, mask, None, |l| exec_float::fun(op, mods, ca[l]));
+                    self.put_with(warp, d, mask, None, |r, l| {
+                        exec_float::fun(op, mods, r[ua][l])
+                    });
                     self.count_f32(warp, mask, &[a], d);
                 }
             }
@@ -285,17 +317,17 @@ impl PtxBlock<'_> {
                 a,
                 bits,
             } => {
-                let a = r(warp, a);
+                let a = a as usize;
                 let window = match space {
                     MemSpace::Shared => SHARED_WINDOW,
                     MemSpace::Local => LOCAL_WINDOW,
                     _ => 0,
                 };
-                self.put(warp, d, mask, None, |l| {
+                self.put_with(warp, d, mask, None, |r, l| {
                     let v = if to_generic {
-                        a[l].wrapping_add(window)
+                        r[a][l].wrapping_add(window)
                     } else {
-                        a[l].wrapping_sub(window)
+                        r[a][l].wrapping_sub(window)
                     };
                     v & ones(bits)
                 });

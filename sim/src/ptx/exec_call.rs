@@ -126,6 +126,9 @@ impl PtxBlock<'_> {
         let mut plans = [(0u64, 0u64); 32]; // (base, the thread's stack bytes after the call)
         let mut added = 0u64;
         let (mut deep, mut big) = (0u32, 0u32);
+        if warp.frames.is_empty() {
+            warp.frames.resize_with(32, Vec::new);
+        }
         for l in each_lane(mask) {
             let thread = warp.index as usize * 32 + l;
             let len = self.local[thread].len() as u64;
@@ -216,7 +219,7 @@ impl PtxBlock<'_> {
         let frame_reg = program.frame_reg as usize;
         for l in each_lane(mask) {
             let thread = warp.index as usize * 32 + l;
-            let Some(frame) = warp.frames[l].pop() else {
+            let Some(frame) = warp.frames.get_mut(l).and_then(|f| f.pop()) else {
                 continue;
             };
             let (func, rets) = match &program.insts.get(frame.call as usize).map(|i| &i.op) {

@@ -250,9 +250,9 @@ impl PtxBlock<'_> {
                 b,
                 c,
             } => {
-                let (a, b, c) = (r(warp, a), r(warp, b), r(warp, c));
-                self.put(warp, d, mask, None, |l| {
-                    lanewise(packed, a[l], b[l], c[l], |x, y, z| {
+                let (a, b, c) = (a as usize, b as usize, c as usize);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    lanewise(packed, r[a][l], r[b][l], r[c][l], |x, y, z| {
                         arith(op, fmt, mods, x, y, z)
                     })
                 });
@@ -298,12 +298,11 @@ impl PtxBlock<'_> {
                 b,
                 combine: comb,
             } => {
-                let (a, b) = (r(warp, a), r(warp, b));
-                let c = comb.map(|(op, c, neg)| (op, r(warp, c), neg));
+                let (a, b) = (a as usize, b as usize);
                 let packed = matches!(src, CmpSrc::Half { packed: true, .. });
-                self.put(warp, d, mask, None, |l| {
-                    let cl = c.map(|(op, col, neg)| (op, (col[l] & 1 == 1) != neg));
-                    let t = compare(cmp, src, ftz, a[l], b[l]);
+                self.put_with(warp, d, mask, None, |r, l| {
+                    let cl = comb.map(|(op, c, neg)| (op, (r[c as usize][l] & 1 == 1) != neg));
+                    let t = compare(cmp, src, ftz, r[a][l], r[b][l]);
                     let one = |v: bool, bits: u32| match (v, dst) {
                         (false, _) => 0,
                         (true, SetDst::Ones(n)) => ones(bits.min(n)),
@@ -326,38 +325,43 @@ impl PtxBlock<'_> {
                 a,
                 b,
             } => {
-                let ca = r(warp, a);
+                let a = a as usize;
                 let signed = match to {
                     CvtTy::Int(t) if t.signed => Some(t.bits),
                     _ => None,
                 };
                 match b {
                     Some(b) => {
-                        let cb = r(warp, b);
-                        self.put(warp, d, mask, None, |l| {
-                            cvt(to, from, rnd, mods, ca[l]) << 16 | cvt(to, from, rnd, mods, cb[l])
+                        let b = b as usize;
+                        self.put_with(warp, d, mask, None, |r, l| {
+                            cvt(to, from, rnd, mods, r[a][l]) << 16
+                                | cvt(to, from, rnd, mods, r[b][l])
                         });
                     }
-                    None => self.put(warp, d, mask, signed, |l| cvt(to, from, rnd, mods, ca[l])),
+                    None => self.put_with(warp, d, mask, signed, |r, l| {
+                        cvt(to, from, rnd, mods, r[a][l])
+                    }),
                 }
             }
             FloatX::Testp { class, f64, d, a } => {
-                let a = r(warp, a);
-                self.put(warp, d, mask, None, |l| {
+                let a = a as usize;
+                self.put_with(warp, d, mask, None, |r, l| {
                     let (x, sub) = if f64 {
-                        let x = f64::from_bits(a[l]);
+                        let x = f64::from_bits(r[a][l]);
                         (x, x.is_subnormal())
                     } else {
-                        let x = f32::from_bits(a[l] as u32);
+                        let x = f32::from_bits(r[a][l] as u32);
                         (f64::from(x), x.is_subnormal())
                     };
                     u64::from(testp(class, x, sub))
                 });
             }
             FloatX::Copysign { f64, d, a, b } => {
-                let (a, b) = (r(warp, a), r(warp, b));
+                let (a, b) = (a as usize, b as usize);
                 let sign = if f64 { 1u64 << 63 } else { 1u64 << 31 };
-                self.put(warp, d, mask, None, |l| (b[l] & !sign) | (a[l] & sign));
+                self.put_with(warp, d, mask, None, |r, l| {
+                    (r[b][l] & !sign) | (r[a][l] & sign)
+                });
             }
         }
     }

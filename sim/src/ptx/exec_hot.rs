@@ -1,14 +1,19 @@
 //! The instructions that make up most of what kernels execute — integer `add`/`sub`/`mul`/`mad`,
-//! logic and shifts, `mov`, `selp`, integer `setp`, and `f32` `add`/`sub`/`mul`/`fma` rounded to
-//! nearest without `.ftz`/`.sat` — executed with the operation chosen once per warp-instruction and
-//! a lane loop that reads the register file in place (the general path in `exec_alu.rs` copies each
-//! operand's column and chooses the operation per lane). Each result is the one the general path
-//! gives: `tests` compares both on random operands.
+//! `min`/`max`, `neg`/`not`, logic and shifts, conversions between integers, `cvta`, `mov`, `selp`,
+//! integer `setp`, `f32` `setp` without `.ftz`, and `f32` `add`/`sub`/`mul`/`fma`/`min`/`max` rounded
+//! to nearest without `.ftz`/`.sat` — executed with the operation chosen once per warp-instruction
+//! and a lane loop over the register file (the general path in `exec_alu.rs` chooses the operation
+//! per lane). Each result and counter is the general path's: `exec_hot_tests.rs` compares both on
+//! random operands.
 
+use super::address::{LOCAL_WINDOW, SHARED_WINDOW};
 use super::block::{PtxBlock, PtxWarp};
-use super::exec_float::CANONICAL_NAN;
+use super::exec_alu::any_special;
+use super::exec_float::{self, CANONICAL_NAN};
 use super::exec_int::ones;
-use super::inst::{BoolOp, Cmp, CmpTy, FBin, FMods, FTy, Half, Int, IntBin, Op, Rnd};
+use super::inst::{
+    BoolOp, Cmp, CmpTy, FBin, FMods, FTy, Half, Int, IntBin, IntUn, MemSpace, Op, Rnd, Ty,
+};
 use super::lanes;
 
 /// Tests turn the fast forms off to compare them with the general path (`exec_hot_tests.rs`).
@@ -131,6 +136,63 @@ fn int_compare(regs: &[[u64; 32]], cmp: Cmp, t: Int, a: usize, b: usize, mask: u
     }
 }
 
+/// An `f32` comparison (without `.ftz`) of `mask`'s lanes as a mask of the lanes where it holds:
+/// the ordered forms are false and the unordered (`…u`) forms true where an operand is NaN.
+fn float_compare(regs: &[[u64; 32]], cmp: Cmp, a: usize, b: usize, mask: u32) -> u32 {
+    let nan = |x: f32, y: f32| x.is_nan() || y.is_nan();
+    macro_rules! by {
+        ($test:expr) => {{
+            let test = $test;
+            compare_lanes(regs, a, b, mask, |x, y| test(f(x), f(y)))
+        }};
+    }
+    match cmp {
+        Cmp::Eq => by!(|x: f32, y: f32| x == y),
+        Cmp::Ne => by!(|x: f32, y: f32| !nan(x, y) && x != y),
+        Cmp::Lt => by!(|x: f32, y: f32| x < y),
+        Cmp::Le => by!(|x: f32, y: f32| x <= y),
+        Cmp::Gt => by!(|x: f32, y: f32| x > y),
+        Cmp::Ge => by!(|x: f32, y: f32| x >= y),
+        Cmp::Equ => by!(|x: f32, y: f32| nan(x, y) || x == y),
+        Cmp::Neu => by!(|x: f32, y: f32| x != y),
+        Cmp::Ltu => by!(|x: f32, y: f32| nan(x, y) || x < y),
+        Cmp::Leu => by!(|x: f32, y: f32| nan(x, y) || x <= y),
+        Cmp::Gtu => by!(|x: f32, y: f32| nan(x, y) || x > y),
+        Cmp::Geu => by!(|x: f32, y: f32| nan(x, y) || x >= y),
+        Cmp::Num => by!(|x: f32, y: f32| !nan(x, y)),
+        Cmp::Nan => by!(nan),
+    }
+}
+
+/// `min`/`max` of integers of type `t` on `mask`'s lanes.
+fn int_min_max(
+    bits: &[u32],
+    warp: &mut PtxWarp,
+    t: Int,
+    max: bool,
+    [a, b, d]: [usize; 3],
+    mask: u32,
+) {
+    let (shift, keep) = (64 - t.bits, ones(t.bits));
+    macro_rules! by {
+        ($value:expr, $pick:expr) => {{
+            let (value, pick) = ($value, $pick);
+            apply(bits, warp, d, mask, |r, l| {
+                let (x, y) = (r[a][l], r[b][l]);
+                (if pick(value(x), value(y)) { x } else { y }) & keep
+            })
+        }};
+    }
+    let signed = |x: u64| ((x << shift) as i64) >> shift;
+    let unsigned = |x: u64| x & keep;
+    match (t.signed, max) {
+        (true, false) => by!(signed, |x: i64, y: i64| x <= y),
+        (true, true) => by!(signed, |x: i64, y: i64| x >= y),
+        (false, false) => by!(unsigned, |x: u64, y: u64| x <= y),
+        (false, true) => by!(unsigned, |x: u64, y: u64| x >= y),
+    }
+}
+
 impl PtxBlock<'_> {
     /// Executes `op` on `mask`'s lanes when it is one of this file's forms; `false` otherwise
     /// (nothing done).
@@ -182,8 +244,74 @@ impl PtxBlock<'_> {
                             }
                         })
                     }
+                    IntBin::Shr => {
+                        let (n, shift) = (ty.bits.min(63), 64 - ty.bits);
+                        apply(bits, warp, d, mask, |r, l| {
+                            let s = (r[b][l] as u32).min(n);
+                            ((((r[a][l] << shift) as i64) >> shift >> s) as u64) & keep
+                        })
+                    }
+                    IntBin::Min | IntBin::Max => {
+                        let max = op == IntBin::Max;
+                        int_min_max(bits, warp, ty, max, [a, b, d], mask)
+                    }
                     _ => return false,
                 }
+            }
+            Op::IntUn { op, ty, d, a } if matches!(op, IntUn::Neg | IntUn::Not) => {
+                let (a, keep) = (a as usize, ones(ty.bits));
+                if op == IntUn::Neg {
+                    apply(bits, warp, d as usize, mask, |r, l| {
+                        r[a][l].wrapping_neg() & keep
+                    });
+                } else {
+                    apply(bits, warp, d as usize, mask, |r, l| !r[a][l] & keep);
+                }
+            }
+            Op::Cvt {
+                to: Ty::Int(t),
+                from: Ty::Int(f),
+                mods,
+                d,
+                a,
+                ..
+            } if !mods.sat => {
+                // The source's value at its type, truncated to the destination's, extended by the
+                // destination's signedness where the register is wider.
+                let (a, fs, ts) = (a as usize, 64 - f.bits, 64 - t.bits);
+                let extend = t.signed && t.bits < bits[d as usize];
+                let at = |x: u64, shift: u32, signed: bool| {
+                    if signed {
+                        (((x << shift) as i64) >> shift) as u64
+                    } else {
+                        (x << shift) >> shift
+                    }
+                };
+                apply(bits, warp, d as usize, mask, |r, l| {
+                    at(at(r[a][l], fs, f.signed), ts, extend)
+                });
+            }
+            Op::Cvta {
+                space,
+                to_generic,
+                d,
+                a,
+                bits: width,
+            } => {
+                let window = match space {
+                    MemSpace::Shared => SHARED_WINDOW,
+                    MemSpace::Local => LOCAL_WINDOW,
+                    _ => 0,
+                };
+                let delta = if to_generic {
+                    window
+                } else {
+                    window.wrapping_neg()
+                };
+                let (a, keep) = (a as usize, ones(width));
+                apply(bits, warp, d as usize, mask, |r, l| {
+                    r[a][l].wrapping_add(delta) & keep
+                });
             }
             Op::Mad {
                 half: Half::Lo,
@@ -247,16 +375,26 @@ impl PtxBlock<'_> {
             }
             Op::Setp {
                 cmp,
-                ty: CmpTy::Int(t),
+                ty,
                 p,
                 q,
                 a,
                 b,
                 combine,
             } => {
-                let Some(holds) = int_compare(&warp.regs, cmp, t, a as usize, b as usize, mask)
-                else {
-                    return false;
+                let (a, b) = (a as usize, b as usize);
+                let holds = match ty {
+                    CmpTy::Int(t) => match int_compare(&warp.regs, cmp, t, a, b, mask) {
+                        Some(holds) => holds,
+                        None => return false,
+                    },
+                    CmpTy::F32 { ftz: false } => {
+                        let regs = &warp.regs;
+                        let found = any_special(&regs[a], mask) || any_special(&regs[b], mask);
+                        self.run.counters.f32_special += u64::from(found);
+                        float_compare(regs, cmp, a, b, mask)
+                    }
+                    _ => return false,
                 };
                 let with = |v: u32| match combine {
                     None => v,
@@ -299,6 +437,9 @@ impl PtxBlock<'_> {
                     FBin::Mul => apply(bits, warp, d, mask, |r, l| {
                         canonical(f(r[a][l]) * f(r[b][l]))
                     }),
+                    FBin::Min | FBin::Max => apply(bits, warp, d, mask, |r, l| {
+                        exec_float::fbin(op, mods, r[a][l], r[b][l])
+                    }),
                     _ => return false,
                 }
                 self.count_f32(warp, mask, &[a as u32, b as u32], d as u32);
@@ -326,6 +467,7 @@ impl PtxBlock<'_> {
                 }
                 self.count_f32(warp, mask, &[a, b, c], d);
             }
+            Op::FloatX(ref x) => return super::exec_hot_half::widen(bits, warp, x, mask),
             _ => return false,
         }
         true

@@ -9,7 +9,7 @@ use super::{run, PtxArg, PtxKernel, PtxLaunch};
 use crate::{BufferArg, SimOptions};
 
 /// Results per thread.
-const OUT: usize = 40;
+const OUT: usize = 48;
 
 const PTX: &str = r#"
 .version 8.0
@@ -18,7 +18,8 @@ const PTX: &str = r#"
 .shared .align 8 .b8 tile[1024];
 .visible .entry hot(.param .u64 in, .param .u64 out)
 {
-    .reg .pred %p<8>;
+    .reg .pred %p<40>;
+    .reg .b16 %rs<4>;
     .reg .b32 %r<80>;
     .reg .b64 %rd<40>;
     .reg .f32 %f<20>;
@@ -30,7 +31,7 @@ const PTX: &str = r#"
     mul.wide.u32 %rd3, %r1, 16;
     add.s64 %rd4, %rd1, %rd3;
     ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];
-    mul.wide.u32 %rd5, %r1, 320;
+    mul.wide.u32 %rd5, %r1, 384;
     add.s64 %rd6, %rd2, %rd5;
     and.b32 %r6, %r1, 1;
     setp.eq.s32 %p1, %r6, 0;
@@ -105,14 +106,109 @@ const PTX: &str = r#"
     st.global.u64 [%rd6+160], %rd19;
     st.global.v4.u32 [%rd6+176], {%r33, %r39, %r40, %r41};
     @%p1 st.global.u8 [%rd6+192], %r2;
+    min.s32 %r42, %r2, %r3;
+    max.u32 %r43, %r2, %r3;
+    min.u64 %rd20, %rd13, %rd12;
+    max.s64 %rd21, %rd13, %rd12;
+    neg.s32 %r44, %r2;
+    not.b32 %r45, %r3;
+    not.pred %p7, %p2;
+    selp.u32 %r46, 1, 0, %p7;
+    cvt.s64.s32 %rd22, %r2;
+    cvt.u64.u32 %rd23, %r3;
+    cvt.u32.u64 %r47, %rd13;
+    cvt.u16.u32 %rs1, %r2;
+    cvt.s32.s16 %r48, %rs1;
+    mov.u64 %rd25, tile;
+    cvta.shared.u64 %rd26, %rd25;
+    cvta.to.shared.u64 %rd27, %rd26;
+    setp.eq.f32 %p10, %r2, %r3;
+    selp.u32 %r50, 1, 0, %p10;
+    setp.ne.f32 %p11, %r2, %r4;
+    selp.u32 %r51, 1, 0, %p11;
+    setp.lt.f32 %p12, %r2, %r5;
+    selp.u32 %r52, 1, 0, %p12;
+    setp.le.f32 %p13, %r2, %r3;
+    selp.u32 %r53, 1, 0, %p13;
+    setp.gt.f32 %p14, %r2, %r4;
+    selp.u32 %r54, 1, 0, %p14;
+    setp.ge.f32 %p15, %r2, %r5;
+    selp.u32 %r55, 1, 0, %p15;
+    setp.equ.f32 %p16, %r2, %r3;
+    selp.u32 %r56, 1, 0, %p16;
+    setp.neu.f32 %p17, %r2, %r4;
+    selp.u32 %r57, 1, 0, %p17;
+    setp.ltu.f32 %p18, %r2, %r5;
+    selp.u32 %r58, 1, 0, %p18;
+    setp.leu.f32 %p19, %r2, %r3;
+    selp.u32 %r59, 1, 0, %p19;
+    setp.gtu.f32 %p20, %r2, %r4;
+    selp.u32 %r60, 1, 0, %p20;
+    setp.geu.f32 %p21, %r2, %r5;
+    selp.u32 %r61, 1, 0, %p21;
+    setp.num.f32 %p22, %r2, %r3;
+    selp.u32 %r62, 1, 0, %p22;
+    setp.nan.f32 %p23, %r2, %r4;
+    selp.u32 %r63, 1, 0, %p23;
+    setp.ltu.and.f32 %p24|%p25, %r2, %r4, %p1;
+    selp.u32 %r64, 1, 0, %p24;
+    selp.u32 %r65, 1, 0, %p25;
+    setp.num.or.f32 %p26, %r3, %r5, %p2;
+    selp.u32 %r66, 1, 0, %p26;
+    max.f32 %r67, %r2, %r3;
+    min.f32 %r68, %r3, %r4;
+    @%p1 max.f32 %r68, %r4, %r5;
+    setp.gt.f32 %p27, %r1, %r3;
+    selp.u32 %r69, 1, 0, %p27;
+    st.global.u32 [%rd6+352], %r69;
+    cvt.u16.u32 %rs2, %r3;
+    cvt.f32.f16 %r70, %rs2;
+    cvt.f32.bf16 %r71, %rs2;
+    mov.u32 %r72, 5;
+    @%p1 cvt.f32.f16 %r72, %rs1;
+    st.global.u32 [%rd6+356], %r70;
+    st.global.u32 [%rd6+360], %r71;
+    st.global.u32 [%rd6+364], %r72;
+    st.global.u32 [%rd6+200], %r42;
+    st.global.u32 [%rd6+204], %r43;
+    st.global.u32 [%rd6+208], %r44;
+    st.global.u32 [%rd6+212], %r45;
+    st.global.u32 [%rd6+216], %r46;
+    st.global.u32 [%rd6+220], %r47;
+    st.global.u32 [%rd6+224], %r48;
+    st.global.u32 [%rd6+228], %r50;
+    st.global.u32 [%rd6+232], %r51;
+    st.global.u32 [%rd6+236], %r52;
+    st.global.u32 [%rd6+240], %r53;
+    st.global.u32 [%rd6+244], %r54;
+    st.global.u32 [%rd6+248], %r55;
+    st.global.u32 [%rd6+252], %r56;
+    st.global.u32 [%rd6+256], %r57;
+    st.global.u32 [%rd6+260], %r58;
+    st.global.u32 [%rd6+264], %r59;
+    st.global.u32 [%rd6+268], %r60;
+    st.global.u32 [%rd6+272], %r61;
+    st.global.u32 [%rd6+276], %r62;
+    st.global.u32 [%rd6+280], %r63;
+    st.global.u32 [%rd6+284], %r64;
+    st.global.u32 [%rd6+288], %r65;
+    st.global.u32 [%rd6+292], %r66;
+    st.global.u32 [%rd6+296], %r67;
+    st.global.u32 [%rd6+300], %r68;
+    st.global.u64 [%rd6+304], %rd20;
+    st.global.u64 [%rd6+312], %rd21;
+    st.global.u64 [%rd6+320], %rd22;
+    st.global.u64 [%rd6+328], %rd23;
+    st.global.u64 [%rd6+336], %rd26;
+    st.global.u64 [%rd6+344], %rd27;
     ret;
 }
 "#;
 
 /// Operands: random words mixed with the values that matter (zeros, ±inf, NaNs, subnormals,
-/// extremes, small shift amounts and ones past the width).
+/// extremes, small shift amounts and ones past the width, signaling NaNs of `f16` and `bf16`).
 fn operands(seed: u64) -> Vec<u8> {
-    const EDGE: [u32; 14] = [
+    const EDGE: [u32; 16] = [
         0,
         1,
         31,
@@ -127,6 +223,8 @@ fn operands(seed: u64) -> Vec<u8> {
         0xff80_0000,
         0x7fc0_0001,
         0x0000_0001,
+        0x0000_7c01,
+        0x0000_7f81,
     ];
     let mut x = seed;
     (0..256 * 4)
@@ -135,7 +233,7 @@ fn operands(seed: u64) -> Vec<u8> {
             x ^= x >> 7;
             x ^= x << 17;
             let w = if i % 3 == 0 {
-                EDGE[(x % 14) as usize]
+                EDGE[(x % 16) as usize]
             } else {
                 x as u32
             };
@@ -144,7 +242,7 @@ fn operands(seed: u64) -> Vec<u8> {
         .collect()
 }
 
-fn launch(kernel: &PtxKernel, input: &[u8], sanitize: bool) -> Vec<u8> {
+fn launch(kernel: &PtxKernel, input: &[u8], sanitize: bool) -> (Vec<u8>, crate::Counters) {
     let mut out = vec![0u8; 256 * OUT * 8];
     let mut buffers = [BufferArg::ReadOnly(input), BufferArg::ReadWrite(&mut out)];
     let shape = PtxLaunch {
@@ -166,7 +264,7 @@ fn launch(kernel: &PtxKernel, input: &[u8], sanitize: bool) -> Vec<u8> {
     )
     .expect("launches");
     assert!(report.is_clean(), "{:?}", report.findings);
-    out
+    (out, report.counters)
 }
 
 #[test]
@@ -176,10 +274,14 @@ fn the_fast_forms_give_the_general_paths_results() {
     for seed in [1u64, 0x9e37_79b9_7f4a_7c15, 12345] {
         let input = operands(seed);
         for sanitize in [false, true] {
-            let fast = launch(&kernel, &input, sanitize);
+            let (fast, fast_counters) = launch(&kernel, &input, sanitize);
             GENERAL_ONLY.store(true, SeqCst);
-            let general = launch(&kernel, &input, sanitize);
+            let (general, general_counters) = launch(&kernel, &input, sanitize);
             GENERAL_ONLY.store(false, SeqCst);
+            assert_eq!(
+                fast_counters, general_counters,
+                "seed {seed:#x}, sanitizer {sanitize}"
+            );
             assert!(fast.iter().any(|&b| b != 0), "the kernel wrote its results");
             for (t, (a, b)) in fast
                 .chunks(OUT * 8)

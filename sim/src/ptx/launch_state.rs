@@ -13,26 +13,19 @@ pub(crate) struct LaunchState<'p> {
     pub arrays: Vec<String>,
     /// Index of the first shared array among `arrays`.
     pub first_shared: u32,
-    pub block: [u32; 3],
-    pub threads: u32,
-    pub grid: [u32; 3],
     /// Blocks in the grid: the product of `grid`.
     pub blocks: u32,
     /// Whether blocks run one after another (no other block writes memory while one runs).
     pub serial: bool,
-    pub dynamic_shared: u32,
     pub shared_total: u32,
     /// The parameter space's bytes.
     pub params: Vec<u8>,
     pub map: GlobalMap,
-    /// Where the shared memory reserved for NVIDIA's libraries starts, and its bytes (0 when the
-    /// kernel reads no `%reserved_smem_offset_*`): [`RESERVED_SMEM`] after the kernel's own.
-    pub reserved_begin: u32,
-    pub reserved: u32,
-    /// The kernel's own shared memory (static and dynamic): `%total_smem_size`.
-    pub own_shared: u32,
     /// Fences and atomics ordering blocks (`sync_blocks.rs`).
     pub releases: crate::sync_blocks::Releases,
+    /// What the special registers depend on, and the register file each warp starts with.
+    pub shape: super::warp_init::Shape,
+    pub registers: super::warp_init::RegisterTemplate,
 }
 
 /// The shared memory the simulator reserves for NVIDIA's libraries when a kernel reads

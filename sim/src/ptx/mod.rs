@@ -88,6 +88,7 @@ mod exec_fault;
 mod exec_float;
 mod exec_half;
 mod exec_hot;
+mod exec_hot_half;
 #[cfg(test)]
 mod exec_hot_tests;
 mod exec_int;
@@ -117,6 +118,7 @@ mod registers;
 mod round;
 mod schedule;
 mod simt;
+mod warp_init;
 
 use std::time::Instant;
 
@@ -495,23 +497,27 @@ pub fn run(
         )));
     }
     let workers = worker_threads(program.global_atomics, options, blocks);
+    let shape = warp_init::Shape {
+        block: launch.block,
+        grid: launch.grid,
+        threads,
+        dynamic_shared: launch.dynamic_shared,
+        own_shared,
+        reserved_begin,
+        reserved,
+    };
     let state = LaunchState {
+        registers: warp_init::RegisterTemplate::new(program, &shape),
+        shape,
         program,
         arrays,
         first_shared,
-        block: launch.block,
-        threads,
-        grid: launch.grid,
         blocks,
         serial: workers == 1,
-        dynamic_shared: launch.dynamic_shared,
         shared_total,
         params,
         map: GlobalMap::new(&lengths, module),
         releases: Default::default(),
-        reserved_begin,
-        reserved,
-        own_shared,
     };
     let outcomes = run_grid(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()
