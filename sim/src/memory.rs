@@ -127,14 +127,15 @@ impl GlobalBuffer {
     }
 
     pub fn new(bytes: &[u8]) -> Self {
-        let words = bytes
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                AtomicU32::new(u32::from_le_bytes(w))
-            })
-            .collect();
+        let whole = bytes.chunks_exact(4);
+        let tail = whole.remainder();
+        let mut words: Vec<AtomicU32> = Vec::with_capacity(bytes.len().div_ceil(4));
+        words.extend(whole.map(|c| AtomicU32::new(u32::from_le_bytes(word(c, 0)))));
+        if !tail.is_empty() {
+            let mut w = [0u8; 4];
+            w[..tail.len()].copy_from_slice(tail);
+            words.push(AtomicU32::new(u32::from_le_bytes(w)));
+        }
         GlobalBuffer {
             words,
             len: bytes.len() as u64,
@@ -144,9 +145,15 @@ impl GlobalBuffer {
 
     /// Copies the contents into `out` (as long as the buffer).
     pub fn copy_to(&self, out: &mut [u8]) {
-        for (chunk, word) in out.chunks_mut(4).zip(&self.words) {
+        let last = out.len() / 4;
+        let mut whole = out.chunks_exact_mut(4);
+        for (chunk, word) in (&mut whole).zip(&self.words) {
+            chunk.copy_from_slice(&word.load(Relaxed).to_le_bytes());
+        }
+        let tail = whole.into_remainder();
+        if let Some(word) = self.words.get(last).filter(|_| !tail.is_empty()) {
             let bytes = word.load(Relaxed).to_le_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
+            tail.copy_from_slice(&bytes[..tail.len()]);
         }
     }
 
@@ -254,5 +261,29 @@ pub(crate) fn atomic_result(op: AtomicOp, old: u32, operand: u32, compare: u32) 
         AtomicOp::Exchange => operand,
         AtomicOp::CompareExchange if old == compare => operand,
         AtomicOp::CompareExchange => old,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer of any length gives back the bytes it was made from, the last partial word too.
+    #[test]
+    fn a_buffer_round_trips_every_length() {
+        for len in 0..=13usize {
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| (i as u8).wrapping_mul(37) ^ 0xa5)
+                .collect();
+            let buffer = GlobalBuffer::new(&bytes);
+            assert_eq!(buffer.len, len as u64);
+            assert_eq!(buffer.words.len(), len.div_ceil(4));
+            let mut out = vec![0u8; len];
+            buffer.copy_to(&mut out);
+            assert_eq!(out, bytes, "length {len}");
+            if len > 0 {
+                assert_eq!(buffer.read(len as u64 - 1, 1), u64::from(bytes[len - 1]));
+            }
+        }
     }
 }

@@ -79,15 +79,19 @@ impl PtxBlock<'_> {
             return Ok(()); // lanes joined: evaluate again with all of them
         }
         // Groups: the lanes passing each distinct mask must be exactly its non-exited lanes.
-        let mut groups: Vec<(u32, u32)> = Vec::new();
+        let (mut groups, mut count) = ([(0u32, 0u32); 32], 0);
         for l in lanes(mask) {
             let m = masks[l] as u32;
-            match groups.iter_mut().find(|g| g.0 == m) {
+            match groups[..count].iter_mut().find(|g| g.0 == m) {
                 Some(g) => g.1 |= 1 << l,
-                None => groups.push((m, 1 << l)),
+                None => {
+                    groups[count] = (m, 1 << l);
+                    count += 1;
+                }
             }
         }
-        for &(m, members) in &groups {
+        let groups = &groups[..count];
+        for &(m, members) in groups {
             let stray = m & !warp.exited & !members;
             if stray != 0 {
                 let k = stray.trailing_zeros();
@@ -103,7 +107,7 @@ impl PtxBlock<'_> {
         warp.step += 1;
         self.run.counters.collective += 1;
         self.run.counters.active_lanes += u64::from(active.count_ones());
-        for (m, members) in groups {
+        for &(m, members) in groups {
             self.group(warp, pc, op, m, members)?;
         }
         warp.stack.advance_together(together);
