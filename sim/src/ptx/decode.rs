@@ -54,6 +54,9 @@ pub(crate) struct Program {
     pub tables: Vec<Vec<u32>>,
     /// The register holding each lane's frame base in its local memory (0 in the entry).
     pub frame_reg: R,
+    /// Per register, whether a thread may read it before writing it (`uninit.rs`; `None`: not
+    /// known, every register may).
+    pub read_before_written: Option<Vec<bool>>,
 }
 
 /// The decoder's state.
@@ -156,7 +159,7 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
     let (insts, lines, texts, sources) = (d.insts, d.lines, d.texts, d.sources);
     let (reg_bits, init) = (d.regs.bits, d.regs.init);
     let (funcs, tables) = (d.funcs, d.tables);
-    Ok(Program {
+    let mut program = Program {
         name: entry.name.clone(),
         insts,
         lines,
@@ -178,7 +181,10 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         funcs,
         tables,
         frame_reg,
-    })
+        read_before_written: None,
+    };
+    program.read_before_written = super::uninit::read_before_written(&program);
+    Ok(program)
 }
 
 impl Decoder<'_> {

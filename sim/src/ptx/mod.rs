@@ -118,6 +118,7 @@ mod registers;
 mod round;
 mod schedule;
 mod simt;
+mod uninit;
 mod warp_init;
 
 use std::time::Instant;

@@ -2,8 +2,10 @@
 //! every warp of a launch (`%ntid`, `%laneid`, the lane masks, …) are filled once per launch into a
 //! template; each warp starts from a copy of it, and only the registers that differ between warps or
 //! blocks (`%tid`, `%warpid`, `%ctaid`) are filled per warp (without a division per lane). A finished
-//! warp's register file is kept for a later warp of the launch, which resets every register but the
-//! constants (no instruction writes those): no allocation, and the constants are not copied again.
+//! warp's register file is kept for a later warp of the launch, which resets only the special
+//! registers and those a thread may read before writing them (`uninit.rs`): no allocation, and
+//! neither the constants (no instruction writes those) nor the registers every path writes first are
+//! copied again.
 
 use std::ops::Range;
 use std::sync::Mutex;
@@ -33,8 +35,12 @@ pub(crate) struct RegisterTemplate {
     regs: Vec<[u64; 32]>,
     /// Registers whose lanes depend on the warp or the block: filled per warp.
     varying: Vec<(R, Special)>,
-    /// The registers that are not constants, as runs of indices: what a reused file resets.
+    /// What a reused file resets, as runs of register indices: the special registers and those a
+    /// thread may read before writing them.
     reset: Vec<Range<usize>>,
+    /// What it keeps from the last warp although it is not a constant (filled with a canary in
+    /// builds with debug assertions, so that a read `uninit.rs` missed shows in the outputs).
+    kept: Vec<Range<usize>>,
     /// Register files of finished warps, for later warps.
     spare: Mutex<Vec<Vec<[u64; 32]>>>,
 }
@@ -57,21 +63,23 @@ impl RegisterTemplate {
                 }
             }
         }
-        let mut constant = vec![false; regs.len()];
+        let (mut constant, mut special) = (vec![false; regs.len()], vec![false; regs.len()]);
         for &(r, init) in &program.init {
             constant[r as usize] = matches!(init, Init::Const(_));
+            special[r as usize] = matches!(init, Init::Special(_));
         }
-        let mut reset: Vec<Range<usize>> = Vec::new();
+        let read_first = |r: usize| {
+            (program.read_before_written.as_ref()).is_none_or(|maybe| maybe[r]) || special[r]
+        };
+        let (mut reset, mut kept) = (Vec::new(), Vec::new());
         for r in (0..regs.len()).filter(|&r| !constant[r]) {
-            match reset.last_mut() {
-                Some(run) if run.end == r => run.end += 1,
-                _ => reset.push(r..r + 1),
-            }
+            push_run(if read_first(r) { &mut reset } else { &mut kept }, r);
         }
         RegisterTemplate {
             regs,
             varying,
             reset,
+            kept,
             spare: Mutex::default(),
         }
     }
@@ -94,6 +102,11 @@ impl RegisterTemplate {
             Some(mut regs) => {
                 for run in &self.reset {
                     regs[run.clone()].copy_from_slice(&self.regs[run.clone()]);
+                }
+                if cfg!(debug_assertions) {
+                    for r in self.kept.iter().flat_map(|run| run.clone()) {
+                        regs[r] = [CANARY ^ r as u64; 32];
+                    }
                 }
                 regs
             }
@@ -136,6 +149,17 @@ impl RegisterTemplate {
             };
         }
         regs
+    }
+}
+
+/// What a kept register holds in builds with debug assertions.
+const CANARY: u64 = 0x5a5a_c3c3_a5a5_3c3c;
+
+/// Adds register `r` to `runs`, extending the last run where it ends at `r`.
+fn push_run(runs: &mut Vec<Range<usize>>, r: usize) {
+    match runs.last_mut() {
+        Some(run) if run.end == r => run.end += 1,
+        _ => runs.push(r..r + 1),
     }
 }
 
@@ -199,6 +223,7 @@ mod tests {
             let template = RegisterTemplate {
                 regs: vec![[0; 32]; 4],
                 reset: vec![Range { start: 0, end: 4 }],
+                kept: Vec::new(),
                 spare: Mutex::default(),
                 varying: vec![
                     (0, Special::Tid(0)),
@@ -246,6 +271,7 @@ mod tests {
             regs,
             varying: vec![(2, Special::Tid(0))],
             reset: vec![0..1, 2..3, 4..5],
+            kept: Vec::new(),
             spare: Mutex::default(),
         };
         let fresh = template.warp(&shape, 0, 1);
