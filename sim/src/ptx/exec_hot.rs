@@ -100,12 +100,13 @@ fn compare_lanes(
     mask: u32,
     test: impl Fn(u64, u64) -> bool,
 ) -> u32 {
+    // Every lane is compared (a loop the compiler vectorizes) and the others masked off.
     let (ca, cb) = (&regs[a], &regs[b]);
     let mut m = 0u32;
-    for l in lanes(mask) {
+    for l in 0..32 {
         m |= u32::from(test(ca[l], cb[l])) << l;
     }
-    m
+    m & mask
 }
 
 /// An integer comparison of `mask`'s lanes as a mask of the lanes where it holds.
@@ -401,8 +402,8 @@ impl PtxBlock<'_> {
                     Some((op, c, negated)) => {
                         let col = &warp.regs[c as usize];
                         let mut cm = 0u32;
-                        for l in lanes(mask) {
-                            cm |= u32::from((col[l] & 1 == 1) != negated) << l;
+                        for (l, v) in col.iter().enumerate() {
+                            cm |= u32::from((v & 1 == 1) != negated) << l;
                         }
                         match op {
                             BoolOp::And => v & cm,

@@ -190,6 +190,16 @@ impl PtxBlock<'_> {
         } else {
             self.run.counters.global += 1;
         }
+        // The global buffer every lane's access is in, when there is one.
+        let single = (!shared && mask != 0)
+            .then(|| buffers[mask.trailing_zeros() as usize])
+            .filter(|&b| {
+                if mask == u32::MAX {
+                    buffers.iter().fold(true, |all, &x| all & (x == b))
+                } else {
+                    lanes(mask).all(|l| buffers[l] == b)
+                }
+            });
         match &program.insts[pc].op {
             Op::Ld { dsts, .. } if load => {
                 // Reads have no side effect here, so each destination is filled in turn (a
@@ -227,6 +237,15 @@ impl PtxBlock<'_> {
                         }
                         continue;
                     }
+                    if let Some(global) = single.map(|b| &run.globals[b as usize]) {
+                        // Every lane in one global buffer: no choice of memory per lane.
+                        for l in lanes(mask) {
+                            let v = global.read(offsets[l] + skip, elem);
+                            let v = if signed { sext(v, 8 * elem) } else { v };
+                            col[l] = v & keep;
+                        }
+                        continue;
+                    }
                     for l in lanes(mask) {
                         let at = offsets[l] + skip;
                         let v = match buffers[l] {
@@ -247,6 +266,21 @@ impl PtxBlock<'_> {
             Op::St { srcs, .. } => {
                 let keep = ones(8 * elem);
                 let run = &mut self.run;
+                if let Some(b) = single {
+                    // Every lane in one global buffer.
+                    let global = &run.globals[b as usize];
+                    let mut changed = false;
+                    for l in lanes(mask) {
+                        for (k, &s) in srcs.iter().enumerate() {
+                            let at = offsets[l] + k as u64 * u64::from(elem);
+                            let v = warp.regs[s as usize][l] & keep;
+                            changed |= global.read(at, elem) != v;
+                            global.write(at, elem, v);
+                        }
+                    }
+                    run.changed |= changed;
+                    return true;
+                }
                 for l in lanes(mask) {
                     for (k, &s) in srcs.iter().enumerate() {
                         let at = offsets[l] + k as u64 * u64::from(elem);

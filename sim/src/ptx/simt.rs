@@ -119,10 +119,14 @@ impl SimtStack {
         let Some(top) = self.entries.last().copied() else {
             return;
         };
-        self.branch_many(
-            &[(top.pc + 1, top.mask & !taken), (target, taken)],
-            reconverge,
-        );
+        let (stay, go) = (top.mask & !taken, top.mask & taken);
+        match (stay != 0, go != 0) {
+            (false, false) => {}
+            (true, false) => self.jump(top.pc + 1),
+            (false, true) => self.jump(target),
+            (true, true) if target == top.pc + 1 => self.jump(target),
+            (true, true) => self.diverge(top, &[(top.pc + 1, stay), (target, go)], reconverge),
+        }
     }
 
     /// A branch of the running entry with several destinations (`brx.idx`): `groups` are
@@ -144,10 +148,15 @@ impl SimtStack {
             }
         }
         match merged.as_slice() {
-            [] => return,
-            [(pc, _)] => return self.jump(*pc),
-            _ => {}
+            [] => {}
+            [(pc, _)] => self.jump(*pc),
+            _ => self.diverge(top, &merged, reconverge),
         }
+    }
+
+    /// The running entry `top` splits into `groups` (distinct destinations, each with lanes; at
+    /// least two), reconverging at `reconverge`; the last group runs first.
+    fn diverge(&mut self, top: Entry, groups: &[(u32, u32)], reconverge: u32) {
         let parent = if reconverge == top.rpc {
             // The paths meet where this entry meets its siblings: they become siblings.
             self.entries.pop();
@@ -159,7 +168,7 @@ impl SimtStack {
             }
             top.id
         };
-        for (pc, mask) in merged {
+        for &(pc, mask) in groups {
             let id = self.next_id;
             self.next_id = self.next_id.wrapping_add(1);
             self.entries.push(Entry {

@@ -21,7 +21,8 @@ use super::poison::{flow, Flow};
 const MAX_BITS: usize = 1 << 26;
 
 /// Per register, whether some thread may read it before writing it; `None` when the program is not
-/// analysed (a call, `brx.idx`, or too large): every register may.
+/// analysed (a call, `brx.idx`, too large, or control flow that does not settle within 64 visits
+/// per instruction): every register may.
 pub(crate) fn read_before_written(program: &Program) -> Option<Vec<bool>> {
     let (insts, n) = (&program.insts, program.reg_bits.len());
     let words = n.div_ceil(64);
@@ -62,7 +63,10 @@ pub(crate) fn read_before_written(program: &Program) -> Option<Vec<bool>> {
         *first = entry;
     }
     let mut after = vec![0u64; words];
+    // Sets only shrink, so this ends; a budget bounds the time on hostile control flow.
+    let mut budget = insts.len().saturating_mul(64);
     while let Some(pc) = work.pop() {
+        budget = budget.checked_sub(1)?;
         reached[pc] = true;
         after.copy_from_slice(&before[pc]);
         for &w in &effects[pc].1 {
