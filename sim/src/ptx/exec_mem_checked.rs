@@ -98,32 +98,48 @@ impl PtxBlock<'_> {
         };
         let device = *strong == Strength::Device;
         let signed = matches!(ty, Ty::Int(t) if t.signed);
-        for l in lanes(mask) {
-            let (buffer, offset) = (buffers[l], offsets[l]);
-            if buffer != SHARED {
-                let mem = Self::global_mem(buffer);
+        // The check between blocks, lane after lane (reading has no side effect, so the values
+        // are read after it; a finding that stops the block stops it before any is used).
+        if *space != MemSpace::Shared {
+            for l in lanes(mask).filter(|&l| buffers[l] != SHARED) {
+                let mem = Self::global_mem(buffers[l]);
                 for k in 0..dsts.len() as u64 {
-                    let at = offset + k * u64::from(elem);
+                    let at = offsets[l] + k * u64::from(elem);
                     self.run
                         .check_blocks(who, pc, l, mem, at, elem, false, false, device)?;
                 }
             }
-            for (k, d) in dsts.iter().enumerate() {
-                let Some(d) = *d else {
-                    continue;
-                };
-                let at = offset + k as u64 * u64::from(elem);
-                let v = match buffer {
-                    SHARED if elem == 4 => {
-                        let at = at as usize;
-                        let word = self.run.shared[at..at + 4].try_into().expect("4 bytes");
-                        u64::from(u32::from_le_bytes(word))
-                    }
-                    SHARED => read_bytes(&self.run.shared, at as usize, elem),
-                    b => self.run.globals[b as usize].read(at, elem),
+        }
+        let (run, regs) = (&self.run, &mut warp.regs);
+        for (k, d) in dsts.iter().enumerate() {
+            let Some(d) = *d else {
+                continue;
+            };
+            let (col, keep) = (&mut regs[d as usize], ones(program.reg_bits[d as usize]));
+            let skip = k as u64 * u64::from(elem);
+            if *space == MemSpace::Shared && elem == 4 {
+                // Every lane in shared memory (`place_lanes`): whole words.
+                let shared = &run.shared[..];
+                for l in lanes(mask) {
+                    let at = (offsets[l] + skip) as usize;
+                    let w = u32::from_le_bytes(shared[at..at + 4].try_into().expect("4 bytes"));
+                    let v = if signed {
+                        w as i32 as i64 as u64
+                    } else {
+                        u64::from(w)
+                    };
+                    col[l] = v & keep;
+                }
+                continue;
+            }
+            for l in lanes(mask) {
+                let at = offsets[l] + skip;
+                let v = match buffers[l] {
+                    SHARED => read_bytes(&run.shared, at as usize, elem),
+                    b => run.globals[b as usize].read(at, elem),
                 };
                 let v = if signed { sext(v, 8 * elem) } else { v };
-                warp.regs[d as usize][l] = v & ones(program.reg_bits[d as usize]);
+                col[l] = v & keep;
             }
         }
         Ok(true)
