@@ -183,7 +183,13 @@ pub(crate) fn decode(module: &Module, entry: &Function) -> Result<Program, PtxEr
         frame_reg,
         read_before_written: None,
     };
-    program.read_before_written = super::uninit::read_before_written(&program);
+    program.read_before_written = super::uninit::read_before_written(&super::uninit::Entry {
+        insts: &program.insts,
+        registers: program.reg_bits.len(),
+        init: &program.init,
+        frame_reg: program.frame_reg,
+        calls: !program.funcs.is_empty(),
+    });
     Ok(program)
 }
 

@@ -13,9 +13,22 @@
 //! In builds with debug assertions (the tests), registers a reused file does not reset are filled
 //! with a canary instead, so that a read the analysis missed changes the kernel's outputs.
 
-use super::decode::Program;
-use super::inst::{Op, R};
+use super::inst::{Inst, Op, R};
 use super::poison::{flow, Flow};
+use super::registers::Init;
+
+/// What the analysis reads of a decoded entry.
+pub(crate) struct Entry<'p> {
+    pub insts: &'p [Inst],
+    /// Registers in all.
+    pub registers: usize,
+    /// Registers filled before the first instruction.
+    pub init: &'p [(R, Init)],
+    /// The frame base register (`Program::frame_reg`).
+    pub frame_reg: R,
+    /// Whether the entry calls functions.
+    pub calls: bool,
+}
 
 /// The most instructions × registers analysed (bits of the per-instruction sets: 8 MiB).
 const MAX_BITS: usize = 1 << 26;
@@ -23,11 +36,11 @@ const MAX_BITS: usize = 1 << 26;
 /// Per register, whether some thread may read it before writing it; `None` when the program is not
 /// analysed (a call, `brx.idx`, too large, or control flow that does not settle within 64 visits
 /// per instruction): every register may.
-pub(crate) fn read_before_written(program: &Program) -> Option<Vec<bool>> {
-    let (insts, n) = (&program.insts, program.reg_bits.len());
+pub(crate) fn read_before_written(program: &Entry<'_>) -> Option<Vec<bool>> {
+    let (insts, n) = (program.insts, program.registers);
     let words = n.div_ceil(64);
     if insts.len().checked_mul(words * 64)? > MAX_BITS
-        || !program.funcs.is_empty()
+        || program.calls
         || insts
             .iter()
             .any(|i| matches!(i.op, Op::Call { .. } | Op::Brx { .. }))
@@ -54,7 +67,7 @@ pub(crate) fn read_before_written(program: &Program) -> Option<Vec<bool>> {
     // Definitely written before each instruction (all ones: not reached yet).
     let mut before = vec![vec![u64::MAX; words]; insts.len()];
     let mut entry = vec![0u64; words];
-    for &(r, _) in &program.init {
+    for &(r, _) in program.init {
         set(&mut entry, r);
     }
     let mut reached = vec![false; insts.len()];
@@ -117,13 +130,12 @@ fn successors(op: &Op, guarded: bool, pc: usize) -> impl Iterator<Item = usize> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::PtxKernel;
-    use super::*;
+    use crate::ptx::PtxKernel;
 
     fn maybe(ptx: &str) -> Vec<String> {
         let kernel = PtxKernel::load(ptx, "k").expect("decodes");
         let program = &kernel.program;
-        let flags = read_before_written(program).expect("analysed");
+        let flags = program.read_before_written.clone().expect("analysed");
         (0..flags.len())
             .filter(|&r| flags[r] && r != program.frame_reg as usize)
             .map(|r| format!("{r}"))
