@@ -141,6 +141,12 @@ pub enum CastKind {
     Truncate,
     /// Reinterpret the bits as another type of the same width (`u32`/`i32`/`f32`, `u64`/`i64`).
     Bitcast,
+    /// An integer to `f32` as Rust's `as`: the nearest `f32`, ties to even (exact when the value fits
+    /// in 24 bits).
+    IntToFloat,
+    /// `f32` to an integer as Rust's `as`: truncated toward zero, saturated to the target's range,
+    /// NaN → 0.
+    FloatToInt,
 }
 
 macro_rules! keyword_table {
@@ -177,4 +183,5 @@ keyword_table!(BinaryOp {
 keyword_table!(CmpOp { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
 keyword_table!(CastKind {
     ZeroExtend => "zext", SignExtend => "sext", Truncate => "trunc", Bitcast => "bitcast",
+    IntToFloat => "itof", FloatToInt => "ftoi",
 });

@@ -13,12 +13,12 @@ use crate::builder::{
 
 /// How `value as To` is computed, following Rust's `as`: between integers, a zero extension from an
 /// unsigned (or `bool`) source, a sign extension from a signed one, a truncation to a narrower type, a
-/// bit cast between types of the same width, nothing between a type and itself. The IR has no
-/// conversion between integers and `f32`, so Rust's `int as f32` and `f32 as int` are not implemented.
+/// bit cast between types of the same width, nothing between a type and itself; between integers
+/// and `f32`, the IR's `itof` (nearest, ties to even) and `ftoi` (truncated, saturated, NaN → 0).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be cast to `{To}` with `as` in a kernel",
     label = "no `as` conversion from `{Self}` to `{To}` in the IR",
-    note = "integers convert among themselves (zero/sign extension, truncation, bit cast) and `bool` converts to integers; the IR has no integer/f32 conversion (`bitcast::<f32>(x)` reinterprets bits)"
+    note = "integers convert among themselves and to and from f32, and `bool` converts to integers (Rust's `as`)"
 )]
 pub trait CastTo<To: ScalarKind>: ScalarKind + Sized {
     /// Emits the conversion.
@@ -74,6 +74,21 @@ casts! { bitcast:
     U64 => I64;
     I64 => U64;
 }
+macro_rules! floats {
+    ($($int:ident),*) => {$(
+        impl CastTo<F32> for $int {
+            fn cast(b: &mut KernelBuilder, value: Val<$int>) -> Val<F32> {
+                b.int_to_float(value)
+            }
+        }
+        impl CastTo<$int> for F32 {
+            fn cast(b: &mut KernelBuilder, value: Val<F32>) -> Val<$int> {
+                b.float_to_int(value)
+            }
+        }
+    )*};
+}
+floats!(U8, U16, U32, U64, I32, I64);
 
 /// `value as To` (see [`CastTo`]).
 pub fn cast<To: ScalarKind, From: CastTo<To>>(b: &mut KernelBuilder, value: Val<From>) -> Val<To> {

@@ -162,6 +162,8 @@ pub fn cast_type(kind: CastKind, from: ScalarType, to: ScalarType) -> Result<Sca
         CastKind::Bitcast => {
             from != to && from != T::Bool && to != T::Bool && from.bits() == to.bits()
         }
+        CastKind::IntToFloat => from.is_integer() && to == T::F32,
+        CastKind::FloatToInt => from == T::F32 && to.is_integer(),
     };
     if ok {
         Ok(to)
@@ -171,6 +173,8 @@ pub fn cast_type(kind: CastKind, from: ScalarType, to: ScalarType) -> Result<Sca
             CastKind::SignExtend => "from an integer to a wider integer",
             CastKind::Truncate => "from an integer to a narrower integer",
             CastKind::Bitcast => "between different non-bool types of the same width",
+            CastKind::IntToFloat => "from an integer to f32",
+            CastKind::FloatToInt => "from f32 to an integer",
         };
         Err(format!("{} goes {rule}, not {from} to {to}", kind.name()))
     }

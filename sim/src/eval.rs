@@ -128,6 +128,27 @@ pub(crate) fn cast(kind: CastKind, from: ScalarType, to: ScalarType, a: u64) -> 
         CastKind::ZeroExtend | CastKind::Bitcast => a,
         CastKind::SignExtend => truncate(to, sext(from, a) as u64),
         CastKind::Truncate => truncate(to, a),
+        CastKind::IntToFloat => {
+            let x = if from.is_signed() {
+                sext(from, a) as f32
+            } else {
+                truncate(from, a) as f32
+            };
+            u64::from(x.to_bits())
+        }
+        CastKind::FloatToInt => {
+            let x = f32::from_bits(a as u32);
+            match to {
+                ScalarType::U8 => u64::from(x as u8),
+                ScalarType::U16 => u64::from(x as u16),
+                ScalarType::U32 => u64::from(x as u32),
+                ScalarType::U64 => x as u64,
+                ScalarType::I32 => u64::from(x as i32 as u32),
+                ScalarType::I64 => x as i64 as u64,
+                // The verifier admits only integer targets.
+                ScalarType::Bool | ScalarType::F32 => 0,
+            }
+        }
     }
 }
 

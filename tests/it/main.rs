@@ -20,6 +20,7 @@ mod cli_profile;
 mod cli_run;
 mod cli_run_backends;
 mod cli_run_ptx;
+mod conversions;
 mod corpus_cuda;
 mod device_codec;
 mod differential;

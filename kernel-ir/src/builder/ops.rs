@@ -146,4 +146,16 @@ impl KernelBuilder {
     pub fn bitcast<To: Storable, From: Storable>(&mut self, a: Val<From>) -> Val<To> {
         self.cast(CastKind::Bitcast, a)
     }
+
+    /// An integer as the nearest `f32`, ties to even (Rust's `as f32`).
+    #[must_use]
+    pub fn int_to_float<From: Int>(&mut self, a: Val<From>) -> Val<F32> {
+        self.cast(CastKind::IntToFloat, a)
+    }
+
+    /// An `f32` as an integer: truncated toward zero, saturated, NaN → 0 (Rust's `as`).
+    #[must_use]
+    pub fn float_to_int<To: Int>(&mut self, a: Val<F32>) -> Val<To> {
+        self.cast(CastKind::FloatToInt, a)
+    }
 }

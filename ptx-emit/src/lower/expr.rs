@@ -335,6 +335,34 @@ impl Lowerer<'_> {
                 self.inst((O::And, &[B32]), vec![d, src, Operand::Imm(mask)]);
             }
             CastKind::Bitcast => self.inst((O::Mov, &[bits(to)]), vec![d, src]),
+            // `cvt.rn` rounds to nearest even, as Rust's `as f32`; 8/16-bit values are
+            // zero-extended in their register, so they convert as `u32`.
+            CastKind::IntToFloat => self.inst((O::Cvt, &[M::Rn, F32, arith(from)]), vec![d, src]),
+            CastKind::FloatToInt => self.float_to_int(dst, src, to),
+        }
+    }
+
+    /// `f32` → integer as Rust's `as`. `cvt.rzi` truncates and saturates to the destination's range
+    /// and gives 0 for NaN at 32 bits; u8/u16 saturate by a `min` after a `u32` conversion, and the
+    /// 64-bit conversions (whose NaN is `1 << 63` in PTX) select 0 for a NaN.
+    fn float_to_int(&mut self, dst: Reg, src: Operand, to: ScalarType) {
+        let d = Operand::Reg(dst);
+        self.inst(
+            (O::Cvt, &[M::Rzi, arith(to), F32]),
+            vec![d.clone(), src.clone()],
+        );
+        if let Some(max) = narrow_mask(to) {
+            self.inst((O::Min, &[U32]), vec![d.clone(), d, Operand::Imm(max)]);
+        } else if RegClass::of(to) == RegClass::B64 {
+            let nan = self.fresh(RegClass::Pred);
+            self.inst(
+                (O::Setp, &[M::Nan, F32]),
+                vec![Operand::Reg(nan), src.clone(), src],
+            );
+            self.inst(
+                (O::Selp, &[B64]),
+                vec![d.clone(), Operand::Imm(0), d, Operand::Reg(nan)],
+            );
         }
     }
 }

@@ -470,6 +470,8 @@ impl Lowerer<'_> {
                 self.normalize(narrowed, to)
             }
             CastKind::Bitcast => self.b.cast(x, target, true),
+            CastKind::IntToFloat => self.int_to_float(x, from),
+            CastKind::FloatToInt => self.float_to_int(x, to),
         }
     }
 }

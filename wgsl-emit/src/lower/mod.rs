@@ -7,6 +7,7 @@
 //! one onto naga's (`if`, `loop` with an empty continuing block, `break`, `continue`, `return`).
 
 mod builder;
+mod convert;
 mod expr;
 mod memory;
 mod warp;
