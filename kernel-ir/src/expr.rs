@@ -80,6 +80,17 @@ pub enum UnaryOp {
     /// Index of the least significant set bit of a `u32`/`u64`, `0xffff_ffff` for zero (WGSL's
     /// `firstTrailingBit`); result `u32`.
     FindFirstSet,
+    /// Absolute value: on `f32` the sign bit cleared (NaNs too, as Rust's `abs`); on signed
+    /// integers wrapping (`i32::MIN.abs()` is `i32::MIN`, Rust's `wrapping_abs`).
+    Abs,
+    /// `f32` rounded down to an integer (Rust's `floor`).
+    Floor,
+    /// `f32` rounded up to an integer (Rust's `ceil`).
+    Ceil,
+    /// `f32` rounded toward zero to an integer (Rust's `trunc`).
+    FloatTrunc,
+    /// `f32` rounded to the nearest integer, ties to even (Rust's `round_ties_even`).
+    RoundEven,
 }
 
 /// Two-operand operations. Integer arithmetic wraps.
@@ -174,7 +185,8 @@ keyword_table!(Special {
 });
 keyword_table!(UnaryOp {
     Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",
-    BitReverse => "brev", FindFirstSet => "ffs",
+    BitReverse => "brev", FindFirstSet => "ffs", Abs => "abs", Floor => "floor", Ceil => "ceil",
+    FloatTrunc => "ftrunc", RoundEven => "round_even",
 });
 keyword_table!(BinaryOp {
     Add => "add", Sub => "sub", Mul => "mul", MulHi => "mul_hi", Div => "div", Rem => "rem",

@@ -96,10 +96,17 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
             Ok(T::U32)
         }
         UnaryOp::BitReverse if bit_op => Ok(t),
+        UnaryOp::Abs if t.is_signed() || t == T::F32 => Ok(t),
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::FloatTrunc | UnaryOp::RoundEven
+            if t == T::F32 =>
+        {
+            Ok(t)
+        }
         _ => {
             let wanted = match op {
                 UnaryOp::Not => "an integer or bool",
-                UnaryOp::Neg => "a signed integer or f32",
+                UnaryOp::Neg | UnaryOp::Abs => "a signed integer or f32",
+                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::FloatTrunc | UnaryOp::RoundEven => "f32",
                 _ => "u32 or u64",
             };
             Err(format!("{} expects {wanted}, found {t}", op.name()))

@@ -3,7 +3,7 @@
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Error, Expr, ExprCall, Result};
+use syn::{Error, Expr, ExprCall, ExprMethodCall, Result};
 
 use crate::lower::{builder, tmp, Binding, Lower};
 use crate::types;
@@ -392,5 +392,66 @@ impl Lower {
         }
         let span: Span = call.func.span();
         Ok(quote_spanned!(span=> { #lets #func(#b, #(#names),*) }))
+    }
+}
+
+/// The methods of Rust's integer and `f32` types a kernel may call, the builder method each
+/// becomes, and how many arguments it takes besides the receiver.
+const METHODS: &[(&str, &str, usize)] = &[
+    ("min", "min", 1),
+    ("max", "max", 1),
+    ("count_ones", "popcount", 0),
+    ("leading_zeros", "clz", 0),
+    ("reverse_bits", "brev", 0),
+    ("abs", "abs", 0),
+    ("floor", "floor", 0),
+    ("ceil", "ceil", 0),
+    ("trunc", "ftrunc", 0),
+    ("round_ties_even", "round_even", 0),
+];
+
+impl Lower {
+    /// A method call in Rust's syntax (`x.abs()`, `a.min(b)`, `x.count_ones()`) on kernel values:
+    /// the IR operation with Rust's meaning for the receiver's type (type errors at the receiver).
+    pub fn method_value(&mut self, m: &ExprMethodCall) -> Result<Tokens> {
+        let name = m.method.to_string();
+        let Some(&(_, method, arity)) = METHODS.iter().find(|(rust, _, _)| *rust == name) else {
+            let known: Vec<String> = METHODS.iter().map(|(n, _, _)| format!("`{n}`")).collect();
+            return Err(Error::new_spanned(
+                &m.method,
+                format!(
+                    "`.{name}()` is not available in kernels; the methods are {} (or write a \
+                     `#[device]` function)",
+                    known.join(", ")
+                ),
+            ));
+        };
+        if let Some(t) = &m.turbofish {
+            return Err(Error::new_spanned(
+                t,
+                format!("`.{name}()` takes no type arguments"),
+            ));
+        }
+        if m.args.len() != arity {
+            return Err(Error::new_spanned(
+                m,
+                format!(
+                    "`.{name}()` takes {arity} argument{}, found {}",
+                    if arity == 1 { "" } else { "s" },
+                    m.args.len()
+                ),
+            ));
+        }
+        let mut operands: Vec<&Expr> = vec![&m.receiver];
+        operands.extend(m.args.iter());
+        let lets = self.operands(&operands)?;
+        let b = builder();
+        let span = m.method.span();
+        let method = syn::Ident::new(method, span);
+        Ok(if arity == 1 {
+            quote_spanned!(span=> { #lets #b.#method(__wf_a0, __wf_a1) })
+        } else {
+            quote_spanned!(span=> { #lets #b.#method(__wf_a0) })
+        })
     }
 }

@@ -113,6 +113,7 @@ impl Lower {
             Expr::Lit(l) => literal(&l.lit, false),
             Expr::Paren(p) => self.value(&p.expr),
             Expr::Group(g) => self.value(&g.expr),
+            Expr::MethodCall(m) => self.method_value(m),
             Expr::Path(p) => self.path_value(p),
             Expr::Binary(bin) => {
                 if compound_method(&bin.op).is_some() {

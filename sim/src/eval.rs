@@ -42,6 +42,12 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         UnaryOp::BitReverse => a.reverse_bits() >> (64 - ty.bits()),
         UnaryOp::FindFirstSet if a == 0 => 0xffff_ffff,
         UnaryOp::FindFirstSet => u64::from(a.trailing_zeros()),
+        UnaryOp::Abs if ty == ScalarType::F32 => a & 0x7fff_ffff,
+        UnaryOp::Abs => truncate(ty, sext(ty, a).wrapping_abs() as u64),
+        UnaryOp::Floor => fb(f(a).floor()),
+        UnaryOp::Ceil => fb(f(a).ceil()),
+        UnaryOp::FloatTrunc => fb(f(a).trunc()),
+        UnaryOp::RoundEven => fb(f(a).round_ties_even()),
     }
 }
 

@@ -89,6 +89,16 @@ impl KernelBuilder {
         brev: Word -> T => BitReverse;
         /// Index of the lowest set bit, `0xffff_ffff` for zero.
         ffs: Word -> U32 => FindFirstSet;
+        /// Absolute value (wrapping on integers; the sign bit cleared on `f32`).
+        abs: Negatable -> T => Abs;
+        /// `f32` rounded down to an integer.
+        floor: Float -> T => Floor;
+        /// `f32` rounded up to an integer.
+        ceil: Float -> T => Ceil;
+        /// `f32` rounded toward zero to an integer.
+        ftrunc: Float -> T => FloatTrunc;
+        /// `f32` rounded to the nearest integer, ties to even.
+        round_even: Float -> T => RoundEven;
     }
 
     /// `a << amount` (amount modulo the width).

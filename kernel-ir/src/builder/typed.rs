@@ -77,6 +77,8 @@ marker!(/// Types with a high-half multiply.
     MulHigh: U32, U64, I32, I64; "`mul_hi` takes u32, u64, i32 or i64, not `{Self}`");
 marker!(/// Types with negation.
     Negatable: I32, I64, F32; "`-` negates i32, i64 and f32, not `{Self}`");
+marker!(/// Floating-point types.
+    Float: F32; "`{Self}` is not a floating-point type (f32 is)");
 marker!(/// Types with bitwise and, or, xor, not: integers and `bool`.
     Bitwise: Bool, U8, U16, U32, U64, I32, I64;
     "`{Self}` has no bitwise operators (integers and bool have)");

@@ -2,7 +2,7 @@ use warpforge_ir::kernel;
 
 #[kernel(block_size = 32)]
 fn k(out: &mut [u32], x: u32) {
-    out[0] = x.count_ones();
+    out[0] = x.trailing_zeros();
 }
 
 fn main() {}

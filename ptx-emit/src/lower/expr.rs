@@ -224,6 +224,16 @@ impl Lowerer<'_> {
                     vec![d, Operand::Reg(reversed)],
                 );
             }
+            // The sign bit cleared, NaNs included (`abs.f32` need not clear a NaN's).
+            UnaryOp::Abs if t == ScalarType::F32 => {
+                self.inst((O::And, &[B32]), vec![d, src, imm(0x7fff_ffff)]);
+            }
+            UnaryOp::Abs => self.inst((O::Abs, &[arith(t)]), vec![d, src]),
+            // Rounding to an integer in f32, subnormals kept (no `.ftz`).
+            UnaryOp::Floor => self.inst((O::Cvt, &[M::Rmi, F32, F32]), vec![d, src]),
+            UnaryOp::Ceil => self.inst((O::Cvt, &[M::Rpi, F32, F32]), vec![d, src]),
+            UnaryOp::FloatTrunc => self.inst((O::Cvt, &[M::Rzi, F32, F32]), vec![d, src]),
+            UnaryOp::RoundEven => self.inst((O::Cvt, &[M::Rni, F32, F32]), vec![d, src]),
         }
     }
 

@@ -83,12 +83,9 @@ pub(crate) fn cvt(to: Ty, from: Ty, rnd: Rnd, mods: FMods, a: u64) -> u64 {
 
 /// Rounds to the nearest integer, ties to even.
 fn round_even(x: f32) -> f32 {
-    let r = x.round();
-    if (r - x).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - (r - x) * 2.0
-    } else {
-        r
-    }
+    // The sign of a zero result is the operand's (`-0.5` → `-0.0`), as IEEE's
+    // roundToIntegralTiesToEven and the hardware give it.
+    x.round_ties_even()
 }
 
 /// The range of integer type `t`.

@@ -1,5 +1,5 @@
-//! Conversions between integers and `f32` with Rust's meaning, computed on the bits with `u32`
-//! arithmetic. WGSL leaves the direction of an inexact `f32(int)` to the implementation, makes
+//! Conversions between integers and `f32`, and `abs` and the roundings of `f32` to an integer
+//! (`float_math`), with Rust's meaning: conversions computed on the bits with `u32` arithmetic. WGSL leaves the direction of an inexact `f32(int)` to the implementation, makes
 //! `i32(NaN)` indeterminate, clamps to the nearest integer the float can represent, and has no
 //! 64-bit integers of its own (naga's `i64(x)` was unreliable on lavapipe, see `widen_i32`). So:
 //!
@@ -14,7 +14,7 @@
 //! a constant expression that naga would evaluate (and reject a shift it finds out of range).
 
 use naga::{BinaryOperator as Op, Expression, Handle, Literal, MathFunction, Scalar};
-use warpforge_ir::ScalarType;
+use warpforge_ir::{ScalarType, UnaryOp};
 
 use super::builder::scalar_of;
 use super::Lowerer;
@@ -279,6 +279,73 @@ impl Lowerer<'_> {
             joined
         } else {
             self.b.cast(joined, target, true)
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    /// `abs` (of `f32` or a signed integer) and the roundings of `f32` to an integer, each Rust's
+    /// answer bit for bit: `abs` clears the sign bit (NaNs too) or negates with wrapping; `trunc`
+    /// and `round` (ties to even) are WGSL's, exact, and a flushed subnormal gives them the same
+    /// signed zero; `floor` and `ceil` step `trunc` by one where the bits say a fraction was cut
+    /// (not `floor`/`ceil`, which a flushed subnormal would send to zero instead of -1 or 1).
+    pub(super) fn float_math(&mut self, op: UnaryOp, x: H, t: ScalarType) -> H {
+        match op {
+            UnaryOp::Abs if t == ScalarType::F32 => {
+                let bits = self.b.cast(x, Scalar::U32, true);
+                let bits = self.bin_u(Op::And, bits, 0x7fff_ffff);
+                self.b.cast(bits, Scalar::F32, true)
+            }
+            UnaryOp::Abs if t == ScalarType::I32 => self.b.math(MathFunction::Abs, x, None),
+            UnaryOp::Abs => {
+                // i64: two's complement negation of the bits where the sign is set.
+                let bits = self.b.cast(x, Scalar::U64, true);
+                let zero = self.b.literal(Literal::U64(0));
+                let minus = self.bin(Op::Subtract, zero, bits);
+                let k = self.b.u32(63);
+                let top = self.b.binary(Op::ShiftRight, bits, k);
+                let one = self.b.literal(Literal::U64(1));
+                let negative = self.bin(Op::Equal, top, one);
+                let r = self.b.select(negative, minus, bits);
+                self.b.cast(r, Scalar::I64, true)
+            }
+            UnaryOp::FloatTrunc => self.b.math(MathFunction::Trunc, x, None),
+            UnaryOp::RoundEven => self.b.math(MathFunction::Round, x, None),
+            _ => {
+                let up = op == UnaryOp::Ceil;
+                let x = self.opaque(x, ScalarType::F32);
+                let truncated = self.b.math(MathFunction::Trunc, x, None);
+                // A fraction was cut: |x| < 1 and not zero, or below 2^23 with fraction bits set
+                // under the integer part (NaN and infinity have none).
+                let bits = self.b.cast(x, Scalar::U32, true);
+                let magnitude = self.bin_u(Op::And, bits, 0x7fff_ffff);
+                let exponent = self.bin_u(Op::ShiftRight, magnitude, 23);
+                let below_one = self.bin_u(Op::Less, exponent, 127);
+                let nonzero = self.bin_u(Op::NotEqual, magnitude, 0);
+                let tiny = self.bin(Op::LogicalAnd, below_one, nonzero);
+                let k = self.b.u32(127);
+                let e = self.bin(Op::Subtract, exponent, k);
+                let all = self.b.u32(0x7f_ffff);
+                let mask = self.shift(Op::ShiftRight, all, e);
+                let cut = self.bin(Op::And, magnitude, mask);
+                let cut = self.bin_u(Op::NotEqual, cut, 0);
+                let in_range = self.bin_u(Op::Less, exponent, 150);
+                let at_least_one = self.bin_u(Op::GreaterEqual, exponent, 127);
+                let partial = self.bin(Op::LogicalAnd, in_range, at_least_one);
+                let partial = self.bin(Op::LogicalAnd, partial, cut);
+                let fraction = self.bin(Op::LogicalOr, tiny, partial);
+                // floor steps negative values down, ceil positive ones up.
+                let sign = self.bin_u(Op::ShiftRight, bits, 31);
+                let sign_wanted = self.bin_u(Op::Equal, sign, u32::from(!up));
+                let step = self.bin(Op::LogicalAnd, fraction, sign_wanted);
+                let one = self.b.literal(Literal::F32(1.0));
+                let stepped = if up {
+                    self.bin(Op::Add, truncated, one)
+                } else {
+                    self.bin(Op::Subtract, truncated, one)
+                };
+                self.b.select(step, stepped, truncated)
+            }
         }
     }
 }

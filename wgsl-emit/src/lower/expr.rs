@@ -278,6 +278,11 @@ impl Lowerer<'_> {
             UnaryOp::BitReverse => self.b.math(MathFunction::ReverseBits, x, None),
             // firstTrailingBit returns 0xffffffff for zero, as the IR requires.
             UnaryOp::FindFirstSet => self.b.math(MathFunction::FirstTrailingBit, x, None),
+            UnaryOp::Abs
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::FloatTrunc
+            | UnaryOp::RoundEven => self.float_math(op, x, t),
         }
     }
 

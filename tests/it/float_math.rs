@@ -1,0 +1,275 @@
+//! Rust's methods on kernel values (`x.abs()`, `x.floor()`, `x.ceil()`, `x.trunc()`,
+//! `x.round_ties_even()`, `a.min(b)`, `a.max(b)`, `n.abs()`, `n.count_ones()`, …) on every backend
+//! that runs here — the IR simulator, the emitted PTX on the PTX simulator for sm_70, sm_80 and
+//! sm_90, the emitted WGSL on WebGPU (lavapipe in CI) — against the host's own methods, bit for
+//! bit, on edge cases: signed zeros, subnormals of both signs (a WGSL implementation may flush
+//! them: `floor` and `ceil` must still step to -1 and 1), halves and ties, values at 2^23 and
+//! beyond, infinities and NaNs. Two things the IR leaves open are compared as such: a NaN result
+//! only as a NaN (its payload is not portable), and on WebGPU nothing computed from a NaN or an
+//! infinity (WGSL lets an implementation assume neither occurs).
+
+use crate::common;
+
+use warpforge::ptx::Sm;
+use warpforge::runtime::sim::{self, SimOptions};
+use warpforge::runtime::webgpu::WebGpuDevice;
+use warpforge::runtime::{BufferArg, Launcher};
+use warpforge_ir::{kernel, verify, Kernel};
+
+/// Float results per thread.
+const EACH: usize = 7;
+const BLOCKS: u32 = 2;
+const N: usize = 64 * BLOCKS as usize;
+
+#[kernel(block_size = 64)]
+fn float_math(xs: &[f32], ys: &[f32], ns: &[i32], out: &mut [f32], ints: &mut [u32]) {
+    let t = block_index() * block_size() + thread_index();
+    let x = xs[t];
+    let y = ys[t];
+    let n = ns[t];
+    let o = t * 7;
+    out[o] = x.abs();
+    out[o + 1] = x.floor();
+    out[o + 2] = x.ceil();
+    out[o + 3] = x.trunc();
+    out[o + 4] = x.round_ties_even();
+    out[o + 5] = x.min(y);
+    out[o + 6] = x.max(y);
+    let p = t * 3;
+    ints[p] = n.abs() as u32;
+    ints[p + 1] = (n as u32).count_ones();
+    ints[p + 2] = (n as u32).leading_zeros();
+}
+
+fn inputs() -> (Vec<f32>, Vec<f32>, Vec<i32>) {
+    let mut xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::from_bits(0x007f_ffff),
+        -f32::from_bits(0x0040_0000),
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        0.499_999_97,
+        -0.999_999_94,
+        1.0,
+        -1.0,
+        3.75,
+        -3.75,
+        8_388_607.5,
+        -8_388_607.5,
+        8_388_608.0,
+        16_777_215.0,
+        1e30,
+        -1e30,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7f80_0001),
+    ];
+    let mut k = 0u64;
+    while xs.len() < N {
+        k += 1;
+        let r = mix(k);
+        // Magnitudes from 2^-3 to 2^24 with random fractions, both signs.
+        let e = 124 + (r >> 40) as u32 % 28;
+        xs.push(f32::from_bits(((r as u32) & 0x807f_ffff) | e << 23));
+    }
+    let ys: Vec<f32> = (0..N)
+        .map(|i| match i % 4 {
+            0 => 0.25,
+            1 => -3.0,
+            2 => 1e20,
+            _ => f32::from_bits(mix(i as u64 + 99) as u32 & 0x3fff_ffff),
+        })
+        .collect();
+    let mut ns: Vec<i32> = vec![0, 1, -1, i32::MIN, i32::MAX, -7, 1 << 20];
+    while ns.len() < N {
+        k += 1;
+        ns.push(mix(k) as i32);
+    }
+    (xs, ys, ns)
+}
+
+/// splitmix64.
+fn mix(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn buffers() -> Vec<Vec<u8>> {
+    let (xs, ys, ns) = inputs();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    vec![
+        f(&xs),
+        f(&ys),
+        ns.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        vec![0; N * EACH * 4],
+        vec![0; N * 3 * 4],
+    ]
+}
+
+fn args(buffers: &mut [Vec<u8>]) -> Vec<BufferArg<'_>> {
+    let (inputs, outputs) = buffers.split_at_mut(3);
+    let mut args: Vec<BufferArg<'_>> = inputs.iter().map(|b| BufferArg::ReadOnly(b)).collect();
+    args.extend(outputs.iter_mut().map(|b| BufferArg::ReadWrite(b)));
+    args
+}
+
+/// Compares a backend's outputs with the host's (`finite_only`: WebGPU, where results computed
+/// from a NaN or an infinity are not compared).
+fn check(backend: &str, out: &[Vec<u8>], finite_only: bool) {
+    let (xs, ys, ns) = inputs();
+    let words = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect()
+    };
+    let (got, got_ints) = (words(&out[3]), words(&out[4]));
+    const NAMES: [&str; EACH] = [
+        "abs",
+        "floor",
+        "ceil",
+        "trunc",
+        "round_ties_even",
+        "min",
+        "max",
+    ];
+    for t in 0..N {
+        let (x, y) = (xs[t], ys[t]);
+        let want = [
+            x.abs(),
+            x.floor(),
+            x.ceil(),
+            x.trunc(),
+            x.round_ties_even(),
+            x.min(y),
+            x.max(y),
+        ];
+        if finite_only && !x.is_finite() {
+            continue;
+        }
+        for (c, w) in want.iter().enumerate() {
+            let g = f32::from_bits(got[t * EACH + c]);
+            let same = if w.is_nan() {
+                g.is_nan()
+            } else {
+                g.to_bits() == w.to_bits()
+            };
+            assert!(
+                same,
+                "{backend}: {x:e} ({:#x}).{}({}) gave {g:e} ({:#x}), Rust gives {w:e} ({:#x})",
+                x.to_bits(),
+                NAMES[c],
+                if c >= 5 {
+                    format!("{y:e}")
+                } else {
+                    String::new()
+                },
+                g.to_bits(),
+                w.to_bits()
+            );
+        }
+        let n = ns[t];
+        let want_ints = [
+            n.wrapping_abs() as u32,
+            (n as u32).count_ones(),
+            (n as u32).leading_zeros(),
+        ];
+        assert_eq!(
+            &got_ints[t * 3..t * 3 + 3],
+            &want_ints,
+            "{backend}: {n}: abs, count_ones, leading_zeros"
+        );
+    }
+}
+
+fn kernel() -> Kernel {
+    float_math()
+}
+
+#[test]
+fn float_methods_are_rusts_on_the_ir_simulator() {
+    let kernel = kernel();
+    let verified = verify(&kernel).expect("verifies");
+    let mut out = buffers();
+    let report = sim::run(
+        &verified,
+        BLOCKS,
+        &mut args(&mut out),
+        &[],
+        &SimOptions::default(),
+    )
+    .expect("launches");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    check("sim", &out, false);
+}
+
+#[test]
+fn float_methods_are_rusts_on_the_ptx_simulator() {
+    let kernel = kernel();
+    let verified = verify(&kernel).expect("verifies");
+    for sm in Sm::ALL {
+        let device = Launcher::PtxSim(SimOptions::default(), sm);
+        let loaded = device.load(&verified).expect("the PTX loads");
+        let mut out = buffers();
+        let launched = device
+            .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
+            .expect("launches");
+        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
+        assert!(findings.is_empty(), "{findings:?}");
+        check(&format!("ptx-sim {}", sm.name()), &out, false);
+    }
+}
+
+#[test]
+fn float_methods_are_rusts_on_webgpu() {
+    let kernel = kernel();
+    let verified = verify(&kernel).expect("verifies");
+    let requirements = warpforge::wgsl::emit(&verified)
+        .expect("the WGSL emits")
+        .requirements;
+    if !common::webgpu_or_skip("float_methods_are_rusts_on_webgpu", &requirements) {
+        return;
+    }
+    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
+    let device = Launcher::WebGpu(device);
+    let loaded = device.load(&verified).expect("the WGSL loads");
+    let mut out = buffers();
+    device
+        .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
+        .expect("launches");
+    check("webgpu", &out, true);
+}
+
+#[test]
+fn float_methods_assemble_for_every_target() {
+    let Some(ptxas) = common::ptxas_or_skip("float_methods_assemble_for_every_target") else {
+        return;
+    };
+    let kernel = kernel();
+    let verified = verify(&kernel).expect("verifies");
+    for sm in Sm::ALL {
+        let ptx = warpforge::ptx::emit(&verified, sm).expect("emits");
+        let report = ptxas
+            .assemble(&ptx.text, sm)
+            .unwrap_or_else(|e| panic!("{sm}: {e}"));
+        assert_eq!(
+            report.spill_store_bytes + report.spill_load_bytes,
+            0,
+            "{sm} spills"
+        );
+    }
+}
