@@ -91,6 +91,10 @@ pub enum UnaryOp {
     FloatTrunc,
     /// `f32` rounded to the nearest integer, ties to even (Rust's `round_ties_even`).
     RoundEven,
+    /// `f32` square root, correctly rounded (IEEE 754; Rust's `sqrt`): `sqrt(-0.0)` is `-0.0`, a
+    /// negative operand gives NaN. Exact on the simulators and PTX; WGSL's is bounded (its
+    /// accuracy table inherits it from `1.0 / inverseSqrt(x)`).
+    Sqrt,
 }
 
 /// Two-operand operations. Integer arithmetic wraps.
@@ -186,7 +190,7 @@ keyword_table!(Special {
 keyword_table!(UnaryOp {
     Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",
     BitReverse => "brev", FindFirstSet => "ffs", Abs => "abs", Floor => "floor", Ceil => "ceil",
-    FloatTrunc => "ftrunc", RoundEven => "round_even",
+    FloatTrunc => "ftrunc", RoundEven => "round_even", Sqrt => "sqrt",
 });
 keyword_table!(BinaryOp {
     Add => "add", Sub => "sub", Mul => "mul", MulHi => "mul_hi", Div => "div", Rem => "rem",

@@ -97,7 +97,11 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
         }
         UnaryOp::BitReverse if bit_op => Ok(t),
         UnaryOp::Abs if t.is_signed() || t == T::F32 => Ok(t),
-        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::FloatTrunc | UnaryOp::RoundEven
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::FloatTrunc
+        | UnaryOp::RoundEven
+        | UnaryOp::Sqrt
             if t == T::F32 =>
         {
             Ok(t)
@@ -106,7 +110,11 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
             let wanted = match op {
                 UnaryOp::Not => "an integer or bool",
                 UnaryOp::Neg | UnaryOp::Abs => "a signed integer or f32",
-                UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::FloatTrunc | UnaryOp::RoundEven => "f32",
+                UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::FloatTrunc
+                | UnaryOp::RoundEven
+                | UnaryOp::Sqrt => "f32",
                 _ => "u32 or u64",
             };
             Err(format!("{} expects {wanted}, found {t}", op.name()))

@@ -408,6 +408,7 @@ const METHODS: &[(&str, &str, usize)] = &[
     ("ceil", "ceil", 0),
     ("trunc", "ftrunc", 0),
     ("round_ties_even", "round_even", 0),
+    ("sqrt", "sqrt", 0),
 ];
 
 impl Lower {

@@ -48,6 +48,7 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         UnaryOp::Ceil => fb(f(a).ceil()),
         UnaryOp::FloatTrunc => fb(f(a).trunc()),
         UnaryOp::RoundEven => fb(f(a).round_ties_even()),
+        UnaryOp::Sqrt => fb(f(a).sqrt()),
     }
 }
 

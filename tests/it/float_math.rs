@@ -1,12 +1,13 @@
 //! Rust's methods on kernel values (`x.abs()`, `x.floor()`, `x.ceil()`, `x.trunc()`,
-//! `x.round_ties_even()`, `a.min(b)`, `a.max(b)`, `n.abs()`, `n.count_ones()`, …) on every backend
+//! `x.round_ties_even()`, `x.sqrt()`, `a.min(b)`, `a.max(b)`, `n.abs()`, `n.count_ones()`, …) on every backend
 //! that runs here — the IR simulator, the emitted PTX on the PTX simulator for sm_70, sm_80 and
 //! sm_90, the emitted WGSL on WebGPU (lavapipe in CI) — against the host's own methods, bit for
 //! bit, on edge cases: signed zeros, subnormals of both signs (a WGSL implementation may flush
 //! them: `floor` and `ceil` must still step to -1 and 1), halves and ties, values at 2^23 and
 //! beyond, infinities and NaNs. Two things the IR leaves open are compared as such: a NaN result
 //! only as a NaN (its payload is not portable), and on WebGPU nothing computed from a NaN or an
-//! infinity (WGSL lets an implementation assume neither occurs).
+//! infinity (WGSL lets an implementation assume neither occurs). WGSL's `sqrt` is not exact by its
+//! accuracy table: on WebGPU it is checked against its bound instead.
 
 use crate::common;
 
@@ -16,8 +17,13 @@ use warpforge::runtime::webgpu::WebGpuDevice;
 use warpforge::runtime::{BufferArg, Launcher};
 use warpforge_ir::{kernel, verify, Kernel};
 
+/// How far WGSL's `sqrt` may be from the correctly rounded one, in ulp, for a normal operand: the
+/// WGSL accuracy table inherits it from `1.0 / inverseSqrt(x)` (2 ulp, then 2.5 ulp for the
+/// division).
+const WGSL_SQRT_ULPS: i64 = 5;
+
 /// Float results per thread.
-const EACH: usize = 7;
+const EACH: usize = 8;
 const BLOCKS: u32 = 2;
 const N: usize = 64 * BLOCKS as usize;
 
@@ -27,7 +33,7 @@ fn float_math(xs: &[f32], ys: &[f32], ns: &[i32], out: &mut [f32], ints: &mut [u
     let x = xs[t];
     let y = ys[t];
     let n = ns[t];
-    let o = t * 7;
+    let o = t * 8;
     out[o] = x.abs();
     out[o + 1] = x.floor();
     out[o + 2] = x.ceil();
@@ -35,6 +41,7 @@ fn float_math(xs: &[f32], ys: &[f32], ns: &[i32], out: &mut [f32], ints: &mut [u
     out[o + 4] = x.round_ties_even();
     out[o + 5] = x.min(y);
     out[o + 6] = x.max(y);
+    out[o + 7] = x.sqrt();
     let p = t * 3;
     ints[p] = n.abs() as u32;
     ints[p + 1] = (n as u32).count_ones();
@@ -146,6 +153,7 @@ fn check(backend: &str, out: &[Vec<u8>], finite_only: bool) {
         "round_ties_even",
         "min",
         "max",
+        "sqrt",
     ];
     for t in 0..N {
         let (x, y) = (xs[t], ys[t]);
@@ -157,12 +165,27 @@ fn check(backend: &str, out: &[Vec<u8>], finite_only: bool) {
             x.round_ties_even(),
             x.min(y),
             x.max(y),
+            x.sqrt(),
         ];
         if finite_only && !x.is_finite() {
             continue;
         }
         for (c, w) in want.iter().enumerate() {
             let g = f32::from_bits(got[t * EACH + c]);
+            if finite_only && NAMES[c] == "sqrt" {
+                // WGSL's sqrt is bounded: within WGSL_SQRT_ULPS of Rust's for a normal operand
+                // (a subnormal one may be flushed to zero first), NaN for a negative one.
+                if x < 0.0 {
+                    assert!(g.is_nan(), "{backend}: sqrt({x:e}) gave {g:e}, not NaN");
+                } else if x.is_normal() {
+                    let ulps = (i64::from(g.to_bits()) - i64::from(w.to_bits())).abs();
+                    assert!(
+                        ulps <= WGSL_SQRT_ULPS,
+                        "{backend}: sqrt({x:e}) gave {g:e}, {ulps} ulp from Rust's {w:e}"
+                    );
+                }
+                continue;
+            }
             let same = if w.is_nan() {
                 g.is_nan()
             } else {

@@ -99,6 +99,8 @@ impl KernelBuilder {
         ftrunc: Float -> T => FloatTrunc;
         /// `f32` rounded to the nearest integer, ties to even.
         round_even: Float -> T => RoundEven;
+        /// `f32` square root (correctly rounded where the backend's is: see `UnaryOp::Sqrt`).
+        sqrt: Float -> T => Sqrt;
     }
 
     /// `a << amount` (amount modulo the width).

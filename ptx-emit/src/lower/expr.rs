@@ -234,6 +234,8 @@ impl Lowerer<'_> {
             UnaryOp::Ceil => self.inst((O::Cvt, &[M::Rpi, F32, F32]), vec![d, src]),
             UnaryOp::FloatTrunc => self.inst((O::Cvt, &[M::Rzi, F32, F32]), vec![d, src]),
             UnaryOp::RoundEven => self.inst((O::Cvt, &[M::Rni, F32, F32]), vec![d, src]),
+            // IEEE-rounded, subnormals kept.
+            UnaryOp::Sqrt => self.inst((O::Sqrt, &[M::Rn, F32]), vec![d, src]),
         }
     }
 

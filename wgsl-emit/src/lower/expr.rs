@@ -283,6 +283,8 @@ impl Lowerer<'_> {
             | UnaryOp::Ceil
             | UnaryOp::FloatTrunc
             | UnaryOp::RoundEven => self.float_math(op, x, t),
+            // Bounded, not exact: WGSL's accuracy table inherits it from `1.0 / inverseSqrt(x)`.
+            UnaryOp::Sqrt => self.b.math(MathFunction::Sqrt, x, None),
         }
     }
 
