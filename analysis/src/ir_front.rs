@@ -101,7 +101,7 @@ fn arith_of_binary(op: BinaryOp) -> Arith {
         BinaryOp::Rem => Arith::Rem,
         BinaryOp::Div => Arith::Div,
         BinaryOp::Xor => Arith::Xor,
-        BinaryOp::MulHi => Arith::Other,
+        BinaryOp::MulHi | BinaryOp::CopySign => Arith::Other,
     }
 }
 

@@ -95,6 +95,10 @@ pub enum UnaryOp {
     /// negative operand gives NaN. Exact on the simulators and PTX; WGSL's is bounded (its
     /// accuracy table inherits it from `1.0 / inverseSqrt(x)`).
     Sqrt,
+    /// Whether an `f32` is a NaN (from its bits: WGSL may assume no NaN occurs); result `bool`.
+    IsNan,
+    /// Whether an `f32` is neither infinite nor NaN (from its bits); result `bool`.
+    IsFinite,
 }
 
 /// Two-operand operations. Integer arithmetic wraps.
@@ -126,6 +130,8 @@ pub enum BinaryOp {
     Min,
     /// Maximum (integers by their signedness; `f32` as IEEE `maxNum`).
     Max,
+    /// `f32`: the first operand's magnitude with the second's sign bit (Rust's `copysign`).
+    CopySign,
 }
 
 /// Comparisons; integers compare by their signedness.
@@ -190,11 +196,13 @@ keyword_table!(Special {
 keyword_table!(UnaryOp {
     Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",
     BitReverse => "brev", FindFirstSet => "ffs", Abs => "abs", Floor => "floor", Ceil => "ceil",
-    FloatTrunc => "ftrunc", RoundEven => "round_even", Sqrt => "sqrt",
+    FloatTrunc => "ftrunc", RoundEven => "round_even", Sqrt => "sqrt", IsNan => "is_nan",
+    IsFinite => "is_finite",
 });
 keyword_table!(BinaryOp {
     Add => "add", Sub => "sub", Mul => "mul", MulHi => "mul_hi", Div => "div", Rem => "rem",
     And => "and", Or => "or", Xor => "xor", Shl => "shl", Shr => "shr", Min => "min", Max => "max",
+    CopySign => "copysign",
 });
 keyword_table!(CmpOp { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
 keyword_table!(CastKind {

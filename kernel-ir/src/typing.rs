@@ -97,6 +97,7 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
         }
         UnaryOp::BitReverse if bit_op => Ok(t),
         UnaryOp::Abs if t.is_signed() || t == T::F32 => Ok(t),
+        UnaryOp::IsNan | UnaryOp::IsFinite if t == T::F32 => Ok(T::Bool),
         UnaryOp::Floor
         | UnaryOp::Ceil
         | UnaryOp::FloatTrunc
@@ -114,7 +115,9 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
                 | UnaryOp::Ceil
                 | UnaryOp::FloatTrunc
                 | UnaryOp::RoundEven
-                | UnaryOp::Sqrt => "f32",
+                | UnaryOp::Sqrt
+                | UnaryOp::IsNan
+                | UnaryOp::IsFinite => "f32",
                 _ => "u32 or u64",
             };
             Err(format!("{} expects {wanted}, found {t}", op.name()))
@@ -149,6 +152,7 @@ pub fn binary_type(op: BinaryOp, a: ScalarType, b: ScalarType) -> Result<ScalarT
         BinaryOp::Div => a.is_unsigned() || a == T::F32,
         BinaryOp::Rem => a.is_unsigned(),
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => a.is_integer() || a == T::Bool,
+        BinaryOp::CopySign => a == T::F32,
         BinaryOp::Shl | BinaryOp::Shr => unreachable!("handled above"),
     };
     if ok {
@@ -159,6 +163,7 @@ pub fn binary_type(op: BinaryOp, a: ScalarType, b: ScalarType) -> Result<ScalarT
             BinaryOp::Div => "unsigned integers or f32",
             BinaryOp::Rem => "unsigned integers",
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "integers or bool",
+            BinaryOp::CopySign => "f32",
             _ => "integers or f32",
         };
         Err(format!("{} expects {wanted}, found {a}", op.name()))

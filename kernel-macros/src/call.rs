@@ -409,6 +409,9 @@ const METHODS: &[(&str, &str, usize)] = &[
     ("trunc", "ftrunc", 0),
     ("round_ties_even", "round_even", 0),
     ("sqrt", "sqrt", 0),
+    ("is_nan", "is_nan", 0),
+    ("is_finite", "is_finite", 0),
+    ("copysign", "copysign", 1),
 ];
 
 impl Lower {

@@ -49,6 +49,8 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         UnaryOp::FloatTrunc => fb(f(a).trunc()),
         UnaryOp::RoundEven => fb(f(a).round_ties_even()),
         UnaryOp::Sqrt => fb(f(a).sqrt()),
+        UnaryOp::IsNan => u64::from(f(a).is_nan()),
+        UnaryOp::IsFinite => u64::from(f(a).is_finite()),
     }
 }
 
@@ -63,6 +65,7 @@ pub(crate) fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
             BinaryOp::Div => fb(x / y),
             BinaryOp::Min => fb(x.min(y)),
             BinaryOp::Max => fb(x.max(y)),
+            BinaryOp::CopySign => (a & 0x7fff_ffff) | (b & 0x8000_0000),
             // The verifier allows no other operator on f32.
             _ => 0,
         };
@@ -93,6 +96,8 @@ pub(crate) fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
         BinaryOp::Min => a.min(b),
         BinaryOp::Max if signed => sext(ty, a).max(sext(ty, b)) as u64,
         BinaryOp::Max => a.max(b),
+        // The verifier allows `copysign` on f32 only.
+        BinaryOp::CopySign => a,
     };
     truncate(ty, r)
 }

@@ -47,6 +47,8 @@ impl KernelBuilder {
         mul_hi: MulHigh => MulHi;
         /// `a / b`; unsigned `x / 0 == x`.
         div: Divisible => Div;
+        /// `a`'s magnitude with `b`'s sign.
+        copysign: Float => CopySign;
         /// `a % b`; `x % 0 == 0`.
         rem: Unsigned => Rem;
         /// Bitwise (or logical) and.
@@ -101,6 +103,10 @@ impl KernelBuilder {
         round_even: Float -> T => RoundEven;
         /// `f32` square root (correctly rounded where the backend's is: see `UnaryOp::Sqrt`).
         sqrt: Float -> T => Sqrt;
+        /// Whether an `f32` is a NaN.
+        is_nan: Float -> Bool => IsNan;
+        /// Whether an `f32` is neither infinite nor NaN.
+        is_finite: Float -> Bool => IsFinite;
     }
 
     /// `a << amount` (amount modulo the width).

@@ -236,6 +236,9 @@ impl Lowerer<'_> {
             UnaryOp::RoundEven => self.inst((O::Cvt, &[M::Rni, F32, F32]), vec![d, src]),
             // IEEE-rounded, subnormals kept.
             UnaryOp::Sqrt => self.inst((O::Sqrt, &[M::Rn, F32]), vec![d, src]),
+            // setp.nan is true where either operand is a NaN.
+            UnaryOp::IsNan => self.inst((O::Setp, &[M::Nan, F32]), vec![d, src.clone(), src]),
+            UnaryOp::IsFinite => self.inst((O::Testp, &[M::Finite, F32]), vec![d, src]),
         }
     }
 
@@ -287,6 +290,17 @@ impl Lowerer<'_> {
             );
             return;
         }
+        if op == BinaryOp::CopySign {
+            // x's magnitude, y's sign bit: on the bits (`copysign.f32` takes its operands the
+            // other way round, and need not keep a NaN's payload).
+            let (magnitude, sign) = (self.fresh(RegClass::B32), self.fresh(RegClass::B32));
+            let (m, s) = (Operand::Reg(magnitude), Operand::Reg(sign));
+            self.inst((O::And, &[B32]), vec![m.clone(), x, imm(0x7fff_ffff)]);
+            self.inst((O::And, &[B32]), vec![s.clone(), y, imm(0x8000_0000)]);
+            let dst = self.def(value);
+            self.inst((O::Or, &[B32]), vec![Operand::Reg(dst), m, s]);
+            return;
+        }
         let (opcode, modifiers) = match op {
             BinaryOp::Add if float => (O::Add, vec![M::Rn, F32]),
             BinaryOp::Sub if float => (O::Sub, vec![M::Rn, F32]),
@@ -301,7 +315,9 @@ impl Lowerer<'_> {
             BinaryOp::And => (O::And, vec![bits(t)]),
             BinaryOp::Or => (O::Or, vec![bits(t)]),
             BinaryOp::Xor => (O::Xor, vec![bits(t)]),
-            BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => unreachable!("handled above"),
+            BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::CopySign => {
+                unreachable!("handled above")
+            }
         };
         let dst = self.def(value);
         self.inst((opcode, &modifiers), vec![Operand::Reg(dst), x, y]);

@@ -1,5 +1,6 @@
-//! Conversions between integers and `f32`, and `abs` and the roundings of `f32` to an integer
-//! (`float_math`), with Rust's meaning: conversions computed on the bits with `u32` arithmetic. WGSL leaves the direction of an inexact `f32(int)` to the implementation, makes
+//! Conversions between integers and `f32`, and `abs`, the roundings of `f32` to an integer
+//! (`float_math`), `is_nan`/`is_finite` and `copysign`, with Rust's meaning, mostly computed on the
+//! bits with `u32` arithmetic. WGSL leaves the direction of an inexact `f32(int)` to the implementation, makes
 //! `i32(NaN)` indeterminate, clamps to the nearest integer the float can represent, and has no
 //! 64-bit integers of its own (naga's `i64(x)` was unreliable on lavapipe, see `widen_i32`). So:
 //!
@@ -347,5 +348,32 @@ impl Lowerer<'_> {
                 self.b.select(step, stepped, truncated)
             }
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// `is_nan` / `is_finite` of an `f32`, from its bits (WGSL lets an implementation assume no
+    /// NaN or infinity occurs, so `x != x` may be folded to false).
+    pub(super) fn float_class(&mut self, op: UnaryOp, x: H) -> H {
+        let bits = self.b.cast(x, Scalar::U32, true);
+        if op == UnaryOp::IsNan {
+            let magnitude = self.bin_u(Op::And, bits, 0x7fff_ffff);
+            self.bin_u(Op::Greater, magnitude, 0x7f80_0000)
+        } else {
+            let exponent = self.bin_u(Op::And, bits, 0x7f80_0000);
+            self.bin_u(Op::NotEqual, exponent, 0x7f80_0000)
+        }
+    }
+
+    /// `x`'s magnitude with `y`'s sign bit, on the bits.
+    pub(super) fn copysign(&mut self, x: H, y: H) -> H {
+        let (xb, yb) = (
+            self.b.cast(x, Scalar::U32, true),
+            self.b.cast(y, Scalar::U32, true),
+        );
+        let magnitude = self.bin_u(Op::And, xb, 0x7fff_ffff);
+        let sign = self.bin_u(Op::And, yb, 0x8000_0000);
+        let bits = self.bin(Op::InclusiveOr, magnitude, sign);
+        self.b.cast(bits, Scalar::F32, true)
     }
 }

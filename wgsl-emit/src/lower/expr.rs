@@ -285,12 +285,14 @@ impl Lowerer<'_> {
             | UnaryOp::RoundEven => self.float_math(op, x, t),
             // Bounded, not exact: WGSL's accuracy table inherits it from `1.0 / inverseSqrt(x)`.
             UnaryOp::Sqrt => self.b.math(MathFunction::Sqrt, x, None),
+            UnaryOp::IsNan | UnaryOp::IsFinite => self.float_class(op, x),
         }
     }
 
     fn binary(&mut self, op: BinaryOp, a: Value, b: Value, t: ScalarType) -> H {
         let (x, y) = (self.b.value(a), self.b.value(b));
         match op {
+            BinaryOp::CopySign => self.copysign(x, y),
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
                 let op = match op {
                     BinaryOp::Add => Op::Add,
