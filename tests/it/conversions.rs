@@ -4,13 +4,9 @@
 //! host's own `as`, bit for bit, on edge cases: zeros, subnormals, values just below, at and above
 //! each type's bounds and each rounding tie, infinities, NaNs of both signs, and random bits.
 
-use crate::common;
+use crate::backends_support::{assembles_everywhere, mix, on_ptx_sim, on_sim, on_webgpu};
 
-use warpforge::ptx::Sm;
-use warpforge::runtime::sim::{self, SimOptions};
-use warpforge::runtime::webgpu::WebGpuDevice;
-use warpforge::runtime::{BufferArg, Launcher};
-use warpforge_ir::{kernel, verify, Kernel};
+use warpforge_ir::{kernel, Kernel};
 
 /// Conversions per thread.
 const EACH: usize = 6;
@@ -43,14 +39,6 @@ fn conversions(
     to_int[o + 3] = (f as i32) as u64;
     to_int[o + 4] = f as u64;
     to_int[o + 5] = (f as i64) as u64;
-}
-
-/// splitmix64.
-fn mix(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The inputs: edge cases first, random bits after.
@@ -214,13 +202,6 @@ fn buffers() -> Vec<Vec<u8>> {
     ]
 }
 
-fn args(buffers: &mut [Vec<u8>]) -> Vec<BufferArg<'_>> {
-    let (inputs, outputs) = buffers.split_at_mut(3);
-    let mut args: Vec<BufferArg<'_>> = inputs.iter().map(|b| BufferArg::ReadOnly(b)).collect();
-    args.extend(outputs.iter_mut().map(|b| BufferArg::ReadWrite(b)));
-    args
-}
-
 /// Compares a backend's outputs with Rust's, naming the first difference.
 fn check(backend: &str, out: &[Vec<u8>]) {
     let (ints, wides, floats) = inputs();
@@ -268,74 +249,24 @@ fn kernel() -> Kernel {
 
 #[test]
 fn conversions_are_rusts_on_the_ir_simulator() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    let mut out = buffers();
-    let report = sim::run(
-        &verified,
-        BLOCKS,
-        &mut args(&mut out),
-        &[],
-        &SimOptions::default(),
-    )
-    .expect("launches");
-    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let out = on_sim(&kernel(), BLOCKS, &buffers(), 3);
     check("sim", &out);
 }
 
 #[test]
 fn conversions_are_rusts_on_the_ptx_simulator() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    for sm in Sm::ALL {
-        let device = Launcher::PtxSim(SimOptions::default(), sm);
-        let loaded = device.load(&verified).expect("the PTX loads");
-        let mut out = buffers();
-        let launched = device
-            .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
-            .expect("launches");
-        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
-        assert!(findings.is_empty(), "{findings:?}");
-        check(&format!("ptx-sim {}", sm.name()), &out);
-    }
+    on_ptx_sim(&kernel(), BLOCKS, &buffers(), 3, check);
 }
 
 #[test]
 fn conversions_are_rusts_on_webgpu() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    let requirements = warpforge::wgsl::emit(&verified)
-        .expect("the WGSL emits")
-        .requirements;
-    if !common::webgpu_or_skip("conversions_are_rusts_on_webgpu", &requirements) {
-        return;
+    let test = "conversions_are_rusts_on_webgpu";
+    if let Some(out) = on_webgpu(test, &kernel(), BLOCKS, &buffers(), 3) {
+        check("webgpu", &out);
     }
-    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
-    let device = Launcher::WebGpu(device);
-    let loaded = device.load(&verified).expect("the WGSL loads");
-    let mut out = buffers();
-    device
-        .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
-        .expect("launches");
-    check("webgpu", &out);
 }
 
 #[test]
 fn conversions_assemble_for_every_target() {
-    let Some(ptxas) = common::ptxas_or_skip("conversions_assemble_for_every_target") else {
-        return;
-    };
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    for sm in Sm::ALL {
-        let ptx = warpforge::ptx::emit(&verified, sm).expect("emits");
-        let report = ptxas
-            .assemble(&ptx.text, sm)
-            .unwrap_or_else(|e| panic!("{sm}: {e}"));
-        assert_eq!(
-            report.spill_store_bytes + report.spill_load_bytes,
-            0,
-            "{sm} spills"
-        );
-    }
+    assembles_everywhere("conversions_assemble_for_every_target", &kernel());
 }

@@ -10,13 +10,9 @@
 //! either sign (WGSL lets it ignore the sign of a zero). WGSL's `sqrt` is not exact by its
 //! accuracy table: on WebGPU it is checked against its bound instead.
 
-use crate::common;
+use crate::backends_support::{assembles_everywhere, mix, on_ptx_sim, on_sim, on_webgpu};
 
-use warpforge::ptx::Sm;
-use warpforge::runtime::sim::{self, SimOptions};
-use warpforge::runtime::webgpu::WebGpuDevice;
-use warpforge::runtime::{BufferArg, Launcher};
-use warpforge_ir::{kernel, verify, Kernel};
+use warpforge_ir::{kernel, Kernel};
 
 /// How far WGSL's `sqrt` may be from the correctly rounded one, in ulp, for a normal operand: the
 /// WGSL accuracy table inherits it from `1.0 / inverseSqrt(x)` (2 ulp, then 2.5 ulp for the
@@ -115,14 +111,6 @@ fn inputs() -> (Vec<f32>, Vec<f32>, Vec<i32>) {
     (xs, ys, ns)
 }
 
-/// splitmix64.
-fn mix(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 fn buffers() -> Vec<Vec<u8>> {
     let (xs, ys, ns) = inputs();
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
@@ -133,13 +121,6 @@ fn buffers() -> Vec<Vec<u8>> {
         vec![0; N * EACH * 4],
         vec![0; N * INTS * 4],
     ]
-}
-
-fn args(buffers: &mut [Vec<u8>]) -> Vec<BufferArg<'_>> {
-    let (inputs, outputs) = buffers.split_at_mut(3);
-    let mut args: Vec<BufferArg<'_>> = inputs.iter().map(|b| BufferArg::ReadOnly(b)).collect();
-    args.extend(outputs.iter_mut().map(|b| BufferArg::ReadWrite(b)));
-    args
 }
 
 /// Compares a backend's outputs with the host's (`finite_only`: WebGPU, where results computed
@@ -240,74 +221,26 @@ fn kernel() -> Kernel {
 
 #[test]
 fn float_methods_are_rusts_on_the_ir_simulator() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    let mut out = buffers();
-    let report = sim::run(
-        &verified,
-        BLOCKS,
-        &mut args(&mut out),
-        &[],
-        &SimOptions::default(),
-    )
-    .expect("launches");
-    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let out = on_sim(&kernel(), BLOCKS, &buffers(), 3);
     check("sim", &out, false);
 }
 
 #[test]
 fn float_methods_are_rusts_on_the_ptx_simulator() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    for sm in Sm::ALL {
-        let device = Launcher::PtxSim(SimOptions::default(), sm);
-        let loaded = device.load(&verified).expect("the PTX loads");
-        let mut out = buffers();
-        let launched = device
-            .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
-            .expect("launches");
-        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
-        assert!(findings.is_empty(), "{findings:?}");
-        check(&format!("ptx-sim {}", sm.name()), &out, false);
-    }
+    on_ptx_sim(&kernel(), BLOCKS, &buffers(), 3, |backend, out| {
+        check(backend, out, false)
+    });
 }
 
 #[test]
 fn float_methods_are_rusts_on_webgpu() {
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    let requirements = warpforge::wgsl::emit(&verified)
-        .expect("the WGSL emits")
-        .requirements;
-    if !common::webgpu_or_skip("float_methods_are_rusts_on_webgpu", &requirements) {
-        return;
+    let test = "float_methods_are_rusts_on_webgpu";
+    if let Some(out) = on_webgpu(test, &kernel(), BLOCKS, &buffers(), 3) {
+        check("webgpu", &out, true);
     }
-    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
-    let device = Launcher::WebGpu(device);
-    let loaded = device.load(&verified).expect("the WGSL loads");
-    let mut out = buffers();
-    device
-        .launch(&loaded, BLOCKS, &mut args(&mut out), &[])
-        .expect("launches");
-    check("webgpu", &out, true);
 }
 
 #[test]
 fn float_methods_assemble_for_every_target() {
-    let Some(ptxas) = common::ptxas_or_skip("float_methods_assemble_for_every_target") else {
-        return;
-    };
-    let kernel = kernel();
-    let verified = verify(&kernel).expect("verifies");
-    for sm in Sm::ALL {
-        let ptx = warpforge::ptx::emit(&verified, sm).expect("emits");
-        let report = ptxas
-            .assemble(&ptx.text, sm)
-            .unwrap_or_else(|e| panic!("{sm}: {e}"));
-        assert_eq!(
-            report.spill_store_bytes + report.spill_load_bytes,
-            0,
-            "{sm} spills"
-        );
-    }
+    assembles_everywhere("float_methods_assemble_for_every_target", &kernel());
 }

@@ -5,6 +5,7 @@
 //!
 //! Run one subject with a filter: `cargo test --test it ptx::` (or a single test by its full path).
 
+mod backends_support;
 mod catalog_cases;
 mod common;
 #[path = "../../sim/tests/it/corpus_support/mod.rs"]

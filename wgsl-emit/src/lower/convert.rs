@@ -286,10 +286,10 @@ impl Lowerer<'_> {
 
 impl Lowerer<'_> {
     /// `abs` (of `f32` or a signed integer) and the roundings of `f32` to an integer, each Rust's
-    /// answer bit for bit: `abs` clears the sign bit (NaNs too) or negates with wrapping; `trunc`
-    /// and `round` (ties to even) are WGSL's, exact, and a flushed subnormal gives them the same
-    /// signed zero; `floor` and `ceil` step `trunc` by one where the bits say a fraction was cut
-    /// (not `floor`/`ceil`, which a flushed subnormal would send to zero instead of -1 or 1).
+    /// answer but for the sign of a zero result, which WGSL lets an implementation ignore:
+    /// `abs` clears the sign bit (NaNs too) or negates with wrapping; `trunc` and `round` (ties to
+    /// even) are WGSL's, exact; `floor` and `ceil` step `trunc` by one where the bits say a fraction
+    /// was cut (not `floor`/`ceil`, which a flushed subnormal would send to zero instead of -1 or 1).
     pub(super) fn float_math(&mut self, op: UnaryOp, x: H, t: ScalarType) -> H {
         match op {
             UnaryOp::Abs if t == ScalarType::F32 => {
