@@ -223,6 +223,7 @@ impl Builder<'_> {
                     Expr::Unary(UnaryOp::Not | UnaryOp::Neg, _)
                     | Expr::Unary(..)
                     | Expr::Cast(..)
+                    | Expr::MulAdd(..)
                     | Expr::Compare(..) => (Op::Arith(Arith::Other), uses),
                 };
                 self.push(op, vec![value.index()], uses);

@@ -43,6 +43,9 @@ pub enum Expr {
     },
     /// A conversion to `to`.
     Cast(CastKind, Value, crate::ScalarType),
+    /// `a * b + c` on `f32` with one rounding (Rust's `mul_add`, IEEE `fusedMultiplyAdd`): exact on
+    /// the simulators and PTX (`fma.rn.f32`); WGSL's `fma` may be computed unfused (two roundings).
+    MulAdd(Value, Value, Value),
 }
 
 /// Hardware indices and sizes. All are `u32`. Kernels are one-dimensional.
@@ -99,6 +102,26 @@ pub enum UnaryOp {
     IsNan,
     /// Whether an `f32` is neither infinite nor NaN (from its bits); result `bool`.
     IsFinite,
+    /// `1 / x` on `f32`, correctly rounded on the simulators and PTX (`rcp.rn`); WGSL's `1.0 / x`
+    /// is within 2.5 ulp for `|x|` in [2^-126, 2^126].
+    Recip,
+    /// `1 / sqrt(x)` on `f32`: the nearest `f32` on the simulators, relative error 2^-22.9 on PTX
+    /// (`rsqrt.approx`), 2 ulp in WGSL (`inverseSqrt`).
+    Rsqrt,
+    /// `2^x` on `f32`, the target's instruction as is: the nearest `f32` on the simulators, 2 ulp on
+    /// PTX (`ex2.approx`), 3 + 2|x| ulp in WGSL (`exp2`). Kernels call `x.exp2()`
+    /// ([`crate::builder::KernelBuilder::exp2`]), which reduces the argument first.
+    Exp2,
+    /// `log2(x)` on `f32`: the nearest `f32` on the simulators; on PTX (`lg2.approx`) absolute error
+    /// 2^-22 for x in (0.5, 2), relative 2^-22 elsewhere; in WGSL (`log2`) absolute 2^-21 in
+    /// [0.5, 2], 3 ulp elsewhere.
+    Log2,
+    /// `sin(x)` on `f32`, no argument reduction: the nearest `f32` on the simulators; absolute error
+    /// 2^-20.5 on PTX (`sin.approx`) for x in [-2π, 2π]; 2^-11 in WGSL for x in [-π, π]. Kernels
+    /// call `x.sin()`, which reduces the argument to [-π, π] first.
+    Sin,
+    /// `cos(x)`, as [`UnaryOp::Sin`].
+    Cos,
 }
 
 /// Two-operand operations. Integer arithmetic wraps.
@@ -197,7 +220,8 @@ keyword_table!(UnaryOp {
     Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",
     BitReverse => "brev", FindFirstSet => "ffs", Abs => "abs", Floor => "floor", Ceil => "ceil",
     FloatTrunc => "ftrunc", RoundEven => "round_even", Sqrt => "sqrt", IsNan => "is_nan",
-    IsFinite => "is_finite",
+    IsFinite => "is_finite", Recip => "recip", Rsqrt => "rsqrt", Exp2 => "exp2", Log2 => "log2",
+    Sin => "sin", Cos => "cos",
 });
 keyword_table!(BinaryOp {
     Add => "add", Sub => "sub", Mul => "mul", MulHi => "mul_hi", Div => "div", Rem => "rem",

@@ -196,6 +196,11 @@ pub fn brev<T>(x: T) -> T {
 pub fn ffs<T>(x: T) -> u32 {
     outside("ffs")
 }
+/// `1 / sqrt(x)` on `f32` (Rust has no such method): IR `rsqrt`, within the backend's bound
+/// (docs/kernels.md, "Math functions").
+pub fn rsqrt(x: f32) -> f32 {
+    outside("rsqrt")
+}
 /// The bits of `x` as another type of the same width (`u32`/`i32`/`f32`, `u64`/`i64`):
 /// `bitcast::<f32>(bits)`, IR `bitcast`.
 pub fn bitcast<To, From>(x: From) -> To {

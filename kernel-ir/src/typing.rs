@@ -13,6 +13,7 @@ pub fn expr_operands(expr: &Expr) -> Vec<Value> {
         Expr::Literal(_) | Expr::Param(_) | Expr::Special(_) | Expr::Local(_) => Vec::new(),
         Expr::Unary(_, a) | Expr::Cast(_, a, _) => vec![a],
         Expr::Binary(_, a, b) | Expr::MulWide(a, b) | Expr::Compare(_, a, b) => vec![a, b],
+        Expr::MulAdd(a, b, c) => vec![a, b, c],
         Expr::Select {
             cond,
             if_true,
@@ -82,7 +83,31 @@ pub fn expr_type(kernel: &Kernel, expr: &Expr) -> Result<ScalarType, String> {
             }
         }
         Expr::Cast(kind, a, to) => cast_type(kind, ty(kernel, a)?, to),
+        Expr::MulAdd(a, b, c) => match (ty(kernel, a)?, ty(kernel, b)?, ty(kernel, c)?) {
+            (T::F32, T::F32, T::F32) => Ok(T::F32),
+            (x, y, z) => Err(format!(
+                "mul_add expects three f32 operands, found {x}, {y} and {z}"
+            )),
+        },
     }
+}
+
+/// Whether `op` takes and yields `f32` (the rounding and math functions).
+fn float_to_float(op: UnaryOp) -> bool {
+    matches!(
+        op,
+        UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::FloatTrunc
+            | UnaryOp::RoundEven
+            | UnaryOp::Sqrt
+            | UnaryOp::Recip
+            | UnaryOp::Rsqrt
+            | UnaryOp::Exp2
+            | UnaryOp::Log2
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+    )
 }
 
 /// The result type of a unary operator on `t`, or what it expects instead.
@@ -98,26 +123,13 @@ pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
         UnaryOp::BitReverse if bit_op => Ok(t),
         UnaryOp::Abs if t.is_signed() || t == T::F32 => Ok(t),
         UnaryOp::IsNan | UnaryOp::IsFinite if t == T::F32 => Ok(T::Bool),
-        UnaryOp::Floor
-        | UnaryOp::Ceil
-        | UnaryOp::FloatTrunc
-        | UnaryOp::RoundEven
-        | UnaryOp::Sqrt
-            if t == T::F32 =>
-        {
-            Ok(t)
-        }
+        _ if float_to_float(op) && t == T::F32 => Ok(t),
         _ => {
             let wanted = match op {
                 UnaryOp::Not => "an integer or bool",
                 UnaryOp::Neg | UnaryOp::Abs => "a signed integer or f32",
-                UnaryOp::Floor
-                | UnaryOp::Ceil
-                | UnaryOp::FloatTrunc
-                | UnaryOp::RoundEven
-                | UnaryOp::Sqrt
-                | UnaryOp::IsNan
-                | UnaryOp::IsFinite => "f32",
+                UnaryOp::IsNan | UnaryOp::IsFinite => "f32",
+                _ if float_to_float(op) => "f32",
                 _ => "u32 or u64",
             };
             Err(format!("{} expects {wanted}, found {t}", op.name()))

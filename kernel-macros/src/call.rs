@@ -69,6 +69,7 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("clz", "x"),
     ("brev", "x"),
     ("ffs", "x"),
+    ("rsqrt", "x"),
     ("bitcast", "x"),
 ];
 
@@ -297,7 +298,7 @@ impl Lower {
                 let lets = self.operands(&args)?;
                 quote_spanned!(span=> { #lets #b.select(__wf_a0, __wf_a1, __wf_a2) })
             }
-            "popcount" | "clz" | "brev" | "ffs" => {
+            "popcount" | "clz" | "brev" | "ffs" | "rsqrt" => {
                 let lets = self.operands(&args)?;
                 quote_spanned!(span=> { #lets #b.#method(__wf_a0) })
             }
@@ -412,6 +413,17 @@ const METHODS: &[(&str, &str, usize)] = &[
     ("is_nan", "is_nan", 0),
     ("is_finite", "is_finite", 0),
     ("copysign", "copysign", 1),
+    ("recip", "recip", 0),
+    ("exp", "exp", 0),
+    ("exp2", "exp2", 0),
+    ("ln", "ln", 0),
+    ("log2", "log2", 0),
+    ("sin", "sin", 0),
+    ("cos", "cos", 0),
+    ("tanh", "tanh", 0),
+    ("powf", "powf", 1),
+    ("round", "round", 0),
+    ("mul_add", "mul_add", 2),
 ];
 
 impl Lower {
@@ -452,10 +464,10 @@ impl Lower {
         let b = builder();
         let span = m.method.span();
         let method = syn::Ident::new(method, span);
-        Ok(if arity == 1 {
-            quote_spanned!(span=> { #lets #b.#method(__wf_a0, __wf_a1) })
-        } else {
-            quote_spanned!(span=> { #lets #b.#method(__wf_a0) })
+        Ok(match arity {
+            0 => quote_spanned!(span=> { #lets #b.#method(__wf_a0) }),
+            1 => quote_spanned!(span=> { #lets #b.#method(__wf_a0, __wf_a1) }),
+            _ => quote_spanned!(span=> { #lets #b.#method(__wf_a0, __wf_a1, __wf_a2) }),
         })
     }
 }

@@ -51,7 +51,32 @@ pub(crate) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         UnaryOp::Sqrt => fb(f(a).sqrt()),
         UnaryOp::IsNan => u64::from(f(a).is_nan()),
         UnaryOp::IsFinite => u64::from(f(a).is_finite()),
+        UnaryOp::Recip => fb(1.0 / f(a)),
+        UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos => {
+            fb(nearest(op, f(a)))
+        }
     }
+}
+
+/// The bounded primitives as the `f32` nearest their value: computed in `f64` (Rust's `f64`
+/// functions, error far below an `f32` ulp) and rounded once, exactly as the PTX simulator computes
+/// the `.approx` instructions they lower to, so the two simulators agree bit for bit.
+fn nearest(op: UnaryOp, x: f32) -> f32 {
+    let v = f64::from(x);
+    let exact = match op {
+        // ±0 gives ±∞, a negative operand NaN, +∞ +0: as `1 / sqrt` in IEEE.
+        UnaryOp::Rsqrt => 1.0 / v.sqrt(),
+        UnaryOp::Exp2 => v.exp2(),
+        UnaryOp::Log2 => v.log2(),
+        UnaryOp::Sin => v.sin(),
+        _ => v.cos(),
+    };
+    exact as f32
+}
+
+/// `a * b + c` on `f32` bits with one rounding (IEEE `fusedMultiplyAdd`).
+pub(crate) fn mul_add(a: u64, b: u64, c: u64) -> u64 {
+    fb(f(a).mul_add(f(b), f(c)))
 }
 
 /// A binary operation on operands of type `ty` (shifts: `b` is the `u32` amount).

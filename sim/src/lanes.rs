@@ -173,6 +173,13 @@ impl BlockRun<'_> {
                     out[l] = eval::mul_wide(signed, a[l], b[l]);
                 }
             }
+            Op::MulAdd(a, b, c) => {
+                let (a, b, c) = (warp.reg(a), warp.reg(b), warp.reg(c));
+                for l in lanes(active) {
+                    out[l] = eval::mul_add(a[l], b[l], c[l]);
+                }
+                self.count_f32_special(active, &[a, b, c, &out]);
+            }
             Op::Compare(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {

@@ -34,6 +34,7 @@ mod lint;
 mod lint_vs_naga;
 mod lz4_kernels;
 mod lz4_levels;
+mod math_functions;
 mod ptx;
 mod ptx_corpus_cuda;
 mod ptx_sim;

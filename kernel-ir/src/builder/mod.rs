@@ -23,6 +23,7 @@
 //! assert!(kernel.to_string().contains("store global data[%0], %5"));
 //! ```
 
+mod math;
 mod ops;
 mod typed;
 

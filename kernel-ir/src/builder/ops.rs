@@ -107,6 +107,27 @@ impl KernelBuilder {
         is_nan: Float -> Bool => IsNan;
         /// Whether an `f32` is neither infinite nor NaN.
         is_finite: Float -> Bool => IsFinite;
+        /// `1 / x` (correctly rounded where the backend's division is: see `UnaryOp::Recip`).
+        recip: Float -> T => Recip;
+        /// `1 / sqrt(x)`, within the backend's bound (`UnaryOp::Rsqrt`).
+        rsqrt: Float -> T => Rsqrt;
+        /// `log2(x)`, within the backend's bound (`UnaryOp::Log2`).
+        log2: Float -> T => Log2;
+        /// The target's `2^x` without argument reduction (`UnaryOp::Exp2`); [`KernelBuilder::exp2`]
+        /// is what kernels call.
+        raw_exp2: Float -> T => Exp2;
+        /// The target's `sin(x)` without argument reduction (`UnaryOp::Sin`); [`KernelBuilder::sin`]
+        /// is what kernels call.
+        raw_sin: Float -> T => Sin;
+        /// The target's `cos(x)` without argument reduction (`UnaryOp::Cos`); [`KernelBuilder::cos`]
+        /// is what kernels call.
+        raw_cos: Float -> T => Cos;
+    }
+
+    /// `a * b + c` with one rounding (Rust's `mul_add`; WGSL's may be unfused: `Expr::MulAdd`).
+    #[must_use]
+    pub fn mul_add<T: Float>(&mut self, a: Val<T>, b: Val<T>, c: Val<T>) -> Val<T> {
+        self.bind(Expr::MulAdd(a.value(), b.value(), c.value()))
     }
 
     /// `a << amount` (amount modulo the width).

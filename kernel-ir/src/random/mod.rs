@@ -331,6 +331,15 @@ impl Gen<'_> {
                 self.let_stmt(t, Expr::Local(h), out);
             }
             4 | 5 => self.arith(out),
+            6 if self.below(3) == 0 => {
+                let t = ScalarType::F32;
+                let (a, b, c) = (
+                    self.operand(t, out),
+                    self.operand(t, out),
+                    self.operand(t, out),
+                );
+                self.let_stmt(t, Expr::MulAdd(a, b, c), out);
+            }
             6 => {
                 let (from, to) = self.pick(&[
                     (ScalarType::U32, ScalarType::U64),

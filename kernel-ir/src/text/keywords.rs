@@ -58,6 +58,7 @@ fixed_words! {
     CMP = "cmp", "expression";
     SELECT = "select", "expression";
     MUL_WIDE = "mul_wide", "expression";
+    MUL_ADD = "mul_add", "expression";
     TRUE = "true", "bool literal";
     FALSE = "false", "bool literal";
     BITS = "bits", "f32 literal by its bits";

@@ -191,6 +191,11 @@ impl Parser {
                 let a = self.value()?;
                 Expr::MulWide(a, self.comma_value()?)
             }
+            kw::MUL_ADD => {
+                let a = self.value()?;
+                let b = self.comma_value()?;
+                Expr::MulAdd(a, b, self.comma_value()?)
+            }
             _ => {
                 if let Some(kind) = CastKind::from_name(op) {
                     Expr::Cast(kind, self.value()?, ty)

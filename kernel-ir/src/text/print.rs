@@ -165,6 +165,9 @@ impl Printer<'_, '_, '_> {
             Expr::Unary(op, a) => format!("{} {}", op.name(), self.val(a)),
             Expr::Binary(op, a, b) => format!("{} {}, {}", op.name(), self.val(a), self.val(b)),
             Expr::MulWide(a, b) => format!("mul_wide {}, {}", self.val(a), self.val(b)),
+            Expr::MulAdd(a, b, c) => {
+                format!("mul_add {}, {}, {}", self.val(a), self.val(b), self.val(c))
+            }
             Expr::Compare(op, a, b) => {
                 format!("cmp {} {}, {}", op.name(), self.val(a), self.val(b))
             }

@@ -96,6 +96,11 @@ impl Lowerer<'_> {
                 };
                 self.inst((op.0, op.1), vec![Operand::Reg(dst), a, b]);
             }
+            Expr::MulAdd(a, b, c) => {
+                let (a, b, c) = (self.op(a), self.op(b), self.op(c));
+                let dst = self.def(value);
+                self.inst((O::Fma, &[M::Rn, F32]), vec![Operand::Reg(dst), a, b, c]);
+            }
             Expr::Compare(op, a, b) => {
                 let operand_t = self.ty(a);
                 let cmp = match (op, operand_t) {
@@ -239,6 +244,13 @@ impl Lowerer<'_> {
             // setp.nan is true where either operand is a NaN.
             UnaryOp::IsNan => self.inst((O::Setp, &[M::Nan, F32]), vec![d, src.clone(), src]),
             UnaryOp::IsFinite => self.inst((O::Testp, &[M::Finite, F32]), vec![d, src]),
+            // IEEE-rounded reciprocal; the approximate primitives without `.ftz` (subnormals kept).
+            UnaryOp::Recip => self.inst((O::Rcp, &[M::Rn, F32]), vec![d, src]),
+            UnaryOp::Rsqrt => self.inst((O::Rsqrt, &[M::Approx, F32]), vec![d, src]),
+            UnaryOp::Exp2 => self.inst((O::Ex2, &[M::Approx, F32]), vec![d, src]),
+            UnaryOp::Log2 => self.inst((O::Lg2, &[M::Approx, F32]), vec![d, src]),
+            UnaryOp::Sin => self.inst((O::Sin, &[M::Approx, F32]), vec![d, src]),
+            UnaryOp::Cos => self.inst((O::Cos, &[M::Approx, F32]), vec![d, src]),
         }
     }
 

@@ -150,6 +150,17 @@ impl Lowerer<'_> {
                 };
                 self.b.binary(Op::Multiply, x, y)
             }
+            // WGSL's `fma` may be computed unfused (its accuracy is inherited from `x * y + z`).
+            Expr::MulAdd(a, b, c) => {
+                let (x, y, z) = (self.b.value(a), self.b.value(b), self.b.value(c));
+                self.b.emit(Expression::Math {
+                    fun: MathFunction::Fma,
+                    arg: x,
+                    arg1: Some(y),
+                    arg2: Some(z),
+                    arg3: None,
+                })
+            }
             Expr::Compare(op, a, b) => {
                 let op = match op {
                     CmpOp::Eq => Op::Equal,
@@ -286,6 +297,16 @@ impl Lowerer<'_> {
             // Bounded, not exact: WGSL's accuracy table inherits it from `1.0 / inverseSqrt(x)`.
             UnaryOp::Sqrt => self.b.math(MathFunction::Sqrt, x, None),
             UnaryOp::IsNan | UnaryOp::IsFinite => self.float_class(op, x),
+            // The bounded primitives (WGSL's accuracy table: docs/kernels.md, "Math functions").
+            UnaryOp::Recip => {
+                let one = self.b.literal(naga::Literal::F32(1.0));
+                self.b.binary(Op::Divide, one, x)
+            }
+            UnaryOp::Rsqrt => self.b.math(MathFunction::InverseSqrt, x, None),
+            UnaryOp::Exp2 => self.b.math(MathFunction::Exp2, x, None),
+            UnaryOp::Log2 => self.b.math(MathFunction::Log2, x, None),
+            UnaryOp::Sin => self.b.math(MathFunction::Sin, x, None),
+            UnaryOp::Cos => self.b.math(MathFunction::Cos, x, None),
         }
     }
 

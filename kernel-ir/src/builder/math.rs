@@ -1,0 +1,239 @@
+//! Rust's `f32` math functions as IR sequences: the argument reductions and special cases around the
+//! targets' primitive instructions ([`UnaryOp::Exp2`], [`UnaryOp::Log2`], [`UnaryOp::Sin`],
+//! [`UnaryOp::Cos`]), written once here so every backend runs the same sequence and only the
+//! primitive differs. Each function's bound per backend is in `docs/kernels.md` ("Math functions");
+//! the reasoning behind it is on the function. Everything around the primitives is exact IEEE
+//! arithmetic on the simulators and PTX (`fma.rn`, `.rn` operations), so the simulators, which
+//! compute each primitive as the `f32` nearest its exact value, differ from a GPU only by the
+//! primitive's error.
+//!
+//! [`UnaryOp::Exp2`]: crate::UnaryOp::Exp2
+//! [`UnaryOp::Log2`]: crate::UnaryOp::Log2
+//! [`UnaryOp::Sin`]: crate::UnaryOp::Sin
+//! [`UnaryOp::Cos`]: crate::UnaryOp::Cos
+
+use super::typed::*;
+use super::KernelBuilder;
+
+/// `ln 2` rounded to `f32`.
+const LN_2: f32 = f32::from_bits(0x3f31_7218);
+/// `ln 2` split for Cody–Waite reduction (fdlibm's `expf`): the high part has 12 low zero bits.
+const LN_2_HI: f32 = f32::from_bits(0x3f31_7200);
+const LN_2_LO: f32 = f32::from_bits(0x35bf_be8e);
+/// `log2 e` rounded to `f32`.
+const LOG2_E: f32 = std::f32::consts::LOG2_E;
+/// `1 / 2π` rounded to `f32`.
+const INV_2PI: f32 = f32::from_bits(0x3e22_f983);
+/// `2π` as the sum of three `f32`s (the first is `2π` rounded; the others the remainders).
+const TWO_PI: [f32; 3] = [
+    f32::from_bits(0x40c9_0fdb),
+    f32::from_bits(0xb43b_bd2e),
+    f32::from_bits(0xa7f7_2ced),
+];
+/// Cephes' `tanhf` polynomial for `|x| < 0.625` (relative error 1.3e-7 there), highest power first:
+/// -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1,
+/// each rounded to `f32`.
+const TANH_POLY: [f32; 5] = [
+    f32::from_bits(0xbbba_f0ea),
+    f32::from_bits(0x3ca9_134e),
+    f32::from_bits(0xbd5c_1e2d),
+    f32::from_bits(0x3e08_8393),
+    f32::from_bits(0xbeaa_aa99),
+];
+/// Below this `|x|`, `tanh` is the polynomial; from it on, `1 - 2 / (e^2|x| + 1)`.
+const TANH_SMALL: f32 = 0.625;
+
+/// `Val<T: Float>` as the `f32` it is (`Float` is implemented by `F32` alone).
+fn f32_of<T: Float>(x: Val<T>) -> Val<F32> {
+    Val::new(x.value())
+}
+
+fn as_t<T: Float>(x: Val<F32>) -> Val<T> {
+    Val::new(x.value())
+}
+
+impl KernelBuilder {
+    /// `x * 2^k` for an integral `k` in [-252, 254] (an `f32` holding an integer): two exact
+    /// multiplications by powers of two built from their bits, so a subnormal result is rounded once
+    /// and an overflow is infinite.
+    fn scale_by_pow2(&mut self, x: Val<F32>, k: Val<F32>) -> Val<F32> {
+        let k: Val<I32> = self.float_to_int(k);
+        let one = self.u32(1);
+        let k1 = self.shr(k, one);
+        let k2 = self.sub(k, k1);
+        let mut out = x;
+        for half in [k1, k2] {
+            let bias = self.lit::<I32>(127);
+            let biased = self.add(half, bias);
+            let shift = self.u32(23);
+            let bits = self.shl(biased, shift);
+            let pow = self.bitcast::<F32, I32>(bits);
+            out = self.mul(out, pow);
+        }
+        out
+    }
+
+    /// `x` clamped to `[lo, hi]` (a NaN becomes `lo`: `max` ignores a NaN operand).
+    fn clamp_f32(&mut self, x: Val<F32>, lo: f32, hi: f32) -> Val<F32> {
+        let (lo, hi) = (self.f32(lo), self.f32(hi));
+        let x = self.max(x, lo);
+        self.min(x, hi)
+    }
+
+    /// `2^x` (Rust's `exp2`): `x = k + r` with `k` an integer and `|r| ≤ 0.5` (exact), the target's
+    /// `2^r`, then the exact scaling by `2^k`. A NaN stays NaN (it is carried by `r`), ±∞ give ∞ and
+    /// +0.
+    #[must_use]
+    pub fn exp2<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let clamped = self.clamp_f32(x, -252.0, 254.0);
+        let k = self.round_even(clamped);
+        let r = self.sub(x, k);
+        let e = self.raw_exp2(r);
+        as_t(self.scale_by_pow2(e, k))
+    }
+
+    /// `e^x` (Rust's `exp`): `k = round(x·log2 e)`, `r = x - k·ln 2` by Cody–Waite with two fused
+    /// steps (`|r| ≤ 0.35`, error far below an ulp), the target's `2^(r·log2 e)`, then the exact
+    /// scaling by `2^k`.
+    #[must_use]
+    pub fn exp<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let log2e = self.f32(LOG2_E);
+        let t = self.mul(x, log2e);
+        let t = self.clamp_f32(t, -252.0, 254.0);
+        let k = self.round_even(t);
+        let (hi, lo) = (self.f32(-LN_2_HI), self.f32(-LN_2_LO));
+        let r = self.mul_add(k, hi, x);
+        let r = self.mul_add(k, lo, r);
+        let r = self.mul(r, log2e);
+        let e = self.raw_exp2(r);
+        as_t(self.scale_by_pow2(e, k))
+    }
+
+    /// `ln x` (Rust's `ln`): the target's `log2 x` times `ln 2`.
+    #[must_use]
+    pub fn ln<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let l = self.log2(f32_of(x));
+        let ln2 = self.f32(LN_2);
+        as_t(self.mul(l, ln2))
+    }
+
+    /// `x - k·2π` with `k` the integer nearest `x / 2π`, in three fused steps: within
+    /// 3·2^-23 of the exact reduction for `|x| ≤ 2^16`, where it lies within [-π - 0.01, π + 0.01].
+    fn reduce_2pi(&mut self, x: Val<F32>) -> Val<F32> {
+        let inv = self.f32(INV_2PI);
+        let t = self.mul(x, inv);
+        let k = self.round_even(t);
+        let mut r = x;
+        for part in TWO_PI {
+            let minus = self.f32(-part);
+            r = self.mul_add(k, minus, r);
+        }
+        r
+    }
+
+    /// `sin x` (Rust's `sin`): reduced to about [-π, π], then the target's `sin`. Bounded for
+    /// `|x| ≤ 2^16`; beyond, no bound is stated. ±∞ and NaN give NaN.
+    #[must_use]
+    pub fn sin<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let r = self.reduce_2pi(f32_of(x));
+        as_t(self.raw_sin(r))
+    }
+
+    /// `cos x` (Rust's `cos`), as [`KernelBuilder::sin`].
+    #[must_use]
+    pub fn cos<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let r = self.reduce_2pi(f32_of(x));
+        as_t(self.raw_cos(r))
+    }
+
+    /// `tanh x` (Rust's `tanh`): Cephes' odd polynomial for `|x| < 0.625` (exact arithmetic, so
+    /// the same bits on the simulators and PTX), `±(1 - 2 / (e^2|x| + 1))` from there (1 once
+    /// `e^2|x|` overflows). ±0 keep their sign; NaN stays NaN.
+    #[must_use]
+    pub fn tanh<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let a = self.abs(x);
+        let z = self.mul(x, x);
+        let mut p = self.f32(TANH_POLY[0]);
+        for c in &TANH_POLY[1..] {
+            let c = self.f32(*c);
+            p = self.mul_add(p, z, c);
+        }
+        let pz = self.mul(p, z);
+        let small = self.mul_add(pz, x, x);
+        let two = self.f32(2.0);
+        let two_a = self.mul(a, two);
+        let e = self.exp(two_a);
+        let one = self.f32(1.0);
+        let e1 = self.add(e, one);
+        let q = self.div(two, e1);
+        let big = self.sub(one, q);
+        let big = self.copysign(big, x);
+        let limit = self.f32(TANH_SMALL);
+        let is_small = self.lt(a, limit);
+        as_t(self.select(is_small, small, big))
+    }
+
+    /// `x^y` (Rust's `powf`, IEEE `pow`): `2^(y·log2|x|)` with the sign of `x` when `y` is an odd
+    /// integer, NaN for a finite negative `x` and a non-integer `y`, and 1 when `y` is ±0, `x` is 1,
+    /// or `x` is -1 and `y` infinite. The error grows with `|y·log2 x|` (the exponent's rounding):
+    /// see docs/kernels.md.
+    #[must_use]
+    pub fn powf<T: Float>(&mut self, x: Val<T>, y: Val<T>) -> Val<T> {
+        let (x, y) = (f32_of(x), f32_of(y));
+        let ax = self.abs(x);
+        let l = self.log2(ax);
+        let yl = self.mul(y, l);
+        let m = self.exp2(yl);
+        // y an integer (±∞ counts as an even one), and odd.
+        let yt = self.ftrunc(y);
+        let y_int = self.eq(yt, y);
+        let half = self.f32(0.5);
+        let h = self.mul(y, half);
+        let ht = self.ftrunc(h);
+        let h_frac = self.ne(ht, h);
+        let y_odd = self.and(y_int, h_frac);
+        let signed = self.copysign(m, x);
+        let r = self.select(y_odd, signed, m);
+        // A finite negative x to a non-integer power.
+        let zero = self.f32(0.0);
+        let negative = self.lt(x, zero);
+        let finite = self.is_finite(x);
+        let not_int = self.not(y_int);
+        let nan_case = self.and(negative, finite);
+        let nan_case = self.and(nan_case, not_int);
+        let nan = self.f32(f32::NAN);
+        let r = self.select(nan_case, nan, r);
+        // The cases that give 1 whatever the other operand (NaN included).
+        let one = self.f32(1.0);
+        let y_zero = self.eq(y, zero);
+        let x_one = self.eq(x, one);
+        let minus_one = self.f32(-1.0);
+        let x_minus_one = self.eq(x, minus_one);
+        let ay = self.abs(y);
+        let inf = self.f32(f32::INFINITY);
+        let y_inf = self.eq(ay, inf);
+        let unit = self.and(x_minus_one, y_inf);
+        let ones = self.or(y_zero, x_one);
+        let ones = self.or(ones, unit);
+        as_t(self.select(ones, one, r))
+    }
+
+    /// `x` rounded to the nearest integer, ties away from zero (Rust's `round`): exact on every
+    /// backend (`trunc`, an exact subtraction, a comparison and one exact addition).
+    #[must_use]
+    pub fn round<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let t = self.ftrunc(x);
+        let d = self.sub(x, t);
+        let d = self.abs(d);
+        let half = self.f32(0.5);
+        let up = self.ge(d, half);
+        let (one, zero) = (self.f32(1.0), self.f32(0.0));
+        let step = self.select(up, one, zero);
+        let step = self.copysign(step, x);
+        as_t(self.add(t, step))
+    }
+}
