@@ -12,6 +12,7 @@ mod common;
 mod corpus_support;
 mod layout_support;
 mod run_support;
+mod zoo_support;
 
 mod archive;
 mod cli;
@@ -46,3 +47,4 @@ mod spirv_webgpu;
 mod targets;
 mod webgpu;
 mod wgsl;
+mod zoo;
