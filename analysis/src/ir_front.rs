@@ -25,11 +25,13 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
         loops: Vec::new(),
         path: StmtPath::body(),
         taken: Vec::new(),
+        temps: 0,
     };
     b.cur = b.cfg.add_node(empty_block());
     let entry = b.cur;
     b.block(&k.body);
     b.terminate(Terminator::Return);
+    names.extend((0..b.temps).map(|i| format!("coordinate temporary {i}")));
     let shared = k
         .shared
         .iter()
@@ -51,6 +53,7 @@ pub fn program_of(kernel: &Verified<'_>) -> Program {
             .iter()
             .map(|(_, v)| v.ty.bits() as u8)
             .chain(k.locals.iter().map(|(_, l)| l.ty.bits() as u8))
+            .chain((0..b.temps).map(|_| 32))
             .collect(),
         taken: {
             let mut taken = b.taken;
@@ -85,6 +88,8 @@ struct Builder<'k> {
     path: StmtPath,
     /// [`Program::taken`].
     taken: Vec<Option<(NodeIndex, bool)>>,
+    /// Variables the lowering adds after the values and locals (a thread's coordinates).
+    temps: usize,
 }
 
 fn arith_of_binary(op: BinaryOp) -> Arith {
@@ -112,6 +117,46 @@ impl Builder<'_> {
 
     fn local_var(&self, l: warpforge_ir::LocalId) -> Var {
         self.k.values.len() + l.index()
+    }
+
+    /// A fresh variable after the values and locals.
+    fn temp(&mut self) -> Var {
+        self.temps += 1;
+        self.k.values.len() + self.k.locals.len() + self.temps - 1
+    }
+
+    /// A fresh variable holding `c`.
+    fn constant(&mut self, c: u64) -> Var {
+        let v = self.temp();
+        self.push(Op::Const(c), vec![v], vec![]);
+        v
+    }
+
+    /// The operation defining a thread's x, y or z coordinate from its linear index `t` (in the
+    /// block's shape `Bx × By × Bz`): `t % Bx`, `t / Bx % By`, `t / (Bx·By)`; in a 1-D block `t`,
+    /// 0, 0. Its facts and divergence then follow from the linear index's.
+    fn thread_coordinate(&mut self, s: IrSpecial) -> (Op, Vec<Var>) {
+        let d = s.dimension().unwrap_or(0);
+        if self.k.block_shape.is_none() {
+            return if d == 0 {
+                (Op::Special(Special::Thread), vec![])
+            } else {
+                (Op::Const(0), vec![])
+            };
+        }
+        let [bx, by, _] = self.k.block_dims().map(u64::from);
+        let t = self.temp();
+        self.push(Op::Special(Special::Thread), vec![t], vec![]);
+        match d {
+            0 => (Op::Arith(Arith::Rem), vec![t, self.constant(bx)]),
+            1 => {
+                let row = self.temp();
+                let c = self.constant(bx);
+                self.push(Op::Arith(Arith::Div), vec![row], vec![t, c]);
+                (Op::Arith(Arith::Rem), vec![row, self.constant(by)])
+            }
+            _ => (Op::Arith(Arith::Div), vec![t, self.constant(bx * by)]),
+        }
     }
 
     fn push(&mut self, op: Op, defs: Vec<Var>, uses: Vec<Var>) {
@@ -185,6 +230,11 @@ impl Builder<'_> {
                 let (op, uses) = match *expr {
                     Expr::Literal(lit) => (Op::Const(lit.to_bits()), uses),
                     Expr::Param(_) => (Op::Param, uses),
+                    Expr::Special(
+                        s @ (IrSpecial::ThreadIndexX
+                        | IrSpecial::ThreadIndexY
+                        | IrSpecial::ThreadIndexZ),
+                    ) => self.thread_coordinate(s),
                     Expr::Special(s) => (
                         Op::Special(match s {
                             IrSpecial::ThreadIndex => Special::Thread,

@@ -48,10 +48,12 @@ pub enum Expr {
     MulAdd(Value, Value, Value),
 }
 
-/// Hardware indices and sizes. All are `u32`. Kernels are one-dimensional.
+/// Hardware indices and sizes. All are `u32`. Blocks and grids have up to three dimensions; the
+/// thread and block indices without a dimension are linear, in CUDA's order (x fastest): a thread's
+/// linear index is `x + y·Bx + z·Bx·By` for a block of `Bx × By × Bz`, and warps are its runs of 32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Special {
-    /// The thread's index within its block (`%tid.x`).
+    /// The thread's linear index within its block (`%tid.x` for a one-dimensional block).
     ThreadIndex,
     /// The thread's lane within its warp: `thread_index % 32`.
     LaneId,
@@ -65,6 +67,36 @@ pub enum Special {
     GridSize,
     /// Lanes per warp: always 32, on every backend.
     WarpSize,
+    /// The thread's x index in its block (`%tid.x`).
+    ThreadIndexX,
+    /// The thread's y index in its block (`%tid.y`; 0 in a one-dimensional block).
+    ThreadIndexY,
+    /// The thread's z index in its block (`%tid.z`).
+    ThreadIndexZ,
+    /// The block's x index in the grid (`%ctaid.x`).
+    BlockIndexX,
+    /// The block's y index in the grid (`%ctaid.y`).
+    BlockIndexY,
+    /// The block's z index in the grid (`%ctaid.z`).
+    BlockIndexZ,
+    /// Blocks in the grid along x (`%nctaid.x`).
+    GridSizeX,
+    /// Blocks in the grid along y (`%nctaid.y`).
+    GridSizeY,
+    /// Blocks in the grid along z (`%nctaid.z`).
+    GridSizeZ,
+}
+
+impl Special {
+    /// The dimension of a per-dimension index or size (0, 1, 2 for x, y, z), `None` for the others.
+    pub const fn dimension(self) -> Option<usize> {
+        match self {
+            Special::ThreadIndexX | Special::BlockIndexX | Special::GridSizeX => Some(0),
+            Special::ThreadIndexY | Special::BlockIndexY | Special::GridSizeY => Some(1),
+            Special::ThreadIndexZ | Special::BlockIndexZ | Special::GridSizeZ => Some(2),
+            _ => None,
+        }
+    }
 }
 
 /// One-operand operations.
@@ -214,7 +246,10 @@ pub(crate) use keyword_table;
 keyword_table!(Special {
     ThreadIndex => "thread_index", LaneId => "lane_id", WarpIndex => "warp_index",
     BlockIndex => "block_index", BlockSize => "block_size", GridSize => "grid_size",
-    WarpSize => "warp_size",
+    WarpSize => "warp_size", ThreadIndexX => "thread_index_x", ThreadIndexY => "thread_index_y",
+    ThreadIndexZ => "thread_index_z", BlockIndexX => "block_index_x", BlockIndexY => "block_index_y",
+    BlockIndexZ => "block_index_z", GridSizeX => "grid_size_x", GridSizeY => "grid_size_y",
+    GridSizeZ => "grid_size_z",
 });
 keyword_table!(UnaryOp {
     Not => "not", Neg => "neg", PopCount => "popcount", CountLeadingZeros => "clz",

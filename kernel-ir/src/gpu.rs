@@ -54,6 +54,30 @@ specials! {
     grid_size;
     /// Lanes per warp, always 32: IR `special warp_size`.
     warp_size;
+    /// The thread's x index in a 2-D or 3-D block (`threadIdx.x`): IR `special thread_index_x`.
+    thread_index_x;
+    /// The thread's y index (`threadIdx.y`; 0 in a 1-D block): IR `special thread_index_y`.
+    thread_index_y;
+    /// The thread's z index (`threadIdx.z`): IR `special thread_index_z`.
+    thread_index_z;
+    /// The block's x index in a 2-D or 3-D grid (`blockIdx.x`): IR `special block_index_x`.
+    block_index_x;
+    /// The block's y index (`blockIdx.y`): IR `special block_index_y`.
+    block_index_y;
+    /// The block's z index (`blockIdx.z`): IR `special block_index_z`.
+    block_index_z;
+    /// The block's x extent (`blockDim.x`), a constant of the kernel.
+    block_size_x;
+    /// The block's y extent (`blockDim.y`), a constant of the kernel.
+    block_size_y;
+    /// The block's z extent (`blockDim.z`), a constant of the kernel.
+    block_size_z;
+    /// Blocks in the grid along x (`gridDim.x`): IR `special grid_size_x`.
+    grid_size_x;
+    /// Blocks in the grid along y (`gridDim.y`): IR `special grid_size_y`.
+    grid_size_y;
+    /// Blocks in the grid along z (`gridDim.z`): IR `special grid_size_z`.
+    grid_size_z;
 }
 
 /// The block barrier: every thread of the block waits here, and shared-memory accesses before it are

@@ -80,6 +80,10 @@ pub struct Kernel {
     pub name: String,
     /// Threads per block: a multiple of 32 in `32..=1024`, so that warps are always full.
     pub block_size: u32,
+    /// The block's shape `[x, y, z]` when it has more than one dimension (their product is
+    /// `block_size`); `None` for a one-dimensional block of `block_size` threads. See
+    /// [`Kernel::block_dims`].
+    pub block_shape: Option<[u32; 3]>,
     /// Parameters, in launch order.
     pub params: Arena<Param>,
     /// Shared arrays, in declaration order.
@@ -95,6 +99,56 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// The block's dimensions `[x, y, z]`: [`Kernel::block_shape`], or `[block_size, 1, 1]`.
+    pub fn block_dims(&self) -> [u32; 3] {
+        self.block_shape.unwrap_or([self.block_size, 1, 1])
+    }
+
+    /// Whether any statement reads a special value for which `wanted` holds.
+    pub fn uses_special(&self, wanted: impl Fn(crate::Special) -> bool) -> bool {
+        use crate::stmt::Stmt;
+        let mut stack: Vec<&crate::stmt::Block> = vec![&self.body];
+        while let Some(block) = stack.pop() {
+            for stmt in block {
+                match stmt {
+                    Stmt::Let {
+                        expr: crate::Expr::Special(s),
+                        ..
+                    } if wanted(*s) => return true,
+                    Stmt::If {
+                        then_block,
+                        else_block,
+                        ..
+                    } => {
+                        stack.push(then_block);
+                        stack.push(else_block);
+                    }
+                    Stmt::Loop { body } => stack.push(body),
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the kernel reads the grid's shape (a per-dimension block index or grid size): only
+    /// then is a launch's grid more than its number of blocks, and the emitters compute the linear
+    /// block index from the coordinates.
+    pub fn uses_grid_dims(&self) -> bool {
+        use crate::Special as S;
+        self.uses_special(|s| {
+            matches!(
+                s,
+                S::BlockIndexX
+                    | S::BlockIndexY
+                    | S::BlockIndexZ
+                    | S::GridSizeX
+                    | S::GridSizeY
+                    | S::GridSizeZ
+            )
+        })
+    }
+
     /// The byte offset of each shared array when they are laid out in declaration order, each at its
     /// alignment. `None` on overflow or an unstorable element type.
     pub fn shared_offsets(&self) -> Option<Vec<u64>> {

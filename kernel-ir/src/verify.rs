@@ -144,6 +144,16 @@ impl Verifier<'_> {
                 k.block_size
             ));
         }
+        if let Some(shape) = k.block_shape {
+            let product = shape.iter().map(|&d| u64::from(d)).product::<u64>();
+            if shape.contains(&0) || product != u64::from(k.block_size) || shape[2] > 64 {
+                return self.fail(format!(
+                    "block shape {}×{}×{} must have dimensions of at least 1 (z at most 64) whose \
+                     product is the block size {}",
+                    shape[0], shape[1], shape[2], k.block_size
+                ));
+            }
+        }
         let mut names = HashSet::new();
         let mut check_name = |v: &mut Self, name: &str| -> VResult {
             if !is_identifier(name) {

@@ -38,6 +38,18 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("block_size", ""),
     ("grid_size", ""),
     ("warp_size", ""),
+    ("thread_index_x", ""),
+    ("thread_index_y", ""),
+    ("thread_index_z", ""),
+    ("block_index_x", ""),
+    ("block_index_y", ""),
+    ("block_index_z", ""),
+    ("block_size_x", ""),
+    ("block_size_y", ""),
+    ("block_size_z", ""),
+    ("grid_size_x", ""),
+    ("grid_size_y", ""),
+    ("grid_size_z", ""),
     ("barrier", ""),
     ("warp_sync", "mask"),
     ("shuffle_idx", "value, lane, mask"),
@@ -206,6 +218,18 @@ impl Lower {
         let value = match name.as_str() {
             "thread_index" | "lane_id" | "warp_index" | "block_index" | "block_size" | "grid_size"
             | "warp_size" => quote_spanned!(span=> #b.#method()),
+            "thread_index_x" | "thread_index_y" | "thread_index_z" | "block_index_x"
+            | "block_index_y" | "block_index_z" | "block_size_x" | "block_size_y"
+            | "block_size_z" | "grid_size_x" | "grid_size_y" | "grid_size_z" => {
+                let (base, dim) = name.split_at(name.len() - 2);
+                let dim: usize = match dim {
+                    "_x" => 0,
+                    "_y" => 1,
+                    _ => 2,
+                };
+                let method = syn::Ident::new(&format!("{base}_dim"), span);
+                quote_spanned!(span=> #b.#method(#dim))
+            }
             "barrier" => return Ok((quote_spanned!(span=> #b.barrier()), false)),
             "warp_sync" => {
                 let mask = self.mask(args[0])?;

@@ -101,7 +101,9 @@ fn with_placeholder(e: Error, item: &ItemFn, kernel: bool) -> Tokens {
 }
 
 /// The `block_size` argument: a literal, checked here, or a constant expression over the kernel's
-/// const generics (`32 * WARPS`), evaluated when the kernel is built and checked by the verifier.
+/// const generics (`32 * WARPS`), evaluated when the kernel is built and checked by the verifier;
+/// or a tuple of two or three such dimensions (`(16, 16)`, `(8, 8, 4)`) for a 2-D or 3-D block.
+/// The block's shape `[x, y, z]` as tokens.
 fn block_size(attr: Tokens) -> Result<Tokens> {
     let mut size: Option<syn::Expr> = None;
     let parser = syn::meta::parser(|meta| {
@@ -109,33 +111,67 @@ fn block_size(attr: Tokens) -> Result<Tokens> {
             size = Some(meta.value()?.parse()?);
             Ok(())
         } else {
-            Err(meta.error("unknown `#[kernel]` argument; the only one is `block_size = N`"))
+            Err(meta.error("unknown `#[kernel]` argument; the only one is `block_size = N` (or `block_size = (X, Y)`, `(X, Y, Z)`)"))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
     let Some(expr) = size else {
         return Err(Error::new(
             Span::call_site(),
-            "missing `block_size`: write `#[kernel(block_size = 128)]` (threads per block, a multiple of 32 from 32 to 1024)",
+            "missing `block_size`: write `#[kernel(block_size = 128)]` (threads per block, a multiple of 32 from 32 to 1024), or `block_size = (16, 16)` for a 2-D block",
         ));
     };
-    let syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Int(lit),
-        ..
-    }) = &expr
-    else {
-        return Ok(quote_spanned!(expr.span()=> { let size: u32 = #expr; size }));
+    let dims: Vec<syn::Expr> = match &expr {
+        syn::Expr::Tuple(t) if (2..=3).contains(&t.elems.len()) => {
+            t.elems.iter().cloned().collect()
+        }
+        syn::Expr::Tuple(t) => {
+            return Err(Error::new_spanned(
+                t,
+                "a block shape has two or three dimensions: `(X, Y)` or `(X, Y, Z)`",
+            ))
+        }
+        other => vec![other.clone()],
     };
-    let value: u32 = lit.base10_parse()?;
-    if value == 0 || value > 1024 || value % 32 != 0 {
-        return Err(Error::new(
-            lit.span(),
-            format!(
-                "block size {value} is not a multiple of 32 from 32 to 1024: warps must be full"
-            ),
-        ));
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) => lit.base10_parse::<u32>().ok().map(|v| (v, lit.span())),
+        _ => None,
+    };
+    let values: Vec<Option<(u32, Span)>> = dims.iter().map(literal).collect();
+    if values.iter().all(Option::is_some) {
+        let product: u64 = values
+            .iter()
+            .flatten()
+            .map(|(v, _)| u64::from(*v))
+            .product();
+        if product == 0 || product > 1024 || product % 32 != 0 {
+            let span = if dims.len() == 1 {
+                dims[0].span()
+            } else {
+                expr.span()
+            };
+            let what = if dims.len() == 1 {
+                format!("block size {product}")
+            } else {
+                format!("a block of {product} threads")
+            };
+            return Err(Error::new(
+                span,
+                format!("{what} is not a multiple of 32 from 32 to 1024: warps must be full"),
+            ));
+        }
     }
-    Ok(quote!(#value))
+    let mut parts: Vec<Tokens> = dims
+        .iter()
+        .map(|e| quote_spanned!(e.span()=> { let d: u32 = #e; d }))
+        .collect();
+    while parts.len() < 3 {
+        parts.push(quote!(1u32));
+    }
+    Ok(quote!([#(#parts),*]))
 }
 
 /// The const generic parameters (the only generics kernels and device functions take).
@@ -243,7 +279,7 @@ fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
         #(#attrs)*
         #vis fn #name #generics() -> #ir::Kernel {
             use #ir as __wf_ir;
-            let mut __wf_kernel = __wf_ir::builder::KernelBuilder::new(#name_text, #size);
+            let mut __wf_kernel = __wf_ir::builder::KernelBuilder::with_shape(#name_text, #size);
             let #b = &mut __wf_kernel;
             #(#decls)*
             #body

@@ -33,7 +33,7 @@ pub struct Entry {
     /// The block size every launch must use (`.reqntid`): an IR kernel's block shape is fixed, and saying
     /// so lets ptxas allocate registers for exactly that many threads and the driver refuse any other
     /// launch shape (`CUDA_ERROR_INVALID_VALUE`) instead of running the kernel wrong.
-    pub reqntid: u32,
+    pub reqntid: [u32; 3],
     /// Register counts per class, declared in [`RegClass::ALL`] order.
     pub reg_counts: [u32; RegClass::ALL.len()],
     /// Shared arrays.
@@ -251,7 +251,8 @@ impl fmt::Display for Entry {
             write!(f, "\n    .param .{} {}{sep}", p.ty.name(), p.symbol)?;
         }
         writeln!(f, "\n)")?;
-        writeln!(f, ".reqntid {}, 1, 1", self.reqntid)?;
+        let [x, y, z] = self.reqntid;
+        writeln!(f, ".reqntid {x}, {y}, {z}")?;
         writeln!(f, "{{")?;
         for (class, &count) in RegClass::ALL.iter().zip(&self.reg_counts) {
             if count > 0 {

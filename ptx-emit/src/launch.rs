@@ -30,6 +30,11 @@ pub struct LaunchInfo {
     pub params: Vec<ParamLayout>,
     /// Threads per block the kernel was built for.
     pub block_size: u32,
+    /// The block's shape `[x, y, z]` (`[block_size, 1, 1]` for a 1-D kernel): `.reqntid`.
+    pub block_dims: [u32; 3],
+    /// Whether the kernel reads the grid's shape: only then may a launch have more than one grid
+    /// dimension (for any other kernel a grid is its number of blocks).
+    pub grid_dims: bool,
     /// Shared memory per block (static, or dynamic when [`LaunchInfo::dynamic_shared_bytes`] is non-zero).
     pub shared_bytes: u32,
     /// Dynamic shared memory the launch must request: the whole of `shared_bytes` when the kernel's
@@ -115,17 +120,20 @@ impl LaunchInfo {
             entry: kernel.name.clone(),
             params,
             block_size: kernel.block_size,
+            block_dims: kernel.block_dims(),
+            grid_dims: kernel.uses_grid_dims(),
             shared_bytes,
             dynamic_shared_bytes: if dynamic { shared_bytes } else { 0 },
         }
     }
 
-    /// The configuration for `blocks` blocks of the kernel's own block size.
+    /// The configuration for `blocks` blocks of the kernel's own block shape.
     pub fn config(&self, blocks: u64) -> Result<LaunchConfig, LaunchError> {
+        let [bx, by, bz] = self.block_dims;
         match u32::try_from(blocks) {
             Ok(b) if b > 0 && b <= i32::MAX as u32 => Ok(LaunchConfig {
                 grid: (b, 1, 1),
-                block: (self.block_size, 1, 1),
+                block: (bx, by, bz),
                 dynamic_shared_bytes: self.dynamic_shared_bytes,
             }),
             _ => Err(LaunchError::GridSize {
@@ -133,6 +141,26 @@ impl LaunchInfo {
                 blocks,
             }),
         }
+    }
+
+    /// The configuration for a grid of `[x, y, z]` blocks: as given for a kernel that reads the
+    /// grid's shape (CUDA's limits: x up to 2^31 - 1, y and z up to 65535), else the same number of
+    /// blocks in one dimension (the kernel cannot tell the difference).
+    pub fn config_grid(&self, grid: [u32; 3]) -> Result<LaunchConfig, LaunchError> {
+        let blocks: u64 = grid.iter().map(|&d| u64::from(d)).product();
+        if !self.grid_dims || grid[1..] == [1, 1] {
+            return self.config(blocks);
+        }
+        let [x, y, z] = grid;
+        if blocks == 0 || x > i32::MAX as u32 || y > 65535 || z > 65535 {
+            return Err(LaunchError::GridSize {
+                entry: self.entry.clone(),
+                blocks,
+            });
+        }
+        let mut config = self.config(u64::from(x))?;
+        config.grid = (x, y, z);
+        Ok(config)
     }
 
     /// The configuration with enough blocks for `threads` threads.

@@ -387,10 +387,31 @@ impl Launcher {
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
     ) -> Result<Launched, LaunchError> {
+        self.launch_grid(kernel, [blocks, 1, 1], buffers, scalars)
+    }
+
+    /// [`Launcher::launch`] over a grid of `grid = [x, y, z]` blocks (`x·y·z` blocks, numbered x
+    /// fastest: the kernel's `block_index` is linear, `block_index_x/y/z` its coordinates). A kernel
+    /// that does not read the grid's shape cannot tell it from `x·y·z` blocks in one dimension, and
+    /// is launched so.
+    pub fn launch_grid(
+        &self,
+        kernel: &Loaded,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+    ) -> Result<Launched, LaunchError> {
+        let product = grid.iter().map(|&d| u64::from(d)).product::<u64>();
+        let blocks = u32::try_from(product).unwrap_or(u32::MAX);
+        let grid = if kernel.kernel().uses_grid_dims() {
+            grid
+        } else {
+            [blocks, 1, 1]
+        };
         match (self, &kernel.form) {
             (Launcher::Sim(options), Form::Ir) => {
                 let verified = verify(kernel.kernel()).expect("verified when it was loaded");
-                let report = crate::sim::run(&verified, blocks, buffers, scalars, options)?;
+                let report = crate::sim::run_grid(&verified, grid, buffers, scalars, options)?;
                 let timings = Timings {
                     kernel_ns: report.elapsed_ns,
                     kernel_clock: Clock::HostClock,
@@ -404,10 +425,10 @@ impl Launcher {
             }
             (Launcher::WebGpu(device), Form::Wgsl(wgsl)) => {
                 let bits = block_order(kernel.kernel(), wgsl, scalars);
-                Ok(device.run(wgsl, blocks, buffers, &bits)?.into())
+                Ok(device.run_grid(wgsl, grid, buffers, &bits)?.into())
             }
             (Launcher::Cuda(device), Form::Cuda(loaded)) => {
-                Ok(device.run(loaded, buffers, scalars, blocks)?.into())
+                Ok(device.run_grid(loaded, buffers, scalars, grid)?.into())
             }
             (Launcher::PtxSim(options, _), Form::Ptx(ptx)) => {
                 let ir = kernel.kernel();
@@ -424,8 +445,8 @@ impl Launcher {
                     })
                     .collect();
                 let launch = PtxLaunch {
-                    grid: [blocks, 1, 1],
-                    block: [ir.block_size, 1, 1],
+                    grid,
+                    block: ir.block_dims(),
                     dynamic_shared: ptx.dynamic_shared,
                 };
                 let report = crate::sim::ptx::run(&ptx.kernel, &launch, &args, buffers, options)?;

@@ -176,6 +176,10 @@ pub(crate) struct Program {
     pub shared_bytes: u32,
     /// Threads per block.
     pub block_size: u32,
+    /// The block's dimensions (x, y, z).
+    pub block_dims: [u32; 3],
+    /// The grid's dimensions (x, y, z), set by the launch.
+    pub grid_dims: [u32; 3],
     /// Whether any atomic touches global memory (blocks then run in a fixed order, see the module docs).
     pub global_atomics: bool,
 }
@@ -264,6 +268,8 @@ pub(crate) fn decode(kernel: &Kernel, scalars: &[u64]) -> Program {
         arrays,
         shared_bytes: kernel.shared_bytes().unwrap_or(0) as u32,
         block_size: kernel.block_size,
+        block_dims: kernel.block_dims(),
+        grid_dims: [1, 1, 1],
         global_atomics: d.global_atomics,
     }
 }

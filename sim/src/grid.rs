@@ -35,6 +35,23 @@ pub fn run(
     scalars: &[u64],
     options: &SimOptions,
 ) -> Result<SimReport, SimError> {
+    run_grid(kernel, [blocks, 1, 1], buffers, scalars, options)
+}
+
+/// [`run`] over a grid of `grid = [x, y, z]` blocks (`x·y·z` blocks, numbered x fastest as CUDA
+/// does: the kernel's `block_index` is linear, `block_index_x/y/z` its coordinates).
+///
+/// # Errors
+///
+/// As [`run`]; also a zero dimension.
+pub fn run_grid(
+    kernel: &Verified<'_>,
+    grid: [u32; 3],
+    buffers: &mut [BufferArg<'_>],
+    scalars: &[u64],
+    options: &SimOptions,
+) -> Result<SimReport, SimError> {
+    let blocks = grid_blocks(&kernel.name, grid)?;
     let params = kernel.params.iter().map(|(_, p)| (p.name.as_str(), p.kind));
     check_arguments(&kernel.name, params, blocks, buffers, scalars).map_err(SimError::Arguments)?;
     check_blocks(blocks)
@@ -51,10 +68,11 @@ pub fn run(
         }
     }
     let start = Instant::now();
-    let program = decode::decode(kernel, scalars);
+    let mut program = decode::decode(kernel, scalars);
+    program.grid_dims = grid;
     let globals = global_buffers(buffers, options, blocks);
     let threads = worker_threads(program.global_atomics, options, blocks);
-    let outcomes = run_grid(blocks, threads, |block| {
+    let outcomes = run_blocks(blocks, threads, |block| {
         BlockRun::new(&program, &globals, options, block, blocks).run()
     });
     copy_back(&globals, buffers);
@@ -96,7 +114,7 @@ pub(crate) fn worker_threads(serial: bool, options: &SimOptions, blocks: u32) ->
 /// Runs blocks `0..blocks` with `run_block` on `threads` worker threads (rayon: the global pool when
 /// `threads` is every core, else a pool of `threads`; one thread runs them in order); their outcomes
 /// in block order.
-pub(crate) fn run_grid(
+pub(crate) fn run_blocks(
     blocks: u32,
     threads: usize,
     run_block: impl Fn(u32) -> BlockOutcome + Sync,
@@ -177,4 +195,20 @@ pub(crate) fn merge_outcomes(
     }
     report.profile = profile::entries(&per_pc, sites);
     report
+}
+
+/// The number of blocks of a grid, or why it cannot be launched (a zero dimension, or more than
+/// `u32::MAX` blocks; [`check_blocks`] then applies the simulator's own limit).
+pub(crate) fn grid_blocks(kernel: &str, grid: [u32; 3]) -> Result<u32, SimError> {
+    let product: u64 = grid.iter().map(|&d| u64::from(d)).product();
+    match u32::try_from(product) {
+        Ok(blocks) if blocks > 0 => Ok(blocks),
+        _ => Err(SimError::Arguments(format!(
+            "kernel `{kernel}`: a grid of {}×{}×{} blocks cannot be launched (each dimension at least 1, {} blocks at most)",
+            grid[0],
+            grid[1],
+            grid[2],
+            u32::MAX
+        ))),
+    }
 }

@@ -134,10 +134,24 @@ impl BlockRun<'_> {
         match op {
             Op::Const(bits) => out = [bits; 32],
             Op::Special(s) => {
+                let [bx, by, _] = self.program.block_dims.map(u64::from);
+                let [gx, gy, _] = self.program.grid_dims.map(u64::from);
+                let block = u64::from(self.block);
                 for (lane, v) in out.iter_mut().enumerate() {
                     let lane = lane as u64;
                     let warp_index = u64::from(warp.index);
+                    let t = warp_index * 32 + lane;
                     *v = match s {
+                        // CUDA's order: x fastest, for threads in the block and blocks in the grid.
+                        Special::ThreadIndexX => t % bx,
+                        Special::ThreadIndexY => t / bx % by,
+                        Special::ThreadIndexZ => t / (bx * by),
+                        Special::BlockIndexX => block % gx,
+                        Special::BlockIndexY => block / gx % gy,
+                        Special::BlockIndexZ => block / (gx * gy),
+                        Special::GridSizeX => gx,
+                        Special::GridSizeY => gy,
+                        Special::GridSizeZ => u64::from(self.program.grid_dims[2]),
                         Special::ThreadIndex => warp_index * 32 + lane,
                         Special::LaneId => lane,
                         Special::WarpIndex => warp_index,

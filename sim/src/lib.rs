@@ -83,6 +83,6 @@ pub use stats::Counters;
 
 pub use arguments::check_arguments;
 pub use buffer_arg::BufferArg;
-pub use grid::run;
+pub use grid::{run, run_grid};
 pub use options::{SimOptions, MAX_BLOCKS, MAX_SHARED_BYTES};
 pub use report::{SimError, SimReport, MAX_PRINTED};

@@ -30,6 +30,7 @@ mod float_math;
 mod gpu_batch;
 mod gpu_check_script;
 mod host_pipeline;
+mod launch_shapes;
 mod layout;
 mod lint;
 mod lint_vs_naga;

@@ -9,7 +9,9 @@ use crate::zoo_support::{
     bytes, bytes_u32, f, lint_and_assemble, on_simulators, on_webgpu, Case, Expect, Launch,
 };
 
-use warpforge_zoo::{activations, adamw, attention, layernorm, reduce, softmax, ROWS_PER_BLOCK};
+use warpforge_zoo::{
+    activations, adamw, attention, grid2d, layernorm, reduce, softmax, ROWS_PER_BLOCK,
+};
 
 /// `n` values uniform in `[lo, hi)` from `seed`.
 fn uniform(n: usize, seed: u64, lo: f32, hi: f32) -> Vec<f32> {
@@ -37,7 +39,7 @@ fn softmax_case() -> Case {
         pool: vec![bytes(&x), vec![0; rows * cols * 4]],
         launches: vec![Launch {
             kernel: softmax::softmax(),
-            blocks: row_blocks(rows),
+            grid: [row_blocks(rows), 1, 1],
             buffers: vec![0, 1],
             scalars: vec![rows as u64, cols as u64],
         }],
@@ -61,7 +63,7 @@ fn cross_entropy_case() -> Case {
         pool: vec![bytes(&logits), bytes_u32(&targets), vec![0; rows * 4]],
         launches: vec![Launch {
             kernel: softmax::cross_entropy(),
-            blocks: row_blocks(rows),
+            grid: [row_blocks(rows), 1, 1],
             buffers: vec![0, 1, 2],
             scalars: vec![rows as u64, cols as u64],
         }],
@@ -92,7 +94,7 @@ fn layernorm_forward_case() -> Case {
         ],
         launches: vec![Launch {
             kernel: layernorm::layernorm_forward(),
-            blocks: row_blocks(rows),
+            grid: [row_blocks(rows), 1, 1],
             buffers: vec![0, 1, 2, 3, 4, 5],
             scalars: vec![rows as u64, cols as u64],
         }],
@@ -143,13 +145,13 @@ fn layernorm_backward_case() -> Case {
         launches: vec![
             Launch {
                 kernel: layernorm::layernorm_backward_input(),
-                blocks: row_blocks(rows),
+                grid: [row_blocks(rows), 1, 1],
                 buffers: vec![0, 1, 2, 3, 4, 5],
                 scalars: sizes.to_vec(),
             },
             Launch {
                 kernel: layernorm::layernorm_backward_params(),
-                blocks: elem_blocks(cols),
+                grid: [elem_blocks(cols), 1, 1],
                 buffers: vec![0, 1, 3, 4, 6, 7],
                 scalars: sizes.to_vec(),
             },
@@ -183,7 +185,7 @@ fn gelu_forward_case() -> Case {
         pool: vec![bytes(&x), vec![0; n * 4]],
         launches: vec![Launch {
             kernel: activations::gelu_forward(),
-            blocks: elem_blocks(n),
+            grid: [elem_blocks(n), 1, 1],
             buffers: vec![0, 1],
             scalars: vec![n as u64],
         }],
@@ -205,7 +207,7 @@ fn gelu_backward_case() -> Case {
         pool: vec![bytes(&x), bytes(&dy), vec![0; n * 4]],
         launches: vec![Launch {
             kernel: activations::gelu_backward(),
-            blocks: elem_blocks(n),
+            grid: [elem_blocks(n), 1, 1],
             buffers: vec![0, 1, 2],
             scalars: vec![n as u64],
         }],
@@ -238,7 +240,7 @@ fn adamw_case() -> Case {
         pool: vec![bytes(&p), bytes(&g), bytes(&m), bytes(&v)],
         launches: vec![Launch {
             kernel: adamw::adamw_step(),
-            blocks: elem_blocks(n),
+            grid: [elem_blocks(n), 1, 1],
             buffers: vec![0, 1, 2, 3],
             scalars: vec![
                 f(h.lr),
@@ -280,7 +282,7 @@ fn sum_case() -> Case {
         pool: vec![bytes(&x), vec![0; blocks as usize * 4]],
         launches: vec![Launch {
             kernel: reduce::block_sum(),
-            blocks,
+            grid: [blocks, 1, 1],
             buffers: vec![0, 1],
             scalars: vec![n as u64],
         }],
@@ -311,19 +313,19 @@ fn scan_case() -> Case {
         launches: vec![
             Launch {
                 kernel: reduce::block_scan(),
-                blocks,
+                grid: [blocks, 1, 1],
                 buffers: vec![0, 1, 2],
                 scalars: vec![n as u64],
             },
             Launch {
                 kernel: reduce::block_scan(),
-                blocks: 1,
+                grid: [1, 1, 1],
                 buffers: vec![2, 3, 4],
                 scalars: vec![b],
             },
             Launch {
                 kernel: reduce::add_offsets(),
-                blocks,
+                grid: [blocks, 1, 1],
                 buffers: vec![1, 3],
                 scalars: vec![n as u64],
             },
@@ -348,7 +350,7 @@ fn attention_case() -> Case {
         pool: vec![bytes(&q), bytes(&k), bytes(&v), vec![0; len * d * 4]],
         launches: vec![Launch {
             kernel: attention::attention_forward(),
-            blocks: row_blocks(len),
+            grid: [row_blocks(len), 1, 1],
             buffers: vec![0, 1, 2, 3],
             scalars: vec![len as u64],
         }],
@@ -358,6 +360,51 @@ fn attention_case() -> Case {
             want: attention::reference(&q, &k, &v, len),
         }],
         bounds: attention::BOUNDS,
+    }
+}
+
+fn transpose_case() -> Case {
+    let (rows, cols) = (70, 45);
+    let x = uniform(rows * cols, 21, -1.0, 1.0);
+    let t = grid2d::TILE as usize;
+    Case {
+        name: "transpose",
+        pool: vec![bytes(&x), vec![0; rows * cols * 4]],
+        launches: vec![Launch {
+            kernel: grid2d::transpose(),
+            grid: [cols.div_ceil(t) as u32, rows.div_ceil(t) as u32, 1],
+            buffers: vec![0, 1],
+            scalars: vec![rows as u64, cols as u64],
+        }],
+        expect: vec![Expect {
+            name: "output",
+            buffer: 1,
+            want: grid2d::transpose_reference(&x, rows, cols),
+        }],
+        bounds: grid2d::TRANSPOSE_BOUNDS,
+    }
+}
+
+fn stencil_case() -> Case {
+    let (rows, cols) = (37, 50);
+    let x = uniform(rows * cols, 22, -1.0, 1.0);
+    let t = grid2d::STENCIL_TILE as usize;
+    let (center, side) = (0.5f32, 0.125f32);
+    Case {
+        name: "stencil5",
+        pool: vec![bytes(&x), vec![0; rows * cols * 4]],
+        launches: vec![Launch {
+            kernel: grid2d::stencil5(),
+            grid: [cols.div_ceil(t) as u32, rows.div_ceil(t) as u32, 1],
+            buffers: vec![0, 1],
+            scalars: vec![rows as u64, cols as u64, f(center), f(side)],
+        }],
+        expect: vec![Expect {
+            name: "output",
+            buffer: 1,
+            want: grid2d::stencil_reference(&x, rows, cols, center, side),
+        }],
+        bounds: grid2d::STENCIL_BOUNDS,
     }
 }
 
@@ -373,6 +420,8 @@ fn cases() -> Vec<Case> {
         sum_case(),
         scan_case(),
         attention_case(),
+        transpose_case(),
+        stencil_case(),
     ]
 }
 

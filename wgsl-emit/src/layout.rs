@@ -57,6 +57,9 @@ pub struct ParamsLayout {
     pub members: Vec<ParamMember>,
     /// Offset of the `u32` that holds the number of blocks (workgroups) of the launch.
     pub grid_blocks_offset: u32,
+    /// For a kernel that reads the grid's shape, the offset of two `u32`s holding the grid's x and y
+    /// extents (`grid_x`, `grid_y`).
+    pub grid_dims_offset: Option<u32>,
 }
 
 /// What a device must offer to run the kernel.
@@ -106,6 +109,13 @@ impl Wgsl {
     /// The parameter block's bytes for `blocks` blocks and these scalar values (as little-endian bits,
     /// in `params.members` order; use [`warpforge_ir::Literal::to_bits`]).
     pub fn params_bytes(&self, blocks: u32, scalars: &[u64]) -> Vec<u8> {
+        self.params_bytes_grid([blocks, 1, 1], scalars)
+    }
+
+    /// [`Wgsl::params_bytes`] for a grid of `[x, y, z]` blocks (`x·y·z` blocks; the kernel computes
+    /// its block's coordinates from the linear index, x fastest).
+    pub fn params_bytes_grid(&self, grid: [u32; 3], scalars: &[u64]) -> Vec<u8> {
+        let blocks = grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]);
         let mut bytes = vec![0u8; self.params.size as usize];
         for (member, &bits) in self.params.members.iter().zip(scalars) {
             let at = member.offset as usize;
@@ -118,6 +128,11 @@ impl Wgsl {
         }
         let at = self.params.grid_blocks_offset as usize;
         bytes[at..at + 4].copy_from_slice(&blocks.to_le_bytes());
+        if let Some(at) = self.params.grid_dims_offset {
+            let at = at as usize;
+            bytes[at..at + 4].copy_from_slice(&grid[0].to_le_bytes());
+            bytes[at + 4..at + 8].copy_from_slice(&grid[1].to_le_bytes());
+        }
         bytes
     }
 }

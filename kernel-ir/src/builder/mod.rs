@@ -63,6 +63,16 @@ impl KernelBuilder {
         }
     }
 
+    /// Starts a kernel whose blocks are `shape` = `[x, y, z]` threads (their product a multiple of
+    /// 32, at most 1024; z at most 64).
+    pub fn with_shape(name: &str, shape: [u32; 3]) -> Self {
+        let mut b = KernelBuilder::new(name, shape.iter().product());
+        if shape[1] != 1 || shape[2] != 1 {
+            b.kernel.block_shape = Some(shape);
+        }
+        b
+    }
+
     // ---- source positions ---------------------------------------------------------------------
 
     /// Every statement pushed from now on carries this Rust source position (`file:line:column`,
@@ -299,6 +309,40 @@ impl KernelBuilder {
     #[must_use]
     pub fn warp_size(&mut self) -> Val<U32> {
         self.special(Special::WarpSize)
+    }
+    /// The thread's x, y, z index in its block (`dim` 0, 1, 2; the others are a compile error in
+    /// `#[kernel]`).
+    #[must_use]
+    pub fn thread_index_dim(&mut self, dim: usize) -> Val<U32> {
+        self.special(
+            [
+                Special::ThreadIndexX,
+                Special::ThreadIndexY,
+                Special::ThreadIndexZ,
+            ][dim.min(2)],
+        )
+    }
+    /// The block's x, y, z index in the grid.
+    #[must_use]
+    pub fn block_index_dim(&mut self, dim: usize) -> Val<U32> {
+        self.special(
+            [
+                Special::BlockIndexX,
+                Special::BlockIndexY,
+                Special::BlockIndexZ,
+            ][dim.min(2)],
+        )
+    }
+    /// Blocks in the grid along x, y, z.
+    #[must_use]
+    pub fn grid_size_dim(&mut self, dim: usize) -> Val<U32> {
+        self.special([Special::GridSizeX, Special::GridSizeY, Special::GridSizeZ][dim.min(2)])
+    }
+    /// The block's extent along x, y, z: a constant of the kernel.
+    #[must_use]
+    pub fn block_size_dim(&mut self, dim: usize) -> Val<U32> {
+        let d = self.kernel.block_dims()[dim.min(2)];
+        self.u32(d)
     }
 
     // ---- memory -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ macro_rules! fixed_words {
 fixed_words! {
     KERNEL = "kernel", "kernel header";
     BLOCK_SIZE = "block_size", "declaration";
+    BLOCK_SHAPE = "block_shape", "declaration";
     PARAM = "param", "declaration; expression";
     SHARED = "shared", "declaration; address space";
     ALIGN = "align", "shared array alignment";

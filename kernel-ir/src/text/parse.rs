@@ -174,6 +174,15 @@ impl Parser {
                     self.next();
                     self.kernel.block_size = self.number("a block size")?;
                 }
+                kw::BLOCK_SHAPE => {
+                    self.next();
+                    let x = self.number("the block's x dimension")?;
+                    self.expect_punct(',')?;
+                    let y = self.number("the block's y dimension")?;
+                    self.expect_punct(',')?;
+                    let z = self.number("the block's z dimension")?;
+                    self.kernel.block_shape = Some([x, y, z]);
+                }
                 kw::PARAM => self.param()?,
                 kw::SHARED => {
                     self.next();

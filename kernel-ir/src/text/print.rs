@@ -37,6 +37,9 @@ impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "kernel {} {{", self.name)?;
         writeln!(f, "    block_size {}", self.block_size)?;
+        if let Some([x, y, z]) = self.block_shape {
+            writeln!(f, "    block_shape {x}, {y}, {z}")?;
+        }
         for (_, p) in self.params.iter() {
             match p.kind {
                 ParamKind::Buffer { elem, access } => {

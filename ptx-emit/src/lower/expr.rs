@@ -163,44 +163,134 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `mov.u32 d, %sreg` into a fresh register.
+    fn sreg(&mut self, reg: SpecialReg) -> Reg {
+        let r = self.fresh(RegClass::B32);
+        self.inst(
+            (O::Mov, &[U32]),
+            vec![Operand::Reg(r), Operand::Sym(reg.to_string())],
+        );
+        r
+    }
+
+    /// `a + b · c` (`mad.lo.u32`) into a fresh register.
+    fn mad(&mut self, a: Operand, b: Operand, c: Operand) -> Reg {
+        let r = self.fresh(RegClass::B32);
+        self.inst((O::Mad, &[M::Lo, U32]), vec![Operand::Reg(r), b, c, a]);
+        r
+    }
+
+    /// The thread's linear index in its block: `%tid.x`, or `x + y·Bx + z·Bx·By` in a 2-D or 3-D
+    /// block (CUDA's order).
+    fn linear_tid(&mut self) -> Reg {
+        let x = self.sreg(SpecialReg::Tid(Dim::X));
+        let Some([bx, by, bz]) = self.kernel.block_shape else {
+            return x;
+        };
+        let y = self.sreg(SpecialReg::Tid(Dim::Y));
+        let mut t = self.mad(
+            Operand::Reg(x),
+            Operand::Reg(y),
+            Operand::Imm(i64::from(bx)),
+        );
+        if bz > 1 {
+            let z = self.sreg(SpecialReg::Tid(Dim::Z));
+            t = self.mad(
+                Operand::Reg(t),
+                Operand::Reg(z),
+                Operand::Imm(i64::from(bx * by)),
+            );
+        }
+        t
+    }
+
+    /// The block's linear index in the grid: `%ctaid.x`, or `x + gx·(y + gy·z)` for a kernel that
+    /// reads the grid's shape (only such a kernel is launched with more than one dimension).
+    fn linear_ctaid(&mut self) -> Reg {
+        let x = self.sreg(SpecialReg::Ctaid(Dim::X));
+        if !self.kernel.uses_grid_dims() {
+            return x;
+        }
+        let (y, z) = (
+            self.sreg(SpecialReg::Ctaid(Dim::Y)),
+            self.sreg(SpecialReg::Ctaid(Dim::Z)),
+        );
+        let (gx, gy) = (
+            self.sreg(SpecialReg::Nctaid(Dim::X)),
+            self.sreg(SpecialReg::Nctaid(Dim::Y)),
+        );
+        let yz = self.mad(Operand::Reg(y), Operand::Reg(gy), Operand::Reg(z));
+        self.mad(Operand::Reg(x), Operand::Reg(gx), Operand::Reg(yz))
+    }
+
     fn special(&mut self, value: Value, s: Special) {
+        let dim = |d: usize| [Dim::X, Dim::Y, Dim::Z][d];
         let sreg = |reg: SpecialReg| Operand::Sym(reg.to_string());
-        match s {
+        // What the value is moved from (a special register, an immediate, or a computed register),
+        // or `None` when it was written to its own register already.
+        let src: Option<Operand> = match s {
+            Special::ThreadIndex => Some(match self.kernel.block_shape {
+                None => sreg(SpecialReg::Tid(Dim::X)),
+                Some(_) => Operand::Reg(self.linear_tid()),
+            }),
             Special::LaneId | Special::WarpIndex => {
-                // Derived from %tid.x: %laneid is equivalent, %warpid is not stable across a kernel's life.
-                let tid = self.fresh(RegClass::B32);
-                self.inst(
-                    (O::Mov, &[U32]),
-                    vec![Operand::Reg(tid), sreg(SpecialReg::Tid(Dim::X))],
-                );
+                // From the linear thread index (%tid.x in a 1-D block): %laneid is equivalent,
+                // %warpid is not stable across a kernel's life.
+                let tid = self.linear_tid();
                 let dst = self.def(value);
                 let (op, amount) = if s == Special::LaneId {
-                    ((O::And, &[B32]), 31)
+                    ((O::And, &[B32][..]), 31)
                 } else {
-                    ((O::Shr, &[U32]), 5)
+                    ((O::Shr, &[U32][..]), 5)
                 };
                 self.inst(
                     (op.0, op.1),
                     vec![Operand::Reg(dst), Operand::Reg(tid), Operand::Imm(amount)],
                 );
+                None
             }
-            Special::WarpSize => {
+            Special::WarpSize => Some(Operand::Imm(i64::from(WARP_SZ))),
+            Special::BlockSize => Some(match self.kernel.block_shape {
+                None => sreg(SpecialReg::Ntid(Dim::X)),
+                Some(_) => Operand::Imm(i64::from(self.kernel.block_size)),
+            }),
+            Special::BlockIndex if self.kernel.uses_grid_dims() => {
+                Some(Operand::Reg(self.linear_ctaid()))
+            }
+            Special::BlockIndex => Some(sreg(SpecialReg::Ctaid(Dim::X))),
+            Special::GridSize if self.kernel.uses_grid_dims() => {
+                let [x, y, z] = [Dim::X, Dim::Y, Dim::Z].map(|d| self.sreg(SpecialReg::Nctaid(d)));
+                let xy = self.fresh(RegClass::B32);
+                self.inst(
+                    (O::Mul, &[M::Lo, U32]),
+                    vec![Operand::Reg(xy), Operand::Reg(x), Operand::Reg(y)],
+                );
                 let dst = self.def(value);
                 self.inst(
-                    (O::Mov, &[U32]),
-                    vec![Operand::Reg(dst), Operand::Imm(i64::from(WARP_SZ))],
+                    (O::Mul, &[M::Lo, U32]),
+                    vec![Operand::Reg(dst), Operand::Reg(xy), Operand::Reg(z)],
                 );
+                None
             }
-            _ => {
-                let name = match s {
-                    Special::ThreadIndex => SpecialReg::Tid(Dim::X),
-                    Special::BlockIndex => SpecialReg::Ctaid(Dim::X),
-                    Special::BlockSize => SpecialReg::Ntid(Dim::X),
-                    _ => SpecialReg::Nctaid(Dim::X),
-                };
-                let dst = self.def(value);
-                self.inst((O::Mov, &[U32]), vec![Operand::Reg(dst), sreg(name)]);
+            Special::GridSize => Some(sreg(SpecialReg::Nctaid(Dim::X))),
+            Special::ThreadIndexX | Special::ThreadIndexY | Special::ThreadIndexZ => {
+                let d = s.dimension().unwrap_or(0);
+                Some(if self.kernel.block_shape.is_none() && d > 0 {
+                    Operand::Imm(0)
+                } else {
+                    sreg(SpecialReg::Tid(dim(d)))
+                })
             }
+            Special::BlockIndexX | Special::BlockIndexY | Special::BlockIndexZ => {
+                Some(sreg(SpecialReg::Ctaid(dim(s.dimension().unwrap_or(0)))))
+            }
+            Special::GridSizeX | Special::GridSizeY | Special::GridSizeZ => {
+                Some(sreg(SpecialReg::Nctaid(dim(s.dimension().unwrap_or(0)))))
+            }
+        };
+        if let Some(src) = src {
+            let dst = self.def(value);
+            self.inst((O::Mov, &[U32]), vec![Operand::Reg(dst), src]);
         }
     }
 

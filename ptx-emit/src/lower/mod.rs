@@ -87,7 +87,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
                     },
                 })
                 .collect(),
-            reqntid: kernel.block_size,
+            reqntid: kernel.block_dims(),
             reg_counts: l.regs.counts(),
             shared: if dynamic {
                 let align = kernel

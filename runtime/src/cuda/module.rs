@@ -69,6 +69,20 @@ impl CudaKernel {
             shared_mem_bytes: c.dynamic_shared_bytes,
         })
     }
+
+    /// The launch configuration for a grid of `[x, y, z]` blocks (see
+    /// `warpforge_ptx::LaunchInfo::config_grid`).
+    pub fn config_grid(&self, grid: [u32; 3]) -> Result<LaunchConfig, CudaError> {
+        let c = self
+            .launch
+            .config_grid(grid)
+            .map_err(|e| CudaError::Arguments(e.to_string()))?;
+        Ok(LaunchConfig {
+            grid_dim: c.grid,
+            block_dim: c.block,
+            shared_mem_bytes: c.dynamic_shared_bytes,
+        })
+    }
 }
 
 /// Loads `ptx` (the driver compiles it for the device), takes its `entry`, and opts it in to

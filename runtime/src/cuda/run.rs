@@ -98,6 +98,23 @@ impl CudaDevice {
         scalars: &[u64],
         blocks: u32,
     ) -> Result<Timings, CudaError> {
+        self.run_grid(kernel, buffers, scalars, [blocks, 1, 1])
+    }
+
+    /// [`CudaDevice::run`] over a grid of `[x, y, z]` blocks.
+    ///
+    /// # Errors
+    ///
+    /// As [`CudaDevice::run`]; also a grid CUDA cannot launch.
+    pub fn run_grid(
+        &self,
+        kernel: &CudaKernel,
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+        grid: [u32; 3],
+    ) -> Result<Timings, CudaError> {
+        let blocks = u32::try_from(grid.iter().map(|&d| u64::from(d)).product::<u64>())
+            .map_err(|_| CudaError::Arguments(format!("a grid of {grid:?} blocks is too large")))?;
         let params = kernel
             .launch
             .params
@@ -105,7 +122,7 @@ impl CudaDevice {
             .map(|p| (p.name.as_str(), p.kind));
         check_arguments(&kernel.launch.entry, params, blocks, buffers, scalars)
             .map_err(CudaError::Arguments)?;
-        let config = kernel.config(u64::from(blocks))?;
+        let config = kernel.config_grid(grid)?;
         self.timed(buffers, |device_buffers| {
             // Scalars by width, so each argument points at exactly its parameter's bytes.
             let scalar_kinds = kernel.launch.params.iter().filter_map(|p| match p.kind {

@@ -235,6 +235,7 @@ pub(crate) mod tests {
                 size: 16,
                 members: Vec::new(),
                 grid_blocks_offset: 0,
+                grid_dims_offset: None,
             },
             requirements: Requirements {
                 workgroup_storage_bytes: 0,

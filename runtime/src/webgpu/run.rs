@@ -47,7 +47,23 @@ impl WebGpuDevice {
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
     ) -> Result<Timings, WebGpuError> {
-        self.run_code(kernel, Code::Wgsl, blocks, buffers, scalars)
+        self.run_code(kernel, Code::Wgsl, [blocks, 1, 1], buffers, scalars)
+    }
+
+    /// [`WebGpuDevice::run`] over a grid of `[x, y, z]` blocks (`x·y·z` workgroups; a kernel that
+    /// reads the grid's shape gets it in its parameter block).
+    ///
+    /// # Errors
+    ///
+    /// As [`WebGpuDevice::run`].
+    pub fn run_grid(
+        &self,
+        kernel: &Wgsl,
+        grid: [u32; 3],
+        buffers: &mut [BufferArg<'_>],
+        scalars: &[u64],
+    ) -> Result<Timings, WebGpuError> {
+        self.run_code(kernel, Code::Wgsl, grid, buffers, scalars)
     }
 
     /// [`WebGpuDevice::run`] with the shader module built from `code`.
@@ -55,15 +71,17 @@ impl WebGpuDevice {
         &self,
         kernel: &Wgsl,
         code: Code<'_>,
-        blocks: u32,
+        grid: [u32; 3],
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
     ) -> Result<Timings, WebGpuError> {
+        let blocks =
+            u32::try_from(grid.iter().map(|&d| u64::from(d)).product::<u64>()).unwrap_or(u32::MAX);
         check_layout(kernel)?;
         let (x, y, z) = check_arguments(kernel, blocks, buffers, scalars)?;
         self.check_fits(kernel, (x, y, z), buffers)?;
         self.check_health()?;
-        let outcome = self.launch(kernel, code, blocks, (x, y, z), buffers, scalars);
+        let outcome = self.launch(kernel, code, grid, (x, y, z), buffers, scalars);
         if outcome.is_err() {
             // A failure may be the symptom of a lost device: let wgpu deliver the device-lost callback
             // (it runs from a poll), and report the loss rather than its symptom.
@@ -132,7 +150,7 @@ impl WebGpuDevice {
         &self,
         kernel: &Wgsl,
         code: Code<'_>,
-        blocks: u32,
+        grid: [u32; 3],
         (x, y, z): (u32, u32, u32),
         buffers: &mut [BufferArg<'_>],
         scalars: &[u64],
@@ -154,7 +172,7 @@ impl WebGpuDevice {
                 upload(device, queue, &binding.name, arg.bytes(), size, usage)
             })
             .collect();
-        let params = kernel.params_bytes(blocks, scalars);
+        let params = kernel.params_bytes_grid(grid, scalars);
         let params_buffer = upload(
             device,
             queue,

@@ -53,7 +53,7 @@ impl WebGpuDevice {
             words,
             entry_point: &spirv.entry_point,
         };
-        self.run_code(kernel, code, blocks, buffers, scalars)
+        self.run_code(kernel, code, [blocks, 1, 1], buffers, scalars)
     }
 
     /// Whether this device can run SPIR-V with [`WebGpuDevice::run_spirv`]; if not, why.

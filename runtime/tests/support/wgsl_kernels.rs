@@ -81,6 +81,7 @@ pub fn kernel(
             size: (grid_blocks_offset + 4).div_ceil(16) * 16,
             members: members.to_vec(),
             grid_blocks_offset,
+            grid_dims_offset: None,
         },
         requirements: requirements(0, elem == ScalarType::U64),
     }

@@ -130,7 +130,7 @@ use launch_state::LaunchState;
 pub use layout::{ModuleVariable, PtxParam};
 
 use crate::buffer_arg::BufferArg;
-use crate::grid::{copy_back, global_buffers, merge_outcomes, run_grid, worker_threads};
+use crate::grid::{copy_back, global_buffers, merge_outcomes, run_blocks, worker_threads};
 use crate::memory::GlobalBuffer;
 use crate::options::{check_blocks, SimOptions};
 use crate::report::{SimError, SimReport};
@@ -520,7 +520,7 @@ pub fn run(
         map: GlobalMap::new(&lengths, module),
         releases: Default::default(),
     };
-    let outcomes = run_grid(blocks, workers, |block| {
+    let outcomes = run_blocks(blocks, workers, |block| {
         PtxBlock::new(&state, &globals, options, block).run()
     });
     copy_back(&globals, buffers);

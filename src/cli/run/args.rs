@@ -27,7 +27,7 @@ pub struct RunArgs {
     /// lavapipe) or cuda (the first CUDA GPU of SM 7.0+). A PTX file runs on sim (= ptx-sim).
     #[arg(long, value_parser = run_backend())]
     pub(super) backend: Backend,
-    /// Blocks in the grid: X, X,Y or X,Y,Z (default: 1 block; a .wfir kernel's grid is 1-D).
+    /// Blocks in the grid: X, X,Y or X,Y,Z (default: 1 block).
     #[arg(long, alias = "blocks", value_name = "X[,Y[,Z]]", default_value = "1")]
     pub(super) grid: Dims,
     /// The PTX entry to run (PTX files; optional when the module has one entry).

@@ -12,11 +12,6 @@ impl Dims {
     pub fn count(self) -> u64 {
         self.0.iter().map(|&d| u64::from(d)).product()
     }
-
-    /// Whether only x is given (y and z are 1).
-    pub fn is_linear(self) -> bool {
-        self.0[1] == 1 && self.0[2] == 1
-    }
 }
 
 impl FromStr for Dims {

@@ -64,13 +64,6 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     if args.block.is_some() {
         misplaced.push(format!("--block {what} block size is its own block_size"));
     }
-    if !args.grid.is_linear() {
-        misplaced.push(format!(
-            "--grid {}: a .wfir kernel's grid is 1-D (blocks in x): give --grid {}",
-            args.grid,
-            args.grid.count()
-        ));
-    }
     if args.dynamic_shared.is_some() {
         misplaced.push(format!(
             "--dynamic-shared {what} shared memory is declared in it"
@@ -104,7 +97,7 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
     let sim = Launcher::Sim(sim_options.clone());
     let bits: Vec<u64> = scalars.iter().map(|s| s.1).collect();
     let outcome = if on_sim {
-        let launched = launch(&sim, &verified, args.grid.0[0], &mut buffers, &bits)?;
+        let launched = launch(&sim, &verified, args.grid.0, &mut buffers, &bits)?;
         Outcome {
             backend: "sim".into(),
             time: format!("{} (host clock)", millis(launched.timings.kernel_ns)),
@@ -126,10 +119,10 @@ fn execute(args: &RunArgs) -> Result<i32, Failure> {
             open(args.backend, &[&verified]).map_err(|e| cannot_run(args.backend, e))?
         };
         let mut sim_buffers = args.check.map(|_| buffers.clone());
-        let launched = launch(&launcher, &verified, args.grid.0[0], &mut buffers, &bits)?;
+        let launched = launch(&launcher, &verified, args.grid.0, &mut buffers, &bits)?;
         let (report, check) = match sim_buffers.as_mut() {
             Some(sim_buffers) => {
-                let report = launch(&sim, &verified, args.grid.0[0], sim_buffers, &bits)?.sim;
+                let report = launch(&sim, &verified, args.grid.0, sim_buffers, &bits)?.sim;
                 let own = launched.sim.clone();
                 (
                     own.or(report),
@@ -216,7 +209,7 @@ fn cannot_run(backend: Backend, e: LaunchError) -> Failure {
 fn launch(
     launcher: &Launcher,
     kernel: &Verified<'_>,
-    grid: u32,
+    grid: [u32; 3],
     buffers: &mut [Buffer],
     scalars: &[u64],
 ) -> Result<Launched, Failure> {
@@ -224,6 +217,6 @@ fn launch(
     let loaded = launcher.load(kernel).map_err(|e| cannot_run(backend, e))?;
     let mut args: Vec<BufferArg<'_>> = buffers.iter_mut().map(Buffer::arg).collect();
     launcher
-        .launch(&loaded, grid, &mut args, scalars)
+        .launch_grid(&loaded, grid, &mut args, scalars)
         .map_err(|e| cannot_run(backend, e))
 }

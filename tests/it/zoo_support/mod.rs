@@ -13,11 +13,11 @@ use warpforge::runtime::{BufferArg, Launcher};
 use warpforge_ir::{verify, Access, Kernel, ParamKind};
 use warpforge_zoo::{Bounds, Tolerance};
 
-/// One launch: the kernel, its grid, which pool buffers its buffer parameters get (in parameter
+/// One launch: the kernel, its grid (`[x, y, z]` blocks), which pool buffers its buffer parameters get (in parameter
 /// order) and its scalar parameters' bits (in parameter order).
 pub struct Launch {
     pub kernel: Kernel,
-    pub blocks: u32,
+    pub grid: [u32; 3],
     pub buffers: Vec<usize>,
     pub scalars: Vec<u64>,
 }
@@ -92,7 +92,7 @@ fn run(device: &Launcher, case: &Case) -> Vec<Vec<u8>> {
             })
             .collect();
         let launched = device
-            .launch(&loaded, launch.blocks, &mut args, &launch.scalars)
+            .launch_grid(&loaded, launch.grid, &mut args, &launch.scalars)
             .unwrap_or_else(|e| panic!("{}: {e}", launch.kernel.name));
         let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
         assert!(findings.is_empty(), "{}: {findings:?}", launch.kernel.name);

@@ -190,6 +190,35 @@ impl Lowerer<'_> {
         self.b.set_value(value, h);
     }
 
+    /// Coordinate `d` of linear index `t` in a box of `bx × by × …`: `t % bx`, `t / bx % by`,
+    /// `t / (bx·by)` (constants folded; a 1-D box gives `t`, 0, 0).
+    fn coordinate(&mut self, t: H, d: usize, bx: u32, by: u32) -> H {
+        match d {
+            0 if bx == self.kernel.block_size => t,
+            0 => {
+                let m = self.b.u32(bx);
+                self.b.binary(Op::Modulo, t, m)
+            }
+            1 => {
+                let m = self.b.u32(bx);
+                let q = self.b.binary(Op::Divide, t, m);
+                let n = self.b.u32(by);
+                self.b.binary(Op::Modulo, q, n)
+            }
+            _ => {
+                let m = self.b.u32(bx * by);
+                self.b.binary(Op::Divide, t, m)
+            }
+        }
+    }
+
+    /// The grid's x and y extents from the parameter block (a kernel that reads the grid's shape
+    /// has them).
+    fn grid_xy(&mut self) -> (H, H) {
+        let first = self.params.grid_member + 1;
+        (self.param_member(first), self.param_member(first + 1))
+    }
+
     fn special(&mut self, s: Special) -> H {
         match s {
             Special::ThreadIndex => self.thread_index(),
@@ -209,6 +238,39 @@ impl Lowerer<'_> {
             Special::BlockSize => self.b.u32(self.kernel.block_size),
             Special::GridSize => self.param_member(self.params.grid_member),
             Special::WarpSize => self.b.u32(32),
+            // The workgroup is one-dimensional (x·y·z invocations): the coordinates come from the
+            // linear index in CUDA's order, x fastest.
+            Special::ThreadIndexX | Special::ThreadIndexY | Special::ThreadIndexZ => {
+                let [bx, by, _] = self.kernel.block_dims();
+                let t = self.thread_index();
+                let d = s.dimension().unwrap_or(0);
+                self.coordinate(t, d, bx, by)
+            }
+            Special::BlockIndexX | Special::BlockIndexY | Special::BlockIndexZ => {
+                let b = self
+                    .block_index
+                    .expect("the prologue computes the block index");
+                let (gx, gy) = self.grid_xy();
+                match s.dimension().unwrap_or(0) {
+                    0 => self.b.binary(Op::Modulo, b, gx),
+                    1 => {
+                        let q = self.b.binary(Op::Divide, b, gx);
+                        self.b.binary(Op::Modulo, q, gy)
+                    }
+                    _ => {
+                        let plane = self.b.binary(Op::Multiply, gx, gy);
+                        self.b.binary(Op::Divide, b, plane)
+                    }
+                }
+            }
+            Special::GridSizeX => self.grid_xy().0,
+            Special::GridSizeY => self.grid_xy().1,
+            Special::GridSizeZ => {
+                let (gx, gy) = self.grid_xy();
+                let plane = self.b.binary(Op::Multiply, gx, gy);
+                let blocks = self.param_member(self.params.grid_member);
+                self.b.binary(Op::Divide, blocks, plane)
+            }
         }
     }
 

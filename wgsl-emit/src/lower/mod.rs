@@ -204,7 +204,20 @@ fn declare_params(b: &mut Builder, kernel: &Kernel) -> Params {
         binding: None,
         offset: grid_offset,
     });
-    let size = (grid_offset + 4).div_ceil(16) * 16;
+    // A kernel that reads the grid's shape also gets its x and y extents (z is the rest).
+    let grid_dims_offset = kernel.uses_grid_dims().then(|| {
+        for (k, name) in ["grid_x", "grid_y"].into_iter().enumerate() {
+            members.push(naga::StructMember {
+                name: Some(name.into()),
+                ty: u32_ty,
+                binding: None,
+                offset: grid_offset + 4 + 4 * k as u32,
+            });
+        }
+        grid_offset + 4
+    });
+    let end = grid_dims_offset.map_or(grid_offset + 4, |at| at + 8);
+    let size = end.div_ceil(16) * 16;
     let ty = b.struct_type("Params", members, size);
     let binding = kernel
         .params
@@ -221,6 +234,7 @@ fn declare_params(b: &mut Builder, kernel: &Kernel) -> Params {
             size,
             members: layout_members,
             grid_blocks_offset: grid_offset,
+            grid_dims_offset,
         },
     }
 }

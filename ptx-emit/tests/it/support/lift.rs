@@ -67,9 +67,7 @@ pub fn lift(m: &parse::Module) -> Result<Module, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let reqntid = match f.directives.as_slice() {
         [d] => match &d.kind {
-            FunctionDirectiveKind::Reqntid(dims) if dims.len() == 3 && dims[1..] == [1, 1] => {
-                dims[0]
-            }
+            FunctionDirectiveKind::Reqntid(dims) if dims.len() == 3 => [dims[0], dims[1], dims[2]],
             other => return Err(format!("directive {other:?}")),
         },
         other => return Err(format!("directives {other:?}")),
