@@ -37,6 +37,7 @@ mod lint_vs_naga;
 mod lz4_kernels;
 mod lz4_levels;
 mod math_functions;
+mod op_table;
 mod ptx;
 mod ptx_corpus_cuda;
 mod ptx_sim;
