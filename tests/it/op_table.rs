@@ -32,8 +32,11 @@ const STORABLE: [ScalarType; 7] = [
     ScalarType::F32,
 ];
 
-/// Every row, and how many combinations the typing rules refuse (checked against the verifier).
-fn rows() -> (Vec<Row>, Vec<(String, Vec<ScalarType>, ScalarType, String)>) {
+/// A combination the typing rules refuse: its expression, operand types, result type and name.
+type Refused = (String, Vec<ScalarType>, ScalarType, String);
+
+/// Every accepted row, and the combinations the typing rules refuse (checked against the verifier).
+fn rows() -> (Vec<Row>, Vec<Refused>) {
     let (mut ok, mut refused) = (Vec::new(), Vec::new());
     let mut add = |what: String,
                    expr: String,
