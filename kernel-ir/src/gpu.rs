@@ -220,6 +220,11 @@ pub fn brev<T>(x: T) -> T {
 pub fn ffs<T>(x: T) -> u32 {
     outside("ffs")
 }
+/// `for i in unroll(a..b) { … }`: the loop is unrolled while building the kernel, `i` a constant
+/// in each copy (so it can index a register array); `a` and `b` must be known while building.
+pub fn unroll(range: core::ops::Range<u32>) -> core::ops::Range<u32> {
+    range
+}
 /// `1 / sqrt(x)` on `f32` (Rust has no such method): IR `rsqrt`, within the backend's bound
 /// (docs/kernels.md, "Math functions").
 pub fn rsqrt(x: f32) -> f32 {

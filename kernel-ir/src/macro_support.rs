@@ -153,3 +153,34 @@ pub fn finish(b: KernelBuilder, name: &str) -> crate::Kernel {
         Err(e) => panic!("#[kernel] `{name}` does not verify: {e}"),
     }
 }
+
+/// Element `k` of the register array `name` (a `Local<T>` or a `Val<T>`); panics, naming the array
+/// and the index, when `k` is past its end (the index is known while building the kernel).
+pub fn register<R: Copy>(array: &[R], k: usize, name: &str) -> R {
+    match array.get(k) {
+        Some(&r) => r,
+        None => panic!(
+            "register array `{name}` has {} elements; index {k} is past its end",
+            array.len()
+        ),
+    }
+}
+
+/// Reading a register array's element: a mutable one's local is read, an immutable one's value is
+/// itself.
+pub trait RegisterRead<T> {
+    /// The element's current value.
+    fn read(self, b: &mut KernelBuilder) -> Val<T>;
+}
+
+impl<T: ScalarKind> RegisterRead<T> for Local<T> {
+    fn read(self, b: &mut KernelBuilder) -> Val<T> {
+        b.read(self)
+    }
+}
+
+impl<T> RegisterRead<T> for Val<T> {
+    fn read(self, _: &mut KernelBuilder) -> Val<T> {
+        self
+    }
+}

@@ -352,10 +352,10 @@ impl Verifier<'_> {
                 array,
                 index,
             } => {
-                self.wide(values, *array, false)?;
+                let elem = self.wide(values, *array, false)?;
                 self.index(*index)?;
                 for &v in values {
-                    self.define(v, ScalarType::U32, here)?;
+                    self.define(v, elem, here)?;
                 }
                 Ok(())
             }
@@ -364,10 +364,10 @@ impl Verifier<'_> {
                 index,
                 values,
             } => {
-                self.wide(values, *array, true)?;
+                let elem = self.wide(values, *array, true)?;
                 self.index(*index)?;
                 for &v in values {
-                    self.expect_type(v, ScalarType::U32, "a stored value")?;
+                    self.expect_type(v, elem, "a stored value")?;
                 }
                 Ok(())
             }
@@ -429,7 +429,13 @@ impl Verifier<'_> {
         }
     }
 
-    fn wide(&self, values: &[Value], array: MemRef, write: bool) -> VResult {
+    /// Checks a wide access; the element type.
+    fn wide(
+        &self,
+        values: &[Value],
+        array: MemRef,
+        write: bool,
+    ) -> Result<ScalarType, VerifyError> {
         if values.len() != 2 && values.len() != 4 {
             return self.fail(format!(
                 "wide accesses move 2 or 4 elements, not {}",
@@ -437,12 +443,12 @@ impl Verifier<'_> {
             ));
         }
         let elem = self.array(array, write)?;
-        if elem != ScalarType::U32 {
+        if !matches!(elem, ScalarType::U32 | ScalarType::I32 | ScalarType::F32) {
             return self.fail(format!(
-                "wide accesses need a u32 array, this one holds {elem}"
+                "wide accesses need an array of u32, i32 or f32, this one holds {elem}"
             ));
         }
-        Ok(())
+        Ok(elem)
     }
 
     fn warp(&mut self, op: &WarpOp, here: &mut Vec<usize>) -> VResult {

@@ -304,7 +304,7 @@ impl Lower {
                 let lets = self.operands(&elems)?;
                 let names = (0..width).map(|k| tmp(&format!("__wf_a{k}"), span));
                 return Ok((
-                    quote_spanned!(span=> { let __wf_i = #index; #lets #b.store_wide::<#width, _>(#array, __wf_i, [#(#names),*]) }),
+                    quote_spanned!(span=> { let __wf_i = #index; #lets #b.store_vec::<#width, _, _>(#array, __wf_i, [#(#names),*]) }),
                     false,
                 ));
             }

@@ -163,6 +163,10 @@ impl Lower {
                     __wf_ir::__macro::cast::<#kind, _>(#b, #v)
                 }))
             }
+            Expr::Index(ix) if self.register(&ix.expr, &ix.index, false)?.is_some() => {
+                let element = self.register(&ix.expr, &ix.index, false)?.expect("checked");
+                Ok(quote_spanned!(ix.span()=> __wf_ir::__macro::RegisterRead::read(#element, #b)))
+            }
             Expr::Index(ix) => {
                 let array = self.array(&ix.expr, false)?;
                 let i = tmp("__wf_i", ix.index.span());
@@ -209,6 +213,12 @@ impl Lower {
                 Some(Binding::Local) => return Ok(quote_spanned!(span=> #b.read(#ident))),
                 Some(Binding::Scalar) => return Ok(quote_spanned!(span=> #b.param(#ident))),
                 Some(Binding::Const) => return Ok(quote_spanned!(span=> #b.lit(#ident))),
+                Some(Binding::Registers { .. }) => {
+                    return Err(Error::new(
+                        span,
+                        format!("`{ident}` is a register array, not a value: index it with a constant (`{ident}[0]`)"),
+                    ))
+                }
                 Some(Binding::Array { .. }) => {
                     return Err(Error::new(
                         span,

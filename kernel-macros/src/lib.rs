@@ -15,6 +15,7 @@
 mod call;
 mod expr;
 mod lower;
+mod registers;
 mod stmt;
 mod types;
 

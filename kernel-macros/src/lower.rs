@@ -24,6 +24,12 @@ pub enum Binding {
     /// A Rust constant known while building (a const generic, an unrolled loop's element): each use
     /// emits a literal.
     Const,
+    /// A register array (`let mut acc = [0.0f32; 8];`, `let w = [a, b, c];`): a Rust array of
+    /// `Local<T>` (mutable) or `Val<T>`, indexed by constants while building.
+    Registers {
+        /// `let mut`: its elements can be assigned.
+        mutable: bool,
+    },
 }
 
 /// Loops around the current statement, innermost last.
@@ -125,6 +131,10 @@ impl Lower {
                 }
                 Ok(ident)
             }
+            Some(Binding::Registers { .. }) => Err(Error::new(
+                ident.span(),
+                format!("`{ident}` is a register array: it is indexed by constants (`{ident}[2]`) and is not memory a load, store, atomic or wide access can address"),
+            )),
             Some(Binding::Value | Binding::Local | Binding::Scalar | Binding::Const) => {
                 Err(Error::new(
                     ident.span(),

@@ -81,11 +81,25 @@ impl Lower {
         if let Some((else_token, _)) = &init.diverge {
             return Err(unsupported(else_token, "`let … else`", "use `if`"));
         }
+        let expr = &*init.expr;
+        if matches!(expr, Expr::Repeat(_) | Expr::Array(_)) {
+            let inner = match &local.pat {
+                Pat::Type(t) => &*t.pat,
+                p => p,
+            };
+            if let Pat::Ident(p) = inner {
+                if p.by_ref.is_none() && p.subpat.is_none() {
+                    let mutable = p.mutability.is_some();
+                    if let Some(tokens) = self.register_array(&p.ident, mutable, expr)? {
+                        return Ok(tokens);
+                    }
+                }
+            }
+        }
         let (pat, ty) = match &local.pat {
             Pat::Type(t) => (&*t.pat, Some(types::scalar_kind(&t.ty)?)),
             p => (p, None),
         };
-        let expr = &*init.expr;
         match pat {
             Pat::Wild(_) => {
                 let value = self.value(expr)?;
@@ -185,7 +199,7 @@ impl Lower {
             self.bind(n, Binding::Value);
         }
         Ok(quote_spanned!(call.span()=>
-            let [#(#names),*] = { let #i = #index; #b.load_wide::<#width, _>(#array, #i) };
+            let [#(#names),*] = { let #i = #index; #b.load_vec::<#width, _, _>(#array, #i) };
         ))
     }
 
@@ -340,12 +354,23 @@ impl Lower {
                         ident.span(),
                         format!("cannot assign to `{ident}`: it is a constant while building"),
                     )),
-                    Some(Binding::Array { .. }) => Err(Error::new(
+                    Some(Binding::Array { .. } | Binding::Registers { .. }) => Err(Error::new(
                         ident.span(),
                         format!("cannot assign to the array `{ident}` as a whole: store to an element (`{ident}[i] = v`)"),
                     )),
                     None => Err(Error::new(ident.span(), format!("cannot find the variable `{ident}` in this kernel"))),
                 }
+            }
+            Expr::Index(ix) if self.register(&ix.expr, &ix.index, true)?.is_some() => {
+                let element = self.register(&ix.expr, &ix.index, true)?.expect("checked");
+                let r = tmp("__wf_r", ix.span());
+                let update = combine(quote_spanned!(ix.span()=> #b.read(#r)));
+                Ok(quote_spanned!(ix.span()=> {
+                    let #v = #rhs;
+                    let #r = #element;
+                    #update
+                    #b.assign(#r, #v);
+                }))
             }
             Expr::Index(ix) => {
                 let array = self.array(&ix.expr, true)?;
@@ -418,6 +443,9 @@ impl Lower {
                 (receiver, Some(&m.args[0]))
             }
             Expr::Array(a) => return self.unrolled(f, &var, a),
+            Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "unroll")) => {
+                return self.unrolled_range(f, &var, c)
+            }
             e => (e, None),
         };
         let Expr::Range(r) = range else {
@@ -474,6 +502,45 @@ impl Lower {
                 #body
             });
         }))
+    }
+
+    /// `for i in unroll(a..b) { … }` with `a` and `b` known while building: the body is built once
+    /// per `i`, a constant (so it can index a register array).
+    fn unrolled_range(
+        &mut self,
+        f: &syn::ExprForLoop,
+        var: &syn::Ident,
+        call: &syn::ExprCall,
+    ) -> Result<Tokens> {
+        let range =
+            match call.args.first() {
+                Some(Expr::Range(r)) if call.args.len() == 1 => r,
+                _ => return Err(Error::new_spanned(
+                    call,
+                    "`unroll` takes one range with both ends known while building: `unroll(0..8)`",
+                )),
+            };
+        let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) =
+            (&range.start, &range.end, &range.limits)
+        else {
+            return Err(Error::new_spanned(
+                range,
+                "`unroll` takes a half-open range with both ends: `unroll(0..8)`",
+            ));
+        };
+        for bound in [start, end] {
+            if !self.is_build_time(bound) {
+                return Err(Error::new_spanned(
+                    bound,
+                    "an unrolled range's ends must be known while building (literals, constants, const generics)",
+                ));
+            }
+        }
+        let body = self.in_loop(LoopKind::Unrolled, |s| {
+            s.bind(var, Binding::Const);
+            s.block_stmts(&f.body.stmts)
+        })?;
+        Ok(quote_spanned!(f.for_token.span()=> for #var in (#start)..(#end) { #body }))
     }
 
     /// `for x in [a, b, c] { … }`: the body is built once per element, with `x` a constant.

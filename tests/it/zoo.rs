@@ -10,7 +10,7 @@ use crate::zoo_support::{
 };
 
 use warpforge_zoo::{
-    activations, adamw, attention, grid2d, layernorm, reduce, softmax, ROWS_PER_BLOCK,
+    activations, adamw, attention, gemm, grid2d, layernorm, reduce, softmax, ROWS_PER_BLOCK,
 };
 
 /// `n` values uniform in `[lo, hi)` from `seed`.
@@ -408,6 +408,29 @@ fn stencil_case() -> Case {
     }
 }
 
+fn sgemm_case() -> Case {
+    let (m, n, k) = (128, 192, 96);
+    let a = uniform(m * k, 23, -1.0, 1.0);
+    let b = uniform(k * n, 24, -1.0, 1.0);
+    let t = gemm::TILE as usize;
+    Case {
+        name: "sgemm",
+        pool: vec![bytes(&a), bytes(&b), vec![0; m * n * 4]],
+        launches: vec![Launch {
+            kernel: gemm::sgemm(),
+            grid: [(n / t) as u32, (m / t) as u32, 1],
+            buffers: vec![0, 1, 2],
+            scalars: vec![m as u64, n as u64, k as u64],
+        }],
+        expect: vec![Expect {
+            name: "c",
+            buffer: 2,
+            want: gemm::reference(&a, &b, m, n, k),
+        }],
+        bounds: gemm::BOUNDS,
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
         softmax_case(),
@@ -422,6 +445,7 @@ fn cases() -> Vec<Case> {
         attention_case(),
         transpose_case(),
         stencil_case(),
+        sgemm_case(),
     ]
 }
 

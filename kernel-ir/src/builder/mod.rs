@@ -407,6 +407,37 @@ impl KernelBuilder {
         });
     }
 
+    /// Loads `N` (2 or 4) consecutive `u32`, `i32` or `f32` elements in one access (`ld.v2`/`.v4`);
+    /// `index` should be a multiple of `N`.
+    #[must_use]
+    pub fn load_vec<const N: usize, T: Vector32, I: IndexKind>(
+        &mut self,
+        array: impl Array<T>,
+        index: Val<I>,
+    ) -> [Val<T>; N] {
+        let values: [Val<T>; N] = std::array::from_fn(|_| self.fresh::<T>());
+        self.push(Stmt::LoadWide {
+            values: values.iter().map(|v| v.value()).collect(),
+            array: array.mem_ref(),
+            index: index.value(),
+        });
+        values
+    }
+
+    /// Stores `N` (2 or 4) consecutive `u32`, `i32` or `f32` elements in one access.
+    pub fn store_vec<const N: usize, T: Vector32, I: IndexKind>(
+        &mut self,
+        array: impl Array<T>,
+        index: Val<I>,
+        values: [Val<T>; N],
+    ) {
+        self.push(Stmt::StoreWide {
+            array: array.mem_ref(),
+            index: index.value(),
+            values: values.iter().map(|v| v.value()).collect(),
+        });
+    }
+
     /// Atomic read-modify-write (not compare-and-swap); returns the old contents.
     #[must_use]
     pub fn atomic<I: IndexKind>(

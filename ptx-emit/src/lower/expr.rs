@@ -13,7 +13,7 @@ use crate::isa::{Dim, Modifier as M, Opcode as O, SpecialReg, WARP_SZ};
 use crate::regs::{Reg, RegClass};
 
 /// The arithmetic type suffix of `t` (8/16-bit values compute as `u32`).
-fn arith(t: ScalarType) -> M {
+pub(super) fn arith(t: ScalarType) -> M {
     match t {
         ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => U32,
         ScalarType::I32 => S32,

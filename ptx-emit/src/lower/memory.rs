@@ -143,15 +143,21 @@ impl Lowerer<'_> {
     pub(super) fn load_wide(&mut self, values: &[Value], array: MemRef, index: Value) {
         let (space, addr) = self.address(array, index);
         let space = self.load_space(array, space);
+        let elem = values
+            .first()
+            .map_or(U32, |&v| super::expr::arith(self.ty(v)));
         let regs = values.iter().map(|&v| self.def(v)).collect();
-        let modifiers = [space, &[vector(values.len()), U32]].concat();
+        let modifiers = [space, &[vector(values.len()), elem]].concat();
         self.inst((O::Ld, &modifiers), vec![Operand::Vector(regs), addr]);
     }
 
     pub(super) fn store_wide(&mut self, array: MemRef, index: Value, values: &[Value]) {
         let (space, addr) = self.address(array, index);
+        let elem = values
+            .first()
+            .map_or(U32, |&v| super::expr::arith(self.ty(v)));
         let regs = values.iter().map(|&v| self.reg(v)).collect();
-        let modifiers = [space, &[vector(values.len()), U32]].concat();
+        let modifiers = [space, &[vector(values.len()), elem]].concat();
         self.inst((O::St, &modifiers), vec![addr, Operand::Vector(regs)]);
     }
 
