@@ -380,13 +380,14 @@ impl Verifier<'_> {
                 compare,
             } => {
                 let elem = self.array(*array, true)?;
-                if elem != ScalarType::U32 {
+                let float_add = elem == ScalarType::F32 && *op == AtomicOp::Add;
+                if elem != ScalarType::U32 && !float_add {
                     return self.fail(format!(
-                        "atomics work on u32 elements, this array holds {elem}"
+                        "atomics work on u32 elements (and `add` on f32 elements), this array holds {elem}"
                     ));
                 }
                 self.index(*index)?;
-                self.expect_type(*operand, ScalarType::U32, "the atomic operand")?;
+                self.expect_type(*operand, elem, "the atomic operand")?;
                 match (op, compare) {
                     (AtomicOp::CompareExchange, Some(c)) => {
                         self.expect_type(*c, ScalarType::U32, "the compared value")?
@@ -399,7 +400,7 @@ impl Verifier<'_> {
                     }
                     (_, None) => {}
                 }
-                self.define(*value, ScalarType::U32, here)
+                self.define(*value, elem, here)
             }
             Stmt::If {
                 cond,

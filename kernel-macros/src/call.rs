@@ -260,7 +260,16 @@ impl Lower {
                 let mask = self.mask(args[1])?;
                 quote_spanned!(span=> { #lets #mask #b.vote(__wf_ir::VoteMode::#mode, __wf_a0, __wf_mask) })
             }
-            "atomic_add" | "atomic_min" | "atomic_max" | "atomic_and" | "atomic_or" | "atomic_exchange" => {
+            "atomic_add" => {
+                let (array, index) = self.wide_target(call, true)?;
+                let lets = self.operands(&args[1..])?;
+                quote_spanned!(span=> {
+                    let __wf_i = #index;
+                    #lets
+                    #b.atomic_add(#array, __wf_i, __wf_a0)
+                })
+            }
+            "atomic_min" | "atomic_max" | "atomic_and" | "atomic_or" | "atomic_exchange" => {
                 let op = syn::Ident::new(
                     match name.as_str() {
                         "atomic_add" => "Add",

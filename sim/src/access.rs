@@ -7,10 +7,11 @@ use super::block::{BlockRun, Stop, Who};
 use super::decode::{Inst, Reg, Space};
 use super::finding::FindingKind;
 use super::lanes::lanes;
-use super::memory::{atomic_result, read_bytes};
+use super::memory::{atomic_result, float_add, read_bytes};
 use super::race::Strength;
 use super::stats::{global_sectors, shared_wavefronts};
 use super::warp::Warp;
+use warpforge_ir::ScalarType;
 
 /// What a memory instruction does, decoded from its [`Inst`].
 enum Kind<'i> {
@@ -205,14 +206,22 @@ impl BlockRun<'_> {
                             if self.race.is_some() {
                                 self.check_blocks(who, pc, l, mem, addr, 4, false, true, false)?;
                             }
-                            self.globals[b as usize].atomic(addr, op, operand, compare)
+                            if mem.elem == ScalarType::F32 {
+                                self.globals[b as usize].atomic_add_f32(addr, operand)
+                            } else {
+                                self.globals[b as usize].atomic(addr, op, operand, compare)
+                            }
                         }
                         Space::Shared { offset } => {
                             // One atomic access for racecheck (an atomic never races another).
                             self.initcheck(who, pc, l, mem, addr, 4)?;
                             let at = (u64::from(offset) + addr) as usize;
                             let old = read_bytes(&self.shared, at, 4) as u32;
-                            let new = atomic_result(op, old, operand, compare);
+                            let new = if mem.elem == ScalarType::F32 {
+                                float_add(false, old, operand)
+                            } else {
+                                atomic_result(op, old, operand, compare)
+                            };
                             self.write(
                                 who,
                                 pc,

@@ -196,6 +196,16 @@ impl GlobalBuffer {
         }
     }
 
+    /// An atomic `f32` add at `addr` with subnormals flushed (CUDA's global float atomics);
+    /// returns the old contents' bits.
+    pub fn atomic_add_f32(&self, addr: u64, operand: u32) -> u32 {
+        let w = &self.words[(addr / 4) as usize];
+        let add = |old: u32| Some(float_add(true, old, operand));
+        match w.fetch_update(Relaxed, Relaxed, add) {
+            Ok(old) | Err(old) => old,
+        }
+    }
+
     /// An atomic read-modify-write of the `u32` at `addr`; returns the old contents.
     pub fn atomic(&self, addr: u64, op: AtomicOp, operand: u32, compare: u32) -> u32 {
         let w = &self.words[(addr / 4) as usize];
@@ -248,6 +258,25 @@ pub(crate) fn write_bytes(bytes: &mut [u8], addr: usize, size: u32, value: u64) 
     for (i, b) in bytes[addr..addr + size as usize].iter_mut().enumerate() {
         *b = (value >> (8 * i)) as u8;
     }
+}
+
+/// `old + operand` on `f32` bits, rounded to nearest, with subnormal operands and result flushed
+/// to zero of the same sign when `ftz` (global memory) and a NaN result canonical: as the PTX
+/// simulator's `atom.add.f32` (`ptx/exec_float.rs`), so both simulators agree.
+pub(crate) fn float_add(ftz: bool, old: u32, operand: u32) -> u32 {
+    let flush = |bits: u32| {
+        if ftz && bits & 0x7f80_0000 == 0 {
+            bits & 0x8000_0000
+        } else {
+            bits
+        }
+    };
+    let sum = f32::from_bits(flush(old)) + f32::from_bits(flush(operand));
+    if sum.is_nan() {
+        // CUDA's canonical NaN, as the PTX simulator gives.
+        return 0x7fff_ffff;
+    }
+    flush(sum.to_bits())
 }
 
 /// The new contents of a `u32` after an atomic `op` on `old`.

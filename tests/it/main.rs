@@ -26,6 +26,7 @@ mod conversions;
 mod corpus_cuda;
 mod device_codec;
 mod differential;
+mod float_atomics;
 mod float_math;
 mod gpu_batch;
 mod gpu_check_script;

@@ -450,6 +450,27 @@ impl KernelBuilder {
         self.atomic_stmt(op, array, index, operand, None)
     }
 
+    /// Atomic add on a `u32` (wrapping) or an `f32` element (IEEE, round to nearest; on global
+    /// memory subnormals are flushed, as CUDA's global float atomics do); returns the old contents.
+    #[must_use]
+    pub fn atomic_add<T: AtomicAdd, I: IndexKind>(
+        &mut self,
+        array: impl Array<T>,
+        index: Val<I>,
+        operand: Val<T>,
+    ) -> Val<T> {
+        let value = self.fresh::<T>();
+        self.push(Stmt::Atomic {
+            value: value.value(),
+            op: AtomicOp::Add,
+            array: array.mem_ref(),
+            index: index.value(),
+            operand: operand.value(),
+            compare: None,
+        });
+        value
+    }
+
     /// Atomic compare-and-swap: writes `new` if the element equals `expected`; returns the old contents.
     #[must_use]
     pub fn atomic_cas<I: IndexKind>(

@@ -172,6 +172,8 @@ impl Lowerer<'_> {
     ) {
         let (space, addr) = self.address(array, index);
         let name = match op {
+            // Global `atom.add.f32` flushes subnormals (the IR's documented meaning); shared keeps them.
+            AtomicOp::Add if self.ty(operand) == ScalarType::F32 => [M::Add, F32],
             AtomicOp::Add => [M::Add, U32],
             AtomicOp::Min => [M::Min, U32],
             AtomicOp::Max => [M::Max, U32],

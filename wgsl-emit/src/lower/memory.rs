@@ -156,6 +156,12 @@ impl Lowerer<'_> {
     /// The value of element `index` (a `u32` expression).
     fn load_element(&mut self, array: ArrayVar, index: H) -> H {
         match array.repr {
+            // An f32 array used atomically is held as `atomic<u32>` bits.
+            Repr::Atomic if array.elem == ScalarType::F32 => {
+                let ptr = self.slot_ptr(array, index);
+                let bits = self.b.load(ptr);
+                self.b.cast(bits, Scalar::F32, true)
+            }
             Repr::Plain | Repr::Atomic => {
                 let ptr = self.slot_ptr(array, index);
                 self.b.load(ptr)
@@ -170,6 +176,48 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `f32` atomic add on `atomic<u32>` bits, which WGSL has no instruction for: a loop of
+    /// `atomicCompareExchangeWeak` until the bits it read are still there; the old value.
+    fn float_add_loop(&mut self, ptr: H, v: H) -> H {
+        let slot = self.b.temp("atomic_old", ScalarType::U32);
+        self.b.open();
+        let current = self.b.load(ptr);
+        let as_float = self.b.cast(current, Scalar::F32, true);
+        let sum = self.b.binary(Op::Add, as_float, v);
+        let bits = self.b.cast(sum, Scalar::U32, true);
+        let ty = self.b.compare_exchange_type();
+        let result = self.b.atomic_result(ty, true);
+        self.atomic_stmt(
+            ptr,
+            AtomicFunction::Exchange {
+                compare: Some(current),
+            },
+            bits,
+            Some(result),
+        );
+        let old = self.b.emit(Expression::AccessIndex {
+            base: result,
+            index: 0,
+        });
+        self.b.push(Statement::Store {
+            pointer: slot,
+            value: old,
+        });
+        let exchanged = self.b.emit(Expression::AccessIndex {
+            base: result,
+            index: 1,
+        });
+        self.b.if_then(exchanged, |b| b.push(Statement::Break));
+        let body = self.b.close();
+        self.b.push(Statement::Loop {
+            body,
+            continuing: naga::Block::new(),
+            break_if: None,
+        });
+        let old = self.b.load(slot);
+        self.b.cast(old, Scalar::F32, true)
+    }
+
     fn atomic_stmt(&mut self, pointer: H, fun: AtomicFunction, value: H, result: Option<H>) {
         self.b.push(Statement::Atomic {
             pointer,
@@ -182,6 +230,14 @@ impl Lowerer<'_> {
     /// Writes `value` to element `index`.
     fn store_element(&mut self, array: ArrayVar, index: H, value: H) {
         match array.repr {
+            Repr::Atomic if array.elem == ScalarType::F32 => {
+                let ptr = self.slot_ptr(array, index);
+                let bits = self.b.cast(value, Scalar::U32, true);
+                self.b.push(Statement::Store {
+                    pointer: ptr,
+                    value: bits,
+                });
+            }
             Repr::Plain | Repr::Atomic => {
                 let ptr = self.slot_ptr(array, index);
                 self.b.push(Statement::Store {
@@ -261,6 +317,11 @@ impl Lowerer<'_> {
         let i = self.index_u32(index);
         let ptr = self.slot_ptr(var, i);
         let v = self.b.value(operand);
+        if var.elem == ScalarType::F32 {
+            let old = self.float_add_loop(ptr, v);
+            self.b.set_value(value, old);
+            return;
+        }
         let fun = match op {
             AtomicOp::Add => AtomicFunction::Add,
             AtomicOp::Min => AtomicFunction::Min,
