@@ -454,6 +454,7 @@ const METHODS: &[(&str, &str, usize)] = &[
     ("sin", "sin", 0),
     ("cos", "cos", 0),
     ("tanh", "tanh", 0),
+    ("erf", "erf", 0),
     ("powf", "powf", 1),
     ("round", "round", 0),
     ("mul_add", "mul_add", 2),

@@ -1,6 +1,6 @@
 //! Rust's `f32` math functions in kernels (`x.exp()`, `x.exp2()`, `x.ln()`, `x.log2()`,
 //! `x.sin()`, `x.cos()`, `x.tanh()`, `x.powf(y)`, `x.recip()`, `rsqrt(x)`, `x.round()`,
-//! `x.mul_add(y, z)`) on every backend that runs here, against an independent reference: Rust's
+//! `x.mul_add(y, z)`, `x.erf()`) on every backend that runs here, against an independent reference: Rust's
 //! `f64` functions on the same operands (an `f64` result is within an `f64` ulp of the exact value,
 //! 2^-29 of an `f32` ulp), within the bound docs/kernels.md states for that backend ("Math
 //! functions"): the simulators' column for the IR simulator and the emitted PTX on the PTX
@@ -17,7 +17,7 @@ use crate::backends_support::{assembles_everywhere, mix, on_ptx_sim, on_sim, on_
 use warpforge_ir::{kernel, Kernel};
 
 /// Results per thread.
-const EACH: usize = 12;
+const EACH: usize = 13;
 const BLOCKS: u32 = 8;
 const N: usize = 64 * BLOCKS as usize;
 
@@ -27,7 +27,7 @@ fn math_functions(xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
     let x = xs[t];
     let y = ys[t];
     let z = zs[t];
-    let o = t * 12;
+    let o = t * 13;
     out[o] = x.exp();
     out[o + 1] = x.exp2();
     out[o + 2] = x.ln();
@@ -40,10 +40,12 @@ fn math_functions(xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
     out[o + 9] = rsqrt(x);
     out[o + 10] = x.round();
     out[o + 11] = x.mul_add(y, z);
+    out[o + 12] = x.erf();
 }
 
 const NAMES: [&str; EACH] = [
-    "exp", "exp2", "ln", "log2", "sin", "cos", "tanh", "powf", "recip", "rsqrt", "round", "mul_add",
+    "exp", "exp2", "ln", "log2", "sin", "cos", "tanh", "powf", "recip", "rsqrt", "round",
+    "mul_add", "erf",
 ];
 
 /// Which column of the bounds table a backend is checked against.
@@ -193,8 +195,36 @@ fn reference(c: usize, x: f32, y: f32, z: f32) -> f64 {
         8 => 1.0 / x,
         9 => 1.0 / x.sqrt(),
         10 => x.round(),
-        _ => x.mul_add(y, z),
+        11 => x.mul_add(y, z),
+        _ => erf(x),
     }
+}
+
+/// The error function in `f64`, independently of the kernel's method: its Taylor series below 3
+/// (terms summed until they vanish; cancellation costs at most 4 of `f64`'s 16 digits there), and
+/// `1 - erfc` by Lentz's continued fraction from 3 on.
+fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let r = if a < 3.0 {
+        let (mut term, mut sum, mut n) = (a, a, 0.0f64);
+        while term.abs() > 1e-20 * sum.abs() {
+            n += 1.0;
+            term *= -a * a / n;
+            sum += term / (2.0 * n + 1.0);
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else {
+        // erfc(a) = e^{-a²}/√π · 1/(a + 1/2/(a + 1/(a + 3/2/(a + …)))).
+        let mut f = a;
+        for k in (1..200).rev() {
+            f = a + (f64::from(k) / 2.0) / f;
+        }
+        1.0 - (-a * a).exp() / std::f64::consts::PI.sqrt() / f
+    };
+    r.copysign(x)
 }
 
 /// The bound docs/kernels.md states for function `c` in `column` at these operands: `Ok(ulps)` in
@@ -223,6 +253,7 @@ fn bound(column: Column, c: usize, x: f32, y: f32, z: f32) -> Option<Result<f64,
                 5.0 + 6.0 * e.max(yd.abs())
             })
         }
+        "erf" => Err(if sims { 2f64.powi(-21) } else { 2f64.powi(-19) }),
         "recip" | "mul_add" if sims => Ok(0.0),
         "recip" if (2f32.powi(-126)..=2f32.powi(126)).contains(&x.abs()) => Ok(2.5),
         "recip" => return None,
