@@ -275,9 +275,15 @@ fn one_case(device: &Launcher, seed: u64) -> Outcome {
         step_limit: 200_000,
         ..SimOptions::default()
     };
-    let report = sim::run(
+    // The blocks in x, y or z by the seed (a kernel reading the grid's shape sees it).
+    let grid = match seed % 3 {
+        0 => [input.blocks, 1, 1],
+        1 => [1, input.blocks, 1],
+        _ => [1, 1, input.blocks],
+    };
+    let report = sim::run_grid(
         &verified,
-        input.blocks,
+        grid,
         &mut args(&kernel, &mut on_sim),
         &input.scalars,
         &options,
@@ -305,9 +311,9 @@ fn one_case(device: &Launcher, seed: u64) -> Outcome {
         return Outcome::Skipped(format!("undefined: {}", f.kind.name()));
     }
     let mut on_gpu = input.buffers.clone();
-    let launched = device.launch(
+    let launched = device.launch_grid(
         &loaded,
-        input.blocks,
+        grid,
         &mut args(&kernel, &mut on_gpu),
         &input.scalars,
     );

@@ -155,6 +155,15 @@ impl Gen<'_> {
         });
         let most_warps = if self.defined.is_some() { 8 } else { 32 };
         self.kernel.block_size = 32 * (1 + self.below(most_warps) as u32);
+        // A 2-D or 3-D block for two thirds of the warp counts, chosen from the count alone (no
+        // random draw, so every seed's kernel body is what it was before blocks had shapes):
+        // 16 × 2w (a warp spans two rows) or 8 × 4 × w.
+        let warps = self.kernel.block_size / 32;
+        self.kernel.block_shape = match warps % 3 {
+            2 => Some([16, 2 * warps, 1]),
+            0 => Some([8, 4, warps]),
+            _ => None,
+        };
         if self.defined.is_some() {
             for name in LOOP_COUNTERS {
                 self.kernel.locals.append(LocalVar {
