@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use warpforge_ir::{parse_kernel, verify, Access, ParamKind, Verified};
-use warpforge_sim::{run, BufferArg, SimOptions};
+use warpforge_sim::{run_grid, BufferArg, SimOptions};
 
 /// Bytes before the text that choose the launch.
 const CONFIG: usize = 8;
@@ -50,7 +50,13 @@ fn launch(kernel: &Verified<'_>, byte: &dyn Fn(usize) -> u8) {
     if kernel.block_size > 256 {
         return;
     }
+    // 1 to 3 blocks along x, y or z (a kernel reading the grid's shape sees which).
     let blocks = 1 + u32::from(byte(0) % 3);
+    let grid = match byte(0) / 3 % 3 {
+        0 => [blocks, 1, 1],
+        1 => [1, blocks, 1],
+        _ => [1, 1, blocks],
+    };
     let buffer_bytes = 64 * (1 + usize::from(byte(1) % 64));
     let mut pick = u32::from(byte(2)) | u32::from(byte(3)) << 8;
     let mut storage: Vec<(Access, Vec<u8>)> = Vec::new();
@@ -90,5 +96,5 @@ fn launch(kernel: &Verified<'_>, byte: &dyn Fn(usize) -> u8) {
         step_limit: 20_000,
         max_findings: 16,
     };
-    let _report = run(kernel, blocks, &mut buffers, &scalars, &options);
+    let _report = run_grid(kernel, grid, &mut buffers, &scalars, &options);
 }
