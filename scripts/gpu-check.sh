@@ -193,7 +193,7 @@ run() {
   COMBINED=$RESULTS/gpu-check.log
   SUMMARY=$RESULTS/gpu-check-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda batch batch-no-async
+  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda float-cuda batch batch-no-async
     cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
@@ -223,6 +223,10 @@ run() {
   step ptx-corpus-cuda "$BIN/test_it" ptx_corpus_cuda:: --nocapture
   # corpus/ (every launch file): integers bit-identical to the simulator, floats within their bounds.
   step corpus-cuda "$BIN/test_it" corpus_cuda:: --nocapture --skip ptx_corpus_cuda::
+  # Float kernels: the math functions against docs/kernels.md's PTX column, f32 atomics, the zoo.
+  step float-cuda "$BIN/test_it" math_functions::math_functions_are_within_their_bounds_on_cuda \
+    float_atomics::float_atomic_add_sums_exactly_on_cuda \
+    zoo::zoo_kernels_match_their_references_on_cuda --nocapture --test-threads=1
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"

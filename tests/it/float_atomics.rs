@@ -141,3 +141,21 @@ fn float_atomic_add_sums_exactly_on_webgpu() {
 fn float_atomic_add_assembles_for_every_target() {
     assembles_everywhere("float_atomic_add_assembles_for_every_target", &kernel());
 }
+
+/// On a GPU machine (`scripts/gpu-check.sh`): global float atomics flush subnormals on hardware too.
+#[test]
+fn float_atomic_add_sums_exactly_on_cuda() {
+    let test = "float_atomic_add_sums_exactly_on_cuda";
+    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
+        return;
+    };
+    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
+    let out = crate::backends_support::on_launcher(
+        &warpforge::runtime::Launcher::Cuda(device),
+        &kernel(),
+        BLOCKS,
+        &buffers(),
+        1,
+    );
+    check(&info.label(), &out, true);
+}

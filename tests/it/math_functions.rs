@@ -55,6 +55,8 @@ enum Column {
     Simulators,
     /// WGSL's accuracy table, on WebGPU.
     Wgsl,
+    /// PTX's `.approx` bounds, on a CUDA GPU (docs/kernels.md's PTX column).
+    Ptx,
 }
 
 fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
@@ -232,6 +234,9 @@ fn erf(x: f64) -> f64 {
 fn bound(column: Column, c: usize, x: f32, y: f32, z: f32) -> Option<Result<f64, f64>> {
     let sims = column == Column::Simulators;
     let (xd, yd) = (f64::from(x), f64::from(y));
+    if column == Column::Ptx {
+        return ptx_bound(c, x, y);
+    }
     Some(match NAMES[c] {
         "exp" => Ok(if sims { 1.0 } else { 4.0 + 3.0 * xd.abs() }),
         "exp2" => Ok(if sims { 1.0 } else { 5.0 }),
@@ -264,6 +269,29 @@ fn bound(column: Column, c: usize, x: f32, y: f32, z: f32) -> Option<Result<f64,
             let (x, y, z) = (xd, yd, f64::from(z));
             Err(ulp(x * y) + 2.0 * ulp(x.mul_add(y, z)))
         }
+    })
+}
+
+/// docs/kernels.md's PTX column, from the ISA's bounds for the `.approx` instructions.
+fn ptx_bound(c: usize, x: f32, y: f32) -> Option<Result<f64, f64>> {
+    let (xd, yd) = (f64::from(x), f64::from(y));
+    Some(match NAMES[c] {
+        "exp" | "exp2" => Ok(3.0),
+        // lg2.approx: absolute 2^-22 in (0.5, 2), relative 2^-22 elsewhere (at most 4 ulp).
+        "ln" | "log2" if x > 0.5 && x < 2.0 => Err(2f64.powi(-21)),
+        "log2" => Ok(4.0),
+        "ln" => Ok(5.0),
+        "sin" | "cos" if x.abs() <= 65536.0 => Err(2f64.powi(-20)),
+        "sin" | "cos" => return None,
+        "tanh" => Ok(4.0),
+        "erf" => Err(2f64.powi(-21)),
+        "powf" => {
+            let e = (yd * xd.abs().log2()).abs();
+            Ok(3.0 + 3.0 * e.max(yd.abs()))
+        }
+        // rsqrt.approx: relative 2^-22.9, at most 2.2 ulp.
+        "rsqrt" => Ok(2.2),
+        _ => Ok(0.0),
     })
 }
 
@@ -395,6 +423,24 @@ fn math_functions_are_within_their_bounds_on_webgpu() {
     if let Some(out) = on_webgpu(test, &kernel(), BLOCKS, &buffers(), 3) {
         check("webgpu", &out, Column::Wgsl);
     }
+}
+
+/// On a GPU machine (`scripts/gpu-check.sh`): the PTX on CUDA against the PTX column.
+#[test]
+fn math_functions_are_within_their_bounds_on_cuda() {
+    let test = "math_functions_are_within_their_bounds_on_cuda";
+    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
+        return;
+    };
+    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
+    let out = crate::backends_support::on_launcher(
+        &warpforge::runtime::Launcher::Cuda(device),
+        &kernel(),
+        BLOCKS,
+        &buffers(),
+        3,
+    );
+    check(&info.label(), &out, Column::Ptx);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::backends_support::mix;
 use crate::zoo_support::{
-    bytes, bytes_u32, f, lint_and_assemble, on_simulators, on_webgpu, Case, Expect, Launch,
+    bytes, bytes_u32, f, lint_and_assemble, on_cuda, on_simulators, on_webgpu, Case, Expect, Launch,
 };
 
 use warpforge_zoo::{
@@ -467,5 +467,13 @@ fn zoo_kernels_match_their_references_on_webgpu() {
 fn zoo_kernels_lint_clean_and_assemble_without_spills() {
     for case in cases() {
         lint_and_assemble("zoo_kernels_lint_clean_and_assemble_without_spills", &case);
+    }
+}
+
+/// On a GPU machine (`scripts/gpu-check.sh`).
+#[test]
+fn zoo_kernels_match_their_references_on_cuda() {
+    for case in cases() {
+        on_cuda("zoo_kernels_match_their_references_on_cuda", &case);
     }
 }

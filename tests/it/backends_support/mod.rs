@@ -112,3 +112,21 @@ pub fn assembles_everywhere(test: &str, kernel: &Kernel) {
         );
     }
 }
+
+/// The buffers after `blocks` blocks of `kernel` on `launcher` (a CUDA device in
+/// `scripts/gpu-check.sh`).
+pub fn on_launcher(
+    launcher: &Launcher,
+    kernel: &Kernel,
+    blocks: u32,
+    buffers: &[Vec<u8>],
+    inputs: usize,
+) -> Vec<Vec<u8>> {
+    let verified = verify(kernel).expect("verifies");
+    let loaded = launcher.load(&verified).expect("loads");
+    let mut out = buffers.to_vec();
+    launcher
+        .launch(&loaded, blocks, &mut args(&mut out, inputs), &[])
+        .expect("launches");
+    out
+}
