@@ -246,6 +246,58 @@ fn a_wfir_kernel_takes_a_multi_dimensional_grid() {
     saxpy.check_outputs(&dir);
 }
 
+/// A `.wfir` kernel with a 2-D block reading the grid's shape runs on `--grid 2,3`: every thread
+/// writes its block's coordinates and the grid's x extent, in CUDA's numbering.
+#[test]
+fn a_wfir_kernel_reads_its_2d_grid() {
+    let dir = scratch("wfir-grid-shape");
+    let kernel = "kernel shape {
+    block_size 32
+    block_shape 16, 2, 1
+    param out: global u32 read_write
+    %0: u32 = special block_index
+    %1: u32 = special block_size
+    %2: u32 = mul %0, %1
+    %3: u32 = special thread_index
+    %4: u32 = add %2, %3
+    %5: u32 = special block_index_x
+    %6: u32 = special block_index_y
+    %7: u32 = const 100
+    %8: u32 = mul %6, %7
+    %9: u32 = add %5, %8
+    %10: u32 = special grid_size_x
+    %11: u32 = const 10000
+    %12: u32 = mul %10, %11
+    %13: u32 = add %9, %12
+    store global out[%4], %13
+}
+";
+    let path = write(&dir, "shape.wfir", kernel.as_bytes());
+    let want: Vec<u32> = (0..6u32)
+        .flat_map(|b| std::iter::repeat_n(b % 2 + (b / 2) * 100 + 2 * 10_000, 32))
+        .collect();
+    for backend in ["sim", "ptx-sim"] {
+        let out_path = dir.join(format!("out-{backend}.bin"));
+        let words = format!(
+            "--backend {backend} --grid 2,3 --arg out=zeros:192 --out out={}",
+            out_path.display()
+        );
+        let out = warpforge(&words, &[path.as_str()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{backend}: {}",
+            text(&out.stderr)
+        );
+        let got: Vec<u32> = std::fs::read(&out_path)
+            .expect("out written")
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        assert_eq!(got, want, "{backend}");
+    }
+}
+
 /// The launch `warpforge run --help` shows, run as it is written: nvcc's templated reduction with its
 /// parameters by position (`tests/fixtures/ptx/reduce_template.cu`, nvcc 13, sm_80), each block's sum
 /// checked; `param_N` names them too, and a position past the end, a name given twice and a
