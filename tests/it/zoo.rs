@@ -473,7 +473,5 @@ fn zoo_kernels_lint_clean_and_assemble_without_spills() {
 /// On a GPU machine (`scripts/gpu-check.sh`).
 #[test]
 fn zoo_kernels_match_their_references_on_cuda() {
-    for case in cases() {
-        on_cuda("zoo_kernels_match_their_references_on_cuda", &case);
-    }
+    on_cuda("zoo_kernels_match_their_references_on_cuda", &cases());
 }

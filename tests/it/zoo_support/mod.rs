@@ -176,17 +176,20 @@ pub fn on_webgpu(test: &str, case: &Case) {
 
 /// The case on a CUDA GPU (`scripts/gpu-check.sh`; a loud skip elsewhere), within WGSL's
 /// tolerance, which is at least the PTX column of every math function it uses.
-pub fn on_cuda(test: &str, case: &Case) {
+pub fn on_cuda(test: &str, cases: &[Case]) {
     let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
         return;
     };
     let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
-    let out = run(&Launcher::Cuda(device), case);
-    let worst = compare(&info.label(), case, &out, case.bounds.wgsl);
-    eprintln!(
-        "zoo {}: cuda largest error / tolerance {worst:.2}",
-        case.name
-    );
+    let launcher = Launcher::Cuda(device);
+    for case in cases {
+        let out = run(&launcher, case);
+        let worst = compare(&info.label(), case, &out, case.bounds.wgsl);
+        eprintln!(
+            "zoo {}: cuda largest error / tolerance {worst:.2}",
+            case.name
+        );
+    }
 }
 
 /// Every kernel of the case lints without an error as IR and as the PTX emitted for every target
