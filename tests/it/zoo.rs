@@ -465,9 +465,10 @@ fn zoo_kernels_match_their_references_on_webgpu() {
 
 #[test]
 fn zoo_kernels_lint_clean_and_assemble_without_spills() {
-    for case in cases() {
-        lint_and_assemble("zoo_kernels_lint_clean_and_assemble_without_spills", &case);
-    }
+    lint_and_assemble(
+        "zoo_kernels_lint_clean_and_assemble_without_spills",
+        &cases(),
+    );
 }
 
 /// On a GPU machine (`scripts/gpu-check.sh`).

@@ -196,8 +196,9 @@ pub fn on_cuda(test: &str, cases: &[Case]) {
 /// (the PTX front end modelling all of it), as the repository's own kernels do (`lint.rs`; warnings
 /// are printed), and assembles with ptxas for every target without spills (a loud skip without
 /// ptxas).
-pub fn lint_and_assemble(test: &str, case: &Case) {
-    for launch in &case.launches {
+pub fn lint_and_assemble(test: &str, cases: &[Case]) {
+    let launches: Vec<&Launch> = cases.iter().flat_map(|c| &c.launches).collect();
+    for launch in &launches {
         let name = &launch.kernel.name;
         let verified = verify(&launch.kernel).expect("verifies");
         let diags = lint_kernel(&verified);
@@ -226,7 +227,7 @@ pub fn lint_and_assemble(test: &str, case: &Case) {
     let Some(ptxas) = common::ptxas_or_skip(test) else {
         return;
     };
-    for launch in &case.launches {
+    for launch in &launches {
         let verified = verify(&launch.kernel).expect("verifies");
         for sm in Sm::ALL {
             let ptx = warpforge::ptx::emit(&verified, sm).expect("emits");
