@@ -137,12 +137,12 @@ impl Builder<'_> {
     /// 0, 0. Its facts and divergence then follow from the linear index's.
     fn thread_coordinate(&mut self, s: IrSpecial) -> (Op, Vec<Var>) {
         let d = s.dimension().unwrap_or(0);
+        if self.k.block_dims()[d] == 1 {
+            // A dimension of extent 1: the coordinate is 0, uniform.
+            return (Op::Const(0), vec![]);
+        }
         if self.k.block_shape.is_none() {
-            return if d == 0 {
-                (Op::Special(Special::Thread), vec![])
-            } else {
-                (Op::Const(0), vec![])
-            };
+            return (Op::Special(Special::Thread), vec![]);
         }
         let [bx, by, _] = self.k.block_dims().map(u64::from);
         let t = self.temp();

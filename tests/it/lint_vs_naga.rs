@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use proptest::prelude::*;
-use proptest::test_runner::{TestCaseError, TestRunner};
+use proptest::test_runner::{TestCaseError, TestRng, TestRunner};
 use warpforge::analysis::divergence::{divergence, Scope};
 use warpforge::analysis::ir_front::program_of;
 use warpforge::ir::random::random_kernel;
@@ -145,12 +145,16 @@ fn guards(block: &[Stmt], out: &mut Vec<Value>) {
 #[test]
 fn barrier_guards_agree_with_naga_or_differ_for_documented_reasons() {
     let tally: std::cell::RefCell<BTreeMap<&'static str, usize>> = Default::default();
-    let mut runner = TestRunner::new(ProptestConfig::with_cases(
+    // A fixed seed: divergent barrier guards are rare in random kernels (1 to 9 in 400 with a
+    // random seed, sometimes none, which made the count check below flaky).
+    let config = ProptestConfig::with_cases(
         std::env::var("PROPTEST_CASES")
             .ok()
             .and_then(|n| n.parse().ok())
             .unwrap_or(400),
-    ));
+    );
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
     let result = runner.run(&proptest::collection::vec(any::<u8>(), 0..2048), |choices| {
         let kernel = random_kernel(&choices);
         let verified = verify(&kernel).expect("random kernels verify");

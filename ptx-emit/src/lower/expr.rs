@@ -275,7 +275,8 @@ impl Lowerer<'_> {
             Special::GridSize => Some(sreg(SpecialReg::Nctaid(Dim::X))),
             Special::ThreadIndexX | Special::ThreadIndexY | Special::ThreadIndexZ => {
                 let d = s.dimension().unwrap_or(0);
-                Some(if self.kernel.block_shape.is_none() && d > 0 {
+                Some(if self.kernel.block_dims()[d] == 1 {
+                    // A dimension of extent 1: the coordinate is 0.
                     Operand::Imm(0)
                 } else {
                     sreg(SpecialReg::Tid(dim(d)))

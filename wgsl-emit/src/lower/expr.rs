@@ -241,10 +241,15 @@ impl Lowerer<'_> {
             // The workgroup is one-dimensional (x·y·z invocations): the coordinates come from the
             // linear index in CUDA's order, x fastest.
             Special::ThreadIndexX | Special::ThreadIndexY | Special::ThreadIndexZ => {
-                let [bx, by, _] = self.kernel.block_dims();
-                let t = self.thread_index();
+                let dims = self.kernel.block_dims();
                 let d = s.dimension().unwrap_or(0);
-                self.coordinate(t, d, bx, by)
+                if dims[d] == 1 {
+                    // A dimension of extent 1: the coordinate is 0 (and uniform, for naga too).
+                    self.b.u32(0)
+                } else {
+                    let t = self.thread_index();
+                    self.coordinate(t, d, dims[0], dims[1])
+                }
             }
             Special::BlockIndexX | Special::BlockIndexY | Special::BlockIndexZ => {
                 let b = self
