@@ -184,3 +184,8 @@ impl<T> RegisterRead<T> for Val<T> {
         self
     }
 }
+
+/// The counters of `for i in unroll(start..end)`: `u32`s known while building.
+pub fn unrolled(start: u32, end: u32) -> core::ops::Range<u32> {
+    start..end
+}

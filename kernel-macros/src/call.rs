@@ -366,7 +366,10 @@ impl Lower {
                 ..
             }) => true,
             Expr::Path(p) => match p.path.get_ident() {
-                Some(i) => matches!(self.lookup(i), None | Some(Binding::Const)),
+                Some(i) => matches!(
+                    self.lookup(i),
+                    None | Some(Binding::Const | Binding::Counter)
+                ),
                 None => true,
             },
             _ => false,

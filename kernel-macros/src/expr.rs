@@ -213,6 +213,9 @@ impl Lower {
                 Some(Binding::Local) => return Ok(quote_spanned!(span=> #b.read(#ident))),
                 Some(Binding::Scalar) => return Ok(quote_spanned!(span=> #b.param(#ident))),
                 Some(Binding::Const) => return Ok(quote_spanned!(span=> #b.lit(#ident))),
+                Some(Binding::Counter) => {
+                    return Ok(quote_spanned!(span=> #b.lit::<__wf_ir::builder::U32>(#ident)))
+                }
                 Some(Binding::Registers { .. }) => {
                     return Err(Error::new(
                         span,

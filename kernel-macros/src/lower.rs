@@ -24,6 +24,9 @@ pub enum Binding {
     /// A Rust constant known while building (a const generic, an unrolled loop's element): each use
     /// emits a literal.
     Const,
+    /// The counter of `for i in unroll(a..b)`: a `u32` known while building; each use emits a
+    /// `u32` literal.
+    Counter,
     /// A register array (`let mut acc = [0.0f32; 8];`, `let w = [a, b, c];`): a Rust array of
     /// `Local<T>` (mutable) or `Val<T>`, indexed by constants while building.
     Registers {
@@ -135,7 +138,7 @@ impl Lower {
                 ident.span(),
                 format!("`{ident}` is a register array: it is indexed by constants (`{ident}[2]`) and is not memory a load, store, atomic or wide access can address"),
             )),
-            Some(Binding::Value | Binding::Local | Binding::Scalar | Binding::Const) => {
+            Some(Binding::Value | Binding::Local | Binding::Scalar | Binding::Const | Binding::Counter) => {
                 Err(Error::new(
                     ident.span(),
                     format!("cannot index `{ident}`: it is a scalar value; only buffers (`&[T]`, `&mut [T]`) and shared arrays can be indexed"),

@@ -81,10 +81,12 @@ impl Lower {
             Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_)),
             Expr::Paren(p) => self.is_build_time(&p.expr),
             Expr::Group(g) => self.is_build_time(&g.expr),
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .is_none_or(|i| matches!(self.lookup(i), None | Some(Binding::Const))),
+            Expr::Path(p) => p.path.get_ident().is_none_or(|i| {
+                matches!(
+                    self.lookup(i),
+                    None | Some(Binding::Const | Binding::Counter)
+                )
+            }),
             Expr::Binary(bin) => {
                 use syn::BinOp as B;
                 matches!(

@@ -350,7 +350,7 @@ impl Lower {
                         ident.span(),
                         format!("cannot assign to the parameter `{ident}`: parameters are immutable; copy it into a `let mut`"),
                     )),
-                    Some(Binding::Const) => Err(Error::new(
+                    Some(Binding::Const | Binding::Counter) => Err(Error::new(
                         ident.span(),
                         format!("cannot assign to `{ident}`: it is a constant while building"),
                     )),
@@ -537,10 +537,12 @@ impl Lower {
             }
         }
         let body = self.in_loop(LoopKind::Unrolled, |s| {
-            s.bind(var, Binding::Const);
+            s.bind(var, Binding::Counter);
             s.block_stmts(&f.body.stmts)
         })?;
-        Ok(quote_spanned!(f.for_token.span()=> for #var in (#start)..(#end) { #body }))
+        Ok(
+            quote_spanned!(f.for_token.span()=> for #var in __wf_ir::__macro::unrolled(#start, #end) { #body }),
+        )
     }
 
     /// `for x in [a, b, c] { … }`: the body is built once per element, with `x` a constant.
@@ -554,10 +556,12 @@ impl Lower {
             let constant = match elem {
                 Expr::Lit(l) => literal(&l.lit, false).is_ok(),
                 Expr::Unary(u) => matches!((&u.op, &*u.expr), (syn::UnOp::Neg(_), Expr::Lit(_))),
-                Expr::Path(p) => p
-                    .path
-                    .get_ident()
-                    .is_none_or(|i| matches!(self.lookup(i), None | Some(Binding::Const))),
+                Expr::Path(p) => p.path.get_ident().is_none_or(|i| {
+                    matches!(
+                        self.lookup(i),
+                        None | Some(Binding::Const | Binding::Counter)
+                    )
+                }),
                 _ => false,
             };
             if !constant {

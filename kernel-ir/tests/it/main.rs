@@ -3,6 +3,7 @@
 
 mod hostile_text;
 mod ir_doc;
+mod macro_registers;
 mod macro_samples;
 mod macro_subset;
 mod macro_ui;
