@@ -17,7 +17,7 @@ use crate::backends_support::{assembles_everywhere, mix, on_ptx_sim, on_sim, on_
 use warpforge_ir::{kernel, Kernel};
 
 /// Results per thread.
-const EACH: usize = 13;
+const EACH: usize = 16;
 const BLOCKS: u32 = 8;
 const N: usize = 64 * BLOCKS as usize;
 
@@ -27,7 +27,7 @@ fn math_functions(xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
     let x = xs[t];
     let y = ys[t];
     let z = zs[t];
-    let o = t * 13;
+    let o = t * 16;
     out[o] = x.exp();
     out[o + 1] = x.exp2();
     out[o + 2] = x.ln();
@@ -41,11 +41,14 @@ fn math_functions(xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
     out[o + 10] = x.round();
     out[o + 11] = x.mul_add(y, z);
     out[o + 12] = x.erf();
+    out[o + 13] = x.log10();
+    out[o + 14] = x.exp_m1();
+    out[o + 15] = x.ln_1p();
 }
 
 const NAMES: [&str; EACH] = [
     "exp", "exp2", "ln", "log2", "sin", "cos", "tanh", "powf", "recip", "rsqrt", "round",
-    "mul_add", "erf",
+    "mul_add", "erf", "log10", "exp_m1", "ln_1p",
 ];
 
 /// Which column of the bounds table a backend is checked against.
@@ -198,7 +201,10 @@ fn reference(c: usize, x: f32, y: f32, z: f32) -> f64 {
         9 => 1.0 / x.sqrt(),
         10 => x.round(),
         11 => x.mul_add(y, z),
-        _ => erf(x),
+        12 => erf(x),
+        13 => x.log10(),
+        14 => x.exp_m1(),
+        _ => x.ln_1p(),
     }
 }
 
@@ -259,6 +265,16 @@ fn bound(column: Column, c: usize, x: f32, y: f32, z: f32) -> Option<Result<f64,
             })
         }
         "erf" => Err(if sims { 2f64.powi(-21) } else { 2f64.powi(-19) }),
+        "log10" if sims => Ok(2.0),
+        "log10" if (0.5..=2.0).contains(&x) => Err(2f64.powi(-21)),
+        "log10" => Ok(4.0),
+        "exp_m1" if sims => Ok(4.0),
+        "exp_m1" if x.abs() < 0.35 => Ok(4.0),
+        "exp_m1" => Ok(4.0 * (4.0 + 3.0 * xd.abs())),
+        "ln_1p" if sims => Ok(3.0),
+        "ln_1p" if x.abs() < 0.35 => Ok(6.0),
+        "ln_1p" if (-0.5..=1.0).contains(&x) => Err(2f64.powi(-20)),
+        "ln_1p" => Ok(6.0),
         "recip" | "mul_add" if sims => Ok(0.0),
         "recip" if (2f32.powi(-126)..=2f32.powi(126)).contains(&x.abs()) => Ok(2.5),
         "recip" => return None,
@@ -285,6 +301,13 @@ fn ptx_bound(c: usize, x: f32, y: f32) -> Option<Result<f64, f64>> {
         "sin" | "cos" => return None,
         "tanh" => Ok(4.0),
         "erf" => Err(2f64.powi(-21)),
+        "log10" if x > 0.5 && x < 2.0 => Err(2f64.powi(-21)),
+        "log10" => Ok(5.0),
+        "exp_m1" if x.abs() < 0.35 => Ok(2.0),
+        "exp_m1" => Ok(12.0),
+        "ln_1p" if x.abs() < 0.35 => Ok(3.0),
+        "ln_1p" if x > -0.5 && x < 1.0 => Err(2f64.powi(-21)),
+        "ln_1p" => Ok(6.0),
         "powf" => {
             let e = (yd * xd.abs().log2()).abs();
             Ok(3.0 + 3.0 * e.max(yd.abs()))

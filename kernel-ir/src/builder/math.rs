@@ -64,6 +64,35 @@ const ERF_AS: [f32; 5] = [
     f32::from_bits(0x3f87_dc22),
 ];
 
+/// `log10 2` rounded to `f32`.
+const LOG10_2: f32 = f32::from_bits(0x3e9a_209b);
+/// `1/k!` for `k` = 2 … 9: `exp_m1`'s Taylor series for `|x| < 0.35` (the first omitted term is below
+/// 2^-36 of `x`).
+const EXPM1_TAYLOR: [f32; 8] = [
+    f32::from_bits(0x3f00_0000),
+    f32::from_bits(0x3e2a_aaab),
+    f32::from_bits(0x3d2a_aaab),
+    f32::from_bits(0x3c08_8889),
+    f32::from_bits(0x3ab6_0b61),
+    f32::from_bits(0x3950_0d01),
+    f32::from_bits(0x37d0_0d01),
+    f32::from_bits(0x3638_ef1d),
+];
+/// `2/(2n+1)` for `n` = 0 … 6: `ln_1p(x) = 2·atanh(s)`, `s = x/(2+x)`, for `|x| < 0.35` (`|s| < 0.15`;
+/// the first omitted term is below 2^-38 of `s`).
+const LN1P_ATANH: [f32; 7] = [
+    f32::from_bits(0x4000_0000),
+    f32::from_bits(0x3f2a_aaab),
+    f32::from_bits(0x3ecc_cccd),
+    f32::from_bits(0x3e92_4925),
+    f32::from_bits(0x3e63_8e39),
+    f32::from_bits(0x3e3a_2e8c),
+    f32::from_bits(0x3e1d_89d9),
+];
+/// Below this `|x|`, `exp_m1` and `ln_1p` use their series (no cancellation); from it on, `exp(x) - 1`
+/// and `ln(1 + x)`.
+const SMALL_ARGUMENT: f32 = 0.35;
+
 /// `Val<T: Float>` as the `f32` it is (`Float` is implemented by `F32` alone).
 fn f32_of<T: Float>(x: Val<T>) -> Val<F32> {
     Val::new(x.value())
@@ -273,6 +302,59 @@ impl KernelBuilder {
         let big = self.copysign(big, x);
         let half = self.f32(0.5);
         let is_small = self.lt(a, half);
+        as_t(self.select(is_small, small, big))
+    }
+
+    /// `log10 x` (Rust's `log10`): the target's `log2 x` times `log10 2`.
+    #[must_use]
+    pub fn log10<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let l = self.log2(f32_of(x));
+        let c = self.f32(LOG10_2);
+        as_t(self.mul(l, c))
+    }
+
+    /// `e^x - 1` (Rust's `exp_m1`), accurate near 0: its Taylor series (exact operations) for
+    /// `|x| < 0.35`, `exp(x) - 1` from there (at most 3.4 times `exp`'s relative error).
+    #[must_use]
+    pub fn exp_m1<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let mut p = self.f32(EXPM1_TAYLOR[EXPM1_TAYLOR.len() - 1]);
+        for c in EXPM1_TAYLOR[..EXPM1_TAYLOR.len() - 1].iter().rev() {
+            let c = self.f32(*c);
+            p = self.mul_add(p, x, c);
+        }
+        let x2 = self.mul(x, x);
+        let small = self.mul_add(p, x2, x);
+        let e = self.exp(x);
+        let one = self.f32(1.0);
+        let big = self.sub(e, one);
+        let a = self.abs(x);
+        let limit = self.f32(SMALL_ARGUMENT);
+        let is_small = self.lt(a, limit);
+        as_t(self.select(is_small, small, big))
+    }
+
+    /// `ln(1 + x)` (Rust's `ln_1p`), accurate near 0: `2·atanh(s)` with `s = x / (2 + x)` as an odd
+    /// series for `|x| < 0.35`, `ln(1 + x)` from there.
+    #[must_use]
+    pub fn ln_1p<T: Float>(&mut self, x: Val<T>) -> Val<T> {
+        let x = f32_of(x);
+        let two = self.f32(2.0);
+        let d = self.add(two, x);
+        let s = self.div(x, d);
+        let s2 = self.mul(s, s);
+        let mut p = self.f32(LN1P_ATANH[LN1P_ATANH.len() - 1]);
+        for c in LN1P_ATANH[..LN1P_ATANH.len() - 1].iter().rev() {
+            let c = self.f32(*c);
+            p = self.mul_add(p, s2, c);
+        }
+        let small = self.mul(p, s);
+        let one = self.f32(1.0);
+        let u = self.add(one, x);
+        let big = self.ln(u);
+        let a = self.abs(x);
+        let limit = self.f32(SMALL_ARGUMENT);
+        let is_small = self.lt(a, limit);
         as_t(self.select(is_small, small, big))
     }
 
