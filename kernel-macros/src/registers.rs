@@ -3,13 +3,15 @@
 //! const generics, the variable of an unrolled `for` and arithmetic on them — so every element stays
 //! a register. An index that is a kernel value is a compile error naming the way out (unroll the
 //! loop); an index past the end fails when the kernel is built, naming the array and the index.
+//! Also the unrolled loops that index them: `for i in unroll(a..b)` and `for x in [a, b, c]`.
 
 use proc_macro2::TokenStream as Tokens;
 use quote::quote_spanned;
 use syn::spanned::Spanned;
 use syn::{Error, Expr, Ident, Result};
 
-use crate::lower::{builder, tmp, Binding, Lower};
+use crate::expr::literal;
+use crate::lower::{builder, tmp, Binding, LoopKind, Lower};
 
 impl Lower {
     /// `let [mut] name = [e; N]` or `[a, b, …]`: the declaration, or `None` when `expr` is not an
@@ -138,5 +140,79 @@ impl Lower {
         Ok(Some(quote_spanned!(index.span()=>
             __wf_ir::__macro::register(&#ident, (#index) as usize, #text)
         )))
+    }
+
+    /// `for i in unroll(a..b) { … }` with `a` and `b` known while building: the body is built once
+    /// per `i`, a constant (so it can index a register array).
+    pub fn unrolled_range(
+        &mut self,
+        f: &syn::ExprForLoop,
+        var: &syn::Ident,
+        call: &syn::ExprCall,
+    ) -> Result<Tokens> {
+        let range =
+            match call.args.first() {
+                Some(Expr::Range(r)) if call.args.len() == 1 => r,
+                _ => return Err(Error::new_spanned(
+                    call,
+                    "`unroll` takes one range with both ends known while building: `unroll(0..8)`",
+                )),
+            };
+        let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) =
+            (&range.start, &range.end, &range.limits)
+        else {
+            return Err(Error::new_spanned(
+                range,
+                "`unroll` takes a half-open range with both ends: `unroll(0..8)`",
+            ));
+        };
+        for bound in [start, end] {
+            if !self.is_build_time(bound) {
+                return Err(Error::new_spanned(
+                    bound,
+                    "an unrolled range's ends must be known while building (literals, constants, const generics)",
+                ));
+            }
+        }
+        let body = self.in_loop(LoopKind::Unrolled, |s| {
+            s.bind(var, Binding::Counter);
+            s.block_stmts(&f.body.stmts)
+        })?;
+        Ok(
+            quote_spanned!(f.for_token.span()=> for #var in __wf_ir::__macro::unrolled(#start, #end) { #body }),
+        )
+    }
+
+    /// `for x in [a, b, c] { … }`: the body is built once per element, with `x` a constant.
+    pub fn unrolled(
+        &mut self,
+        f: &syn::ExprForLoop,
+        var: &syn::Ident,
+        array: &syn::ExprArray,
+    ) -> Result<Tokens> {
+        for elem in &array.elems {
+            let constant = match elem {
+                Expr::Lit(l) => literal(&l.lit, false).is_ok(),
+                Expr::Unary(u) => matches!((&u.op, &*u.expr), (syn::UnOp::Neg(_), Expr::Lit(_))),
+                Expr::Path(p) => p.path.get_ident().is_none_or(|i| {
+                    matches!(
+                        self.lookup(i),
+                        None | Some(Binding::Const | Binding::Counter)
+                    )
+                }),
+                _ => false,
+            };
+            if !constant {
+                return Err(Error::new_spanned(
+                    elem,
+                    "the elements of an unrolled `for` must be constants (literals, constants, const generics)",
+                ));
+            }
+        }
+        let body = self.in_loop(LoopKind::Unrolled, |s| {
+            s.bind(var, Binding::Const);
+            s.block_stmts(&f.body.stmts)
+        })?;
+        Ok(quote_spanned!(f.for_token.span()=> for #var in #array { #body }))
     }
 }

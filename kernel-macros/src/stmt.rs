@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Error, Expr, Lit, Pat, Result, Stmt};
 
 use crate::call::is_call_to;
-use crate::expr::{compound_method, end_span, literal, unsupported};
+use crate::expr::{compound_method, end_span, unsupported};
 use crate::lower::{builder, tmp, Binding, LoopKind, Lower};
 use crate::types;
 
@@ -502,80 +502,6 @@ impl Lower {
                 #body
             });
         }))
-    }
-
-    /// `for i in unroll(a..b) { … }` with `a` and `b` known while building: the body is built once
-    /// per `i`, a constant (so it can index a register array).
-    fn unrolled_range(
-        &mut self,
-        f: &syn::ExprForLoop,
-        var: &syn::Ident,
-        call: &syn::ExprCall,
-    ) -> Result<Tokens> {
-        let range =
-            match call.args.first() {
-                Some(Expr::Range(r)) if call.args.len() == 1 => r,
-                _ => return Err(Error::new_spanned(
-                    call,
-                    "`unroll` takes one range with both ends known while building: `unroll(0..8)`",
-                )),
-            };
-        let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) =
-            (&range.start, &range.end, &range.limits)
-        else {
-            return Err(Error::new_spanned(
-                range,
-                "`unroll` takes a half-open range with both ends: `unroll(0..8)`",
-            ));
-        };
-        for bound in [start, end] {
-            if !self.is_build_time(bound) {
-                return Err(Error::new_spanned(
-                    bound,
-                    "an unrolled range's ends must be known while building (literals, constants, const generics)",
-                ));
-            }
-        }
-        let body = self.in_loop(LoopKind::Unrolled, |s| {
-            s.bind(var, Binding::Counter);
-            s.block_stmts(&f.body.stmts)
-        })?;
-        Ok(
-            quote_spanned!(f.for_token.span()=> for #var in __wf_ir::__macro::unrolled(#start, #end) { #body }),
-        )
-    }
-
-    /// `for x in [a, b, c] { … }`: the body is built once per element, with `x` a constant.
-    fn unrolled(
-        &mut self,
-        f: &syn::ExprForLoop,
-        var: &syn::Ident,
-        array: &syn::ExprArray,
-    ) -> Result<Tokens> {
-        for elem in &array.elems {
-            let constant = match elem {
-                Expr::Lit(l) => literal(&l.lit, false).is_ok(),
-                Expr::Unary(u) => matches!((&u.op, &*u.expr), (syn::UnOp::Neg(_), Expr::Lit(_))),
-                Expr::Path(p) => p.path.get_ident().is_none_or(|i| {
-                    matches!(
-                        self.lookup(i),
-                        None | Some(Binding::Const | Binding::Counter)
-                    )
-                }),
-                _ => false,
-            };
-            if !constant {
-                return Err(Error::new_spanned(
-                    elem,
-                    "the elements of an unrolled `for` must be constants (literals, constants, const generics)",
-                ));
-            }
-        }
-        let body = self.in_loop(LoopKind::Unrolled, |s| {
-            s.bind(var, Binding::Const);
-            s.block_stmts(&f.body.stmts)
-        })?;
-        Ok(quote_spanned!(f.for_token.span()=> for #var in #array { #body }))
     }
 }
 
