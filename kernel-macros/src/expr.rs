@@ -163,11 +163,12 @@ impl Lower {
                     __wf_ir::__macro::cast::<#kind, _>(#b, #v)
                 }))
             }
-            Expr::Index(ix) if self.register(&ix.expr, &ix.index, false)?.is_some() => {
-                let element = self.register(&ix.expr, &ix.index, false)?.expect("checked");
-                Ok(quote_spanned!(ix.span()=> __wf_ir::__macro::RegisterRead::read(#element, #b)))
-            }
             Expr::Index(ix) => {
+                if let Some(element) = self.register(&ix.expr, &ix.index, false)? {
+                    return Ok(quote_spanned!(ix.span()=>
+                        __wf_ir::__macro::RegisterRead::read(#element, #b)
+                    ));
+                }
                 let array = self.array(&ix.expr, false)?;
                 let i = tmp("__wf_i", ix.index.span());
                 let index = self.index_value(&ix.index)?;

@@ -361,18 +361,17 @@ impl Lower {
                     None => Err(Error::new(ident.span(), format!("cannot find the variable `{ident}` in this kernel"))),
                 }
             }
-            Expr::Index(ix) if self.register(&ix.expr, &ix.index, true)?.is_some() => {
-                let element = self.register(&ix.expr, &ix.index, true)?.expect("checked");
-                let r = tmp("__wf_r", ix.span());
-                let update = combine(quote_spanned!(ix.span()=> #b.read(#r)));
-                Ok(quote_spanned!(ix.span()=> {
-                    let #v = #rhs;
-                    let #r = #element;
-                    #update
-                    #b.assign(#r, #v);
-                }))
-            }
             Expr::Index(ix) => {
+                if let Some(element) = self.register(&ix.expr, &ix.index, true)? {
+                    let r = tmp("__wf_r", ix.span());
+                    let update = combine(quote_spanned!(ix.span()=> #b.read(#r)));
+                    return Ok(quote_spanned!(ix.span()=> {
+                        let #v = #rhs;
+                        let #r = #element;
+                        #update
+                        #b.assign(#r, #v);
+                    }));
+                }
                 let array = self.array(&ix.expr, true)?;
                 let i = tmp("__wf_i", ix.index.span());
                 let index = self.index_value(&ix.index)?;

@@ -216,6 +216,8 @@ impl From<CudaError> for LaunchError {
 pub struct Loaded {
     kernel: Kernel,
     form: Form,
+    /// Whether the kernel reads the grid's shape (asked once here, not at every launch).
+    grid_dims: bool,
 }
 
 enum Form {
@@ -238,6 +240,7 @@ impl Loaded {
         Loaded {
             kernel: Kernel::clone(kernel),
             form,
+            grid_dims: kernel.uses_grid_dims(),
         }
     }
 
@@ -403,7 +406,7 @@ impl Launcher {
     ) -> Result<Launched, LaunchError> {
         let product = grid.iter().map(|&d| u64::from(d)).product::<u64>();
         let blocks = u32::try_from(product).unwrap_or(u32::MAX);
-        let grid = if kernel.kernel().uses_grid_dims() {
+        let grid = if kernel.grid_dims {
             grid
         } else {
             [blocks, 1, 1]

@@ -261,8 +261,8 @@ pub(crate) fn write_bytes(bytes: &mut [u8], addr: usize, size: u32, value: u64) 
 }
 
 /// `old + operand` on `f32` bits, rounded to nearest, with subnormal operands and result flushed
-/// to zero of the same sign when `ftz` (global memory) and a NaN result canonical: as the PTX
-/// simulator's `atom.add.f32` (`ptx/exec_float.rs`), so both simulators agree.
+/// to zero of the same sign when `ftz` (global memory) and a NaN result canonical (`0x7fffffff`):
+/// the float atomic add of both simulators (the PTX one's `atom.add.f32` calls it).
 pub(crate) fn float_add(ftz: bool, old: u32, operand: u32) -> u32 {
     let flush = |bits: u32| {
         if ftz && bits & 0x7f80_0000 == 0 {

@@ -6,7 +6,7 @@
 //! subnormal operand is flushed to zero (CUDA's global float atomics are `FADD.FTZ`), on shared
 //! memory it is kept: the simulators and PTX give exactly that; WGSL may flush either.
 
-use crate::backends_support::{assembles_everywhere, on_ptx_sim, on_sim, on_webgpu};
+use crate::backends_support::{assembles_everywhere, on_cuda, on_ptx_sim, on_sim, on_webgpu};
 
 use warpforge_ir::{kernel, Kernel};
 
@@ -146,16 +146,7 @@ fn float_atomic_add_assembles_for_every_target() {
 #[test]
 fn float_atomic_add_sums_exactly_on_cuda() {
     let test = "float_atomic_add_sums_exactly_on_cuda";
-    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
-        return;
-    };
-    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
-    let out = crate::backends_support::on_launcher(
-        &warpforge::runtime::Launcher::Cuda(device),
-        &kernel(),
-        BLOCKS,
-        &buffers(),
-        1,
-    );
-    check(&info.label(), &out, true);
+    if let Some((device, out)) = on_cuda(test, &kernel(), BLOCKS, &buffers(), 1) {
+        check(&device, &out, true);
+    }
 }

@@ -12,7 +12,7 @@
 //! WGSL lets an implementation assume no NaN or infinity occurs and flush subnormals, so on WebGPU
 //! only finite operands with finite results are compared, and a result below 2^-126 may be zero.
 
-use crate::backends_support::{assembles_everywhere, mix, on_ptx_sim, on_sim, on_webgpu};
+use crate::backends_support::{assembles_everywhere, mix, on_cuda, on_ptx_sim, on_sim, on_webgpu};
 
 use warpforge_ir::{kernel, Kernel};
 
@@ -452,18 +452,9 @@ fn math_functions_are_within_their_bounds_on_webgpu() {
 #[test]
 fn math_functions_are_within_their_bounds_on_cuda() {
     let test = "math_functions_are_within_their_bounds_on_cuda";
-    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
-        return;
-    };
-    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
-    let out = crate::backends_support::on_launcher(
-        &warpforge::runtime::Launcher::Cuda(device),
-        &kernel(),
-        BLOCKS,
-        &buffers(),
-        3,
-    );
-    check(&info.label(), &out, Column::Ptx);
+    if let Some((device, out)) = on_cuda(test, &kernel(), BLOCKS, &buffers(), 3) {
+        check(&device, &out, Column::Ptx);
+    }
 }
 
 #[test]

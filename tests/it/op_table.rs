@@ -22,16 +22,6 @@ struct Row {
     result: ScalarType,
 }
 
-const STORABLE: [ScalarType; 7] = [
-    ScalarType::U8,
-    ScalarType::U16,
-    ScalarType::U32,
-    ScalarType::U64,
-    ScalarType::I32,
-    ScalarType::I64,
-    ScalarType::F32,
-];
-
 /// A combination the typing rules refuse: its expression, operand types, result type and name.
 type Refused = (String, Vec<ScalarType>, ScalarType, String);
 
@@ -142,7 +132,11 @@ fn rows() -> (Vec<Row>, Vec<Refused>) {
 /// compare a `u32` with zero, a `bool` result is stored as 0 or 1).
 fn kernel_text(name: &str, rows: &[&Row]) -> String {
     let mut text = format!("kernel {name} {{\n    block_size 32\n");
-    for t in STORABLE {
+    // One buffer in and one out of every type memory can hold.
+    for t in ScalarType::ALL
+        .into_iter()
+        .filter(|t| t.size_bytes().is_some())
+    {
         text += &format!(
             "    param in_{t}: global {t} read\n    param out_{t}: global {t} read_write\n"
         );

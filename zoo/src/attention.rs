@@ -4,6 +4,8 @@
 
 use warpforge_ir::kernel;
 
+use crate::warp::warp_sum;
+
 use crate::{Bounds, Tolerance};
 
 /// The head dimension: one lane per component.
@@ -27,10 +29,7 @@ pub fn attention_forward(q: &[f32], k: &[f32], v: &[f32], out: &mut [f32], len: 
     let mut l = 0.0f32;
     let mut acc = 0.0f32;
     for j in 0..last + 1 {
-        let mut s = qd * k[j * 32 + lane];
-        for off in [16u32, 8, 4, 2, 1] {
-            s += shuffle_xor(s, off, FULL_MASK);
-        }
+        let s = warp_sum(qd * k[j * 32 + lane]);
         if j <= i {
             let m_new = m.max(s);
             let correction = (m - m_new).exp();

@@ -4,6 +4,8 @@
 
 use warpforge_ir::kernel;
 
+use crate::warp::warp_sum;
+
 use crate::{Bounds, Tolerance};
 
 /// The `eps` added to the variance (PyTorch's default).
@@ -33,18 +35,14 @@ pub fn layernorm_forward(
     for c in (lane..width).step_by(32) {
         s += x[base + c];
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        s += shuffle_xor(s, off, FULL_MASK);
-    }
+    s = warp_sum(s);
     let mu = s / n;
     let mut q = 0.0f32;
     for c in (lane..width).step_by(32) {
         let d = x[base + c] - mu;
         q = d.mul_add(d, q);
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        q += shuffle_xor(q, off, FULL_MASK);
-    }
+    q = warp_sum(q);
     let r = rsqrt(q / n + EPS);
     for c in (lane..width).step_by(32) {
         y[base + c] = ((x[base + c] - mu) * r).mul_add(weight[c], bias[c]);
@@ -109,10 +107,8 @@ pub fn layernorm_backward_input(
         g_sum += g;
         gx_sum = g.mul_add(xhat, gx_sum);
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        g_sum += shuffle_xor(g_sum, off, FULL_MASK);
-        gx_sum += shuffle_xor(gx_sum, off, FULL_MASK);
-    }
+    g_sum = warp_sum(g_sum);
+    gx_sum = warp_sum(gx_sum);
     let n = cols as f32;
     let g_mean = g_sum / n;
     let gx_mean = gx_sum / n;

@@ -19,6 +19,7 @@ pub mod grid2d;
 pub mod layernorm;
 pub mod reduce;
 pub mod softmax;
+pub mod warp;
 
 /// How close an output must be to the reference, element by element:
 /// `|got - want| <= abs + rel * |want|`.

@@ -3,6 +3,8 @@
 
 use warpforge_ir::kernel;
 
+use crate::warp::warp_sum;
+
 use crate::{Bounds, Tolerance};
 
 /// Elements per block of [`block_sum`] and [`block_scan`] (one per thread).
@@ -18,9 +20,7 @@ pub fn block_sum(x: &[f32], partial: &mut [f32], n: u32) {
     if i < n {
         s = x[i];
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        s += shuffle_xor(s, off, FULL_MASK);
-    }
+    s = warp_sum(s);
     if lane_id() == 0 {
         warp_totals[warp_index()] = s;
     }

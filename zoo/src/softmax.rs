@@ -3,6 +3,8 @@
 
 use warpforge_ir::kernel;
 
+use crate::warp::{warp_max, warp_sum};
+
 use crate::{Bounds, Tolerance};
 
 /// `y[r][c] = exp(x[r][c] - max_r) / Σ_c exp(x[r][c] - max_r)` for `rows × cols` row-major `x`.
@@ -18,16 +20,12 @@ pub fn softmax(x: &[f32], y: &mut [f32], rows: u32, cols: u32) {
     for c in (lane..width).step_by(32) {
         m = m.max(x[base + c]);
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        m = m.max(shuffle_xor(m, off, FULL_MASK));
-    }
+    m = warp_max(m);
     let mut s = 0.0f32;
     for c in (lane..width).step_by(32) {
         s += (x[base + c] - m).exp();
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        s += shuffle_xor(s, off, FULL_MASK);
-    }
+    s = warp_sum(s);
     let inv = s.recip();
     for c in (lane..width).step_by(32) {
         y[base + c] = (x[base + c] - m).exp() * inv;
@@ -71,16 +69,12 @@ pub fn cross_entropy(logits: &[f32], targets: &[u32], loss: &mut [f32], rows: u3
     for c in (lane..width).step_by(32) {
         m = m.max(logits[base + c]);
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        m = m.max(shuffle_xor(m, off, FULL_MASK));
-    }
+    m = warp_max(m);
     let mut s = 0.0f32;
     for c in (lane..width).step_by(32) {
         s += (logits[base + c] - m).exp();
     }
-    for off in [16u32, 8, 4, 2, 1] {
-        s += shuffle_xor(s, off, FULL_MASK);
-    }
+    s = warp_sum(s);
     if row < rows {
         if lane == 0 {
             let target = targets[row];

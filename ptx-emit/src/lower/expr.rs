@@ -208,7 +208,7 @@ impl Lowerer<'_> {
     /// reads the grid's shape (only such a kernel is launched with more than one dimension).
     fn linear_ctaid(&mut self) -> Reg {
         let x = self.sreg(SpecialReg::Ctaid(Dim::X));
-        if !self.kernel.uses_grid_dims() {
+        if !self.grid_dims {
             return x;
         }
         let (y, z) = (
@@ -254,11 +254,9 @@ impl Lowerer<'_> {
                 None => sreg(SpecialReg::Ntid(Dim::X)),
                 Some(_) => Operand::Imm(i64::from(self.kernel.block_size)),
             }),
-            Special::BlockIndex if self.kernel.uses_grid_dims() => {
-                Some(Operand::Reg(self.linear_ctaid()))
-            }
+            Special::BlockIndex if self.grid_dims => Some(Operand::Reg(self.linear_ctaid())),
             Special::BlockIndex => Some(sreg(SpecialReg::Ctaid(Dim::X))),
-            Special::GridSize if self.kernel.uses_grid_dims() => {
+            Special::GridSize if self.grid_dims => {
                 let [x, y, z] = [Dim::X, Dim::Y, Dim::Z].map(|d| self.sreg(SpecialReg::Nctaid(d)));
                 let xy = self.fresh(RegClass::B32);
                 self.inst(

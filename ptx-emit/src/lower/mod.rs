@@ -67,6 +67,7 @@ pub(crate) fn lower(kernel: &Verified<'_>, target: Sm) -> Module {
         loops: Vec::new(),
         shared_bases,
         source: source::SourceLines::new(kernel),
+        grid_dims: kernel.uses_grid_dims(),
     };
     l.prologue();
     l.block(&kernel.body);
@@ -169,6 +170,8 @@ pub(crate) struct Lowerer<'k> {
     shared_bases: Vec<(Symbol, u64)>,
     /// The statement path and the `.loc` lines.
     source: source::SourceLines<'k>,
+    /// Whether the kernel reads the grid's shape ([`Kernel::uses_grid_dims`], asked once).
+    grid_dims: bool,
 }
 
 impl Lowerer<'_> {

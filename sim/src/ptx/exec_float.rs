@@ -154,13 +154,10 @@ pub(crate) fn compare(cmp: Cmp, ftz: bool, a: u64, b: u64) -> bool {
 }
 
 /// `atom.add.f32`: on global memory with subnormals flushed (CUDA's global float atomics are
-/// `FADD.FTZ.RN`), on shared memory with them.
+/// `FADD.FTZ.RN`), on shared memory with them; the IR simulator's float atomic add, so both
+/// simulators share one definition.
 pub(crate) fn atomic_add(global: bool, old: u64, b: u64) -> u64 {
-    let mods = FMods {
-        ftz: global,
-        ..FMods::default()
-    };
-    fbin(FBin::Add, mods, old, b)
+    u64::from(crate::memory::float_add(global, old as u32, b as u32))
 }
 
 #[cfg(test)]

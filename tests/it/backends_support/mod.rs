@@ -130,3 +130,18 @@ pub fn on_launcher(
         .expect("launches");
     out
 }
+
+/// The buffers after the kernel ran on a CUDA GPU, with the device's label; `None` (a loud skip,
+/// a failure under `WARPFORGE_REQUIRE_CUDA=1`) without one (`scripts/gpu-check.sh` runs these).
+pub fn on_cuda(
+    test: &str,
+    kernel: &Kernel,
+    blocks: u32,
+    buffers: &[Vec<u8>],
+    inputs: usize,
+) -> Option<(String, Vec<Vec<u8>>)> {
+    let info = warpforge::runtime::cuda::cuda_or_skip(test)?;
+    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
+    let out = on_launcher(&Launcher::Cuda(device), kernel, blocks, buffers, inputs);
+    Some((info.label(), out))
+}
