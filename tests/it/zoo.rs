@@ -458,9 +458,7 @@ fn zoo_kernels_match_their_references_on_the_simulators() {
 
 #[test]
 fn zoo_kernels_match_their_references_on_webgpu() {
-    for case in cases() {
-        on_webgpu("zoo_kernels_match_their_references_on_webgpu", &case);
-    }
+    on_webgpu("zoo_kernels_match_their_references_on_webgpu", &cases());
 }
 
 #[test]

@@ -151,27 +151,30 @@ pub fn on_simulators(case: &Case) {
     );
 }
 
-/// The case on WebGPU within WGSL's bounds (a loud skip without an adapter).
-pub fn on_webgpu(test: &str, case: &Case) {
-    let mut requirements = None;
-    for launch in &case.launches {
-        let verified = verify(&launch.kernel).expect("verifies");
-        let r = warpforge::wgsl::emit(&verified)
-            .expect("the WGSL emits")
-            .requirements;
-        if !common::webgpu_or_skip(test, &r) {
-            return;
+/// The cases on WebGPU within WGSL's bounds (a loud skip without an adapter).
+pub fn on_webgpu(test: &str, cases: &[Case]) {
+    for case in cases {
+        let mut requirements = None;
+        for launch in &case.launches {
+            let verified = verify(&launch.kernel).expect("verifies");
+            let r = warpforge::wgsl::emit(&verified)
+                .expect("the WGSL emits")
+                .requirements;
+            // One loud skip for the whole zoo (no adapter, or one that cannot run a kernel).
+            if !common::webgpu_or_skip(test, &r) {
+                return;
+            }
+            requirements.get_or_insert(r);
         }
-        requirements.get_or_insert(r);
+        let requirements = requirements.expect("a case has launches");
+        let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
+        let out = run(&Launcher::WebGpu(device), case);
+        let worst = compare("webgpu", case, &out, case.bounds.wgsl);
+        eprintln!(
+            "zoo {}: webgpu largest error / tolerance {worst:.2}",
+            case.name
+        );
     }
-    let requirements = requirements.expect("a case has launches");
-    let device = WebGpuDevice::new(&requirements).expect("an adapter meets the requirements");
-    let out = run(&Launcher::WebGpu(device), case);
-    let worst = compare("webgpu", case, &out, case.bounds.wgsl);
-    eprintln!(
-        "zoo {}: webgpu largest error / tolerance {worst:.2}",
-        case.name
-    );
 }
 
 /// The case on a CUDA GPU (`scripts/gpu-check.sh`; a loud skip elsewhere), within WGSL's
