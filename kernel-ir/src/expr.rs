@@ -217,12 +217,17 @@ pub enum CastKind {
     Truncate,
     /// Reinterpret the bits as another type of the same width (`u32`/`i32`/`f32`, `u64`/`i64`).
     Bitcast,
-    /// An integer to `f32` as Rust's `as`: the nearest `f32`, ties to even (exact when the value fits
-    /// in 24 bits).
+    /// An integer to `f32` or `f64` as Rust's `as`: the nearest float, ties to even (exact when the
+    /// value fits in the significand).
     IntToFloat,
-    /// `f32` to an integer as Rust's `as`: truncated toward zero, saturated to the target's range,
-    /// NaN → 0.
+    /// `f32`/`f64` to an integer as Rust's `as`: truncated toward zero, saturated to the target's
+    /// range, NaN → 0.
     FloatToInt,
+    /// Between two float types (`f16`, `bf16`, `f32`, `f64`): exact when widening, rounded to nearest
+    /// even when narrowing (overflow gives ±∞, as Rust's `as`). A NaN stays a NaN: widened with its
+    /// sign and payload (quiet), narrowed to `f32` with the payload's upper bits (quiet), narrowed to a
+    /// half as the canonical `0x7fff` (as PTX's `cvt.rn.f16.f32`).
+    FloatConvert,
 }
 
 macro_rules! keyword_table {
@@ -266,5 +271,5 @@ keyword_table!(BinaryOp {
 keyword_table!(CmpOp { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
 keyword_table!(CastKind {
     ZeroExtend => "zext", SignExtend => "sext", Truncate => "trunc", Bitcast => "bitcast",
-    IntToFloat => "itof", FloatToInt => "ftoi",
+    IntToFloat => "itof", FloatToInt => "ftoi", FloatConvert => "fconv",
 });

@@ -21,11 +21,20 @@ pub enum ScalarType {
     I64,
     /// IEEE 754 single precision.
     F32,
+    /// IEEE 754 half precision (binary16). A storage and conversion type: the IR computes on it
+    /// only through [`crate::CastKind::FloatConvert`] (the builder widens to `f32`, computes and
+    /// rounds once); registers hold its bits zero-extended, as a `u16`'s.
+    F16,
+    /// bfloat16 (the upper half of an `f32`): a storage and conversion type, as [`ScalarType::F16`].
+    BF16,
+    /// IEEE 754 double precision: full arithmetic on the simulators and PTX; WGSL has no `f64`, so the
+    /// WGSL emitter refuses a kernel that holds one, naming the statement.
+    F64,
 }
 
 impl ScalarType {
     /// Every scalar type, in a fixed order (used by generators and parsers).
-    pub const ALL: [ScalarType; 8] = [
+    pub const ALL: [ScalarType; 11] = [
         ScalarType::Bool,
         ScalarType::U8,
         ScalarType::U16,
@@ -34,6 +43,9 @@ impl ScalarType {
         ScalarType::I32,
         ScalarType::I64,
         ScalarType::F32,
+        ScalarType::F16,
+        ScalarType::BF16,
+        ScalarType::F64,
     ];
 
     /// Width in bits (`Bool` counts as 1).
@@ -42,9 +54,9 @@ impl ScalarType {
         match self {
             ScalarType::Bool => 1,
             ScalarType::U8 => 8,
-            ScalarType::U16 => 16,
+            ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 16,
             ScalarType::U32 | ScalarType::I32 | ScalarType::F32 => 32,
-            ScalarType::U64 | ScalarType::I64 => 64,
+            ScalarType::U64 | ScalarType::I64 | ScalarType::F64 => 64,
         }
     }
 
@@ -78,6 +90,27 @@ impl ScalarType {
         matches!(self, ScalarType::I32 | ScalarType::I64)
     }
 
+    /// Whether this is a floating-point type.
+    #[inline]
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64
+        )
+    }
+
+    /// Whether this is a 16-bit float (`f16`, `bf16`): stored and converted, computed on in `f32`.
+    #[inline]
+    pub const fn is_half(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::BF16)
+    }
+
+    /// Whether the IR computes on values of this type (every type but the 16-bit floats).
+    #[inline]
+    pub const fn is_arithmetic(self) -> bool {
+        !self.is_half()
+    }
+
     /// The keyword used in the text form (`u32`, `bool`, …).
     pub const fn name(self) -> &'static str {
         match self {
@@ -89,6 +122,9 @@ impl ScalarType {
             ScalarType::I32 => "i32",
             ScalarType::I64 => "i64",
             ScalarType::F32 => "f32",
+            ScalarType::F16 => "f16",
+            ScalarType::BF16 => "bf16",
+            ScalarType::F64 => "f64",
         }
     }
 
@@ -135,12 +171,33 @@ pub enum Literal {
     I64(i64),
     /// An `f32` constant, as its IEEE 754 bits.
     F32Bits(u32),
+    /// An `f16` constant, as its bits.
+    F16Bits(u16),
+    /// A `bf16` constant, as its bits.
+    BF16Bits(u16),
+    /// An `f64` constant, as its IEEE 754 bits.
+    F64Bits(u64),
 }
 
 impl Literal {
     /// An `f32` literal.
     pub fn f32(value: f32) -> Self {
         Literal::F32Bits(value.to_bits())
+    }
+
+    /// An `f64` literal.
+    pub fn f64(value: f64) -> Self {
+        Literal::F64Bits(value.to_bits())
+    }
+
+    /// An `f16` literal: `value` rounded to nearest, ties to even.
+    pub fn f16(value: f64) -> Self {
+        Literal::F16Bits(half::f16::from_f64(value).to_bits())
+    }
+
+    /// A `bf16` literal: `value` rounded to nearest, ties to even.
+    pub fn bf16(value: f64) -> Self {
+        Literal::BF16Bits(half::bf16::from_f64(value).to_bits())
     }
 
     /// The type of this literal.
@@ -154,6 +211,9 @@ impl Literal {
             Literal::I32(_) => ScalarType::I32,
             Literal::I64(_) => ScalarType::I64,
             Literal::F32Bits(_) => ScalarType::F32,
+            Literal::F16Bits(_) => ScalarType::F16,
+            Literal::BF16Bits(_) => ScalarType::BF16,
+            Literal::F64Bits(_) => ScalarType::F64,
         }
     }
 
@@ -168,6 +228,8 @@ impl Literal {
             Literal::I32(v) => v as u32 as u64,
             Literal::I64(v) => v as u64,
             Literal::F32Bits(v) => v as u64,
+            Literal::F16Bits(v) | Literal::BF16Bits(v) => v as u64,
+            Literal::F64Bits(v) => v,
         }
     }
 
@@ -182,6 +244,9 @@ impl Literal {
             ScalarType::I32 => Literal::I32(bits as u32 as i32),
             ScalarType::I64 => Literal::I64(bits as i64),
             ScalarType::F32 => Literal::F32Bits(bits as u32),
+            ScalarType::F16 => Literal::F16Bits(bits as u16),
+            ScalarType::BF16 => Literal::BF16Bits(bits as u16),
+            ScalarType::F64 => Literal::F64Bits(bits),
         }
     }
 }
@@ -204,6 +269,32 @@ impl fmt::Display for Literal {
                     write!(f, "{v:?}")
                 } else {
                     write!(f, "bits(0x{bits:08x})")
+                }
+            }
+            Literal::F64Bits(bits) => {
+                let v = f64::from_bits(bits);
+                if v.is_finite() {
+                    write!(f, "{v:?}")
+                } else {
+                    write!(f, "bits(0x{bits:016x})")
+                }
+            }
+            // A half prints as its value when the value reads back to the same bits (every finite
+            // half does: its shortest f32 form rounds back), else as its bits.
+            Literal::F16Bits(bits) => {
+                let v = half::f16::from_bits(bits);
+                if v.is_finite() {
+                    write!(f, "{:?}", v.to_f32())
+                } else {
+                    write!(f, "bits(0x{bits:04x})")
+                }
+            }
+            Literal::BF16Bits(bits) => {
+                let v = half::bf16::from_bits(bits);
+                if v.is_finite() {
+                    write!(f, "{:?}", v.to_f32())
+                } else {
+                    write!(f, "bits(0x{bits:04x})")
                 }
             }
         }

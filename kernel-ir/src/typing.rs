@@ -62,6 +62,8 @@ pub fn expr_type(kernel: &Kernel, expr: &Expr) -> Result<ScalarType, String> {
                 Err(format!("comparison operands differ in type: {x} and {y}"))
             } else if x == T::Bool {
                 Err("comparison of bool values: use xor / not instead".into())
+            } else if x.is_half() {
+                Err(half_message("comparison", x))
             } else {
                 Ok(T::Bool)
             }
@@ -84,16 +86,30 @@ pub fn expr_type(kernel: &Kernel, expr: &Expr) -> Result<ScalarType, String> {
         }
         Expr::Cast(kind, a, to) => cast_type(kind, ty(kernel, a)?, to),
         Expr::MulAdd(a, b, c) => match (ty(kernel, a)?, ty(kernel, b)?, ty(kernel, c)?) {
-            (T::F32, T::F32, T::F32) => Ok(T::F32),
+            (x, y, z) if x == y && y == z && computes_float(x) => Ok(x),
             (x, y, z) => Err(format!(
-                "mul_add expects three f32 operands, found {x}, {y} and {z}"
+                "mul_add expects three f32 or three f64 operands, found {x}, {y} and {z}"
             )),
         },
     }
 }
 
-/// Whether `op` takes and yields `f32` (the rounding and math functions).
-fn float_to_float(op: UnaryOp) -> bool {
+/// The float types the IR computes on: `f32` and `f64` (halves are widened by the builder).
+fn computes_float(t: ScalarType) -> bool {
+    matches!(t, ScalarType::F32 | ScalarType::F64)
+}
+
+/// What an operator on a half says: the IR stores and converts halves, and computes in `f32`.
+fn half_message(what: &str, t: ScalarType) -> String {
+    format!(
+        "{what} on {t}: the IR computes on f32 and f64 only; widen with `fconv` to f32, compute, and \
+         narrow once (the builder and `#[kernel]` do this for you)"
+    )
+}
+
+/// Whether `op` takes and yields a float with an exact (correctly rounded) result: the rounding
+/// functions, `sqrt` and `recip`, on `f32` and `f64`.
+fn exact_float_to_float(op: UnaryOp) -> bool {
     matches!(
         op,
         UnaryOp::Floor
@@ -102,11 +118,14 @@ fn float_to_float(op: UnaryOp) -> bool {
             | UnaryOp::RoundEven
             | UnaryOp::Sqrt
             | UnaryOp::Recip
-            | UnaryOp::Rsqrt
-            | UnaryOp::Exp2
-            | UnaryOp::Log2
-            | UnaryOp::Sin
-            | UnaryOp::Cos
+    )
+}
+
+/// Whether `op` is one of the target's approximate primitives, defined on `f32` only.
+fn bounded_float_to_float(op: UnaryOp) -> bool {
+    matches!(
+        op,
+        UnaryOp::Rsqrt | UnaryOp::Exp2 | UnaryOp::Log2 | UnaryOp::Sin | UnaryOp::Cos
     )
 }
 
@@ -114,22 +133,31 @@ fn float_to_float(op: UnaryOp) -> bool {
 pub fn unary_type(op: UnaryOp, t: ScalarType) -> Result<ScalarType, String> {
     use ScalarType as T;
     let bit_op = matches!(t, T::U32 | T::U64);
+    if t.is_half() {
+        return Err(half_message(op.name(), t));
+    }
     match op {
         UnaryOp::Not if t.is_integer() || t == T::Bool => Ok(t),
-        UnaryOp::Neg if t.is_signed() || t == T::F32 => Ok(t),
+        UnaryOp::Neg if t.is_signed() || computes_float(t) => Ok(t),
         UnaryOp::PopCount | UnaryOp::CountLeadingZeros | UnaryOp::FindFirstSet if bit_op => {
             Ok(T::U32)
         }
         UnaryOp::BitReverse if bit_op => Ok(t),
-        UnaryOp::Abs if t.is_signed() || t == T::F32 => Ok(t),
-        UnaryOp::IsNan | UnaryOp::IsFinite if t == T::F32 => Ok(T::Bool),
-        _ if float_to_float(op) && t == T::F32 => Ok(t),
+        UnaryOp::Abs if t.is_signed() || computes_float(t) => Ok(t),
+        UnaryOp::IsNan | UnaryOp::IsFinite if computes_float(t) => Ok(T::Bool),
+        _ if exact_float_to_float(op) && computes_float(t) => Ok(t),
+        _ if bounded_float_to_float(op) && t == T::F32 => Ok(t),
         _ => {
             let wanted = match op {
                 UnaryOp::Not => "an integer or bool",
-                UnaryOp::Neg | UnaryOp::Abs => "a signed integer or f32",
-                UnaryOp::IsNan | UnaryOp::IsFinite => "f32",
-                _ if float_to_float(op) => "f32",
+                UnaryOp::Neg | UnaryOp::Abs => "a signed integer, f32 or f64",
+                UnaryOp::IsNan | UnaryOp::IsFinite => "f32 or f64",
+                _ if exact_float_to_float(op) => "f32 or f64",
+                _ if bounded_float_to_float(op) && t == T::F64 => {
+                    "f32 (the targets' approximate instructions are f32 only: convert the f64 to \
+                     f32, or compute it from exact operations)"
+                }
+                _ if bounded_float_to_float(op) => "f32",
                 _ => "u32 or u64",
             };
             Err(format!("{} expects {wanted}, found {t}", op.name()))
@@ -156,15 +184,18 @@ pub fn binary_type(op: BinaryOp, a: ScalarType, b: ScalarType) -> Result<ScalarT
             op.name()
         ));
     }
+    if a.is_half() {
+        return Err(half_message(op.name(), a));
+    }
     let ok = match op {
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max => {
-            a.is_integer() || a == T::F32
+            a.is_integer() || computes_float(a)
         }
         BinaryOp::MulHi => matches!(a, T::U32 | T::U64 | T::I32 | T::I64),
-        BinaryOp::Div => a.is_unsigned() || a == T::F32,
+        BinaryOp::Div => a.is_unsigned() || computes_float(a),
         BinaryOp::Rem => a.is_unsigned(),
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => a.is_integer() || a == T::Bool,
-        BinaryOp::CopySign => a == T::F32,
+        BinaryOp::CopySign => computes_float(a),
         BinaryOp::Shl | BinaryOp::Shr => unreachable!("handled above"),
     };
     if ok {
@@ -172,11 +203,11 @@ pub fn binary_type(op: BinaryOp, a: ScalarType, b: ScalarType) -> Result<ScalarT
     } else {
         let wanted = match op {
             BinaryOp::MulHi => "32- or 64-bit integers",
-            BinaryOp::Div => "unsigned integers or f32",
+            BinaryOp::Div => "unsigned integers, f32 or f64",
             BinaryOp::Rem => "unsigned integers",
             BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "integers or bool",
-            BinaryOp::CopySign => "f32",
-            _ => "integers or f32",
+            BinaryOp::CopySign => "f32 or f64",
+            _ => "integers, f32 or f64",
         };
         Err(format!("{} expects {wanted}, found {a}", op.name()))
     }
@@ -194,8 +225,9 @@ pub fn cast_type(kind: CastKind, from: ScalarType, to: ScalarType) -> Result<Sca
         CastKind::Bitcast => {
             from != to && from != T::Bool && to != T::Bool && from.bits() == to.bits()
         }
-        CastKind::IntToFloat => from.is_integer() && to == T::F32,
-        CastKind::FloatToInt => from == T::F32 && to.is_integer(),
+        CastKind::IntToFloat => from.is_integer() && computes_float(to),
+        CastKind::FloatToInt => computes_float(from) && to.is_integer(),
+        CastKind::FloatConvert => from.is_float() && to.is_float() && from != to,
     };
     if ok {
         Ok(to)
@@ -205,8 +237,9 @@ pub fn cast_type(kind: CastKind, from: ScalarType, to: ScalarType) -> Result<Sca
             CastKind::SignExtend => "from an integer to a wider integer",
             CastKind::Truncate => "from an integer to a narrower integer",
             CastKind::Bitcast => "between different non-bool types of the same width",
-            CastKind::IntToFloat => "from an integer to f32",
-            CastKind::FloatToInt => "from f32 to an integer",
+            CastKind::IntToFloat => "from an integer to f32 or f64",
+            CastKind::FloatToInt => "from f32 or f64 to an integer",
+            CastKind::FloatConvert => "between two different float types",
         };
         Err(format!("{} goes {rule}, not {from} to {to}", kind.name()))
     }

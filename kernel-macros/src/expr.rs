@@ -37,12 +37,19 @@ pub fn literal(lit: &Lit, negative: bool) -> Result<Tokens> {
     };
     let span = lit.span();
     if suffix.is_empty() {
+        if let Lit::Float(f) = lit {
+            // Parsed while building by the float type the context gives (any float, or a generic
+            // kernel's `F`), from Rust's digits without `_`.
+            let digits = f.base10_digits().replace('_', "");
+            let text = if negative { format!("-{digits}") } else { digits };
+            return Ok(quote_spanned!(span=> #b.float_lit(#text)));
+        }
         return Ok(quote_spanned!(span=> #b.lit(#sign #lit)));
     }
     let Some(marker) = types::marker_of(&suffix) else {
         return Err(Error::new(
             span,
-            format!("a `{suffix}` literal is not a kernel type: use bool, u8, u16, u32, u64, i32, i64 or f32"),
+            format!("a `{suffix}` literal is not a kernel type: use bool, u8, u16, u32, u64, i32, i64, f32 or f64"),
         ));
     };
     let marker = syn::Ident::new(marker, span);
@@ -158,9 +165,16 @@ impl Lower {
                 }
                 let v = tmp("__wf_v", c.expr.span());
                 let inner = self.value(&c.expr)?;
+                // To a generic kernel's type parameter: named from the target, which `Float`
+                // promises conversions into.
+                let how = if types::is_generic(&c.ty) {
+                    quote_spanned!(span=> cast_from)
+                } else {
+                    quote_spanned!(span=> cast)
+                };
                 Ok(quote_spanned!(span=> {
                     let #v = #inner;
-                    __wf_ir::__macro::cast::<#kind, _>(#b, #v)
+                    __wf_ir::__macro::#how::<#kind, _>(#b, #v)
                 }))
             }
             Expr::Index(ix) => {

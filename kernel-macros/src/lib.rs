@@ -175,23 +175,57 @@ fn block_size(attr: Tokens) -> Result<Tokens> {
     Ok(quote!([#(#parts),*]))
 }
 
-/// The const generic parameters (the only generics kernels and device functions take).
-fn const_generics(item: &ItemFn, lower: &mut Lower) -> Result<()> {
+/// The generic parameters: const generics (`const N: u32`, constants while building) and element
+/// types (`F: Float`, a builder kind). Returns the generics the expansion declares, each type
+/// parameter's bounds as the builder's traits.
+fn generics(item: &ItemFn, lower: &mut Lower) -> Result<syn::Generics> {
     if let Some(clause) = &item.sig.generics.where_clause {
-        return Err(Error::new_spanned(clause, "`where` clauses are not supported; kernels and device functions take only const generic parameters"));
+        return Err(Error::new_spanned(clause, "`where` clauses are not supported; write a type parameter's bound in place (`F: Float`)"));
     }
-    for param in &item.sig.generics.params {
+    let ir = ir_path();
+    let mut out = item.sig.generics.clone();
+    let mut names = Vec::new();
+    for param in out.params.iter_mut() {
         match param {
             GenericParam::Const(c) => lower.bind(&c.ident, Binding::Const),
-            other => {
+            GenericParam::Type(t) => {
+                if let Some(default) = &t.default {
+                    return Err(Error::new_spanned(default, "a kernel's type parameter takes no default"));
+                }
+                if t.bounds.is_empty() {
+                    return Err(Error::new_spanned(
+                        &t.ident,
+                        format!("a kernel's type parameter needs a bound: `{}: Float` (or {})", t.ident, types::BOUNDS.join(", ")),
+                    ));
+                }
+                for bound in t.bounds.iter_mut() {
+                    let name = match &*bound {
+                        syn::TypeParamBound::Trait(tb) if tb.path.segments.len() == 1 => {
+                            tb.path.segments[0].ident.to_string()
+                        }
+                        _ => String::new(),
+                    };
+                    if !types::BOUNDS.contains(&name.as_str()) {
+                        return Err(Error::new_spanned(
+                            &*bound,
+                            format!("a kernel's type parameter is bounded by {}", types::BOUNDS.join(", ")),
+                        ));
+                    }
+                    let trait_name = syn::Ident::new(&name, bound.span());
+                    *bound = syn::parse_quote_spanned!(bound.span()=> #ir::builder::#trait_name);
+                }
+                names.push(t.ident.to_string());
+            }
+            GenericParam::Lifetime(l) => {
                 return Err(Error::new_spanned(
-                    other,
-                    "only const generic parameters (`const N: u32`) are supported: kernel values have the IR's scalar types",
+                    l,
+                    "kernels take no lifetime parameters: only const generics and element types (`F: Float`)",
                 ))
             }
         }
     }
-    Ok(())
+    types::set_generic_types(names);
+    Ok(out)
 }
 
 fn check_signature(item: &ItemFn, what: &str) -> Result<()> {
@@ -249,7 +283,7 @@ fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
         ));
     }
     let mut lower = Lower::new(None);
-    const_generics(item, &mut lower)?;
+    let generics = generics(item, &mut lower)?;
     let b = lower::builder();
     let mut decls = Vec::new();
     for (name, ty) in params(item)? {
@@ -275,7 +309,6 @@ fn expand_kernel(attr: Tokens, item: &ItemFn) -> Result<Tokens> {
     let vis = &item.vis;
     let name = &item.sig.ident;
     let name_text = name.unraw().to_string();
-    let generics = &item.sig.generics;
     Ok(quote! {
         #(#attrs)*
         #vis fn #name #generics() -> #ir::Kernel {
@@ -294,7 +327,7 @@ fn expand_device(item: &ItemFn) -> Result<Tokens> {
     check_signature(item, "device function")?;
     let name = &item.sig.ident;
     let mut lower = Lower::new(Some(name.clone()));
-    const_generics(item, &mut lower)?;
+    let generics = generics(item, &mut lower)?;
     let b = lower::builder();
     let mut inputs = Vec::new();
     for (pname, ty) in params(item)? {
@@ -322,7 +355,6 @@ fn expand_device(item: &ItemFn) -> Result<Tokens> {
     };
     let attrs = &item.attrs;
     let vis = &item.vis;
-    let generics = &item.sig.generics;
     Ok(quote! {
         #(#attrs)*
         #vis fn #name #generics(#b: &mut #ir::builder::KernelBuilder, #(#inputs),*) #output {

@@ -15,9 +15,35 @@ const SCALARS: &[(&str, &str)] = &[
     ("i32", "I32"),
     ("i64", "I64"),
     ("f32", "F32"),
+    ("f64", "F64"),
+    ("f16", "F16"),
+    ("bf16", "BF16"),
 ];
 
-const SUPPORTED: &str = "bool, u8, u16, u32, u64, i32, i64 or f32";
+const SUPPORTED: &str = "bool, u8, u16, u32, u64, i32, i64, f16, bf16, f32, f64 or a generic type parameter";
+
+/// The bounds a generic element type may carry, as the builder's traits.
+pub const BOUNDS: &[&str] = &["Float", "Transcendental", "Numeric", "Int", "Storable"];
+
+thread_local! {
+    /// The type parameters of the function being expanded (`F` in `fn k<F: Float>`).
+    static GENERIC_TYPES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Sets the type parameters of the function being expanded.
+pub fn set_generic_types(names: Vec<String>) {
+    GENERIC_TYPES.with(|g| *g.borrow_mut() = names);
+}
+
+/// Whether `ty` names one of the function's type parameters.
+pub fn is_generic(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(ident) = p.path.get_ident() else {
+        return false;
+    };
+    let name = ident.to_string();
+    GENERIC_TYPES.with(|g| g.borrow().contains(&name))
+}
 
 /// The builder marker of a scalar type name (`u32` → `U32`), if it is one.
 pub fn marker_of(name: &str) -> Option<&'static str> {
@@ -37,12 +63,15 @@ pub fn scalar_kind(ty: &Type) -> Result<Tokens> {
         _ => None,
     };
     let text = type_text(ty);
+    if is_generic(ty) {
+        return Ok(quote_spanned!(ty.span()=> #ty));
+    }
     let Some(marker) = name.as_deref().and_then(marker_of) else {
         let why = match name.as_deref() {
             Some("usize" | "isize") => {
                 " (sizes are target-dependent; indices are u32 or u64)".to_owned()
             }
-            Some("i8" | "i16" | "u128" | "i128" | "f64" | "f16" | "char") => {
+            Some("i8" | "i16" | "u128" | "i128" | "char") => {
                 " (the IR has no such type)".to_owned()
             }
             _ => String::new(),

@@ -119,6 +119,8 @@ pub enum Operand {
     Bits(u64),
     /// An `f32` immediate, printed as PTX's exact `0fXXXXXXXX` form.
     F32(u32),
+    /// An `f64` immediate, printed as PTX's exact `0dXXXXXXXXXXXXXXXX` form.
+    F64(u64),
     /// A symbol's address or a special register (`%tid.x`).
     Sym(String),
     /// A memory address `[reg+offset]` or `[symbol]`.
@@ -136,6 +138,7 @@ impl fmt::Display for Operand {
             Operand::Imm(v) => write!(f, "{v}"),
             Operand::Bits(v) => write!(f, "0x{v:x}"),
             Operand::F32(bits) => write!(f, "0f{bits:08X}"),
+            Operand::F64(bits) => write!(f, "0d{bits:016X}"),
             Operand::Sym(s) => f.write_str(s),
             Operand::Addr(base, 0) => write!(f, "[{base}]"),
             Operand::Addr(base, off) => write!(f, "[{base}+{off}]"),

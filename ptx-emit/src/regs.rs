@@ -2,7 +2,8 @@
 //!
 //! IR types map to classes as follows: `bool` → `.pred`; `u8`, `u16`, `u32`, `i32` → `.b32` (8- and
 //! 16-bit values are kept zero-extended, so their upper bits are always 0); `u64`, `i64` → `.b64`;
-//! `f32` → `.f32`.
+//! `f32` → `.f32`; `f64` → `.f64`; `f16`, `bf16` → `.b32` (their bits zero-extended, as a `u16`'s;
+//! `.b16` registers are temporaries of the conversions only).
 
 use std::fmt;
 
@@ -19,19 +20,36 @@ pub enum RegClass {
     B64,
     /// `.f32`, `%f<n>`.
     F32,
+    /// `.f64`, `%fd<n>`.
+    F64,
+    /// `.b16`, `%rs<n>`: the operand of `cvt` to and from `.f16`.
+    B16,
 }
 
 impl RegClass {
     /// Every class, in declaration order.
-    pub const ALL: [RegClass; 4] = [RegClass::Pred, RegClass::B32, RegClass::B64, RegClass::F32];
+    pub const ALL: [RegClass; 6] = [
+        RegClass::Pred,
+        RegClass::B32,
+        RegClass::B64,
+        RegClass::F32,
+        RegClass::F64,
+        RegClass::B16,
+    ];
 
     /// The class holding values of `ty`.
     pub fn of(ty: ScalarType) -> RegClass {
         match ty {
             ScalarType::Bool => RegClass::Pred,
-            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::I32 => RegClass::B32,
+            ScalarType::U8
+            | ScalarType::U16
+            | ScalarType::U32
+            | ScalarType::I32
+            | ScalarType::F16
+            | ScalarType::BF16 => RegClass::B32,
             ScalarType::U64 | ScalarType::I64 => RegClass::B64,
             ScalarType::F32 => RegClass::F32,
+            ScalarType::F64 => RegClass::F64,
         }
     }
 
@@ -42,6 +60,8 @@ impl RegClass {
             RegClass::B32 => "b32",
             RegClass::B64 => "b64",
             RegClass::F32 => "f32",
+            RegClass::F64 => "f64",
+            RegClass::B16 => "b16",
         }
     }
 
@@ -52,6 +72,8 @@ impl RegClass {
             RegClass::B32 => "%r",
             RegClass::B64 => "%rd",
             RegClass::F32 => "%f",
+            RegClass::F64 => "%fd",
+            RegClass::B16 => "%rs",
         }
     }
 

@@ -53,7 +53,7 @@ pub(crate) enum Op {
         b: Reg,
     },
     /// `a * b + c` on `f32`, one rounding.
-    MulAdd(Reg, Reg, Reg),
+    MulAdd(ScalarType, Reg, Reg, Reg),
     Compare(CmpOp, ScalarType, Reg, Reg),
     Select {
         cond: Reg,
@@ -371,7 +371,7 @@ impl Decoder<'_> {
                 a: r(a),
                 b: r(b),
             },
-            Expr::MulAdd(a, b, c) => Op::MulAdd(r(a), r(b), r(c)),
+            Expr::MulAdd(a, b, c) => Op::MulAdd(self.ty(a), r(a), r(b), r(c)),
             Expr::Compare(op, a, b) => Op::Compare(op, self.ty(a), r(a), r(b)),
             Expr::Select {
                 cond,

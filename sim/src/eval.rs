@@ -30,8 +30,50 @@ fn fb(x: f32) -> u64 {
     u64::from(x.to_bits())
 }
 
+#[inline]
+fn d(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+
+/// A unary operation on an `f64` (the verifier allows the exact ones only).
+fn unary_f64(op: UnaryOp, a: u64) -> u64 {
+    let x = d(a);
+    match op {
+        UnaryOp::Neg => a ^ (1 << 63),
+        UnaryOp::Abs => a & !(1 << 63),
+        UnaryOp::Floor => x.floor().to_bits(),
+        UnaryOp::Ceil => x.ceil().to_bits(),
+        UnaryOp::FloatTrunc => x.trunc().to_bits(),
+        UnaryOp::RoundEven => x.round_ties_even().to_bits(),
+        UnaryOp::Sqrt => x.sqrt().to_bits(),
+        UnaryOp::IsNan => u64::from(x.is_nan()),
+        UnaryOp::IsFinite => u64::from(x.is_finite()),
+        UnaryOp::Recip => (1.0 / x).to_bits(),
+        _ => 0,
+    }
+}
+
+/// A binary operation on `f64` operands.
+fn binary_f64(op: BinaryOp, a: u64, b: u64) -> u64 {
+    let (x, y) = (d(a), d(b));
+    match op {
+        BinaryOp::Add => (x + y).to_bits(),
+        BinaryOp::Sub => (x - y).to_bits(),
+        BinaryOp::Mul => (x * y).to_bits(),
+        BinaryOp::Div => (x / y).to_bits(),
+        BinaryOp::Min => x.min(y).to_bits(),
+        BinaryOp::Max => x.max(y).to_bits(),
+        BinaryOp::CopySign => (a & !(1 << 63)) | (b & (1 << 63)),
+        // The verifier allows no other operator on f64.
+        _ => 0,
+    }
+}
+
 /// A unary operation (types as the verifier allows them).
 pub(crate) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
+    if ty == ScalarType::F64 {
+        return unary_f64(op, a);
+    }
     match op {
         UnaryOp::Not if ty == ScalarType::Bool => (a ^ 1) & 1,
         UnaryOp::Not => truncate(ty, !a),
@@ -74,13 +116,19 @@ fn nearest(op: UnaryOp, x: f32) -> f32 {
     exact as f32
 }
 
-/// `a * b + c` on `f32` bits with one rounding (IEEE `fusedMultiplyAdd`).
-pub(crate) fn mul_add(a: u64, b: u64, c: u64) -> u64 {
+/// `a * b + c` on `f32` (or `f64`) bits with one rounding (IEEE `fusedMultiplyAdd`).
+pub(crate) fn mul_add(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
+    if ty == ScalarType::F64 {
+        return d(a).mul_add(d(b), d(c)).to_bits();
+    }
     fb(f(a).mul_add(f(b), f(c)))
 }
 
 /// A binary operation on operands of type `ty` (shifts: `b` is the `u32` amount).
 pub(crate) fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
+    if ty == ScalarType::F64 {
+        return binary_f64(op, a, b);
+    }
     if ty == ScalarType::F32 {
         let (x, y) = (f(a), f(b));
         return match op {
@@ -140,6 +188,8 @@ pub(crate) fn mul_wide(signed: bool, a: u64, b: u64) -> u64 {
 pub(crate) fn compare(op: CmpOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     let ord = if ty == ScalarType::F32 {
         f(a).partial_cmp(&f(b))
+    } else if ty == ScalarType::F64 {
+        d(a).partial_cmp(&d(b))
     } else if ty.is_signed() {
         Some(sext(ty, a).cmp(&sext(ty, b)))
     } else {
@@ -165,6 +215,14 @@ pub(crate) fn cast(kind: CastKind, from: ScalarType, to: ScalarType, a: u64) -> 
         CastKind::ZeroExtend | CastKind::Bitcast => a,
         CastKind::SignExtend => truncate(to, sext(from, a) as u64),
         CastKind::Truncate => truncate(to, a),
+        CastKind::IntToFloat if to == ScalarType::F64 => {
+            let x = if from.is_signed() {
+                sext(from, a) as f64
+            } else {
+                truncate(from, a) as f64
+            };
+            x.to_bits()
+        }
         CastKind::IntToFloat => {
             let x = if from.is_signed() {
                 sext(from, a) as f32
@@ -173,19 +231,24 @@ pub(crate) fn cast(kind: CastKind, from: ScalarType, to: ScalarType, a: u64) -> 
             };
             u64::from(x.to_bits())
         }
-        CastKind::FloatToInt => {
-            let x = f32::from_bits(a as u32);
-            match to {
-                ScalarType::U8 => u64::from(x as u8),
-                ScalarType::U16 => u64::from(x as u16),
-                ScalarType::U32 => u64::from(x as u32),
-                ScalarType::U64 => x as u64,
-                ScalarType::I32 => u64::from(x as i32 as u32),
-                ScalarType::I64 => x as i64 as u64,
-                // The verifier admits only integer targets.
-                ScalarType::Bool | ScalarType::F32 => 0,
-            }
-        }
+        CastKind::FloatToInt if from == ScalarType::F64 => float_to_int(d(a), to),
+        CastKind::FloatToInt => float_to_int(f64::from(f32::from_bits(a as u32)), to),
+        CastKind::FloatConvert => crate::ptx::float_convert(from, to, a),
+    }
+}
+
+/// A float (an `f32` widened exactly, or an `f64`) to an integer as Rust's `as`: truncated,
+/// saturated, NaN → 0.
+fn float_to_int(x: f64, to: ScalarType) -> u64 {
+    match to {
+        ScalarType::U8 => u64::from(x as u8),
+        ScalarType::U16 => u64::from(x as u16),
+        ScalarType::U32 => u64::from(x as u32),
+        ScalarType::U64 => x as u64,
+        ScalarType::I32 => u64::from(x as i32 as u32),
+        ScalarType::I64 => x as i64 as u64,
+        // The verifier admits only integer targets.
+        _ => 0,
     }
 }
 

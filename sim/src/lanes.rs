@@ -187,12 +187,14 @@ impl BlockRun<'_> {
                     out[l] = eval::mul_wide(signed, a[l], b[l]);
                 }
             }
-            Op::MulAdd(a, b, c) => {
+            Op::MulAdd(ty, a, b, c) => {
                 let (a, b, c) = (warp.reg(a), warp.reg(b), warp.reg(c));
                 for l in lanes(active) {
-                    out[l] = eval::mul_add(a[l], b[l], c[l]);
+                    out[l] = eval::mul_add(ty, a[l], b[l], c[l]);
                 }
-                self.count_f32_special(active, &[a, b, c, &out]);
+                if ty == ScalarType::F32 {
+                    self.count_f32_special(active, &[a, b, c, &out]);
+                }
             }
             Op::Compare(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));

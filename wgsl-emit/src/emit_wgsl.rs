@@ -44,9 +44,11 @@ pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
     Ok(layout)
 }
 
-/// warpforge's barrier rule (naga 30 does not enforce it): every barrier and warp collective reached by
+/// The types WGSL lacks, then warpforge's barrier rule (naga 30 does not enforce it): every barrier and warp collective reached by
 /// the whole workgroup.
 pub(crate) fn check_sync(kernel: &Verified<'_>) -> Result<(), WgslError> {
+    // First what WGSL cannot hold at all.
+    crate::unsupported::check_types(kernel)?;
     warpforge_analysis::check_block_uniform_sync(kernel).map_err(|detail| {
         WgslError::DivergentSync {
             kernel: kernel.name.clone(),

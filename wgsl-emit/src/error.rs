@@ -23,6 +23,15 @@ pub enum WgslError {
         /// The generated WGSL (possibly empty if not even a relaxed module could be written).
         source: String,
     },
+    /// The kernel uses a type WGSL does not have (`f64`): refused before lowering, naming where.
+    Unsupported {
+        /// The kernel.
+        kernel: String,
+        /// The parameter, shared array or statement (path and Rust position) that holds the type.
+        place: String,
+        /// The type and the capability it would need.
+        what: String,
+    },
     /// naga's WGSL writer failed.
     Writer {
         /// The kernel.
@@ -46,6 +55,9 @@ impl fmt::Display for WgslError {
                 f,
                 "kernel `{kernel}`, {detail}; on WebGPU every barrier and warp collective must be reached by the whole workgroup (use one warp per block for warp-divergent code)"
             ),
+            WgslError::Unsupported { kernel, place, what } => {
+                write!(f, "kernel `{kernel}`, {place}: {what}")
+            }
             WgslError::Writer { kernel, message } => write!(f, "kernel `{kernel}`: WGSL writer failed: {message}"),
         }
     }

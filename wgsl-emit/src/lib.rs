@@ -50,6 +50,7 @@
 
 mod emit_wgsl;
 mod error;
+mod unsupported;
 pub mod layout;
 mod lower;
 pub mod targets;

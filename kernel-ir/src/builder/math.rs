@@ -93,16 +93,17 @@ const LN1P_ATANH: [f32; 7] = [
 /// and `ln(1 + x)`.
 const SMALL_ARGUMENT: f32 = 0.35;
 
-/// `Val<T: Float>` as the `f32` it is (`Float` is implemented by `F32` alone).
-fn f32_of<T: Float>(x: Val<T>) -> Val<F32> {
-    Val::new(x.value())
-}
-
-fn as_t<T: Float>(x: Val<F32>) -> Val<T> {
-    Val::new(x.value())
-}
-
 impl KernelBuilder {
+    /// `x` as an `f32` (a half widened exactly).
+    fn f32_of<T: Transcendental>(&mut self, x: Val<T>) -> Val<F32> {
+        Val::new(self.convert_value(x.value(), T::TYPE, F32::TYPE))
+    }
+
+    /// An `f32` result as `T` (rounded once to a half).
+    fn as_t<T: Transcendental>(&mut self, x: Val<F32>) -> Val<T> {
+        Val::new(self.convert_value(x.value(), F32::TYPE, T::TYPE))
+    }
+
     /// `x * 2^k` for an integral `k` in [-252, 254] (an `f32` holding an integer): two exact
     /// multiplications by powers of two built from their bits, so a subnormal result is rounded once
     /// and an overflow is infinite.
@@ -134,21 +135,22 @@ impl KernelBuilder {
     /// `2^r`, then the exact scaling by `2^k`. A NaN stays NaN (it is carried by `r`), ±∞ give ∞ and
     /// +0.
     #[must_use]
-    pub fn exp2<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn exp2<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let clamped = self.clamp_f32(x, -252.0, 254.0);
         let k = self.round_even(clamped);
         let r = self.sub(x, k);
         let e = self.raw_exp2(r);
-        as_t(self.scale_by_pow2(e, k))
+        let out = self.scale_by_pow2(e, k);
+        self.as_t(out)
     }
 
     /// `e^x` (Rust's `exp`): `k = round(x·log2 e)`, `r = x - k·ln 2` by Cody–Waite with two fused
     /// steps (`|r| ≤ 0.35`, error far below an ulp), the target's `2^(r·log2 e)`, then the exact
     /// scaling by `2^k`.
     #[must_use]
-    pub fn exp<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn exp<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let log2e = self.f32(LOG2_E);
         let t = self.mul(x, log2e);
         let t = self.clamp_f32(t, -252.0, 254.0);
@@ -158,15 +160,18 @@ impl KernelBuilder {
         let r = self.mul_add(k, lo, r);
         let r = self.mul(r, log2e);
         let e = self.raw_exp2(r);
-        as_t(self.scale_by_pow2(e, k))
+        let out = self.scale_by_pow2(e, k);
+        self.as_t(out)
     }
 
     /// `ln x` (Rust's `ln`): the target's `log2 x` times `ln 2`.
     #[must_use]
-    pub fn ln<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let l = self.log2(f32_of(x));
+    pub fn ln<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let wide = self.f32_of(x);
+        let l = self.log2(wide);
         let ln2 = self.f32(LN_2);
-        as_t(self.mul(l, ln2))
+        let out = self.mul(l, ln2);
+        self.as_t(out)
     }
 
     /// `x - k·2π` with `k` the integer nearest `x / 2π`, in three fused steps: within
@@ -186,24 +191,28 @@ impl KernelBuilder {
     /// `sin x` (Rust's `sin`): reduced to about [-π, π], then the target's `sin`. Bounded for
     /// `|x| ≤ 2^16`; beyond, no bound is stated. ±∞ and NaN give NaN.
     #[must_use]
-    pub fn sin<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let r = self.reduce_2pi(f32_of(x));
-        as_t(self.raw_sin(r))
+    pub fn sin<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let wide = self.f32_of(x);
+        let r = self.reduce_2pi(wide);
+        let out = self.raw_sin(r);
+        self.as_t(out)
     }
 
     /// `cos x` (Rust's `cos`), as [`KernelBuilder::sin`].
     #[must_use]
-    pub fn cos<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let r = self.reduce_2pi(f32_of(x));
-        as_t(self.raw_cos(r))
+    pub fn cos<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let wide = self.f32_of(x);
+        let r = self.reduce_2pi(wide);
+        let out = self.raw_cos(r);
+        self.as_t(out)
     }
 
     /// `tanh x` (Rust's `tanh`): Cephes' odd polynomial for `|x| < 0.625` (exact arithmetic, so
     /// the same bits on the simulators and PTX), `±(1 - 2 / (e^2|x| + 1))` from there (1 once
     /// `e^2|x|` overflows). ±0 keep their sign; NaN stays NaN.
     #[must_use]
-    pub fn tanh<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn tanh<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let a = self.abs(x);
         let z = self.mul(x, x);
         let mut p = self.f32(TANH_POLY[0]);
@@ -223,7 +232,8 @@ impl KernelBuilder {
         let big = self.copysign(big, x);
         let limit = self.f32(TANH_SMALL);
         let is_small = self.lt(a, limit);
-        as_t(self.select(is_small, small, big))
+        let out = self.select(is_small, small, big);
+        self.as_t(out)
     }
 
     /// `x^y` (Rust's `powf`, IEEE `pow`): `2^(y·log2|x|)` with the sign of `x` when `y` is an odd
@@ -231,8 +241,8 @@ impl KernelBuilder {
     /// or `x` is -1 and `y` infinite. The error grows with `|y·log2 x|` (the exponent's rounding):
     /// see docs/kernels.md.
     #[must_use]
-    pub fn powf<T: Float>(&mut self, x: Val<T>, y: Val<T>) -> Val<T> {
-        let (x, y) = (f32_of(x), f32_of(y));
+    pub fn powf<T: Transcendental>(&mut self, x: Val<T>, y: Val<T>) -> Val<T> {
+        let (x, y) = (self.f32_of(x), self.f32_of(y));
         let ax = self.abs(x);
         let l = self.log2(ax);
         let yl = self.mul(y, l);
@@ -268,7 +278,8 @@ impl KernelBuilder {
         let unit = self.and(x_minus_one, y_inf);
         let ones = self.or(y_zero, x_one);
         let ones = self.or(ones, unit);
-        as_t(self.select(ones, one, r))
+        let out = self.select(ones, one, r);
+        self.as_t(out)
     }
 
     /// The error function `erf x`: its Taylor series for `|x| < 0.5` (so small arguments keep their
@@ -276,8 +287,8 @@ impl KernelBuilder {
     /// `1 - (a1·t + … + a5·t^5)·e^(-x²)` with `t = 1 / (1 + p·|x|)`, given the sign of `x`. Absolute
     /// error about 1.5e-7 plus the evaluation's roundings; ±0 keep their sign, NaN stays NaN.
     #[must_use]
-    pub fn erf<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn erf<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let a = self.abs(x);
         let z = self.mul(x, x);
         let mut s = self.f32(ERF_TAYLOR[ERF_TAYLOR.len() - 1]);
@@ -302,22 +313,25 @@ impl KernelBuilder {
         let big = self.copysign(big, x);
         let half = self.f32(0.5);
         let is_small = self.lt(a, half);
-        as_t(self.select(is_small, small, big))
+        let out = self.select(is_small, small, big);
+        self.as_t(out)
     }
 
     /// `log10 x` (Rust's `log10`): the target's `log2 x` times `log10 2`.
     #[must_use]
-    pub fn log10<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let l = self.log2(f32_of(x));
+    pub fn log10<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let wide = self.f32_of(x);
+        let l = self.log2(wide);
         let c = self.f32(LOG10_2);
-        as_t(self.mul(l, c))
+        let out = self.mul(l, c);
+        self.as_t(out)
     }
 
     /// `e^x - 1` (Rust's `exp_m1`), accurate near 0: its Taylor series (exact operations) for
     /// `|x| < 0.35`, `exp(x) - 1` from there (at most 3.4 times `exp`'s relative error).
     #[must_use]
-    pub fn exp_m1<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn exp_m1<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let mut p = self.f32(EXPM1_TAYLOR[EXPM1_TAYLOR.len() - 1]);
         for c in EXPM1_TAYLOR[..EXPM1_TAYLOR.len() - 1].iter().rev() {
             let c = self.f32(*c);
@@ -331,14 +345,15 @@ impl KernelBuilder {
         let a = self.abs(x);
         let limit = self.f32(SMALL_ARGUMENT);
         let is_small = self.lt(a, limit);
-        as_t(self.select(is_small, small, big))
+        let out = self.select(is_small, small, big);
+        self.as_t(out)
     }
 
     /// `ln(1 + x)` (Rust's `ln_1p`), accurate near 0: `2·atanh(s)` with `s = x / (2 + x)` as an odd
     /// series for `|x| < 0.35`, `ln(1 + x)` from there.
     #[must_use]
-    pub fn ln_1p<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn ln_1p<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let two = self.f32(2.0);
         let d = self.add(two, x);
         let s = self.div(x, d);
@@ -355,14 +370,15 @@ impl KernelBuilder {
         let a = self.abs(x);
         let limit = self.f32(SMALL_ARGUMENT);
         let is_small = self.lt(a, limit);
-        as_t(self.select(is_small, small, big))
+        let out = self.select(is_small, small, big);
+        self.as_t(out)
     }
 
     /// `x` rounded to the nearest integer, ties away from zero (Rust's `round`): exact on every
     /// backend (`trunc`, an exact subtraction, a comparison and one exact addition).
     #[must_use]
-    pub fn round<T: Float>(&mut self, x: Val<T>) -> Val<T> {
-        let x = f32_of(x);
+    pub fn round<T: Transcendental>(&mut self, x: Val<T>) -> Val<T> {
+        let x = self.f32_of(x);
         let t = self.ftrunc(x);
         let d = self.sub(x, t);
         let d = self.abs(d);
@@ -371,6 +387,7 @@ impl KernelBuilder {
         let (one, zero) = (self.f32(1.0), self.f32(0.0));
         let step = self.select(up, one, zero);
         let step = self.copysign(step, x);
-        as_t(self.add(t, step))
+        let out = self.add(t, step);
+        self.as_t(out)
     }
 }

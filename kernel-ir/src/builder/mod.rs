@@ -23,6 +23,7 @@
 //! assert!(kernel.to_string().contains("store global data[%0], %5"));
 //! ```
 
+mod half;
 mod math;
 mod memory;
 mod ops;
@@ -232,6 +233,13 @@ impl KernelBuilder {
     #[must_use]
     pub fn lit<T: ScalarKind>(&mut self, value: T::Rust) -> Val<T> {
         self.bind(Expr::Literal(T::literal(value)))
+    }
+
+    /// A float constant of any float type from a Rust literal's digits (what `#[kernel]` emits for an
+    /// unsuffixed float literal, so that it also works in a kernel generic over `F: Float`).
+    #[must_use]
+    pub fn float_lit<T: Float>(&mut self, text: &str) -> Val<T> {
+        self.bind(Expr::Literal(T::literal_from_text(text)))
     }
 
     /// A `u32` constant.

@@ -4,13 +4,16 @@
 use super::typed::*;
 use super::KernelBuilder;
 use crate::expr::{BinaryOp, CastKind, CmpOp, Expr, UnaryOp};
+use crate::kernel::Value;
 
+// On `f16`/`bf16` operands each operation is computed in `f32` and rounded once (`super::half`).
 macro_rules! binary {
     ($($(#[$doc:meta])* $name:ident: $bound:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         #[must_use]
         pub fn $name<T: $bound>(&mut self, a: Val<T>, b: Val<T>) -> Val<T> {
-            self.bind(Expr::Binary(BinaryOp::$op, a.value(), b.value()))
+            let op = |v: &[Value]| Expr::Binary(BinaryOp::$op, v[0], v[1]);
+            self.in_f32::<T, T>(&[a.value(), b.value()], op)
         }
     )*};
 }
@@ -20,7 +23,8 @@ macro_rules! compare {
         $(#[$doc])*
         #[must_use]
         pub fn $name<T: Numeric>(&mut self, a: Val<T>, b: Val<T>) -> Val<Bool> {
-            self.bind(Expr::Compare(CmpOp::$op, a.value(), b.value()))
+            let op = |v: &[Value]| Expr::Compare(CmpOp::$op, v[0], v[1]);
+            self.in_f32::<T, Bool>(&[a.value(), b.value()], op)
         }
     )*};
 }
@@ -30,7 +34,8 @@ macro_rules! unary {
         $(#[$doc])*
         #[must_use]
         pub fn $name<T: $bound>(&mut self, a: Val<T>) -> Val<$out> {
-            self.bind(Expr::Unary(UnaryOp::$op, a.value()))
+            let op = |v: &[Value]| Expr::Unary(UnaryOp::$op, v[0]);
+            self.in_f32::<T, $out>(&[a.value()], op)
         }
     )*};
 }
@@ -81,7 +86,7 @@ impl KernelBuilder {
     unary! {
         /// Bitwise (or logical) not.
         not: Bitwise -> T => Not;
-        /// Negation.
+        /// Negation (of a half: its sign bit flipped, NaNs too, as Rust's `-`).
         neg: Negatable -> T => Neg;
         /// Number of set bits.
         popcount: Word -> U32 => PopCount;
@@ -91,7 +96,7 @@ impl KernelBuilder {
         brev: Word -> T => BitReverse;
         /// Index of the lowest set bit, `0xffff_ffff` for zero.
         ffs: Word -> U32 => FindFirstSet;
-        /// Absolute value (wrapping on integers; the sign bit cleared on `f32`).
+        /// Absolute value (wrapping on integers; the sign bit cleared on floats).
         abs: Negatable -> T => Abs;
         /// `f32` rounded down to an integer.
         floor: Float -> T => Floor;
@@ -110,24 +115,26 @@ impl KernelBuilder {
         /// `1 / x` (correctly rounded where the backend's division is: see `UnaryOp::Recip`).
         recip: Float -> T => Recip;
         /// `1 / sqrt(x)`, within the backend's bound (`UnaryOp::Rsqrt`).
-        rsqrt: Float -> T => Rsqrt;
+        rsqrt: Transcendental -> T => Rsqrt;
         /// `log2(x)`, within the backend's bound (`UnaryOp::Log2`).
-        log2: Float -> T => Log2;
+        log2: Transcendental -> T => Log2;
         /// The target's `2^x` without argument reduction (`UnaryOp::Exp2`); [`KernelBuilder::exp2`]
         /// is what kernels call.
-        raw_exp2: Float -> T => Exp2;
+        raw_exp2: Transcendental -> T => Exp2;
         /// The target's `sin(x)` without argument reduction (`UnaryOp::Sin`); [`KernelBuilder::sin`]
         /// is what kernels call.
-        raw_sin: Float -> T => Sin;
+        raw_sin: Transcendental -> T => Sin;
         /// The target's `cos(x)` without argument reduction (`UnaryOp::Cos`); [`KernelBuilder::cos`]
         /// is what kernels call.
-        raw_cos: Float -> T => Cos;
+        raw_cos: Transcendental -> T => Cos;
     }
 
-    /// `a * b + c` with one rounding (Rust's `mul_add`; WGSL's may be unfused: `Expr::MulAdd`).
+    /// `a * b + c` with one rounding (Rust's `mul_add`; WGSL's may be unfused: `Expr::MulAdd`). On
+    /// halves: fused in `f32`, then rounded to the half (two roundings, documented).
     #[must_use]
     pub fn mul_add<T: Float>(&mut self, a: Val<T>, b: Val<T>, c: Val<T>) -> Val<T> {
-        self.bind(Expr::MulAdd(a.value(), b.value(), c.value()))
+        let op = |v: &[Value]| Expr::MulAdd(v[0], v[1], v[2]);
+        self.in_f32::<T, T>(&[a.value(), b.value(), c.value()], op)
     }
 
     /// `a << amount` (amount modulo the width).
@@ -186,15 +193,22 @@ impl KernelBuilder {
         self.cast(CastKind::Bitcast, a)
     }
 
-    /// An integer as the nearest `f32`, ties to even (Rust's `as f32`).
+    /// An integer as the nearest `f32` or `f64`, ties to even (Rust's `as f32`).
     #[must_use]
-    pub fn int_to_float<From: Int>(&mut self, a: Val<From>) -> Val<F32> {
+    pub fn int_to_float<To: Wide, From: Int>(&mut self, a: Val<From>) -> Val<To> {
         self.cast(CastKind::IntToFloat, a)
     }
 
-    /// An `f32` as an integer: truncated toward zero, saturated, NaN → 0 (Rust's `as`).
+    /// An `f32` or `f64` as an integer: truncated toward zero, saturated, NaN → 0 (Rust's `as`).
     #[must_use]
-    pub fn float_to_int<To: Int>(&mut self, a: Val<F32>) -> Val<To> {
+    pub fn float_to_int<To: Int, From: Wide>(&mut self, a: Val<From>) -> Val<To> {
         self.cast(CastKind::FloatToInt, a)
+    }
+
+    /// One float type as another: exact when widening, rounded to nearest even when narrowing
+    /// (Rust's `as`; `CastKind::FloatConvert`).
+    #[must_use]
+    pub fn float_convert<To: Float, From: Float>(&mut self, a: Val<From>) -> Val<To> {
+        self.cast(CastKind::FloatConvert, a)
     }
 }

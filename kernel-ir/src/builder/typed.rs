@@ -3,6 +3,7 @@
 
 use std::marker::PhantomData;
 
+use crate::__macro::{CastFrom, CastTo};
 use crate::kernel::{LocalId, ParamId, SharedId, Value};
 use crate::stmt::{Mask, MemRef};
 use crate::types::{Literal, ScalarType};
@@ -17,12 +18,14 @@ pub trait ScalarKind: 'static {
     fn literal(value: Self::Rust) -> Literal;
 }
 
+// The kinds of the Rust primitive types are those types themselves (`F32` is `f32`), so a generic
+// kernel is instantiated as `k::<f32>()`. Rust has no stable `f16`/`bf16`: their kinds are marker types
+// (also exported as `warpforge_ir::{f16, bf16}`), whose constants are given as `f32` or `f64`.
 macro_rules! kinds {
     ($($(#[$doc:meta])* $name:ident = $ty:ident, $rust:ty, $lit:expr;)*) => {$(
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug)]
-        pub enum $name {}
-        impl ScalarKind for $name {
+        pub type $name = $rust;
+        impl ScalarKind for $rust {
             const TYPE: ScalarType = ScalarType::$ty;
             type Rust = $rust;
             fn literal(value: $rust) -> Literal {
@@ -49,6 +52,30 @@ kinds! {
     I64 = I64, i64, Literal::I64;
     /// `f32`
     F32 = F32, f32, Literal::f32;
+    /// `f64`
+    F64 = F64, f64, Literal::f64;
+}
+
+macro_rules! half_kinds {
+    ($($(#[$doc:meta])* $name:ident = $ty:ident, $lit:expr;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub enum $name {}
+        impl ScalarKind for $name {
+            const TYPE: ScalarType = ScalarType::$ty;
+            type Rust = f32;
+            fn literal(value: f32) -> Literal {
+                ($lit)(f64::from(value))
+            }
+        }
+    )*};
+}
+
+half_kinds! {
+    /// `f16` (IEEE binary16): stored as 16 bits, computed on in `f32` and rounded once per operation.
+    F16 = F16, Literal::f16;
+    /// `bf16` (bfloat16): stored as 16 bits, computed on in `f32` and rounded once per operation.
+    BF16 = BF16, Literal::bf16;
 }
 
 // Each marker trait carries the message rustc prints when a kind lacks it, so a misuse in the builder
@@ -67,25 +94,102 @@ marker!(/// Integers.
 marker!(/// Unsigned integers.
     Unsigned: U8, U16, U32, U64;
     "`%` (remainder) is defined on unsigned integers in the IR, not on `{Self}`");
-marker!(/// Types with add, sub, mul, min, max and comparisons: integers and `f32`.
-    Numeric: U8, U16, U32, U64, I32, I64, F32;
-    "`{Self}` has no arithmetic or ordering in the IR (integers and f32 have)");
-marker!(/// Types with division: unsigned integers and `f32`.
-    Divisible: U8, U16, U32, U64, F32;
-    "`/` is defined on unsigned integers and f32 in the IR, not on `{Self}`");
+marker!(/// Types with add, sub, mul, min, max and comparisons: integers and floats.
+    Numeric: U8, U16, U32, U64, I32, I64, F32, F64, F16, BF16;
+    "`{Self}` has no arithmetic or ordering in the IR (integers and floats have)");
+marker!(/// Types with division: unsigned integers and floats.
+    Divisible: U8, U16, U32, U64, F32, F64, F16, BF16;
+    "`/` is defined on unsigned integers and floats in the IR, not on `{Self}`");
 marker!(/// Types with a high-half multiply.
     MulHigh: U32, U64, I32, I64; "`mul_hi` takes u32, u64, i32 or i64, not `{Self}`");
 marker!(/// Types with negation.
-    Negatable: I32, I64, F32; "`-` negates i32, i64 and f32, not `{Self}`");
-marker!(/// Floating-point types.
-    Float: F32; "`{Self}` is not a floating-point type (f32 is)");
+    Negatable: I32, I64, F32, F64, F16, BF16; "`-` negates i32, i64 and floats, not `{Self}`");
+
+/// Floating-point types: `f16`, `bf16`, `f32`, `f64`. The bound of a generic kernel's element type
+/// (`fn k<F: Float>(x: &[F])`, instantiated as `k::<f32>()`): arithmetic, comparisons, the exact
+/// functions (`sqrt`, `floor`, `mul_add`, …) and `as` to and from every float and integer type
+/// (integers into a half only from `u8`/`u16`, which `f32` holds exactly).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a floating-point type (f16, bf16, f32 and f64 are)"
+)]
+pub trait Float:
+    Numeric
+    + Divisible
+    + Negatable
+    + Storable
+    + CastTo<U8>
+    + CastTo<U16>
+    + CastTo<U32>
+    + CastTo<U64>
+    + CastTo<I32>
+    + CastTo<I64>
+    + CastTo<F32>
+    + CastTo<F64>
+    + CastTo<F16>
+    + CastTo<BF16>
+    + CastFrom<U8>
+    + CastFrom<U16>
+    + CastFrom<F32>
+    + CastFrom<F64>
+    + CastFrom<F16>
+    + CastFrom<BF16>
+{
+    /// The constant a Rust float literal's digits (`"0.1"`, `"-2.5e3"`) denote in this type: the
+    /// nearest value, ties to even (halves round from the nearest `f64`).
+    fn literal_from_text(text: &str) -> Literal;
+}
+
+fn parse_f64(text: &str) -> f64 {
+    text.parse()
+        .unwrap_or_else(|_| panic!("`{text}` is not a float literal"))
+}
+
+impl Float for F32 {
+    fn literal_from_text(text: &str) -> Literal {
+        Literal::f32(
+            text.parse()
+                .unwrap_or_else(|_| panic!("`{text}` is not a float literal")),
+        )
+    }
+}
+impl Float for F64 {
+    fn literal_from_text(text: &str) -> Literal {
+        Literal::f64(parse_f64(text))
+    }
+}
+impl Float for F16 {
+    fn literal_from_text(text: &str) -> Literal {
+        Literal::f16(parse_f64(text))
+    }
+}
+impl Float for BF16 {
+    fn literal_from_text(text: &str) -> Literal {
+        Literal::bf16(parse_f64(text))
+    }
+}
+
+marker!(/// The float types the IR computes on directly (`f32`, `f64`): integer conversions' ends.
+    Wide: F32, F64; "`{Self}` is not f32 or f64 (the IR's integer conversions go to and from those)");
+
+/// Floats with the transcendental functions (`exp`, `ln`, `sin`, `tanh`, `powf`, …): `f32`, and
+/// `f16`/`bf16` computed in `f32` and rounded once. Not `f64`: the targets' approximate
+/// instructions are `f32` only and the IR has no `f64` polynomials.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no transcendental functions in the IR: f32 has them, and f16/bf16 through f32",
+    note = "the targets' approximate instructions are f32 only: convert an f64 or an integer with `as f32`"
+)]
+pub trait Transcendental: Float {}
+impl Transcendental for F32 {}
+impl Transcendental for F16 {}
+impl Transcendental for BF16 {}
+
 marker!(/// Types with bitwise and, or, xor, not: integers and `bool`.
     Bitwise: Bool, U8, U16, U32, U64, I32, I64;
     "`{Self}` has no bitwise operators (integers and bool have)");
 marker!(/// Types with popcount, count-leading-zeros, bit-reverse and find-first-set.
     Word: U32, U64; "bit counting and reversal take u32 or u64, not `{Self}`");
 marker!(/// Types that can live in memory (everything but `bool`).
-    Storable: U8, U16, U32, U64, I32, I64, F32; "`{Self}` cannot be stored in memory");
+    Storable: U8, U16, U32, U64, I32, I64, F32, F64, F16, BF16; "`{Self}` cannot be stored in memory");
 marker!(/// Types that can be element indices.
     IndexKind: U32, U64; "an element index must be u32 or u64, not `{Self}`");
 marker!(/// Element types of `atomic_add`.

@@ -149,8 +149,12 @@ impl Gen<'_> {
             }
             T::U32 => v,
             T::I32 | T::F32 => self.value(T::U32, Expr::Cast(CastKind::Bitcast, v, T::U32), out),
-            T::U64 | T::I64 => {
-                let wide = if ty == T::I64 {
+            T::F16 | T::BF16 => {
+                let half = self.value(T::U16, Expr::Cast(CastKind::Bitcast, v, T::U16), out);
+                self.value(T::U32, Expr::Cast(CastKind::ZeroExtend, half, T::U32), out)
+            }
+            T::U64 | T::I64 | T::F64 => {
+                let wide = if ty != T::U64 {
                     self.value(T::U64, Expr::Cast(CastKind::Bitcast, v, T::U64), out)
                 } else {
                     v

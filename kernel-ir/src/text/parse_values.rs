@@ -219,20 +219,36 @@ impl Parser {
                 self.next();
                 Ok(Literal::Bool(word == kw::TRUE))
             }
-            (ScalarType::F32, Tok::Ident(word)) if word == kw::BITS => {
+            (t, Tok::Ident(word)) if t.is_float() && word == kw::BITS => {
                 self.next();
                 self.expect_punct('(')?;
-                let bits: u32 = self.number("f32 bits")?;
+                let what = format!("{t} bits");
+                let bits: u64 = self.number(&what)?;
                 self.expect_punct(')')?;
-                Ok(Literal::F32Bits(bits))
-            }
-            (ScalarType::F32, Tok::Number(text)) => match text.parse::<f32>() {
-                Ok(v) if v.is_finite() => {
-                    self.next();
-                    Ok(Literal::f32(v))
+                if t.bits() < 64 && bits >> t.bits() != 0 {
+                    return self.err(format!("{bits:#x} does not fit in the {} bits of {t}", t.bits()));
                 }
-                _ => bad(self, &text),
-            },
+                Ok(Literal::from_bits(t, bits))
+            }
+            (t, Tok::Number(text)) if t.is_float() => {
+                // Finite values only (infinities and NaNs are written as their bits); halves round
+                // from f64 to nearest even, as `Literal::f16` does.
+                let lit = match t {
+                    ScalarType::F32 => text.parse::<f32>().ok().filter(|v| v.is_finite()).map(Literal::f32),
+                    _ => text.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| match t {
+                        ScalarType::F16 => Literal::f16(v),
+                        ScalarType::BF16 => Literal::bf16(v),
+                        _ => Literal::f64(v),
+                    }),
+                };
+                match lit {
+                    Some(lit) if float_finite(lit) => {
+                        self.next();
+                        Ok(lit)
+                    }
+                    _ => bad(self, &text),
+                }
+            }
             (t, Tok::Number(text)) if t.is_integer() => {
                 let fits = parse_int(&text).and_then(|n| {
                     let (lo, hi) = int_range(t);
@@ -251,6 +267,15 @@ impl Parser {
                 other.describe()
             )),
         }
+    }
+}
+
+/// Whether a float literal is finite (a decimal past a half's range rounds to infinity).
+fn float_finite(lit: Literal) -> bool {
+    match lit {
+        Literal::F16Bits(b) => b & 0x7c00 != 0x7c00,
+        Literal::BF16Bits(b) => b & 0x7f80 != 0x7f80,
+        _ => true,
     }
 }
 

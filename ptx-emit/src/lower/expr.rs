@@ -7,7 +7,9 @@ use warpforge_ir::{
     BinaryOp, CastKind, CmpOp, Expr, Literal, ParamKind, ScalarType, Special, UnaryOp, Value,
 };
 
-use super::{mov_op, param_symbol, Lowerer, B32, B64, F32, PRED, S16, S32, S64, S8, U32, U64};
+use super::{
+    mov_op, param_symbol, Lowerer, B32, B64, F32, F64, PRED, S16, S32, S64, S8, U32, U64,
+};
 use crate::ast::Operand;
 use crate::isa::{Dim, Modifier as M, Opcode as O, SpecialReg, WARP_SZ};
 use crate::regs::{Reg, RegClass};
@@ -15,21 +17,35 @@ use crate::regs::{Reg, RegClass};
 /// The arithmetic type suffix of `t` (8/16-bit values compute as `u32`).
 pub(super) fn arith(t: ScalarType) -> M {
     match t {
-        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => U32,
+        // Halves are bits in a b32 register: only moved, selected and converted.
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::F16 | ScalarType::BF16 => {
+            U32
+        }
         ScalarType::I32 => S32,
         ScalarType::U64 => U64,
         ScalarType::I64 => S64,
         ScalarType::F32 => F32,
+        ScalarType::F64 => F64,
         ScalarType::Bool => PRED,
     }
 }
 
+/// The sign bit of a float type's register (`f32`, `f64`).
+fn sign_bit(t: ScalarType) -> u64 {
+    if t == ScalarType::F64 {
+        1 << 63
+    } else {
+        0x8000_0000
+    }
+}
+
 /// The bit type suffix of `t`.
-fn bits(t: ScalarType) -> M {
+pub(super) fn bits(t: ScalarType) -> M {
     match RegClass::of(t) {
         RegClass::Pred => PRED,
-        RegClass::B64 => B64,
+        RegClass::B64 | RegClass::F64 => B64,
         RegClass::B32 | RegClass::F32 => B32,
+        RegClass::B16 => super::B16,
     }
 }
 
@@ -42,7 +58,7 @@ pub(super) fn narrow_mask(t: ScalarType) -> Option<i64> {
     }
 }
 
-fn imm(bits: u64) -> Operand {
+pub(super) fn imm(bits: u64) -> Operand {
     if bits < 0x1_0000 {
         Operand::Imm(bits as i64)
     } else {
@@ -70,6 +86,7 @@ impl Lowerer<'_> {
                 let src = match lit {
                     Literal::Bool(b) => Operand::Imm(i64::from(b)),
                     Literal::F32Bits(b) => Operand::F32(b),
+                    Literal::F64Bits(b) => Operand::F64(b),
                     other => imm(other.to_bits()),
                 };
                 self.inst(mov_op(dst.class), vec![Operand::Reg(dst), src]);
@@ -99,12 +116,12 @@ impl Lowerer<'_> {
             Expr::MulAdd(a, b, c) => {
                 let (a, b, c) = (self.op(a), self.op(b), self.op(c));
                 let dst = self.def(value);
-                self.inst((O::Fma, &[M::Rn, F32]), vec![Operand::Reg(dst), a, b, c]);
+                self.inst((O::Fma, &[M::Rn, arith(t)]), vec![Operand::Reg(dst), a, b, c]);
             }
             Expr::Compare(op, a, b) => {
                 let operand_t = self.ty(a);
                 let cmp = match (op, operand_t) {
-                    (CmpOp::Ne, ScalarType::F32) => M::Neu, // true when either is NaN, like Rust's `!=`
+                    (CmpOp::Ne, ScalarType::F32 | ScalarType::F64) => M::Neu, // true when either is NaN, like Rust's `!=`
                     (CmpOp::Eq, _) => M::Eq,
                     (CmpOp::Ne, _) => M::Ne,
                     (CmpOp::Lt, _) => M::Lt,
@@ -130,7 +147,11 @@ impl Lowerer<'_> {
                     self.guarded(c, false, (O::Mov, &[PRED]), vec![Operand::Reg(dst), a]);
                     self.guarded(c, true, (O::Mov, &[PRED]), vec![Operand::Reg(dst), b]);
                 } else {
-                    let ty = if t == ScalarType::F32 { F32 } else { bits(t) };
+                    let ty = if matches!(t, ScalarType::F32 | ScalarType::F64) {
+                        arith(t)
+                    } else {
+                        bits(t)
+                    };
                     self.inst(
                         (O::Selp, &[ty]),
                         vec![Operand::Reg(dst), a, b, Operand::Reg(c)],
@@ -319,22 +340,23 @@ impl Lowerer<'_> {
                 );
             }
             // The sign bit cleared, NaNs included (`abs.f32` need not clear a NaN's).
-            UnaryOp::Abs if t == ScalarType::F32 => {
-                self.inst((O::And, &[B32]), vec![d, src, imm(0x7fff_ffff)]);
+            UnaryOp::Abs if t.is_float() => {
+                self.inst((O::And, &[bits(t)]), vec![d, src, imm(sign_bit(t) - 1)]);
             }
             UnaryOp::Abs => self.inst((O::Abs, &[arith(t)]), vec![d, src]),
-            // Rounding to an integer in f32, subnormals kept (no `.ftz`).
-            UnaryOp::Floor => self.inst((O::Cvt, &[M::Rmi, F32, F32]), vec![d, src]),
-            UnaryOp::Ceil => self.inst((O::Cvt, &[M::Rpi, F32, F32]), vec![d, src]),
-            UnaryOp::FloatTrunc => self.inst((O::Cvt, &[M::Rzi, F32, F32]), vec![d, src]),
-            UnaryOp::RoundEven => self.inst((O::Cvt, &[M::Rni, F32, F32]), vec![d, src]),
+            // Rounding to an integer, subnormals kept (no `.ftz`).
+            UnaryOp::Floor => self.inst((O::Cvt, &[M::Rmi, arith(t), arith(t)]), vec![d, src]),
+            UnaryOp::Ceil => self.inst((O::Cvt, &[M::Rpi, arith(t), arith(t)]), vec![d, src]),
+            UnaryOp::FloatTrunc => self.inst((O::Cvt, &[M::Rzi, arith(t), arith(t)]), vec![d, src]),
+            UnaryOp::RoundEven => self.inst((O::Cvt, &[M::Rni, arith(t), arith(t)]), vec![d, src]),
             // IEEE-rounded, subnormals kept.
-            UnaryOp::Sqrt => self.inst((O::Sqrt, &[M::Rn, F32]), vec![d, src]),
+            UnaryOp::Sqrt => self.inst((O::Sqrt, &[M::Rn, arith(t)]), vec![d, src]),
             // setp.nan is true where either operand is a NaN.
-            UnaryOp::IsNan => self.inst((O::Setp, &[M::Nan, F32]), vec![d, src.clone(), src]),
-            UnaryOp::IsFinite => self.inst((O::Testp, &[M::Finite, F32]), vec![d, src]),
-            // IEEE-rounded reciprocal; the approximate primitives without `.ftz` (subnormals kept).
-            UnaryOp::Recip => self.inst((O::Rcp, &[M::Rn, F32]), vec![d, src]),
+            UnaryOp::IsNan => self.inst((O::Setp, &[M::Nan, arith(at)]), vec![d, src.clone(), src]),
+            UnaryOp::IsFinite => self.inst((O::Testp, &[M::Finite, arith(at)]), vec![d, src]),
+            // IEEE-rounded reciprocal; the approximate primitives (f32 only) without `.ftz`
+            // (subnormals kept).
+            UnaryOp::Recip => self.inst((O::Rcp, &[M::Rn, arith(t)]), vec![d, src]),
             UnaryOp::Rsqrt => self.inst((O::Rsqrt, &[M::Approx, F32]), vec![d, src]),
             UnaryOp::Exp2 => self.inst((O::Ex2, &[M::Approx, F32]), vec![d, src]),
             UnaryOp::Log2 => self.inst((O::Lg2, &[M::Approx, F32]), vec![d, src]),
@@ -346,7 +368,7 @@ impl Lowerer<'_> {
     fn binary(&mut self, value: Value, op: BinaryOp, a: Value, b: Value) {
         let t = self.ty(value);
         let (x, y) = (self.op(a), self.op(b));
-        let float = t == ScalarType::F32;
+        let float = t.is_float();
         if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
             let amount = self.masked_u32(b, t.bits());
             let dst = self.def(value);
@@ -394,19 +416,24 @@ impl Lowerer<'_> {
         if op == BinaryOp::CopySign {
             // x's magnitude, y's sign bit: on the bits (`copysign.f32` takes its operands the
             // other way round, and need not keep a NaN's payload).
-            let (magnitude, sign) = (self.fresh(RegClass::B32), self.fresh(RegClass::B32));
+            let class = if t == ScalarType::F64 {
+                RegClass::B64
+            } else {
+                RegClass::B32
+            };
+            let (magnitude, sign) = (self.fresh(class), self.fresh(class));
             let (m, s) = (Operand::Reg(magnitude), Operand::Reg(sign));
-            self.inst((O::And, &[B32]), vec![m.clone(), x, imm(0x7fff_ffff)]);
-            self.inst((O::And, &[B32]), vec![s.clone(), y, imm(0x8000_0000)]);
+            self.inst((O::And, &[bits(t)]), vec![m.clone(), x, imm(sign_bit(t) - 1)]);
+            self.inst((O::And, &[bits(t)]), vec![s.clone(), y, imm(sign_bit(t))]);
             let dst = self.def(value);
-            self.inst((O::Or, &[B32]), vec![Operand::Reg(dst), m, s]);
+            self.inst((O::Or, &[bits(t)]), vec![Operand::Reg(dst), m, s]);
             return;
         }
         let (opcode, modifiers) = match op {
-            BinaryOp::Add if float => (O::Add, vec![M::Rn, F32]),
-            BinaryOp::Sub if float => (O::Sub, vec![M::Rn, F32]),
-            BinaryOp::Mul if float => (O::Mul, vec![M::Rn, F32]),
-            BinaryOp::Div => (O::Div, vec![M::Rn, F32]),
+            BinaryOp::Add if float => (O::Add, vec![M::Rn, arith(t)]),
+            BinaryOp::Sub if float => (O::Sub, vec![M::Rn, arith(t)]),
+            BinaryOp::Mul if float => (O::Mul, vec![M::Rn, arith(t)]),
+            BinaryOp::Div => (O::Div, vec![M::Rn, arith(t)]),
             BinaryOp::Add => (O::Add, vec![arith(t)]),
             BinaryOp::Sub => (O::Sub, vec![arith(t)]),
             BinaryOp::Mul => (O::Mul, vec![M::Lo, arith(t)]),
@@ -466,30 +493,35 @@ impl Lowerer<'_> {
             CastKind::Bitcast => self.inst((O::Mov, &[bits(to)]), vec![d, src]),
             // `cvt.rn` rounds to nearest even, as Rust's `as f32`; 8/16-bit values are
             // zero-extended in their register, so they convert as `u32`.
-            CastKind::IntToFloat => self.inst((O::Cvt, &[M::Rn, F32, arith(from)]), vec![d, src]),
-            CastKind::FloatToInt => self.float_to_int(dst, src, to),
+            CastKind::IntToFloat => {
+                self.inst((O::Cvt, &[M::Rn, arith(to), arith(from)]), vec![d, src])
+            }
+            CastKind::FloatToInt => self.float_to_int(dst, src, from, to),
+            CastKind::FloatConvert => self.float_convert(dst, src, from, to),
         }
     }
 
-    /// `f32` → integer as Rust's `as`. `cvt.rzi` truncates and saturates to the destination's range
-    /// and gives 0 for NaN at 32 bits; u8/u16 saturate by a `min` after a `u32` conversion, and the
-    /// 64-bit conversions (whose NaN is `1 << 63` in PTX) select 0 for a NaN.
-    fn float_to_int(&mut self, dst: Reg, src: Operand, to: ScalarType) {
+    /// `f32`/`f64` → integer as Rust's `as`. `cvt.rzi` truncates and saturates to the destination's
+    /// range and gives 0 for an `f32` NaN at 32 bits; u8/u16 saturate by a `min` after a `u32`
+    /// conversion, and the conversions whose NaN is `1 << (bits - 1)` in PTX (64-bit destinations,
+    /// `f64` sources) select 0 for a NaN.
+    fn float_to_int(&mut self, dst: Reg, src: Operand, from: ScalarType, to: ScalarType) {
         let d = Operand::Reg(dst);
         self.inst(
-            (O::Cvt, &[M::Rzi, arith(to), F32]),
+            (O::Cvt, &[M::Rzi, arith(to), arith(from)]),
             vec![d.clone(), src.clone()],
         );
         if let Some(max) = narrow_mask(to) {
-            self.inst((O::Min, &[U32]), vec![d.clone(), d, Operand::Imm(max)]);
-        } else if RegClass::of(to) == RegClass::B64 {
+            self.inst((O::Min, &[U32]), vec![d.clone(), d.clone(), Operand::Imm(max)]);
+        }
+        if RegClass::of(to) == RegClass::B64 || from == ScalarType::F64 {
             let nan = self.fresh(RegClass::Pred);
             self.inst(
-                (O::Setp, &[M::Nan, F32]),
+                (O::Setp, &[M::Nan, arith(from)]),
                 vec![Operand::Reg(nan), src.clone(), src],
             );
             self.inst(
-                (O::Selp, &[B64]),
+                (O::Selp, &[bits(to)]),
                 vec![d.clone(), Operand::Imm(0), d, Operand::Reg(nan)],
             );
         }

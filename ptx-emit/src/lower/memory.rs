@@ -6,7 +6,7 @@
 
 use warpforge_ir::{AtomicOp, MemRef, ScalarType, Value};
 
-use super::{Lowerer, B32, F32, S64, U16, U32, U64, U8};
+use super::{Lowerer, B32, F32, F64, S64, U16, U32, U64, U8};
 use crate::ast::Operand;
 use crate::isa::{Modifier as M, Opcode as O};
 use crate::regs::RegClass;
@@ -15,10 +15,11 @@ use crate::regs::RegClass;
 fn mem_type(t: ScalarType) -> M {
     match t {
         ScalarType::U8 => U8,
-        ScalarType::U16 => U16,
+        ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => U16,
         ScalarType::U32 | ScalarType::I32 | ScalarType::Bool => U32,
         ScalarType::U64 | ScalarType::I64 => U64,
         ScalarType::F32 => F32,
+        ScalarType::F64 => F64,
     }
 }
 

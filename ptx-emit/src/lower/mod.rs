@@ -6,6 +6,7 @@
 //! `bra $L__loop_N; $L__end_loop_N:`; `break`/`continue` branch to the innermost loop's labels.
 //! `source.rs` writes the `.file`/`.loc` lines of statements with a Rust source position.
 
+mod convert;
 mod expr;
 mod memory;
 mod source;
@@ -36,6 +37,9 @@ pub(crate) const S16: M = M::Type(DataType::S16);
 pub(crate) const S32: M = M::Type(DataType::S32);
 pub(crate) const S64: M = M::Type(DataType::S64);
 pub(crate) const F32: M = M::Type(DataType::F32);
+pub(crate) const F64: M = M::Type(DataType::F64);
+pub(crate) const F16: M = M::Type(DataType::F16);
+pub(crate) const B16: M = M::Type(DataType::B16);
 use crate::Sm;
 
 /// Lowers a verified kernel to a PTX module.
@@ -144,10 +148,11 @@ pub(crate) fn shared_symbol(name: &str) -> Symbol {
 pub(crate) fn param_type(t: ScalarType) -> DataType {
     match t {
         ScalarType::Bool | ScalarType::U8 => DataType::U8,
-        ScalarType::U16 => DataType::U16,
+        ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => DataType::U16,
         ScalarType::U32 | ScalarType::I32 => DataType::U32,
         ScalarType::U64 | ScalarType::I64 => DataType::U64,
         ScalarType::F32 => DataType::F32,
+        ScalarType::F64 => DataType::F64,
     }
 }
 
@@ -277,6 +282,8 @@ impl Lowerer<'_> {
                 RegClass::B32 => ((O::Mov, &[B32]), Operand::Imm(0)),
                 RegClass::B64 => ((O::Mov, &[B64]), Operand::Imm(0)),
                 RegClass::F32 => ((O::Mov, &[F32]), Operand::F32(0)),
+                RegClass::F64 => ((O::Mov, &[F64]), Operand::F64(0)),
+                RegClass::B16 => ((O::Mov, &[B16]), Operand::Imm(0)),
             };
             self.inst((op.0, op.1), vec![Operand::Reg(reg), zero]);
             self.locals.push(reg);
@@ -400,5 +407,7 @@ pub(crate) fn mov_op(class: RegClass) -> Op<'static> {
         RegClass::B32 => (O::Mov, &[B32]),
         RegClass::B64 => (O::Mov, &[B64]),
         RegClass::F32 => (O::Mov, &[F32]),
+        RegClass::F64 => (O::Mov, &[F64]),
+        RegClass::B16 => (O::Mov, &[B16]),
     }
 }

@@ -103,6 +103,7 @@ mod exec_poison;
 mod exec_printf;
 mod exec_warp;
 mod half_fmt;
+mod ir_convert;
 mod inst;
 mod inst_async;
 mod inst_half;
@@ -126,6 +127,7 @@ use std::time::Instant;
 use warpforge_ptx::parse::{parse, Module};
 
 pub use error::PtxError;
+pub(crate) use ir_convert::float_convert;
 use launch_state::LaunchState;
 pub use layout::{ModuleVariable, PtxParam};
 

@@ -175,6 +175,17 @@ pub(super) fn parse_unsigned(text: &str) -> Option<u128> {
     ok.then(|| u128::from_str_radix(digits, radix).unwrap_or(u128::MAX))
 }
 
+/// Whether a float literal is finite.
+fn finite(literal: Literal) -> bool {
+    match literal {
+        Literal::F32Bits(b) => f32::from_bits(b).is_finite(),
+        Literal::F64Bits(b) => f64::from_bits(b).is_finite(),
+        Literal::F16Bits(b) => b & 0x7c00 != 0x7c00,
+        Literal::BF16Bits(b) => b & 0x7f80 != 0x7f80,
+        _ => true,
+    }
+}
+
 /// The bits of scalar `name` of type `ty` (zero-extended, two's complement for signed types).
 pub(super) fn scalar_value(name: &str, ty: ScalarType, text: &str) -> Result<u64, String> {
     let bad = |why: &str| format!("--arg `{name}`: `{text}` {why}");
@@ -189,14 +200,27 @@ pub(super) fn scalar_value(name: &str, ty: ScalarType, text: &str) -> Result<u64
             "false" | "0" => Literal::Bool(false),
             _ => return Err(bad("is not a bool (true or false)")),
         },
-        ScalarType::F32 if text.starts_with("0x") => {
-            let bits = parse_unsigned(text).and_then(|b| u32::try_from(b).ok());
-            Literal::F32Bits(bits.ok_or_else(|| bad("is not the 32 bits of an f32 in hex"))?)
+        t if t.is_float() && text.starts_with("0x") => {
+            let bits = parse_unsigned(text).filter(|b| *b >> t.bits() == 0);
+            let bits = bits.ok_or_else(|| bad(&format!("is not the {} bits of an {t} in hex", t.bits())))?;
+            Literal::from_bits(t, bits as u64)
         }
-        ScalarType::F32 => match text.parse::<f32>() {
+        t if t.is_float() => match text.parse::<f64>() {
             // `inf` and `nan` are asked for; a finite decimal that rounds to infinity does not fit.
-            Ok(v) if v.is_finite() || !text.bytes().any(|b| b.is_ascii_digit()) => Literal::f32(v),
-            Ok(_) => return Err(bad("does not fit in f32")),
+            Ok(v) => {
+                let literal = match t {
+                    // f32 parsed directly (a decimal rounded twice, via f64, could differ).
+                    ScalarType::F32 => Literal::f32(text.parse::<f32>().unwrap_or(v as f32)),
+                    ScalarType::F16 => Literal::f16(v),
+                    ScalarType::BF16 => Literal::bf16(v),
+                    _ => Literal::f64(v),
+                };
+                let asked = !text.bytes().any(|b| b.is_ascii_digit());
+                if !asked && !finite(literal) {
+                    return Err(bad(&format!("does not fit in {t}")));
+                }
+                literal
+            }
             Err(_) => return Err(bad("is not a decimal number")),
         },
         _ => {

@@ -21,11 +21,17 @@ pub(crate) struct Builder {
     uses_int64: bool,
 }
 
-/// The WGSL scalar that holds an IR type (8/16-bit integers live in `u32`).
+/// The WGSL scalar that holds an IR type (8/16-bit integers and the bits of `f16`/`bf16` live in
+/// `u32`; `f64` never reaches the lowering: `emit` refuses it first).
 pub(crate) fn scalar_of(t: ScalarType) -> Scalar {
     match t {
         ScalarType::Bool => Scalar::BOOL,
-        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => Scalar::U32,
+        ScalarType::U8
+        | ScalarType::U16
+        | ScalarType::U32
+        | ScalarType::F16
+        | ScalarType::BF16 => Scalar::U32,
+        ScalarType::F64 => Scalar::F64,
         ScalarType::I32 => Scalar::I32,
         ScalarType::U64 => Scalar::U64,
         ScalarType::I64 => Scalar::I64,

@@ -24,7 +24,7 @@ type H = Handle<Expression>;
 
 impl Lowerer<'_> {
     /// `x` (of IR type `t`) as a run-time value: stored to a fresh variable and loaded back.
-    fn opaque(&mut self, x: H, t: ScalarType) -> H {
+    pub(super) fn opaque(&mut self, x: H, t: ScalarType) -> H {
         let var = self.b.temp("wf_convert", t);
         self.b.push(naga::Statement::Store {
             pointer: var,

@@ -26,7 +26,12 @@ pub(crate) fn narrow_mask(t: ScalarType) -> Option<u32> {
 pub(crate) fn literal_of(t: ScalarType, bits: u64) -> Literal {
     match t {
         ScalarType::Bool => Literal::Bool(bits & 1 != 0),
-        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 => Literal::U32(bits as u32),
+        ScalarType::U8
+        | ScalarType::U16
+        | ScalarType::U32
+        | ScalarType::F16
+        | ScalarType::BF16 => Literal::U32(bits as u32),
+        ScalarType::F64 => Literal::F64(f64::from_bits(bits)),
         ScalarType::I32 => Literal::I32(bits as u32 as i32),
         ScalarType::U64 => Literal::U64(bits),
         ScalarType::I64 => Literal::I64(bits as i64),
@@ -566,9 +571,12 @@ impl Lowerer<'_> {
                 };
                 self.normalize(narrowed, to)
             }
+            // f16/bf16 and u16 share the u32 that holds their bits.
+            CastKind::Bitcast if scalar_of(from) == target => x,
             CastKind::Bitcast => self.b.cast(x, target, true),
             CastKind::IntToFloat => self.int_to_float(x, from),
             CastKind::FloatToInt => self.float_to_int(x, to),
+            CastKind::FloatConvert => self.float_convert(x, from, to),
         }
     }
 }

@@ -40,7 +40,7 @@ impl Repr {
                 bits: 8,
                 atomic: writable,
             },
-            ScalarType::U16 => Repr::Packed {
+            ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => Repr::Packed {
                 bits: 16,
                 atomic: writable,
             },

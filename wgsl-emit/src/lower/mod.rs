@@ -9,6 +9,7 @@
 mod builder;
 mod convert;
 mod expr;
+mod half;
 mod memory;
 mod warp;
 mod zeroing;
