@@ -59,6 +59,14 @@ pub use text::{parse_kernel, ParseError};
 pub use types::{Access, Literal, ScalarType};
 pub use verify::{verify, Verified, VerifyError};
 
+/// `f16` as a kernel's type argument (`k::<f16>()`): Rust has no stable `f16`, so this names the
+/// builder's kind (kernel signatures may write `f16` without importing it).
+#[allow(non_camel_case_types)]
+pub type f16 = builder::F16;
+/// `bf16` as a kernel's type argument (`k::<bf16>()`), as [`f16`].
+#[allow(non_camel_case_types)]
+pub type bf16 = builder::BF16;
+
 /// Lanes per warp on every backend.
 pub const WARP_SIZE: u32 = 32;
 

@@ -7,8 +7,8 @@
 //! ([`shift_amount`]) and declarations that need a name not yet taken ([`local`], [`shared`]).
 
 use crate::builder::{
-    Bool, KernelBuilder, Local, ScalarKind, SharedArr, Storable, Val, BF16, F16, F32, F64, I32, I64,
-    U16, U32, U64, U8,
+    Bool, KernelBuilder, Local, ScalarKind, SharedArr, Storable, Val, BF16, F16, F32, F64, I32,
+    I64, U16, U32, U64, U8,
 };
 
 /// How `value as To` is computed, following Rust's `as`: between integers, a zero extension from an

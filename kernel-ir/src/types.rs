@@ -192,12 +192,12 @@ impl Literal {
 
     /// An `f16` literal: `value` rounded to nearest, ties to even.
     pub fn f16(value: f64) -> Self {
-        Literal::F16Bits(half::f16::from_f64(value).to_bits())
+        Literal::F16Bits(half::f16::from_f32(f32_round_to_odd(value)).to_bits())
     }
 
     /// A `bf16` literal: `value` rounded to nearest, ties to even.
     pub fn bf16(value: f64) -> Self {
-        Literal::BF16Bits(half::bf16::from_f64(value).to_bits())
+        Literal::BF16Bits(half::bf16::from_f32(f32_round_to_odd(value)).to_bits())
     }
 
     /// The type of this literal.
@@ -249,6 +249,22 @@ impl Literal {
             ScalarType::F64 => Literal::F64Bits(bits),
         }
     }
+}
+
+/// `x` rounded to odd as an `f32`: truncated toward zero, the lowest bit set when that was inexact.
+/// Rounding that to a half (to nearest even) is the correctly rounded half of `x`: an `f32` holds
+/// more than twice a half's precision plus two bits. (`half`'s own `from_f64` drops the low 32 bits
+/// of the significand before rounding, so a value just above a tie could round down.)
+fn f32_round_to_odd(x: f64) -> f32 {
+    let nearest = x as f32;
+    if x.is_nan() || f64::from(nearest) == x {
+        return nearest;
+    }
+    let mut bits = nearest.to_bits();
+    if !nearest.is_finite() || f64::from(nearest).abs() > x.abs() {
+        bits -= 1; // one step toward zero (∞ steps to the largest finite value)
+    }
+    f32::from_bits(bits | 1)
 }
 
 impl fmt::Display for Literal {

@@ -41,7 +41,11 @@ pub fn literal(lit: &Lit, negative: bool) -> Result<Tokens> {
             // Parsed while building by the float type the context gives (any float, or a generic
             // kernel's `F`), from Rust's digits without `_`.
             let digits = f.base10_digits().replace('_', "");
-            let text = if negative { format!("-{digits}") } else { digits };
+            let text = if negative {
+                format!("-{digits}")
+            } else {
+                digits
+            };
             return Ok(quote_spanned!(span=> #b.float_lit(#text)));
         }
         return Ok(quote_spanned!(span=> #b.lit(#sign #lit)));

@@ -20,7 +20,8 @@ const SCALARS: &[(&str, &str)] = &[
     ("bf16", "BF16"),
 ];
 
-const SUPPORTED: &str = "bool, u8, u16, u32, u64, i32, i64, f16, bf16, f32, f64 or a generic type parameter";
+const SUPPORTED: &str =
+    "bool, u8, u16, u32, u64, i32, i64, f16, bf16, f32, f64 or a generic type parameter";
 
 /// The bounds a generic element type may carry, as the builder's traits.
 pub const BOUNDS: &[&str] = &["Float", "Transcendental", "Numeric", "Int", "Storable"];

@@ -50,10 +50,10 @@
 
 mod emit_wgsl;
 mod error;
-mod unsupported;
 pub mod layout;
 mod lower;
 pub mod targets;
+mod unsupported;
 mod validate;
 
 pub use emit_wgsl::{emit, naga_value_uniformity};

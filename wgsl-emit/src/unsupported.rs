@@ -34,8 +34,8 @@ pub(crate) fn check_types(kernel: &Verified<'_>) -> Result<(), WgslError> {
     }
     if let Some((_, l)) = k.locals.iter().find(|(_, l)| l.ty == ScalarType::F64) {
         let mut path = StmtPath::body();
-        let place = first_f64(k, &k.body, &mut path)
-            .unwrap_or_else(|| format!("local `{}`", l.name));
+        let place =
+            first_f64(k, &k.body, &mut path).unwrap_or_else(|| format!("local `{}`", l.name));
         return Err(refuse(place));
     }
     let mut path = StmtPath::body();

@@ -58,7 +58,8 @@ impl KernelBuilder {
     /// Negation, `abs` and `copysign` of halves on their sign bit (NaN payloads kept, as in Rust).
     fn half_sign_op(&mut self, expr: &Expr, t: ScalarType) -> Option<Value> {
         let u16 = ScalarType::U16;
-        let bits = |b: &mut Self, v: Value| b.bind_typed(u16, Expr::Cast(CastKind::Bitcast, v, u16));
+        let bits =
+            |b: &mut Self, v: Value| b.bind_typed(u16, Expr::Cast(CastKind::Bitcast, v, u16));
         let r = match *expr {
             Expr::Unary(op @ (UnaryOp::Neg | UnaryOp::Abs), a) => {
                 let a = bits(self, a);

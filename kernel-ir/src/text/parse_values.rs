@@ -226,7 +226,10 @@ impl Parser {
                 let bits: u64 = self.number(&what)?;
                 self.expect_punct(')')?;
                 if t.bits() < 64 && bits >> t.bits() != 0 {
-                    return self.err(format!("{bits:#x} does not fit in the {} bits of {t}", t.bits()));
+                    return self.err(format!(
+                        "{bits:#x} does not fit in the {} bits of {t}",
+                        t.bits()
+                    ));
                 }
                 Ok(Literal::from_bits(t, bits))
             }
@@ -234,12 +237,20 @@ impl Parser {
                 // Finite values only (infinities and NaNs are written as their bits); halves round
                 // from f64 to nearest even, as `Literal::f16` does.
                 let lit = match t {
-                    ScalarType::F32 => text.parse::<f32>().ok().filter(|v| v.is_finite()).map(Literal::f32),
-                    _ => text.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| match t {
-                        ScalarType::F16 => Literal::f16(v),
-                        ScalarType::BF16 => Literal::bf16(v),
-                        _ => Literal::f64(v),
-                    }),
+                    ScalarType::F32 => text
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .map(Literal::f32),
+                    _ => text
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .map(|v| match t {
+                            ScalarType::F16 => Literal::f16(v),
+                            ScalarType::BF16 => Literal::bf16(v),
+                            _ => Literal::f64(v),
+                        }),
                 };
                 match lit {
                     Some(lit) if float_finite(lit) => {

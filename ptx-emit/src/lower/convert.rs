@@ -20,7 +20,13 @@ use crate::regs::{Reg, RegClass};
 const QUIET: u64 = 0x0040_0000;
 
 impl Lowerer<'_> {
-    pub(super) fn float_convert(&mut self, dst: Reg, src: Operand, from: ScalarType, to: ScalarType) {
+    pub(super) fn float_convert(
+        &mut self,
+        dst: Reg,
+        src: Operand,
+        from: ScalarType,
+        to: ScalarType,
+    ) {
         use ScalarType as T;
         let d = Operand::Reg(dst);
         match (from, to) {
@@ -68,7 +74,12 @@ impl Lowerer<'_> {
         let chosen = self.fresh(RegClass::B32);
         self.inst(
             (O::Selp, &[B32]),
-            vec![Operand::Reg(chosen), Operand::Reg(quiet), b, Operand::Reg(nan)],
+            vec![
+                Operand::Reg(chosen),
+                Operand::Reg(quiet),
+                b,
+                Operand::Reg(nan),
+            ],
         );
         self.inst((O::Mov, &[B32]), vec![d, Operand::Reg(chosen)]);
     }
@@ -89,15 +100,27 @@ impl Lowerer<'_> {
         self.inst((O::Mov, &[B32]), vec![b.clone(), src]);
         let lsb = self.fresh(RegClass::B32);
         let l = Operand::Reg(lsb);
-        self.inst((O::Shr, &[U32]), vec![l.clone(), b.clone(), Operand::Imm(16)]);
-        self.inst((O::And, &[B32]), vec![l.clone(), l.clone(), Operand::Imm(1)]);
+        self.inst(
+            (O::Shr, &[U32]),
+            vec![l.clone(), b.clone(), Operand::Imm(16)],
+        );
+        self.inst(
+            (O::And, &[B32]),
+            vec![l.clone(), l.clone(), Operand::Imm(1)],
+        );
         let sum = self.fresh(RegClass::B32);
         let s = Operand::Reg(sum);
         self.inst((O::Add, &[U32]), vec![s.clone(), b.clone(), imm(0x7fff)]);
         self.inst((O::Add, &[U32]), vec![s.clone(), s.clone(), l]);
-        self.inst((O::Shr, &[U32]), vec![s.clone(), s.clone(), Operand::Imm(16)]);
+        self.inst(
+            (O::Shr, &[U32]),
+            vec![s.clone(), s.clone(), Operand::Imm(16)],
+        );
         let nan = self.is_nan_bits(b);
-        self.inst((O::Selp, &[B32]), vec![d, imm(0x7fff), s, Operand::Reg(nan)]);
+        self.inst(
+            (O::Selp, &[B32]),
+            vec![d, imm(0x7fff), s, Operand::Reg(nan)],
+        );
     }
 
     /// Whether the `f32` bits in `bits` are a NaN.
@@ -138,10 +161,18 @@ impl Lowerer<'_> {
         let chosen = self.fresh(RegClass::B32);
         self.inst(
             (O::Selp, &[B32]),
-            vec![Operand::Reg(chosen), Operand::Reg(odd), b, Operand::Reg(inexact)],
+            vec![
+                Operand::Reg(chosen),
+                Operand::Reg(odd),
+                b,
+                Operand::Reg(inexact),
+            ],
         );
         let out = self.fresh(RegClass::F32);
-        self.inst((O::Mov, &[B32]), vec![Operand::Reg(out), Operand::Reg(chosen)]);
+        self.inst(
+            (O::Mov, &[B32]),
+            vec![Operand::Reg(out), Operand::Reg(chosen)],
+        );
         out
     }
 }

@@ -7,9 +7,7 @@ use warpforge_ir::{
     BinaryOp, CastKind, CmpOp, Expr, Literal, ParamKind, ScalarType, Special, UnaryOp, Value,
 };
 
-use super::{
-    mov_op, param_symbol, Lowerer, B32, B64, F32, F64, PRED, S16, S32, S64, S8, U32, U64,
-};
+use super::{mov_op, param_symbol, Lowerer, B32, B64, F32, F64, PRED, S16, S32, S64, S8, U32, U64};
 use crate::ast::Operand;
 use crate::isa::{Dim, Modifier as M, Opcode as O, SpecialReg, WARP_SZ};
 use crate::regs::{Reg, RegClass};
@@ -116,7 +114,10 @@ impl Lowerer<'_> {
             Expr::MulAdd(a, b, c) => {
                 let (a, b, c) = (self.op(a), self.op(b), self.op(c));
                 let dst = self.def(value);
-                self.inst((O::Fma, &[M::Rn, arith(t)]), vec![Operand::Reg(dst), a, b, c]);
+                self.inst(
+                    (O::Fma, &[M::Rn, arith(t)]),
+                    vec![Operand::Reg(dst), a, b, c],
+                );
             }
             Expr::Compare(op, a, b) => {
                 let operand_t = self.ty(a);
@@ -423,7 +424,10 @@ impl Lowerer<'_> {
             };
             let (magnitude, sign) = (self.fresh(class), self.fresh(class));
             let (m, s) = (Operand::Reg(magnitude), Operand::Reg(sign));
-            self.inst((O::And, &[bits(t)]), vec![m.clone(), x, imm(sign_bit(t) - 1)]);
+            self.inst(
+                (O::And, &[bits(t)]),
+                vec![m.clone(), x, imm(sign_bit(t) - 1)],
+            );
             self.inst((O::And, &[bits(t)]), vec![s.clone(), y, imm(sign_bit(t))]);
             let dst = self.def(value);
             self.inst((O::Or, &[bits(t)]), vec![Operand::Reg(dst), m, s]);
@@ -512,7 +516,10 @@ impl Lowerer<'_> {
             vec![d.clone(), src.clone()],
         );
         if let Some(max) = narrow_mask(to) {
-            self.inst((O::Min, &[U32]), vec![d.clone(), d.clone(), Operand::Imm(max)]);
+            self.inst(
+                (O::Min, &[U32]),
+                vec![d.clone(), d.clone(), Operand::Imm(max)],
+            );
         }
         if RegClass::of(to) == RegClass::B64 || from == ScalarType::F64 {
             let nan = self.fresh(RegClass::Pred);

@@ -23,7 +23,8 @@
 
 use super::block::{PtxBlock, PtxWarp};
 use super::exec_mem::{effective_address, Fault, Place};
-use super::inst::{Addr, MemSpace, Op, R};
+use super::inst::{Addr, MemSpace, Op, Rnd, R};
+use super::inst_half::HFmt;
 use super::inst_mma::{coords, El, Frag, MmaOp, MmaTypes, Shape, Tf32Round};
 use crate::block::{Stop, Who};
 use crate::finding::{lane_list, FindingKind};
@@ -47,9 +48,11 @@ fn value(el: El, raw: u64) -> f64 {
 fn encode(el: El, v: f64, satfinite: bool) -> u64 {
     match el {
         El::F16 if v.is_nan() => 0x7fff,
-        El::F16 => u64::from(half::f16::from_f64(v).to_bits()),
+        // HFmt's narrowing, not `half`'s `from_f64`, which drops the low 32 bits of the significand
+        // before rounding (a value just above a tie rounded down).
+        El::F16 => u64::from(HFmt::F16.narrow(v, Rnd::None, false)),
         El::Bf16 if v.is_nan() => 0x7fff,
-        El::Bf16 => u64::from(half::bf16::from_f64(v).to_bits()),
+        El::Bf16 => u64::from(HFmt::Bf16.narrow(v, Rnd::None, false)),
         El::F32 | El::Tf32 if v.is_nan() => 0x7fff_ffff,
         El::F32 | El::Tf32 => u64::from((v as f32).to_bits()),
         El::F64 => v.to_bits(),

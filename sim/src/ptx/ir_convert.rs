@@ -56,13 +56,40 @@ mod tests {
         // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even (1.0).
         let tie = u64::from((1.0f32 + f32::EPSILON * 1024.0 / 2.0).to_bits());
         assert_eq!(float_convert(T::F32, T::F16, tie), 0x3c00);
-        assert_eq!(float_convert(T::F32, T::F16, u64::from(65520.0f32.to_bits())), 0x7c00);
-        assert_eq!(float_convert(T::F32, T::F16, u64::from(f32::NAN.to_bits())), 0x7fff);
-        assert_eq!(float_convert(T::F32, T::BF16, u64::from(1.00390625f32.to_bits())), 0x3f80);
+        assert_eq!(
+            float_convert(T::F32, T::F16, u64::from(65520.0f32.to_bits())),
+            0x7c00
+        );
+        assert_eq!(
+            float_convert(T::F32, T::F16, u64::from(f32::NAN.to_bits())),
+            0x7fff
+        );
+        assert_eq!(
+            float_convert(T::F32, T::BF16, u64::from(1.00390625f32.to_bits())),
+            0x3f80
+        );
         // the smallest f16 subnormal widens exactly
-        assert_eq!(float_convert(T::F16, T::F32, 1), u64::from(2f32.powi(-24).to_bits()));
+        assert_eq!(
+            float_convert(T::F16, T::F32, 1),
+            u64::from(2f32.powi(-24).to_bits())
+        );
         assert_eq!(float_convert(T::BF16, T::F32, 0x7f81), 0x7fc1_0000);
         assert_eq!(float_convert(T::F64, T::F16, 1.0f64.to_bits()), 0x3c00);
-        assert_eq!(float_convert(T::F32, T::F64, u64::from(1.5f32.to_bits())), 1.5f64.to_bits());
+        // Just above a tie, the excess in the low 32 bits of the f64 significand: rounds up
+        // (`half`'s `from_f64` drops those bits and gives 0x3c00).
+        let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(float_convert(T::F64, T::F16, above_tie.to_bits()), 0x3c01);
+        assert_eq!(
+            float_convert(
+                T::F64,
+                T::BF16,
+                (1.0 + 2f64.powi(-8) + 2f64.powi(-45)).to_bits()
+            ),
+            0x3f81
+        );
+        assert_eq!(
+            float_convert(T::F32, T::F64, u64::from(1.5f32.to_bits())),
+            1.5f64.to_bits()
+        );
     }
 }

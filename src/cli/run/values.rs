@@ -202,7 +202,8 @@ pub(super) fn scalar_value(name: &str, ty: ScalarType, text: &str) -> Result<u64
         },
         t if t.is_float() && text.starts_with("0x") => {
             let bits = parse_unsigned(text).filter(|b| *b >> t.bits() == 0);
-            let bits = bits.ok_or_else(|| bad(&format!("is not the {} bits of an {t} in hex", t.bits())))?;
+            let bits =
+                bits.ok_or_else(|| bad(&format!("is not the {} bits of an {t} in hex", t.bits())))?;
             Literal::from_bits(t, bits as u64)
         }
         t if t.is_float() => match text.parse::<f64>() {

@@ -26,11 +26,9 @@ pub(crate) struct Builder {
 pub(crate) fn scalar_of(t: ScalarType) -> Scalar {
     match t {
         ScalarType::Bool => Scalar::BOOL,
-        ScalarType::U8
-        | ScalarType::U16
-        | ScalarType::U32
-        | ScalarType::F16
-        | ScalarType::BF16 => Scalar::U32,
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::F16 | ScalarType::BF16 => {
+            Scalar::U32
+        }
         ScalarType::F64 => Scalar::F64,
         ScalarType::I32 => Scalar::I32,
         ScalarType::U64 => Scalar::U64,

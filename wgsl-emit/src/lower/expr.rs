@@ -26,11 +26,9 @@ pub(crate) fn narrow_mask(t: ScalarType) -> Option<u32> {
 pub(crate) fn literal_of(t: ScalarType, bits: u64) -> Literal {
     match t {
         ScalarType::Bool => Literal::Bool(bits & 1 != 0),
-        ScalarType::U8
-        | ScalarType::U16
-        | ScalarType::U32
-        | ScalarType::F16
-        | ScalarType::BF16 => Literal::U32(bits as u32),
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::F16 | ScalarType::BF16 => {
+            Literal::U32(bits as u32)
+        }
         ScalarType::F64 => Literal::F64(f64::from_bits(bits)),
         ScalarType::I32 => Literal::I32(bits as u32 as i32),
         ScalarType::U64 => Literal::U64(bits),
