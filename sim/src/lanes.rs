@@ -168,18 +168,14 @@ impl BlockRun<'_> {
                 for l in lanes(active) {
                     out[l] = eval::unary(op, ty, a[l]);
                 }
-                if ty == ScalarType::F32 {
-                    self.count_f32_special(active, &[a, &out]);
-                }
+                self.count_float_special(ty, active, &[a, &out]);
             }
             Op::Binary(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {
                     out[l] = eval::binary(op, ty, a[l], b[l]);
                 }
-                if ty == ScalarType::F32 {
-                    self.count_f32_special(active, &[a, b, &out]);
-                }
+                self.count_float_special(ty, active, &[a, b, &out]);
             }
             Op::MulWide { signed, a, b } => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
@@ -192,18 +188,14 @@ impl BlockRun<'_> {
                 for l in lanes(active) {
                     out[l] = eval::mul_add(ty, a[l], b[l], c[l]);
                 }
-                if ty == ScalarType::F32 {
-                    self.count_f32_special(active, &[a, b, c, &out]);
-                }
+                self.count_float_special(ty, active, &[a, b, c, &out]);
             }
             Op::Compare(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {
                     out[l] = eval::compare(op, ty, a[l], b[l]);
                 }
-                if ty == ScalarType::F32 {
-                    self.count_f32_special(active, &[a, b]);
-                }
+                self.count_float_special(ty, active, &[a, b]);
             }
             Op::Select { cond, a, b } => {
                 let (c, a, b) = (warp.reg(cond), warp.reg(a), warp.reg(b));
@@ -232,11 +224,16 @@ impl BlockRun<'_> {
 
     /// Counts an `f32` warp-instruction whose `columns` hold a NaN, an infinity or a negative zero on an
     /// active lane (values WGSL does not promise to honour).
-    fn count_f32_special(&mut self, active: u32, columns: &[&[u64; 32]]) {
-        let special = |bits: u32| !f32::from_bits(bits).is_finite() || bits == 0x8000_0000;
-        let found = columns
-            .iter()
-            .any(|c| lanes(active).any(|l| special(c[l] as u32)));
+    /// Counts an `f32` (or `f64`) operation whose operands or result hold a NaN, an infinity or -0.0.
+    fn count_float_special(&mut self, ty: ScalarType, active: u32, columns: &[&[u64; 32]]) {
+        let special: fn(u64) -> bool = match ty {
+            ScalarType::F32 => {
+                |bits| !f32::from_bits(bits as u32).is_finite() || bits as u32 == 0x8000_0000
+            }
+            ScalarType::F64 => |bits| !f64::from_bits(bits).is_finite() || bits == 1 << 63,
+            _ => return,
+        };
+        let found = columns.iter().any(|c| lanes(active).any(|l| special(c[l])));
         self.counters.f32_special += u64::from(found);
     }
 

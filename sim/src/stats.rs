@@ -39,7 +39,8 @@ pub struct Counters {
     /// `f32` warp-instructions with a NaN, an infinity or a negative zero as an operand or result on
     /// some lane. WGSL lets an implementation assume no NaN or infinity occurs and ignore the sign of a
     /// zero, so such a kernel's results may differ on WebGPU (lavapipe answers `x != x` with false for
-    /// a NaN and gives `-3.3e-5 * 0.0` as +0.0); CUDA follows IEEE, as the simulator.
+    /// a NaN and gives `-3.3e-5 * 0.0` as +0.0); CUDA follows IEEE, as the simulator. The IR
+    /// simulator counts `f64` operations too (their NaN payloads are not portable either).
     pub f32_special: u64,
 }
 

@@ -27,7 +27,9 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
-use warpforge::ir::random::{finite_f32, random_defined_kernel, statement_forms};
+use warpforge::ir::random::{
+    finite_bits, random_defined_kernel, random_defined_kernel_without, statement_forms,
+};
 use warpforge::ir::{verify, Access, Kernel, ParamKind, ScalarType};
 use warpforge::ptx::Sm;
 use warpforge::runtime::sim::{self, SimOptions};
@@ -79,10 +81,12 @@ fn inputs(kernel: &Kernel, rng: &mut Rng) -> Inputs {
                     }
                 }
                 // Finite floats only: WGSL lets an implementation assume no NaN or infinity occurs.
-                if elem == ScalarType::F32 {
-                    for chunk in bytes.chunks_mut(4) {
-                        let bits = u32::from_le_bytes(chunk.try_into().expect("4 bytes"));
-                        chunk.copy_from_slice(&finite_f32(bits).to_le_bytes());
+                if elem.is_float() {
+                    for chunk in bytes.chunks_mut(size) {
+                        let mut word = [0u8; 8];
+                        word[..size].copy_from_slice(chunk);
+                        let bits = finite_bits(elem, u64::from_le_bytes(word));
+                        chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
                     }
                 }
                 buffers.push(bytes);
@@ -90,11 +94,7 @@ fn inputs(kernel: &Kernel, rng: &mut Rng) -> Inputs {
             ParamKind::Scalar(t) => {
                 let bits = rng.next();
                 let bits = if rng.next() % 2 == 0 { bits % 64 } else { bits };
-                let bits = if t == ScalarType::F32 {
-                    u64::from(finite_f32(bits as u32))
-                } else {
-                    bits
-                };
+                let bits = finite_bits(t, bits);
                 scalars.push(warpforge::ir::Literal::from_bits(t, bits).to_bits());
             }
         }
@@ -248,15 +248,25 @@ enum Outcome {
 fn one_case(device: &Launcher, seed: u64) -> Outcome {
     let mut rng = Rng(seed);
     let choices = rng.bytes(512);
-    let kernel = random_defined_kernel(&choices, BUFFER_ELEMENTS as u32);
-    let verified = verify(&kernel).expect("generated kernels verify");
     let backend = device.backend();
+    // WGSL has no f64 (its emitters refuse it): WebGPU gets kernels drawn from the other types.
+    let kernel = if backend == Backend::WebGpu {
+        random_defined_kernel_without(&choices, BUFFER_ELEMENTS as u32, &[ScalarType::F64])
+    } else {
+        random_defined_kernel(&choices, BUFFER_ELEMENTS as u32)
+    };
+    let verified = verify(&kernel).expect("generated kernels verify");
     let loaded = match device.load(&verified) {
         Ok(loaded) => loaded,
         Err(LaunchError::WebGpu(WebGpuError::Emit { error, .. }))
             if error.to_string().contains("divergent") =>
         {
             return Outcome::Skipped("WGSL refuses: sync in divergent flow".into());
+        }
+        Err(LaunchError::WebGpu(WebGpuError::Emit { error, .. }))
+            if error.to_string().contains("f64 is not a WGSL type") =>
+        {
+            return Outcome::Skipped("WGSL refuses: f64".into());
         }
         Err(e) => panic!("seed {seed}: {backend} cannot load a verified kernel: {e}\n{kernel}"),
     };
@@ -353,7 +363,19 @@ fn one_case(device: &Launcher, seed: u64) -> Outcome {
             );
         }
     }
-    Outcome::Compared(statement_forms(&kernel))
+    let mut forms = statement_forms(&kernel);
+    // The float types the kernel computes with, among the forms counted.
+    for (t, name) in [
+        (ScalarType::F16, "values f16"),
+        (ScalarType::BF16, "values bf16"),
+        (ScalarType::F32, "values f32"),
+        (ScalarType::F64, "values f64"),
+    ] {
+        if kernel.values.iter().any(|(_, v)| v.ty == t) {
+            forms.push(name);
+        }
+    }
+    Outcome::Compared(forms)
 }
 
 #[test]

@@ -28,17 +28,33 @@ use crate::typing::{binary_type, cast_type, unary_type};
 
 /// A kernel built from `choices`; it always passes [`crate::verify()`].
 pub fn random_kernel(choices: &[u8]) -> Kernel {
-    generate(choices, None)
+    generate(choices, None, &[])
 }
 
 /// A kernel built from `choices` whose result is likely well-defined when every global buffer holds
 /// `buffer_elements` elements and the grid has at most 3 blocks (see the module docs); it always passes
 /// [`crate::verify()`].
 pub fn random_defined_kernel(choices: &[u8], buffer_elements: u32) -> Kernel {
-    generate(choices, Some(buffer_elements.max(1)))
+    generate(choices, Some(buffer_elements.max(1)), &[])
 }
 
-fn generate(choices: &[u8], defined: Option<u32>) -> Kernel {
+/// [`random_defined_kernel`] drawing its types from every scalar type but `excluded` (the WebGPU
+/// differential test excludes `f64`, which WGSL lacks).
+pub fn random_defined_kernel_without(
+    choices: &[u8],
+    buffer_elements: u32,
+    excluded: &[ScalarType],
+) -> Kernel {
+    generate(choices, Some(buffer_elements.max(1)), excluded)
+}
+
+fn generate(choices: &[u8], defined: Option<u32>, excluded: &[ScalarType]) -> Kernel {
+    let keep = |list: &[ScalarType]| -> Vec<ScalarType> {
+        list.iter()
+            .copied()
+            .filter(|t| !excluded.contains(t))
+            .collect()
+    };
     let mut g = Gen {
         choices,
         pos: 0,
@@ -47,6 +63,9 @@ fn generate(choices: &[u8], defined: Option<u32>) -> Kernel {
         loop_depth: 0,
         budget: 48,
         defined,
+        types: keep(&ScalarType::ALL),
+        storable: keep(&STORABLE),
+        comparable: keep(&COMPARABLE),
     };
     g.declarations();
     g.kernel.body = g.block(0);
@@ -68,10 +87,27 @@ pub fn finite_f32(bits: u32) -> u32 {
     }
 }
 
+/// `bits` (of float type `ty`, zero-extended) made finite as [`finite_f32`] does: a NaN or an
+/// infinity gets its exponent lowered by one. Other types' bits are returned as they are.
+pub fn finite_bits(ty: ScalarType, bits: u64) -> u64 {
+    let (exp, low): (u64, u64) = match ty {
+        ScalarType::F32 => return u64::from(finite_f32(bits as u32)),
+        ScalarType::F64 => (0x7ff0_0000_0000_0000, 0x0010_0000_0000_0000),
+        ScalarType::F16 => (0x7c00, 0x0400),
+        ScalarType::BF16 => (0x7f80, 0x0080),
+        _ => return bits,
+    };
+    if bits & exp == exp {
+        bits & !low
+    } else {
+        bits
+    }
+}
+
 /// Loop counters of defined kernels: one local per nesting level, never assigned by random statements.
 const LOOP_COUNTERS: [&str; 3] = ["loop0", "loop1", "loop2"];
 
-const STORABLE: [ScalarType; 7] = [
+const STORABLE: [ScalarType; 10] = [
     ScalarType::U8,
     ScalarType::U16,
     ScalarType::U32,
@@ -79,6 +115,21 @@ const STORABLE: [ScalarType; 7] = [
     ScalarType::I32,
     ScalarType::I64,
     ScalarType::F32,
+    ScalarType::F16,
+    ScalarType::BF16,
+    ScalarType::F64,
+];
+
+/// The types comparisons take (the halves are compared by the builder in `f32`).
+const COMPARABLE: [ScalarType; 8] = [
+    ScalarType::U8,
+    ScalarType::U16,
+    ScalarType::U32,
+    ScalarType::U64,
+    ScalarType::I32,
+    ScalarType::I64,
+    ScalarType::F32,
+    ScalarType::F64,
 ];
 
 struct Gen<'c> {
@@ -91,6 +142,11 @@ struct Gen<'c> {
     budget: u32,
     /// `Some(buffer elements)` for [`random_defined_kernel`].
     defined: Option<u32>,
+    /// The scalar types drawn from (all of them, or all but some), and those of them that memory
+    /// holds and that comparisons take.
+    types: Vec<ScalarType>,
+    storable: Vec<ScalarType>,
+    comparable: Vec<ScalarType>,
 }
 
 impl Gen<'_> {
@@ -180,11 +236,11 @@ impl Gen<'_> {
                     Access::ReadWrite
                 };
                 ParamKind::Buffer {
-                    elem: self.pick(&STORABLE),
+                    elem: self.pick(&self.storable.clone()),
                     access,
                 }
             } else {
-                ParamKind::Scalar(self.pick(&ScalarType::ALL))
+                ParamKind::Scalar(self.pick(&self.types.clone()))
             };
             self.kernel.params.append(Param {
                 name: format!("p{i}"),
@@ -192,7 +248,7 @@ impl Gen<'_> {
             });
         }
         for i in 0..self.below(3) {
-            let elem = self.pick(&STORABLE);
+            let elem = self.pick(&self.storable.clone());
             let size = elem.size_bytes().unwrap_or(4);
             let align = size << self.below(3);
             let len = 1 + self.below(256) as u32;
@@ -204,7 +260,7 @@ impl Gen<'_> {
             });
         }
         for i in 0..self.below(4) {
-            let ty = self.pick(&ScalarType::ALL);
+            let ty = self.pick(&self.types.clone());
             self.kernel.locals.append(LocalVar {
                 name: format!("l{i}"),
                 ty,
@@ -256,10 +312,13 @@ impl Gen<'_> {
         let lit = match ty {
             // Small finite floats, or any bit pattern at all (NaN payloads and infinities included).
             ScalarType::F32 if small => Literal::f32(f32::from_bits(bits as u32).clamp(-1e6, 1e6)),
+            ScalarType::F64 if small => Literal::f64(f64::from_bits(bits).clamp(-1e6, 1e6)),
             _ if small => Literal::from_bits(ty, bits % 1000),
             // Defined kernels: finite floats only (WGSL lets an implementation assume no NaN or
             // infinity occurs; lavapipe answers `x != x` with false for a NaN).
-            ScalarType::F32 if self.defined.is_some() => Literal::F32Bits(finite_f32(bits as u32)),
+            t if t.is_float() && self.defined.is_some() => {
+                Literal::from_bits(t, finite_bits(t, bits))
+            }
             _ => Literal::from_bits(ty, bits),
         };
         let value = self.define(ty);
@@ -314,7 +373,7 @@ impl Gen<'_> {
     fn stmt(&mut self, depth: u32, out: &mut Block) {
         match self.below(24) {
             0 => {
-                let ty = self.pick(&ScalarType::ALL);
+                let ty = self.pick(&self.types.clone());
                 self.operand(ty, out);
             }
             1 => {
@@ -341,7 +400,11 @@ impl Gen<'_> {
             }
             4 | 5 => self.arith(out),
             6 if self.below(3) == 0 => {
-                let t = ScalarType::F32;
+                let floats: Vec<_> = [ScalarType::F32, ScalarType::F64]
+                    .into_iter()
+                    .filter(|t| self.types.contains(t))
+                    .collect();
+                let t = self.pick(&floats);
                 let (a, b, c) = (
                     self.operand(t, out),
                     self.operand(t, out),
@@ -358,13 +421,13 @@ impl Gen<'_> {
                 self.let_stmt(to, Expr::MulWide(a, b), out);
             }
             7 => {
-                let t = self.pick(&STORABLE);
+                let t = self.pick(&self.comparable.clone());
                 let op = self.pick(CmpOp::ALL);
                 let (a, b) = (self.operand(t, out), self.operand(t, out));
                 self.let_stmt(ScalarType::Bool, Expr::Compare(op, a, b), out);
             }
             8 => {
-                let t = self.pick(&ScalarType::ALL);
+                let t = self.pick(&self.types.clone());
                 let cond = self.operand(ScalarType::Bool, out);
                 let (a, b) = (self.operand(t, out), self.operand(t, out));
                 self.let_stmt(
@@ -436,7 +499,7 @@ impl Gen<'_> {
 
     fn arith(&mut self, out: &mut Block) {
         for _ in 0..16 {
-            let t = self.pick(&ScalarType::ALL);
+            let t = self.pick(&self.types.clone());
             if self.below(3) == 0 {
                 let op = self.pick(UnaryOp::ALL);
                 if let Ok(result) = unary_type(op, t) {
@@ -461,7 +524,10 @@ impl Gen<'_> {
     fn cast(&mut self, out: &mut Block) {
         for _ in 0..16 {
             let kind = self.pick(CastKind::ALL);
-            let (from, to) = (self.pick(&ScalarType::ALL), self.pick(&ScalarType::ALL));
+            let (from, to) = (
+                self.pick(&self.types.clone()),
+                self.pick(&self.types.clone()),
+            );
             if cast_type(kind, from, to).is_ok() {
                 let a = self.operand(from, out);
                 return self.let_stmt(to, Expr::Cast(kind, a, to), out);

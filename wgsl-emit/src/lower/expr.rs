@@ -13,11 +13,11 @@ use super::Lowerer;
 
 type H = Handle<Expression>;
 
-/// The mask that keeps an 8- or 16-bit value zero-extended.
+/// The mask that keeps an 8- or 16-bit value (a half's bits too) zero-extended.
 pub(crate) fn narrow_mask(t: ScalarType) -> Option<u32> {
     match t {
         ScalarType::U8 => Some(0xff),
-        ScalarType::U16 => Some(0xffff),
+        ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => Some(0xffff),
         _ => None,
     }
 }
