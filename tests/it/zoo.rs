@@ -431,6 +431,35 @@ fn sgemm_case() -> Case {
     }
 }
 
+fn hgemm_case() -> Case {
+    let (m, n, k) = (128, 128, 96);
+    let half_bits = |v: Vec<f32>| -> Vec<u16> {
+        v.into_iter()
+            .map(|x| half::f16::from_f32(x).to_bits())
+            .collect()
+    };
+    let a = half_bits(uniform(m * k, 25, -1.0, 1.0));
+    let b = half_bits(uniform(k * n, 26, -1.0, 1.0));
+    let t = gemm::TILE as usize;
+    let u16_bytes = |v: &[u16]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    Case {
+        name: "hgemm",
+        pool: vec![u16_bytes(&a), u16_bytes(&b), vec![0; m * n * 4]],
+        launches: vec![Launch {
+            kernel: gemm::hgemm(),
+            grid: [(n / t) as u32, (m / t) as u32, 1],
+            buffers: vec![0, 1, 2],
+            scalars: vec![m as u64, n as u64, k as u64],
+        }],
+        expect: vec![Expect {
+            name: "c",
+            buffer: 2,
+            want: gemm::half_reference(&a, &b, m, n, k),
+        }],
+        bounds: gemm::HALF_BOUNDS,
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
         softmax_case(),
@@ -446,6 +475,7 @@ fn cases() -> Vec<Case> {
         transpose_case(),
         stencil_case(),
         sgemm_case(),
+        hgemm_case(),
     ]
 }
 

@@ -89,3 +89,80 @@ pub const BOUNDS: Bounds = Bounds {
         rel: 0.0,
     },
 };
+
+/// A half-precision GEMM with `f32` accumulation (mixed precision, as tensor-core GEMMs compute):
+/// `c = a · b` for row-major `f16` operands `a` (`m × k`) and `b` (`k × n`) and an `f32` result `c`
+/// (`m × n`). The same 64 × 64 tiling and 4 × 4 register blocks as [`sgemm`]; the staged tiles stay
+/// `f16` in shared memory (half the bytes of `sgemm`'s), each element is widened exactly to `f32`
+/// when read, and the products are accumulated with `f32` fused multiply-adds. `m` and `n` multiples
+/// of 64, `k` a multiple of 16; launch over `n / 64 × m / 64` blocks.
+#[kernel(block_size = (16, 16))]
+pub fn hgemm(a: &[f16], b: &[f16], c: &mut [f32], m: u32, n: u32, k: u32) {
+    let a_tile = shared::<f16>(16 * 64, 16);
+    let b_tile = shared::<f16>(16 * 64, 16);
+    let t = thread_index();
+    let tx = thread_index_x();
+    let ty = thread_index_y();
+    let m0 = block_index_y() * 64;
+    let n0 = block_index_x() * 64;
+    let mut acc = [0.0f32; 16];
+    for k0 in (0..k).step_by(16) {
+        // A's 64 × 16 slice, four halves per thread, stored transposed: a_tile[kk][row].
+        let row = t / 4;
+        let col = (t % 4) * 4;
+        for q in unroll(0..4) {
+            a_tile[(col + q) * 64 + row] = a[(m0 + row) * k + k0 + col + q];
+        }
+        // B's 16 × 64 slice, four halves per thread.
+        let brow = t / 16;
+        let bcol = (t % 16) * 4;
+        for q in unroll(0..4) {
+            b_tile[brow * 64 + bcol + q] = b[(k0 + brow) * n + n0 + bcol + q];
+        }
+        barrier();
+        for kk in 0..16u32 {
+            let xs = [
+                a_tile[kk * 64 + ty * 4] as f32,
+                a_tile[kk * 64 + ty * 4 + 1] as f32,
+                a_tile[kk * 64 + ty * 4 + 2] as f32,
+                a_tile[kk * 64 + ty * 4 + 3] as f32,
+            ];
+            let ys = [
+                b_tile[kk * 64 + tx * 4] as f32,
+                b_tile[kk * 64 + tx * 4 + 1] as f32,
+                b_tile[kk * 64 + tx * 4 + 2] as f32,
+                b_tile[kk * 64 + tx * 4 + 3] as f32,
+            ];
+            for i in unroll(0..4) {
+                for j in unroll(0..4) {
+                    acc[i * 4 + j] = xs[i].mul_add(ys[j], acc[i * 4 + j]);
+                }
+            }
+        }
+        barrier();
+    }
+    for i in unroll(0..4) {
+        let row = m0 + ty * 4 + i;
+        if row < m {
+            let at = row * n + n0 + tx * 4;
+            store4(
+                &mut c[at],
+                [acc[i * 4], acc[i * 4 + 1], acc[i * 4 + 2], acc[i * 4 + 3]],
+            );
+        }
+    }
+}
+
+/// `a · b` in `f64` for `f16` operands given as their bits (each exact in `f64`).
+pub fn half_reference(a: &[u16], b: &[u16], m: usize, n: usize, k: usize) -> Vec<f64> {
+    let wide = |h: &[u16]| -> Vec<f32> {
+        h.iter()
+            .map(|&x| half::f16::from_bits(x).to_f32())
+            .collect()
+    };
+    reference(&wide(a), &wide(b), m, n, k)
+}
+
+/// As [`BOUNDS`]: the products of two halves are exact in `f32` (11 + 11 significant bits), so the
+/// only rounding is the `f32` accumulation's.
+pub const HALF_BOUNDS: Bounds = BOUNDS;
