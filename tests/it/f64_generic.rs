@@ -71,7 +71,7 @@ fn inputs() -> (Vec<f64>, Vec<f64>, Vec<i64>) {
         1.0 + 2f64.powi(-11) + 2f64.powi(-40), // just above an f16 tie
         1.0 + 2f64.powi(-11),                  // an f16 tie: to even
         1.0 + 2f64.powi(-8) + 2f64.powi(-45),  // just above a bf16 tie
-        65519.999_999,
+        65_519.999_999,
         65520.0,
         2f64.powi(-25),
         2f64.powi(-25) * (1.0 + 2f64.powi(-50)),
@@ -372,7 +372,7 @@ fn a_generic_kernel_instantiates_at_every_float_type() {
         "f16",
         axpby::<f16>(),
         2,
-        |v| u64::from(half_of(v, false)),
+        |v| half_of(v, false),
         |b| F16::from_bits(b as u16).to_f64(),
         &|v| F16::from_bits(half_of(v, false) as u16).to_f64(),
     );
@@ -380,7 +380,7 @@ fn a_generic_kernel_instantiates_at_every_float_type() {
         "bf16",
         axpby::<bf16>(),
         2,
-        |v| u64::from(half_of(v, true)),
+        |v| half_of(v, true),
         |b| f64::from(Bf16::from_bits(b as u16).to_f32()),
         &|v| f64::from(Bf16::from_bits(half_of(v, true) as u16).to_f32()),
     );

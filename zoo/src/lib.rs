@@ -1,7 +1,8 @@
 //! A zoo of well-known float kernels written with `#[warpforge_ir::kernel]`: row softmax,
 //! cross-entropy, layer norm forward and backward, GELU forward and backward, an AdamW step, a sum
 //! reduction, an inclusive scan, causal attention for one head, and on 2-D blocks and grids a tiled
-//! transpose, a 5-point stencil and a register-blocked SGEMM with vector loads. Each module holds the kernels, a
+//! transpose, a 5-point stencil, a register-blocked SGEMM with vector loads and a half-precision GEMM
+//! with `f32` accumulation. Each module holds the kernels, a
 //! Rust reference computed in `f64` from the same `f32` inputs, and the [`Bounds`] its outputs meet
 //! on each backend; `tests/it/zoo.rs` in the workspace runs every kernel on the IR simulator, its
 //! PTX on the PTX simulator (sm_70, sm_80, sm_90) and its WGSL on WebGPU against the reference,

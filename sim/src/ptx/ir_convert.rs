@@ -64,10 +64,7 @@ mod tests {
             float_convert(T::F32, T::F16, u64::from(f32::NAN.to_bits())),
             0x7fff
         );
-        assert_eq!(
-            float_convert(T::F32, T::BF16, u64::from(1.00390625f32.to_bits())),
-            0x3f80
-        );
+        assert_eq!(float_convert(T::F32, T::BF16, 0x3f80_8000), 0x3f80);
         // the smallest f16 subnormal widens exactly
         assert_eq!(
             float_convert(T::F16, T::F32, 1),
