@@ -7,149 +7,14 @@
 //! ([`shift_amount`]) and declarations that need a name not yet taken ([`local`], [`shared`]).
 
 use crate::builder::{
-    Bool, KernelBuilder, Local, ScalarKind, SharedArr, Storable, Val, BF16, F16, F32, F64, I32,
-    I64, U16, U32, U64, U8,
+    KernelBuilder, Local, ScalarKind, SharedArr, Storable, Val, I32, I64, U16, U32, U64, U8,
 };
 
-/// How `value as To` is computed, following Rust's `as`: between integers, a zero extension from an
-/// unsigned (or `bool`) source, a sign extension from a signed one, a truncation to a narrower type, a
-/// bit cast between types of the same width, nothing between a type and itself; between integers
-/// and `f32`, the IR's `itof` (nearest, ties to even) and `ftoi` (truncated, saturated, NaN → 0).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be cast to `{To}` with `as` in a kernel",
-    label = "no `as` conversion from `{Self}` to `{To}` in the IR",
-    note = "integers convert among themselves and to and from f32 and f64, floats among themselves, halves to every integer and from u8/u16 (convert a wider integer through f32: `x as f32 as f16`), and `bool` to integers (Rust's `as`)"
-)]
-pub trait CastTo<To: ScalarKind>: ScalarKind + Sized {
-    /// Emits the conversion.
-    fn cast(b: &mut KernelBuilder, value: Val<Self>) -> Val<To>;
-}
+pub use crate::builder::{CastFrom, CastTo};
 
-macro_rules! casts {
-    ($how:ident: $($from:ident => $($to:ident),*;)*) => {$($(
-        impl CastTo<$to> for $from {
-            fn cast(b: &mut KernelBuilder, value: Val<$from>) -> Val<$to> {
-                b.$how::<$to, $from>(value)
-            }
-        }
-    )*)*};
-}
-
-macro_rules! identity {
-    ($($kind:ident),*) => {$(
-        impl CastTo<$kind> for $kind {
-            fn cast(_: &mut KernelBuilder, value: Val<$kind>) -> Val<$kind> {
-                value
-            }
-        }
-    )*};
-}
-
-identity!(Bool, U8, U16, U32, U64, I32, I64, F32, F64, F16, BF16);
-casts! { zext:
-    Bool => U8, U16, U32, U64, I32, I64;
-    U8 => U16, U32, U64, I32, I64;
-    U16 => U32, U64, I32, I64;
-    U32 => U64, I64;
-}
-casts! { sext:
-    I32 => I64;
-}
-// `i32 as u64` sign-extends in Rust.
-impl CastTo<U64> for I32 {
-    fn cast(b: &mut KernelBuilder, value: Val<I32>) -> Val<U64> {
-        b.sext::<U64, I32>(value)
-    }
-}
-casts! { trunc:
-    U16 => U8;
-    U32 => U8, U16;
-    U64 => U8, U16, U32, I32;
-    I32 => U8, U16;
-    I64 => U8, U16, U32, I32;
-}
-casts! { bitcast:
-    U32 => I32;
-    I32 => U32;
-    U64 => I64;
-    I64 => U64;
-}
-macro_rules! floats {
-    ($($int:ident),*) => {$(
-        impl CastTo<F32> for $int {
-            fn cast(b: &mut KernelBuilder, value: Val<$int>) -> Val<F32> {
-                b.int_to_float(value)
-            }
-        }
-        impl CastTo<$int> for F32 {
-            fn cast(b: &mut KernelBuilder, value: Val<F32>) -> Val<$int> {
-                b.float_to_int(value)
-            }
-        }
-    )*};
-}
-floats!(U8, U16, U32, U64, I32, I64);
-
-macro_rules! doubles {
-    ($($int:ident),*) => {$(
-        impl CastTo<F64> for $int {
-            fn cast(b: &mut KernelBuilder, value: Val<$int>) -> Val<F64> {
-                b.int_to_float(value)
-            }
-        }
-        impl CastTo<$int> for F64 {
-            fn cast(b: &mut KernelBuilder, value: Val<F64>) -> Val<$int> {
-                b.float_to_int(value)
-            }
-        }
-    )*};
-}
-doubles!(U8, U16, U32, U64, I32, I64);
-
-casts! { float_convert:
-    F32 => F64, F16, BF16;
-    F64 => F32, F16, BF16;
-    F16 => F32, F64, BF16;
-    BF16 => F32, F64, F16;
-}
-
-// A half to an integer: widened to f32 exactly, then truncated and saturated; an integer to a half
-// only from u8/u16, exact in f32 (so rounded once).
-macro_rules! halves {
-    ($($half:ident),*) => {$(
-        halves!(@to $half: U8, U16, U32, U64, I32, I64);
-        halves!(@from $half: U8, U16);
-    )*};
-    (@to $half:ident: $($int:ident),*) => {$(
-        impl CastTo<$int> for $half {
-            fn cast(b: &mut KernelBuilder, value: Val<$half>) -> Val<$int> {
-                let wide: Val<F32> = b.float_convert(value);
-                b.float_to_int(wide)
-            }
-        }
-    )*};
-    (@from $half:ident: $($int:ident),*) => {$(
-        impl CastTo<$half> for $int {
-            fn cast(b: &mut KernelBuilder, value: Val<$int>) -> Val<$half> {
-                let wide: Val<F32> = b.int_to_float(value);
-                b.float_convert(wide)
-            }
-        }
-    )*};
-}
-halves!(F16, BF16);
-
-/// `value as Self` where `Self` is a generic kernel's type parameter: the same conversion as
-/// [`CastTo`], named from the target so that `Float`'s bounds can promise it.
-pub trait CastFrom<From: ScalarKind>: ScalarKind + Sized {
-    /// Emits the conversion.
-    fn cast_from(b: &mut KernelBuilder, value: Val<From>) -> Val<Self>;
-}
-
-impl<From: CastTo<To>, To: ScalarKind> CastFrom<From> for To {
-    fn cast_from(b: &mut KernelBuilder, value: Val<From>) -> Val<To> {
-        From::cast(b, value)
-    }
+/// `value as To` (see [`CastTo`]): its conversion steps, emitted in order.
+pub fn cast<To: ScalarKind, From: CastTo<To>>(b: &mut KernelBuilder, value: Val<From>) -> Val<To> {
+    Val::new(b.convert_steps(value.value(), From::STEPS))
 }
 
 /// `value as To` for a generic target (see [`CastFrom`]).
@@ -157,12 +22,7 @@ pub fn cast_from<To: CastFrom<From>, From: ScalarKind>(
     b: &mut KernelBuilder,
     value: Val<From>,
 ) -> Val<To> {
-    To::cast_from(b, value)
-}
-
-/// `value as To` (see [`CastTo`]).
-pub fn cast<To: ScalarKind, From: CastTo<To>>(b: &mut KernelBuilder, value: Val<From>) -> Val<To> {
-    From::cast(b, value)
+    Val::new(b.convert_steps(value.value(), To::STEPS))
 }
 
 /// Integer types a shift amount may have: Rust shifts by any integer type; the IR by a `u32`, taken

@@ -20,6 +20,18 @@ impl KernelBuilder {
         value
     }
 
+    /// `v` through `steps` (`as`'s conversions: `CastTo::STEPS`), each yielding its type.
+    pub(crate) fn convert_steps(
+        &mut self,
+        mut v: Value,
+        steps: &[(CastKind, ScalarType)],
+    ) -> Value {
+        for &(kind, to) in steps {
+            v = self.bind_typed(to, Expr::Cast(kind, v, to));
+        }
+        v
+    }
+
     /// `v` of type `from` converted to float type `to`.
     pub(crate) fn convert_value(&mut self, v: Value, from: ScalarType, to: ScalarType) -> Value {
         if from == to {

@@ -3,7 +3,7 @@
 
 use std::marker::PhantomData;
 
-use crate::__macro::{CastFrom, CastTo};
+use crate::expr::CastKind;
 use crate::kernel::{LocalId, ParamId, SharedId, Value};
 use crate::stmt::{Mask, MemRef};
 use crate::types::{Literal, ScalarType};
@@ -300,3 +300,115 @@ impl<T> Array<T> for SharedArr<T> {
         MemRef::Shared(self.id)
     }
 }
+
+/// How `value as To` is computed, following Rust's `as`, as the IR conversions to emit in order (each
+/// with the type it yields; none between a type and itself): between integers, a zero extension from
+/// an unsigned (or `bool`) source, a sign extension from a signed one, a truncation to a narrower
+/// type, a bit cast between types of the same width; between integers and `f32`/`f64`, `itof`
+/// (nearest, ties to even) and `ftoi` (truncated, saturated, NaN → 0); between floats, `fconv`; a half
+/// to an integer through `f32` (exact), an integer into a half only from `u8`/`u16` (exact in `f32`,
+/// so rounded once). The conversions are data, so that [`Float`] can promise them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be cast to `{To}` with `as` in a kernel",
+    label = "no `as` conversion from `{Self}` to `{To}` in the IR",
+    note = "integers convert among themselves and to and from f32 and f64, floats among themselves, halves to every integer and from u8/u16 (convert a wider integer through f32: `x as f32 as f16`), and `bool` to integers (Rust's `as`)"
+)]
+pub trait CastTo<To: ScalarKind>: ScalarKind {
+    /// The conversions, in order, each with the type it yields.
+    const STEPS: &'static [(CastKind, ScalarType)];
+}
+
+/// `value as Self` where `Self` is a generic kernel's type parameter: the same steps as [`CastTo`],
+/// named from the target so that [`Float`]'s bounds can promise conversions into it.
+pub trait CastFrom<From: ScalarKind>: ScalarKind {
+    /// The conversions, in order, each with the type it yields.
+    const STEPS: &'static [(CastKind, ScalarType)];
+}
+
+impl<From: CastTo<To>, To: ScalarKind> CastFrom<From> for To {
+    const STEPS: &'static [(CastKind, ScalarType)] = <From as CastTo<To>>::STEPS;
+}
+
+macro_rules! casts {
+    ($kind:ident: $($from:ident => $($to:ident),*;)*) => {$($(
+        impl CastTo<$to> for $from {
+            const STEPS: &'static [(CastKind, ScalarType)] =
+                &[(CastKind::$kind, <$to as ScalarKind>::TYPE)];
+        }
+    )*)*};
+}
+
+macro_rules! identity {
+    ($($kind:ident),*) => {$(
+        impl CastTo<$kind> for $kind {
+            const STEPS: &'static [(CastKind, ScalarType)] = &[];
+        }
+    )*};
+}
+
+identity!(Bool, U8, U16, U32, U64, I32, I64, F32, F64, F16, BF16);
+casts! { ZeroExtend:
+    Bool => U8, U16, U32, U64, I32, I64;
+    U8 => U16, U32, U64, I32, I64;
+    U16 => U32, U64, I32, I64;
+    U32 => U64, I64;
+}
+// `i32 as u64` sign-extends in Rust.
+casts! { SignExtend:
+    I32 => I64, U64;
+}
+casts! { Truncate:
+    U16 => U8;
+    U32 => U8, U16;
+    U64 => U8, U16, U32, I32;
+    I32 => U8, U16;
+    I64 => U8, U16, U32, I32;
+}
+casts! { Bitcast:
+    U32 => I32;
+    I32 => U32;
+    U64 => I64;
+    I64 => U64;
+}
+casts! { IntToFloat:
+    U8 => F32, F64;
+    U16 => F32, F64;
+    U32 => F32, F64;
+    U64 => F32, F64;
+    I32 => F32, F64;
+    I64 => F32, F64;
+}
+casts! { FloatToInt:
+    F32 => U8, U16, U32, U64, I32, I64;
+    F64 => U8, U16, U32, U64, I32, I64;
+}
+casts! { FloatConvert:
+    F32 => F64, F16, BF16;
+    F64 => F32, F16, BF16;
+    F16 => F32, F64, BF16;
+    BF16 => F32, F64, F16;
+}
+
+macro_rules! halves {
+    ($($half:ident),*) => {$(
+        halves!(@to $half: U8, U16, U32, U64, I32, I64);
+        halves!(@from $half: U8, U16);
+    )*};
+    (@to $half:ident: $($int:ident),*) => {$(
+        impl CastTo<$int> for $half {
+            const STEPS: &'static [(CastKind, ScalarType)] = &[
+                (CastKind::FloatConvert, ScalarType::F32),
+                (CastKind::FloatToInt, <$int as ScalarKind>::TYPE),
+            ];
+        }
+    )*};
+    (@from $half:ident: $($int:ident),*) => {$(
+        impl CastTo<$half> for $int {
+            const STEPS: &'static [(CastKind, ScalarType)] = &[
+                (CastKind::IntToFloat, ScalarType::F32),
+                (CastKind::FloatConvert, <$half as ScalarKind>::TYPE),
+            ];
+        }
+    )*};
+}
+halves!(F16, BF16);

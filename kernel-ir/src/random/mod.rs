@@ -31,6 +31,12 @@ pub fn random_kernel(choices: &[u8]) -> Kernel {
     generate(choices, None, &[])
 }
 
+/// [`random_kernel`] drawing its types from every scalar type but `excluded` (the WGSL-side tests
+/// exclude `f64`, which WGSL lacks).
+pub fn random_kernel_without(choices: &[u8], excluded: &[ScalarType]) -> Kernel {
+    generate(choices, None, excluded)
+}
+
 /// A kernel built from `choices` whose result is likely well-defined when every global buffer holds
 /// `buffer_elements` elements and the grid has at most 3 blocks (see the module docs); it always passes
 /// [`crate::verify()`].
