@@ -247,6 +247,7 @@ fn operand(kind: &OperandKind) -> Result<Operand, String> {
             Operand::Bits(v.magnitude)
         }
         OperandKind::Float(FloatImm::F32Bits(bits)) => Operand::F32(*bits),
+        OperandKind::Float(FloatImm::F64Bits(bits)) => Operand::F64(*bits),
         OperandKind::Symbol(s) => Operand::Sym(s.clone()),
         OperandKind::Label(l) => Operand::Label(label(l)?),
         OperandKind::Address(a) => {
