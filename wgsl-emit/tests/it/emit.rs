@@ -3,7 +3,7 @@
 //! the root crate's tests/it/wgsl.rs.)
 
 use proptest::prelude::*;
-use warpforge_ir::{random::random_kernel, samples, verify};
+use warpforge_ir::{random::random_kernel_without, samples, verify, ScalarType};
 use warpforge_wgsl::emit;
 
 #[test]
@@ -38,7 +38,8 @@ fn random_kernels_validate_or_are_refused_for_divergent_sync() {
     });
     let choices = proptest::collection::vec(any::<u8>(), 0..2048);
     let result = runner.run(&choices, |choices| {
-        let kernel = random_kernel(&choices);
+        // WGSL has no f64: its refusal is tested on its own (`tests/it/f64_generic.rs`).
+        let kernel = random_kernel_without(&choices, &[ScalarType::F64]);
         match emit(&verify(&kernel).expect("random kernels verify")) {
             Ok(wgsl) => {
                 warpforge_wgsl::check_text(&wgsl.source, wgsl.requirements.shader_int64).map_err(

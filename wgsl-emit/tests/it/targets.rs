@@ -4,7 +4,7 @@
 //! `spirv-val` are covered by the root crate's tests/it/targets.rs.
 
 use proptest::prelude::*;
-use warpforge_ir::{random::random_kernel, samples, verify};
+use warpforge_ir::{random::random_kernel_without, samples, verify, ScalarType};
 use warpforge_wgsl::targets::SPIRV_VERSION;
 use warpforge_wgsl::{emit, emit_target, ShaderTarget, TargetError, WgslError};
 
@@ -101,7 +101,8 @@ fn random_kernels_write_every_target_or_are_refused_alike() {
     let mut runner = TestRunner::new(ProptestConfig::with_cases(CASES));
     let choices = proptest::collection::vec(any::<u8>(), 0..2048);
     let result = runner.run(&choices, |choices| {
-        let kernel = random_kernel(&choices);
+        // WGSL has no f64: its refusal is tested on its own (`tests/it/f64_generic.rs`).
+        let kernel = random_kernel_without(&choices, &[ScalarType::F64]);
         let verified = verify(&kernel).expect("random kernels verify");
         let wgsl = emit(&verified);
         for target in [ShaderTarget::SpirV, ShaderTarget::Msl, ShaderTarget::Hlsl] {
