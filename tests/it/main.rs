@@ -32,6 +32,7 @@ mod float_math;
 mod gpu_batch;
 mod gpu_check_script;
 mod half_floats;
+mod half_math;
 mod host_pipeline;
 mod launch_shapes;
 mod layout;
