@@ -226,6 +226,8 @@ run() {
   # Float kernels: the math functions against docs/kernels.md's PTX column, f32 atomics, the zoo.
   step float-cuda "$BIN/test_it" math_functions::math_functions_are_within_their_bounds_on_cuda \
     float_atomics::float_atomic_add_sums_exactly_on_cuda \
+    float_atomics::f64_atomic_add_sums_exactly_on_cuda \
+    half_floats::halves_convert_and_round_once_on_cuda f64_generic::doubles_are_ieee_on_cuda \
     zoo::zoo_kernels_match_their_references_on_cuda --nocapture --test-threads=1
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async

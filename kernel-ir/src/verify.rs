@@ -380,10 +380,11 @@ impl Verifier<'_> {
                 compare,
             } => {
                 let elem = self.array(*array, true)?;
-                let float_add = elem == ScalarType::F32 && *op == AtomicOp::Add;
+                let float_add =
+                    matches!(elem, ScalarType::F32 | ScalarType::F64) && *op == AtomicOp::Add;
                 if elem != ScalarType::U32 && !float_add {
                     return self.fail(format!(
-                        "atomics work on u32 elements (and `add` on f32 elements), this array holds {elem}"
+                        "atomics work on u32 elements (and `add` on f32 and f64 elements), this array holds {elem}"
                     ));
                 }
                 self.index(*index)?;

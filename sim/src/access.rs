@@ -197,46 +197,39 @@ impl BlockRun<'_> {
                     operand,
                     compare,
                 } => {
-                    let operand = warp.regs[operand as usize][l] as u32;
+                    let wide = mem.elem == ScalarType::F64;
+                    let size = if wide { 8 } else { 4 };
+                    let operand = warp.regs[operand as usize][l];
+                    let narrow = operand as u32;
                     let compare = compare.map_or(0, |c| warp.regs[c as usize][l] as u32);
                     let old = match mem.space {
                         Space::Global(b) => {
-                            let bits = u64::from(operand);
-                            self.check_race(who, pc, l, mem, addr, 4, true, true, bits)?;
+                            self.check_race(who, pc, l, mem, addr, size, true, true, operand)?;
                             if self.race.is_some() {
-                                self.check_blocks(who, pc, l, mem, addr, 4, false, true, false)?;
+                                self.check_blocks(who, pc, l, mem, addr, size, false, true, false)?;
                             }
-                            if mem.elem == ScalarType::F32 {
-                                self.globals[b as usize].atomic_add_f32(addr, operand)
-                            } else {
-                                self.globals[b as usize].atomic(addr, op, operand, compare)
+                            let buffer = &self.globals[b as usize];
+                            match mem.elem {
+                                ScalarType::F64 => buffer.atomic_add_f64(addr, operand),
+                                ScalarType::F32 => u64::from(buffer.atomic_add_f32(addr, narrow)),
+                                _ => u64::from(buffer.atomic(addr, op, narrow, compare)),
                             }
                         }
                         Space::Shared { offset } => {
                             // One atomic access for racecheck (an atomic never races another).
-                            self.initcheck(who, pc, l, mem, addr, 4)?;
+                            self.initcheck(who, pc, l, mem, addr, size)?;
                             let at = (u64::from(offset) + addr) as usize;
-                            let old = read_bytes(&self.shared, at, 4) as u32;
-                            let new = if mem.elem == ScalarType::F32 {
-                                float_add(false, old, operand)
-                            } else {
-                                atomic_result(op, old, operand, compare)
+                            let old = read_bytes(&self.shared, at, size);
+                            let new = match mem.elem {
+                                ScalarType::F64 => crate::ptx::f64_atomic_add(old, operand),
+                                ScalarType::F32 => u64::from(float_add(false, old as u32, narrow)),
+                                _ => u64::from(atomic_result(op, old as u32, narrow, compare)),
                             };
-                            self.write(
-                                who,
-                                pc,
-                                l,
-                                mem,
-                                addr,
-                                4,
-                                u64::from(new),
-                                true,
-                                Strength::Plain,
-                            )?;
+                            self.write(who, pc, l, mem, addr, size, new, true, Strength::Plain)?;
                             old
                         }
                     };
-                    warp.regs[dst as usize][l] = u64::from(old);
+                    warp.regs[dst as usize][l] = old;
                 }
             }
         }

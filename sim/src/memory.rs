@@ -15,6 +15,8 @@ pub(crate) struct GlobalBuffer {
     /// it plus one (low 32 bits), a block that read it plus one (bits 32..63), and whether several
     /// blocks read it (bit 63).
     blocks: Vec<AtomicU64>,
+    /// Serializes `f64` atomics, whose two words cannot be updated by one `u32` atomic.
+    wide: std::sync::Mutex<()>,
 }
 
 /// Another block that touched a byte a block accesses without atomics: it wrote it, or read it.
@@ -140,6 +142,7 @@ impl GlobalBuffer {
             words,
             len: bytes.len() as u64,
             blocks: Vec::new(),
+            wide: std::sync::Mutex::new(()),
         }
     }
 
@@ -204,6 +207,25 @@ impl GlobalBuffer {
         match w.fetch_update(Relaxed, Relaxed, add) {
             Ok(old) | Err(old) => old,
         }
+    }
+
+    /// An atomic `f64` add at `addr` (8-byte aligned): the two words under the buffer's lock (an `f64`
+    /// atomic is one access on a GPU; the words are `u32` here), rounded as `atom.add.f64`; returns the
+    /// old bits.
+    pub fn atomic_add_f64(&self, addr: u64, operand: u64) -> u64 {
+        let _one_at_a_time = self
+            .wide
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (lo, hi) = (
+            &self.words[(addr / 4) as usize],
+            &self.words[(addr / 4) as usize + 1],
+        );
+        let old = u64::from(lo.load(Relaxed)) | u64::from(hi.load(Relaxed)) << 32;
+        let new = crate::ptx::f64_atomic_add(old, operand);
+        lo.store(new as u32, Relaxed);
+        hi.store((new >> 32) as u32, Relaxed);
+        old
     }
 
     /// An atomic read-modify-write of the `u32` at `addr`; returns the old contents.

@@ -385,3 +385,14 @@ fn a_generic_kernel_instantiates_at_every_float_type() {
         &|v| f64::from(Bf16::from_bits(half_of(v, true) as u16).to_f32()),
     );
 }
+
+/// On a GPU machine (`scripts/gpu-check.sh`): `f64` arithmetic and conversions on hardware.
+#[test]
+fn doubles_are_ieee_on_cuda() {
+    let test = "doubles_are_ieee_on_cuda";
+    if let Some((device, out)) =
+        crate::backends_support::on_cuda(test, &doubles(), BLOCKS, &buffers(), 3)
+    {
+        check(&device, &out);
+    }
+}

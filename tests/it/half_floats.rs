@@ -406,3 +406,15 @@ fn halves_convert_on_webgpu() {
 fn half_ptx_assembles_for_every_target() {
     assembles_everywhere("half_ptx_assembles_for_every_target", &kernel());
 }
+
+/// On a GPU machine (`scripts/gpu-check.sh`): `cvt.rn.f16.f32`, `cvt.f32.f16` and the bf16 bit
+/// sequences on hardware, bit for bit.
+#[test]
+fn halves_convert_and_round_once_on_cuda() {
+    let test = "halves_convert_and_round_once_on_cuda";
+    if let Some((device, out)) =
+        crate::backends_support::on_cuda(test, &kernel(), BLOCKS, &buffers(), 3)
+    {
+        check(&device, &out, false);
+    }
+}

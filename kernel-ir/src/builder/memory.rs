@@ -108,8 +108,9 @@ impl KernelBuilder {
         self.atomic_stmt(op, array, index, operand, None)
     }
 
-    /// Atomic add on a `u32` (wrapping) or an `f32` element (IEEE, round to nearest; on global
-    /// memory subnormals are flushed, as CUDA's global float atomics do); returns the old contents.
+    /// Atomic add on a `u32` (wrapping), an `f32` element (IEEE, round to nearest; on global memory
+    /// subnormals are flushed, as CUDA's global float atomics do) or an `f64` element (IEEE, no
+    /// flush; PTX and the simulators only); returns the old contents.
     #[must_use]
     pub fn atomic_add<T: AtomicAdd, I: IndexKind>(
         &mut self,

@@ -193,7 +193,7 @@ marker!(/// Types that can live in memory (everything but `bool`).
 marker!(/// Types that can be element indices.
     IndexKind: U32, U64; "an element index must be u32 or u64, not `{Self}`");
 marker!(/// Element types of `atomic_add`.
-    AtomicAdd: U32, F32; "`atomic_add` works on u32 and f32 elements, not `{Self}`");
+    AtomicAdd: U32, F32, F64; "`atomic_add` works on u32, f32 and f64 elements, not `{Self}`");
 marker!(/// Element types of wide (vector) accesses.
     Vector32: U32, I32, F32; "wide accesses (`load2`, `load4`, `store2`, `store4`) move u32, i32 or f32 elements, not `{Self}`");
 marker!(/// Types a shuffle can move.

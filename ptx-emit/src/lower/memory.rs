@@ -175,6 +175,8 @@ impl Lowerer<'_> {
         let name = match op {
             // Global `atom.add.f32` flushes subnormals (the IR's documented meaning); shared keeps them.
             AtomicOp::Add if self.ty(operand) == ScalarType::F32 => [M::Add, F32],
+            // `atom.add.f64` (sm_60+): IEEE, no flush.
+            AtomicOp::Add if self.ty(operand) == ScalarType::F64 => [M::Add, F64],
             AtomicOp::Add => [M::Add, U32],
             AtomicOp::Min => [M::Min, U32],
             AtomicOp::Max => [M::Max, U32],

@@ -127,6 +127,7 @@ use std::time::Instant;
 use warpforge_ptx::parse::{parse, Module};
 
 pub use error::PtxError;
+pub(crate) use exec_f64::atomic_add as f64_atomic_add;
 pub(crate) use ir_convert::float_convert;
 use launch_state::LaunchState;
 pub use layout::{ModuleVariable, PtxParam};
