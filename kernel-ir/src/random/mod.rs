@@ -15,13 +15,16 @@
 //! folded into a per-thread digest stored to `out`. Whether a given kernel's result *is* defined is the
 //! simulator sanitizer's call, not the generator's.
 
+mod declarations;
 mod defined;
+mod finite;
 mod forms;
 
+pub use finite::{finite_bits, finite_f32};
 pub use forms::{statement_forms, ALL_FORMS};
 
 use crate::expr::{BinaryOp, CastKind, CmpOp, Expr, Special, UnaryOp};
-use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, Value, ValueInfo};
+use crate::kernel::{Kernel, ParamKind, Value, ValueInfo};
 use crate::stmt::{AtomicOp, Block, Mask, MemRef, ShuffleMode, Stmt, VoteMode, WarpOp};
 use crate::types::{Access, Literal, ScalarType};
 use crate::typing::{binary_type, cast_type, unary_type};
@@ -81,33 +84,6 @@ fn generate(choices: &[u8], defined: Option<u32>, excluded: &[ScalarType]) -> Ke
         g.kernel.body = body;
     }
     g.kernel
-}
-
-/// `bits` as a finite `f32`: a NaN or an infinity becomes a finite value with the same sign and low
-/// mantissa bits (the exponent lowered by one).
-pub fn finite_f32(bits: u32) -> u32 {
-    if f32::from_bits(bits).is_finite() {
-        bits
-    } else {
-        bits & !0x0080_0000
-    }
-}
-
-/// `bits` (of float type `ty`, zero-extended) made finite as [`finite_f32`] does: a NaN or an
-/// infinity gets its exponent lowered by one. Other types' bits are returned as they are.
-pub fn finite_bits(ty: ScalarType, bits: u64) -> u64 {
-    let (exp, low): (u64, u64) = match ty {
-        ScalarType::F32 => return u64::from(finite_f32(bits as u32)),
-        ScalarType::F64 => (0x7ff0_0000_0000_0000, 0x0010_0000_0000_0000),
-        ScalarType::F16 => (0x7c00, 0x0400),
-        ScalarType::BF16 => (0x7f80, 0x0080),
-        _ => return bits,
-    };
-    if bits & exp == exp {
-        bits & !low
-    } else {
-        bits
-    }
 }
 
 /// Loop counters of defined kernels: one local per nesting level, never assigned by random statements.
@@ -177,101 +153,6 @@ impl Gen<'_> {
             *b = self.byte();
         }
         u64::from_le_bytes(bytes)
-    }
-
-    fn declarations(&mut self) {
-        let k = &mut self.kernel;
-        k.name = "random".into();
-        let params = [
-            (
-                "out",
-                ParamKind::Buffer {
-                    elem: ScalarType::U32,
-                    access: Access::ReadWrite,
-                },
-            ),
-            (
-                "data",
-                ParamKind::Buffer {
-                    elem: ScalarType::U32,
-                    access: Access::ReadOnly,
-                },
-            ),
-            ("n", ParamKind::Scalar(ScalarType::U32)),
-        ];
-        for (name, kind) in params {
-            k.params.append(Param {
-                name: name.into(),
-                kind,
-            });
-        }
-        k.shared.append(SharedArray {
-            name: "tile".into(),
-            elem: ScalarType::U32,
-            len: 64,
-            align: 16,
-        });
-        k.locals.append(LocalVar {
-            name: "acc".into(),
-            ty: ScalarType::U32,
-        });
-        let most_warps = if self.defined.is_some() { 8 } else { 32 };
-        self.kernel.block_size = 32 * (1 + self.below(most_warps) as u32);
-        // A 2-D or 3-D block for two thirds of the warp counts, chosen from the count alone (no
-        // random draw, so every seed's kernel body is what it was before blocks had shapes):
-        // 16 × 2w (a warp spans two rows) or 8 × 4 × w.
-        let warps = self.kernel.block_size / 32;
-        self.kernel.block_shape = match warps % 3 {
-            2 => Some([16, 2 * warps, 1]),
-            0 => Some([8, 4, warps]),
-            _ => None,
-        };
-        if self.defined.is_some() {
-            for name in LOOP_COUNTERS {
-                self.kernel.locals.append(LocalVar {
-                    name: name.into(),
-                    ty: ScalarType::U32,
-                });
-            }
-        }
-        for i in 0..self.below(4) {
-            let kind = if self.below(2) == 0 {
-                let access = if self.below(2) == 0 {
-                    Access::ReadOnly
-                } else {
-                    Access::ReadWrite
-                };
-                ParamKind::Buffer {
-                    elem: self.pick(&self.storable.clone()),
-                    access,
-                }
-            } else {
-                ParamKind::Scalar(self.pick(&self.types.clone()))
-            };
-            self.kernel.params.append(Param {
-                name: format!("p{i}"),
-                kind,
-            });
-        }
-        for i in 0..self.below(3) {
-            let elem = self.pick(&self.storable.clone());
-            let size = elem.size_bytes().unwrap_or(4);
-            let align = size << self.below(3);
-            let len = 1 + self.below(256) as u32;
-            self.kernel.shared.append(SharedArray {
-                name: format!("s{i}"),
-                elem,
-                len,
-                align,
-            });
-        }
-        for i in 0..self.below(4) {
-            let ty = self.pick(&self.types.clone());
-            self.kernel.locals.append(LocalVar {
-                name: format!("l{i}"),
-                ty,
-            });
-        }
     }
 
     fn block(&mut self, depth: u32) -> Block {
