@@ -105,12 +105,6 @@ impl ScalarType {
         matches!(self, ScalarType::F16 | ScalarType::BF16)
     }
 
-    /// Whether the IR computes on values of this type (every type but the 16-bit floats).
-    #[inline]
-    pub const fn is_arithmetic(self) -> bool {
-        !self.is_half()
-    }
-
     /// The keyword used in the text form (`u32`, `bool`, …).
     pub const fn name(self) -> &'static str {
         match self {
