@@ -322,7 +322,7 @@ impl GpuBatchCompressor {
         &mut self,
         pages: &[CompressedPage],
     ) -> Result<Vec<[u8; PAGE_SIZE]>, GpuError> {
-        let mut out: Vec<Page> = vec![[0u8; PAGE_SIZE]; pages.len()];
+        let mut out: Vec<Page> = super::fresh_pages::zeroed_pages(pages.len());
         self.decompress_into(&pages, &mut out)?;
         Ok(out)
     }

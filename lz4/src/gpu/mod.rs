@@ -40,6 +40,7 @@ mod driver_replay;
 mod driver_sim;
 mod engine;
 mod error;
+mod fresh_pages;
 mod policy;
 mod result;
 pub mod ring;
