@@ -1,5 +1,6 @@
 //! `warpforge host-bench`: the arguments and the printing around [`replay::run`].
 
+mod latency;
 mod replay;
 
 use std::path::PathBuf;
@@ -57,11 +58,13 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
     };
     progress.set_message("host-bench");
     let report = replay::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
+    progress.set_message("host-bench latency");
+    let latency = latency::run(&pages, latency::CALLS, GpuBatchConfig::default())?;
     progress.finish_and_clear();
     if args.json {
-        println!("{}", report.json());
+        println!("{}", report.json(&latency));
     } else {
-        print!("{}", report.text());
+        print!("{}{}", report.text(), latency.text());
     }
     Ok(())
 }

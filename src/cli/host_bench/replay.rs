@@ -234,7 +234,7 @@ impl HostBenchReport {
     }
 
     /// The report as one JSON object.
-    pub fn json(&self) -> String {
+    pub fn json(&self, latency: &super::latency::Latency) -> String {
         let level = self.config.algorithm.lz4_level().to_string();
         let direction = |d: &Direction| DirectionJson {
             host_gbps: d.host_gbps(),
@@ -252,6 +252,7 @@ impl HostBenchReport {
             decompress: direction(&self.decompress),
             decompress_batch: direction(&self.decompress_owned),
             driver: "replay (recorded kernel outputs, no GPU)",
+            latency_64_pages: latency,
             launches: self.launches,
             level: &level,
             pages: self.pages,
@@ -276,6 +277,7 @@ struct HostBenchJson<'a> {
     decompress: DirectionJson,
     decompress_batch: DirectionJson,
     driver: &'static str,
+    latency_64_pages: &'a super::latency::Latency,
     launches: usize,
     level: &'a str,
     pages: usize,

@@ -1,0 +1,145 @@
+//! `warpforge host-bench`'s latency rows: the real-time streaming case of the seed, one 64-page batch
+//! host-to-host per call (`compress_into`, then `decompress_into` of its records), 1,000 calls on the
+//! replay driver; p50 and p99 of each call's wall time and of its host work (wall time minus the
+//! driver's device stand-in time). Every call's records and pages are compared with the recorded
+//! ones outside the timed region.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{ensure, Context};
+use serde::Serialize;
+
+use warpforge::archive::PackedRecords;
+use warpforge::codec::Page;
+use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
+use warpforge::PAGE_SIZE;
+
+/// Pages per call.
+pub const PAGES: usize = 64;
+/// Calls timed.
+pub const CALLS: usize = 1000;
+
+/// Percentiles of one direction, milliseconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Percentiles {
+    /// Host work per call (wall minus device stand-in), p50.
+    pub host_p50_ms: f64,
+    /// Host work per call, p99.
+    pub host_p99_ms: f64,
+    /// Wall time per call, p50.
+    pub wall_p50_ms: f64,
+    /// Wall time per call, p99.
+    pub wall_p99_ms: f64,
+}
+
+/// The latency rows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Latency {
+    /// Calls timed per direction.
+    pub calls: usize,
+    /// `compress_into` of one 64-page batch.
+    pub compress: Percentiles,
+    /// `decompress_into` of its records.
+    pub decompress: Percentiles,
+    /// Pages per call.
+    pub pages: usize,
+}
+
+/// The value below which `q` of `v` lies (nearest rank).
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+fn percentiles(mut host: Vec<f64>, mut wall: Vec<f64>) -> Percentiles {
+    Percentiles {
+        host_p50_ms: percentile(&mut host, 0.50),
+        host_p99_ms: percentile(&mut host, 0.99),
+        wall_p50_ms: percentile(&mut wall, 0.50),
+        wall_p99_ms: percentile(&mut wall, 0.99),
+    }
+}
+
+/// Times `calls` round trips of the first [`PAGES`] pages of `pages` (cycled if fewer).
+pub fn run(pages: &[Page], calls: usize, config: GpuBatchConfig) -> anyhow::Result<Latency> {
+    ensure!(
+        !pages.is_empty() && calls > 0,
+        "latency needs pages and calls"
+    );
+    let batch: Vec<Page> = pages.iter().cycle().take(PAGES).copied().collect();
+    let tape = ReplayTape::new(config.algorithm.lz4_level());
+    let mut gpu = GpuBatchCompressor::replaying(config, Arc::clone(&tape))?;
+    let mut recorded = PackedRecords::new();
+    gpu.compress_into(&batch, &mut recorded)
+        .context("recording the latency batch")?;
+    let mut decoded = vec![[0u8; PAGE_SIZE]; PAGES];
+    gpu.decompress_into(&recorded, &mut decoded)
+        .context("recording the latency batch's decompression")?;
+    ensure!(
+        decoded == batch,
+        "the recorded round trip changed the pages"
+    );
+    tape.replay();
+    let mut packed = PackedRecords::new();
+    let (mut ch, mut cw, mut dh, mut dw) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for call in 0..calls {
+        tape.rewind();
+        let (device, start) = (tape.device_ns(), Instant::now());
+        gpu.compress_into(&batch, &mut packed)?;
+        let wall = start.elapsed().as_nanos() as f64;
+        ch.push((wall - (tape.device_ns() - device) as f64) / 1e6);
+        cw.push(wall / 1e6);
+        ensure!(
+            packed == recorded,
+            "call {call}: other records than recorded"
+        );
+        decoded.iter_mut().for_each(|p| p.fill(0xa5));
+        let (device, start) = (tape.device_ns(), Instant::now());
+        gpu.decompress_into(&packed, &mut decoded)?;
+        let wall = start.elapsed().as_nanos() as f64;
+        dh.push((wall - (tape.device_ns() - device) as f64) / 1e6);
+        dw.push(wall / 1e6);
+        ensure!(
+            decoded == batch,
+            "call {call}: the round trip changed the pages"
+        );
+    }
+    Ok(Latency {
+        calls,
+        compress: percentiles(ch, cw),
+        decompress: percentiles(dh, dw),
+        pages: PAGES,
+    })
+}
+
+impl Latency {
+    /// Two text lines.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for (name, p) in [
+            ("compress", &self.compress),
+            ("decompress", &self.decompress),
+        ] {
+            s += &format!(
+                "latency {name:<10} {}-page batch, {} calls: wall p50 {:.3} ms, p99 {:.3} ms; host work p50 {:.3} ms, p99 {:.3} ms\n",
+                self.pages, self.calls, p.wall_p50_ms, p.wall_p99_ms, p.host_p50_ms, p.host_p99_ms
+            );
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let mut v: Vec<f64> = (1..=100).map(f64::from).rev().collect();
+        assert_eq!(percentile(&mut v, 0.50), 50.0);
+        assert_eq!(percentile(&mut v, 0.99), 99.0);
+        assert_eq!(percentile(&mut [3.0], 0.99), 3.0);
+    }
+}
