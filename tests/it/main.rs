@@ -18,6 +18,7 @@ mod archive;
 mod cli;
 mod cli_accept;
 mod cli_auto;
+mod cli_host_bench;
 mod cli_profile;
 mod cli_run;
 mod cli_run_backends;
