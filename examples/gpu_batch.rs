@@ -4,8 +4,13 @@
 //! device's host-to-device bandwidth.
 //!
 //! ```text
-//! cargo run --release --example gpu_batch -- [--backend auto|cuda|wgpu] [--pages FILE] [--mib N] [--batch N] [--no-async]
+//! cargo run --release --example gpu_batch -- [--backend auto|cuda|wgpu] [--pages FILE] [--mib N] [--batch N] [--no-async] [--latency-calls N]
 //! ```
+//!
+//! Then the latency of the seed's real-time streaming case: `--latency-calls` (default 1000) calls of
+//! one 64-page batch host-to-host (`compress_into`, then `decompress_into` of its records), p50 and p99
+//! of each call's wall time (host clock), every call's records and pages checked outside the timed
+//! region; 0 skips it.
 //!
 //! `--pages` is a file of whole 4 KiB pages (default: the embedded sample of real pages), repeated until
 //! `--mib` MiB (default 64) are queued. Without `--backend`, the backend is picked as `--backend auto` picks (`GpuBatchCompressor::auto`: CUDA, else a hardware WebGPU adapter). Exits non-zero on any mismatch. `scripts/gpu-check.sh` runs it
@@ -24,6 +29,7 @@ struct Args {
     mib: usize,
     batch: usize,
     no_async: bool,
+    latency_calls: usize,
 }
 
 fn parse() -> Result<Args, String> {
@@ -33,6 +39,7 @@ fn parse() -> Result<Args, String> {
         mib: 64,
         batch: GpuBatchConfig::default().batch_size,
         no_async: false,
+        latency_calls: 1000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -49,6 +56,11 @@ fn parse() -> Result<Args, String> {
             "--pages" => args.pages = Some(value()?),
             "--mib" => args.mib = value()?.parse().map_err(|e| format!("--mib: {e}"))?,
             "--no-async" => args.no_async = true,
+            "--latency-calls" => {
+                args.latency_calls = value()?
+                    .parse()
+                    .map_err(|e| format!("--latency-calls: {e}"))?
+            }
             "--batch" => args.batch = value()?.parse().map_err(|e| format!("--batch: {e}"))?,
             other => return Err(format!("unknown argument {other}")),
         }
@@ -177,6 +189,62 @@ fn run(args: Args) -> Result<(), String> {
         (pages.len() * PAGE_SIZE) as f64 / secs / 1e9,
         pages.len()
     );
+    latency(&mut compressor, &pages, &reference, args.latency_calls)
+}
+
+/// The 64-page streaming case: `calls` round trips of the first 64 pages, p50/p99 of the wall time.
+fn latency(
+    compressor: &mut GpuBatchCompressor,
+    pages: &[[u8; PAGE_SIZE]],
+    reference: &[CompressedPage],
+    calls: usize,
+) -> Result<(), String> {
+    if calls == 0 {
+        return Ok(());
+    }
+    let n = pages.len().min(64);
+    let (batch, want) = (&pages[..n], &reference[..n]);
+    let mut packed = warpforge::archive::PackedRecords::new();
+    let mut back = vec![[0u8; PAGE_SIZE]; n];
+    let (mut compress, mut decompress) = (Vec::new(), Vec::new());
+    for call in 0..calls {
+        let start = std::time::Instant::now();
+        compressor
+            .compress_into(batch, &mut packed)
+            .map_err(|e| e.to_string())?;
+        compress.push(start.elapsed().as_secs_f64() * 1e3);
+        if packed.to_records() != want {
+            return Err(format!(
+                "latency call {call}: records differ from the CPU reference"
+            ));
+        }
+        back.iter_mut().for_each(|p| p.fill(0xa5));
+        let start = std::time::Instant::now();
+        compressor
+            .decompress_into(&packed, &mut back)
+            .map_err(|e| e.to_string())?;
+        decompress.push(start.elapsed().as_secs_f64() * 1e3);
+        if back != batch {
+            return Err(format!(
+                "latency call {call}: the round trip changed the pages"
+            ));
+        }
+    }
+    use warpforge::gpu::latency::percentile;
+    for (name, samples) in [("compress", &mut compress), ("decompress", &mut decompress)] {
+        println!(
+            "latency {name}: {n}-page batch host-to-host, {calls} calls: p50 {:.3} ms, p99 {:.3} ms (host clock, wall per call)",
+            percentile(samples, 0.50).unwrap_or(0.0),
+            percentile(samples, 0.99).unwrap_or(0.0)
+        );
+    }
+    let stats = compressor.stats();
+    if stats.cpu_fallbacks > 0 {
+        return Err(format!(
+            "{} batches fell back to the CPU during the latency calls",
+            stats.cpu_fallbacks
+        ));
+    }
     Ok(())
 }
 

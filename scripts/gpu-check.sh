@@ -230,7 +230,7 @@ run() {
     half_floats::halves_convert_and_round_once_on_cuda f64_generic::doubles_are_ieee_on_cuda \
     zoo::zoo_kernels_match_their_references_on_cuda --nocapture --test-threads=1
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
-  step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async
+  step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async --latency-calls 0
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"
   rm -f "$WORK/c.wfpa" "$WORK/d.pages"
   local sanitizer looked

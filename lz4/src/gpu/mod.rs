@@ -41,6 +41,7 @@ mod driver_sim;
 mod engine;
 mod error;
 mod fresh_pages;
+pub mod latency;
 mod policy;
 mod result;
 pub mod ring;

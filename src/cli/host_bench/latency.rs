@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use warpforge::archive::PackedRecords;
 use warpforge::codec::Page;
+use warpforge::gpu::latency::percentile;
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::PAGE_SIZE;
 
@@ -46,19 +47,12 @@ pub struct Latency {
     pub pages: usize,
 }
 
-/// The value below which `q` of `v` lies (nearest rank).
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
-}
-
 fn percentiles(mut host: Vec<f64>, mut wall: Vec<f64>) -> Percentiles {
     Percentiles {
-        host_p50_ms: percentile(&mut host, 0.50),
-        host_p99_ms: percentile(&mut host, 0.99),
-        wall_p50_ms: percentile(&mut wall, 0.50),
-        wall_p99_ms: percentile(&mut wall, 0.99),
+        host_p50_ms: percentile(&mut host, 0.50).unwrap_or(0.0),
+        host_p99_ms: percentile(&mut host, 0.99).unwrap_or(0.0),
+        wall_p50_ms: percentile(&mut wall, 0.50).unwrap_or(0.0),
+        wall_p99_ms: percentile(&mut wall, 0.99).unwrap_or(0.0),
     }
 }
 
@@ -128,18 +122,5 @@ impl Latency {
             );
         }
         s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::percentile;
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let mut v: Vec<f64> = (1..=100).map(f64::from).rev().collect();
-        assert_eq!(percentile(&mut v, 0.50), 50.0);
-        assert_eq!(percentile(&mut v, 0.99), 99.0);
-        assert_eq!(percentile(&mut [3.0], 0.99), 3.0);
     }
 }
