@@ -127,28 +127,10 @@ fn buffers() -> Vec<Vec<u8>> {
     ]
 }
 
-/// An `f64` narrowed to a half by the reference of `half_floats.rs`'s kind: exact rounding from the
-/// `f64`, checked here through `f32` rounded to odd (the half of a round-to-odd `f32` is the
-/// correctly rounded half) and the `half` crate's `f32` conversion, which keeps every bit.
+/// An `f64` narrowed to a half: `half_floats.rs`'s reference (the nearest half by search over the
+/// format's values).
 fn half_of(x: f64, bf: bool) -> u64 {
-    if x.is_nan() {
-        return 0x7fff;
-    }
-    let nearest = x as f32;
-    let odd = if f64::from(nearest) == x {
-        nearest
-    } else {
-        let mut b = nearest.to_bits();
-        if !nearest.is_finite() || f64::from(nearest).abs() > x.abs() {
-            b -= 1;
-        }
-        f32::from_bits(b | 1)
-    };
-    u64::from(if bf {
-        Bf16::from_f32(odd).to_bits()
-    } else {
-        F16::from_f32(odd).to_bits()
-    })
+    u64::from(crate::half_floats::nearest_half(x, bf))
 }
 
 fn same(g: u64, w: u64) -> bool {

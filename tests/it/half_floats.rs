@@ -145,7 +145,7 @@ fn inputs() -> (Vec<f32>, Vec<u16>, Vec<u16>) {
 /// The half nearest `x` (ties to the even bits; NaN → the canonical 0x7fff), found by binary search
 /// over the format's positive finite values, each exact in `f64` (`half`'s own `from_f64` is not a
 /// reference: it drops the low 32 bits of the significand before rounding).
-fn nearest_half(x: f64, bf: bool) -> u16 {
+pub(crate) fn nearest_half(x: f64, bf: bool) -> u16 {
     if x.is_nan() {
         return 0x7fff;
     }

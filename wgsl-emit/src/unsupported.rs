@@ -32,15 +32,13 @@ pub(crate) fn check_types(kernel: &Verified<'_>) -> Result<(), WgslError> {
             return Err(refuse(format!("shared array `{}`", s.name)));
         }
     }
-    if let Some((_, l)) = k.locals.iter().find(|(_, l)| l.ty == ScalarType::F64) {
-        let mut path = StmtPath::body();
-        let place =
-            first_f64(k, &k.body, &mut path).unwrap_or_else(|| format!("local `{}`", l.name));
+    let mut path = StmtPath::body();
+    if let Some(place) = first_f64(k, &k.body, &mut path) {
         return Err(refuse(place));
     }
-    let mut path = StmtPath::body();
-    match first_f64(k, &k.body, &mut path) {
-        Some(place) => Err(refuse(place)),
+    // An f64 local that no statement assigns.
+    match k.locals.iter().find(|(_, l)| l.ty == ScalarType::F64) {
+        Some((_, l)) => Err(refuse(format!("local `{}`", l.name))),
         None => Ok(()),
     }
 }

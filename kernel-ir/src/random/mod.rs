@@ -58,12 +58,15 @@ pub fn random_defined_kernel_without(
 }
 
 fn generate(choices: &[u8], defined: Option<u32>, excluded: &[ScalarType]) -> Kernel {
-    let keep = |list: &[ScalarType]| -> Vec<ScalarType> {
-        list.iter()
-            .copied()
-            .filter(|t| !excluded.contains(t))
-            .collect()
-    };
+    let types: Vec<ScalarType> = ScalarType::ALL
+        .into_iter()
+        .filter(|t| !excluded.contains(t))
+        .collect();
+    let storable: Vec<ScalarType> = types
+        .iter()
+        .copied()
+        .filter(|t| t.size_bytes().is_some())
+        .collect();
     let mut g = Gen {
         choices,
         pos: 0,
@@ -72,9 +75,11 @@ fn generate(choices: &[u8], defined: Option<u32>, excluded: &[ScalarType]) -> Ke
         loop_depth: 0,
         budget: 48,
         defined,
-        types: keep(&ScalarType::ALL),
-        storable: keep(&STORABLE),
-        comparable: keep(&COMPARABLE),
+        // Every type memory holds, and of those the ones comparisons take (the halves are compared
+        // by the builder in f32), in `ScalarType::ALL`'s order.
+        comparable: storable.iter().copied().filter(|t| !t.is_half()).collect(),
+        storable,
+        types,
     };
     g.declarations();
     g.kernel.body = g.block(0);
@@ -88,31 +93,6 @@ fn generate(choices: &[u8], defined: Option<u32>, excluded: &[ScalarType]) -> Ke
 
 /// Loop counters of defined kernels: one local per nesting level, never assigned by random statements.
 const LOOP_COUNTERS: [&str; 3] = ["loop0", "loop1", "loop2"];
-
-const STORABLE: [ScalarType; 10] = [
-    ScalarType::U8,
-    ScalarType::U16,
-    ScalarType::U32,
-    ScalarType::U64,
-    ScalarType::I32,
-    ScalarType::I64,
-    ScalarType::F32,
-    ScalarType::F16,
-    ScalarType::BF16,
-    ScalarType::F64,
-];
-
-/// The types comparisons take (the halves are compared by the builder in `f32`).
-const COMPARABLE: [ScalarType; 8] = [
-    ScalarType::U8,
-    ScalarType::U16,
-    ScalarType::U32,
-    ScalarType::U64,
-    ScalarType::I32,
-    ScalarType::I64,
-    ScalarType::F32,
-    ScalarType::F64,
-];
 
 struct Gen<'c> {
     choices: &'c [u8],

@@ -39,6 +39,9 @@ pub struct Percentiles {
 pub struct Latency {
     /// Calls timed per direction.
     pub calls: usize,
+    /// Pages redone on the CPU during the calls (must be 0: the replayed GPU path handled every
+    /// page).
+    pub cpu_fallback_pages: u64,
     /// `compress_into` of one 64-page batch.
     pub compress: Percentiles,
     /// `decompress_into` of its records.
@@ -100,8 +103,14 @@ pub fn run(pages: &[Page], calls: usize, config: GpuBatchConfig) -> anyhow::Resu
             "call {call}: the round trip changed the pages"
         );
     }
+    let cpu_fallback_pages = gpu.stats().cpu_fallback_pages;
+    ensure!(
+        cpu_fallback_pages == 0,
+        "{cpu_fallback_pages} pages fell back to the CPU during the latency calls"
+    );
     Ok(Latency {
         calls,
+        cpu_fallback_pages,
         compress: percentiles(ch, cw),
         decompress: percentiles(dh, dw),
         pages: PAGES,
@@ -117,8 +126,8 @@ impl Latency {
             ("decompress", &self.decompress),
         ] {
             s += &format!(
-                "latency {name:<10} {}-page batch, {} calls: wall p50 {:.3} ms, p99 {:.3} ms; host work p50 {:.3} ms, p99 {:.3} ms\n",
-                self.pages, self.calls, p.wall_p50_ms, p.wall_p99_ms, p.host_p50_ms, p.host_p99_ms
+                "latency {name:<10} {}-page batch, {} calls: wall p50 {:.3} ms, p99 {:.3} ms; host work p50 {:.3} ms, p99 {:.3} ms; {} pages fell back to the CPU\n",
+                self.pages, self.calls, p.wall_p50_ms, p.wall_p99_ms, p.host_p50_ms, p.host_p99_ms, self.cpu_fallback_pages
             );
         }
         s

@@ -37,14 +37,14 @@ impl Lowerer<'_> {
         self.b.binary(op, a, b)
     }
 
-    fn bin_u(&mut self, op: Op, a: H, b: u32) -> H {
+    pub(super) fn bin_u(&mut self, op: Op, a: H, b: u32) -> H {
         let b = self.b.u32(b);
         self.b.binary(op, a, b)
     }
 
     /// `a << s` / `a >> s` for a run-time `s` known to be below 32 (masked so that no evaluator can
     /// see an amount out of range).
-    fn shift(&mut self, op: Op, a: H, s: H) -> H {
+    pub(super) fn shift(&mut self, op: Op, a: H, s: H) -> H {
         let s = self.bin_u(Op::And, s, 31);
         self.b.binary(op, a, s)
     }

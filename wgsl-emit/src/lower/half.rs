@@ -19,17 +19,6 @@ use super::Lowerer;
 type H = Handle<Expression>;
 
 impl Lowerer<'_> {
-    fn op_u(&mut self, op: Op, a: H, k: u32) -> H {
-        let k = self.b.u32(k);
-        self.b.binary(op, a, k)
-    }
-
-    /// `a << s` / `a >> s` with `s` masked below 32 (no evaluator sees an amount out of range).
-    fn shift_by(&mut self, op: Op, a: H, s: H) -> H {
-        let s = self.op_u(Op::And, s, 31);
-        self.b.binary(op, a, s)
-    }
-
     /// A conversion between two float types other than `f64` (which `emit` refuses first).
     pub(super) fn float_convert(&mut self, x: H, from: ScalarType, to: ScalarType) -> H {
         // A run-time value, so that naga's constant evaluator never sees the wrapping arithmetic.
@@ -48,108 +37,108 @@ impl Lowerer<'_> {
 
     /// Whether the `f32` bits `bits` are a NaN.
     fn nan_bits(&mut self, bits: H) -> H {
-        let magnitude = self.op_u(Op::And, bits, 0x7fff_ffff);
-        self.op_u(Op::Greater, magnitude, 0x7f80_0000)
+        let magnitude = self.bin_u(Op::And, bits, 0x7fff_ffff);
+        self.bin_u(Op::Greater, magnitude, 0x7f80_0000)
     }
 
     fn bf16_to_f32_bits(&mut self, h: H) -> H {
-        let bits = self.op_u(Op::ShiftLeft, h, 16);
+        let bits = self.bin_u(Op::ShiftLeft, h, 16);
         let nan = self.nan_bits(bits);
-        let quiet = self.op_u(Op::InclusiveOr, bits, 0x0040_0000);
+        let quiet = self.bin_u(Op::InclusiveOr, bits, 0x0040_0000);
         self.b.select(nan, quiet, bits)
     }
 
     fn f32_bits_to_bf16(&mut self, bits: H) -> H {
-        let lsb = self.op_u(Op::ShiftRight, bits, 16);
-        let lsb = self.op_u(Op::And, lsb, 1);
-        let sum = self.op_u(Op::Add, bits, 0x7fff);
+        let lsb = self.bin_u(Op::ShiftRight, bits, 16);
+        let lsb = self.bin_u(Op::And, lsb, 1);
+        let sum = self.bin_u(Op::Add, bits, 0x7fff);
         let sum = self.b.binary(Op::Add, sum, lsb);
-        let rounded = self.op_u(Op::ShiftRight, sum, 16);
+        let rounded = self.bin_u(Op::ShiftRight, sum, 16);
         let nan = self.nan_bits(bits);
         let canonical = self.b.u32(0x7fff);
         self.b.select(nan, canonical, rounded)
     }
 
     fn f16_to_f32_bits(&mut self, h: H) -> H {
-        let sign = self.op_u(Op::And, h, 0x8000);
-        let sign = self.op_u(Op::ShiftLeft, sign, 16);
-        let e = self.op_u(Op::ShiftRight, h, 10);
-        let e = self.op_u(Op::And, e, 0x1f);
-        let m = self.op_u(Op::And, h, 0x3ff);
-        let m13 = self.op_u(Op::ShiftLeft, m, 13);
+        let sign = self.bin_u(Op::And, h, 0x8000);
+        let sign = self.bin_u(Op::ShiftLeft, sign, 16);
+        let e = self.bin_u(Op::ShiftRight, h, 10);
+        let e = self.bin_u(Op::And, e, 0x1f);
+        let m = self.bin_u(Op::And, h, 0x3ff);
+        let m13 = self.bin_u(Op::ShiftLeft, m, 13);
         // Normal: the exponent re-biased by 127 - 15.
-        let biased = self.op_u(Op::Add, e, 112);
-        let biased = self.op_u(Op::ShiftLeft, biased, 23);
+        let biased = self.bin_u(Op::Add, e, 112);
+        let biased = self.bin_u(Op::ShiftLeft, biased, 23);
         let normal = self.b.binary(Op::InclusiveOr, sign, biased);
         let normal = self.b.binary(Op::InclusiveOr, normal, m13);
         // ∞ and NaN: the f32 exponent all ones, the payload kept, a NaN quiet.
-        let special = self.op_u(Op::InclusiveOr, sign, 0x7f80_0000);
+        let special = self.bin_u(Op::InclusiveOr, sign, 0x7f80_0000);
         let special = self.b.binary(Op::InclusiveOr, special, m13);
-        let has_payload = self.op_u(Op::NotEqual, m, 0);
+        let has_payload = self.bin_u(Op::NotEqual, m, 0);
         let (quiet, none) = (self.b.u32(0x0040_0000), self.b.u32(0));
         let quiet = self.b.select(has_payload, quiet, none);
         let special = self.b.binary(Op::InclusiveOr, special, quiet);
         // Subnormal: m · 2^-24 with its leading bit at p is 2^(p-24) · 1.f.
         let p = self.b.math(MathFunction::FirstLeadingBit, m, None);
-        let exponent = self.op_u(Op::Add, p, 103);
-        let exponent = self.op_u(Op::ShiftLeft, exponent, 23);
+        let exponent = self.bin_u(Op::Add, p, 103);
+        let exponent = self.bin_u(Op::ShiftLeft, exponent, 23);
         let k23 = self.b.u32(23);
         let up = self.b.binary(Op::Subtract, k23, p);
-        let fraction = self.shift_by(Op::ShiftLeft, m, up);
-        let fraction = self.op_u(Op::And, fraction, 0x007f_ffff);
+        let fraction = self.shift(Op::ShiftLeft, m, up);
+        let fraction = self.bin_u(Op::And, fraction, 0x007f_ffff);
         let sub = self.b.binary(Op::InclusiveOr, sign, exponent);
         let sub = self.b.binary(Op::InclusiveOr, sub, fraction);
-        let is_zero = self.op_u(Op::Equal, m, 0);
+        let is_zero = self.bin_u(Op::Equal, m, 0);
         let small = self.b.select(is_zero, sign, sub);
-        let is_normal = self.op_u(Op::NotEqual, e, 0);
+        let is_normal = self.bin_u(Op::NotEqual, e, 0);
         let finite = self.b.select(is_normal, normal, small);
-        let is_special = self.op_u(Op::Equal, e, 0x1f);
+        let is_special = self.bin_u(Op::Equal, e, 0x1f);
         self.b.select(is_special, special, finite)
     }
 
     fn f32_bits_to_f16(&mut self, bits: H) -> H {
-        let sign = self.op_u(Op::ShiftRight, bits, 16);
-        let sign = self.op_u(Op::And, sign, 0x8000);
-        let a = self.op_u(Op::And, bits, 0x7fff_ffff);
+        let sign = self.bin_u(Op::ShiftRight, bits, 16);
+        let sign = self.bin_u(Op::And, sign, 0x8000);
+        let a = self.bin_u(Op::And, bits, 0x7fff_ffff);
         // Normal results: re-biased, the 13 dropped bits rounded to nearest even.
-        let v = self.op_u(Op::Subtract, a, 0x3800_0000);
-        let lsb = self.op_u(Op::ShiftRight, v, 13);
-        let lsb = self.op_u(Op::And, lsb, 1);
-        let sum = self.op_u(Op::Add, v, 0xfff);
+        let v = self.bin_u(Op::Subtract, a, 0x3800_0000);
+        let lsb = self.bin_u(Op::ShiftRight, v, 13);
+        let lsb = self.bin_u(Op::And, lsb, 1);
+        let sum = self.bin_u(Op::Add, v, 0xfff);
         let sum = self.b.binary(Op::Add, sum, lsb);
-        let normal = self.op_u(Op::ShiftRight, sum, 13);
+        let normal = self.bin_u(Op::ShiftRight, sum, 13);
         // Subnormal results: the significand shifted right by 126 - e, rounded on the remainder.
-        let e = self.op_u(Op::ShiftRight, a, 23);
-        let m = self.op_u(Op::And, a, 0x007f_ffff);
-        let m = self.op_u(Op::InclusiveOr, m, 0x0080_0000);
+        let e = self.bin_u(Op::ShiftRight, a, 23);
+        let m = self.bin_u(Op::And, a, 0x007f_ffff);
+        let m = self.bin_u(Op::InclusiveOr, m, 0x0080_0000);
         let k126 = self.b.u32(126);
         let s = self.b.binary(Op::Subtract, k126, e);
-        let kept = self.shift_by(Op::ShiftRight, m, s);
+        let kept = self.shift(Op::ShiftRight, m, s);
         let one = self.b.u32(1);
-        let unit = self.shift_by(Op::ShiftLeft, one, s);
-        let low_mask = self.op_u(Op::Subtract, unit, 1);
+        let unit = self.shift(Op::ShiftLeft, one, s);
+        let low_mask = self.bin_u(Op::Subtract, unit, 1);
         let rem = self.b.binary(Op::And, m, low_mask);
-        let s1 = self.op_u(Op::Subtract, s, 1);
-        let halfway = self.shift_by(Op::ShiftLeft, one, s1);
+        let s1 = self.bin_u(Op::Subtract, s, 1);
+        let halfway = self.shift(Op::ShiftLeft, one, s1);
         let above = self.b.binary(Op::Greater, rem, halfway);
         let tie = self.b.binary(Op::Equal, rem, halfway);
-        let odd = self.op_u(Op::And, kept, 1);
-        let odd = self.op_u(Op::Equal, odd, 1);
+        let odd = self.bin_u(Op::And, kept, 1);
+        let odd = self.bin_u(Op::Equal, odd, 1);
         let tie_up = self.b.binary(Op::LogicalAnd, tie, odd);
         let round_up = self.b.binary(Op::LogicalOr, above, tie_up);
         let zero = self.b.u32(0);
         let carry = self.b.select(round_up, one, zero);
         let sub = self.b.binary(Op::Add, kept, carry);
         // Choose by magnitude: NaN, overflow, normal, subnormal, below 2^-25.
-        let is_tiny = self.op_u(Op::Less, a, 0x3300_0000);
+        let is_tiny = self.bin_u(Op::Less, a, 0x3300_0000);
         let small = self.b.select(is_tiny, zero, sub);
-        let is_normal = self.op_u(Op::GreaterEqual, a, 0x3880_0000);
+        let is_normal = self.bin_u(Op::GreaterEqual, a, 0x3880_0000);
         let finite = self.b.select(is_normal, normal, small);
-        let overflows = self.op_u(Op::GreaterEqual, a, 0x477f_f000);
+        let overflows = self.bin_u(Op::GreaterEqual, a, 0x477f_f000);
         let inf = self.b.u32(0x7c00);
         let finite = self.b.select(overflows, inf, finite);
         let finite = self.b.binary(Op::InclusiveOr, sign, finite);
-        let nan = self.op_u(Op::Greater, a, 0x7f80_0000);
+        let nan = self.bin_u(Op::Greater, a, 0x7f80_0000);
         let canonical = self.b.u32(0x7fff);
         self.b.select(nan, canonical, finite)
     }
