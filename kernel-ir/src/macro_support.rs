@@ -59,8 +59,7 @@ pub fn shift_amount<T: ShiftAmount>(b: &mut KernelBuilder, value: Val<T>) -> Val
 
 /// A mutable local named after the Rust variable (`x`, or `x_1`, `x_2`, … when taken).
 pub fn local<T: ScalarKind>(b: &mut KernelBuilder, name: &str) -> Local<T> {
-    let name = b.unique_name(name);
-    b.local::<T>(&name)
+    b.local::<T>(name)
 }
 
 /// A shared array named after the Rust variable (`x`, or `x_1`, … when taken).
@@ -70,8 +69,7 @@ pub fn shared<T: Storable>(
     len: u32,
     align: u32,
 ) -> SharedArr<T> {
-    let name = b.unique_name(name);
-    b.shared::<T>(&name, len, align)
+    b.shared::<T>(name, len, align)
 }
 
 /// Panics with the verifier's message: a kernel written with `#[kernel]` that compiles but does not

@@ -39,6 +39,7 @@ mod launch_shapes;
 mod layout;
 mod lint;
 mod lint_vs_naga;
+mod lz4_device;
 mod lz4_kernels;
 mod lz4_levels;
 mod math_functions;

@@ -138,21 +138,28 @@ impl KernelBuilder {
     }
 
     /// Declares a shared array of `len` elements whose start is aligned to `align` bytes.
+    ///
+    /// A name the kernel already uses gets a suffix ([`Self::unique_name`]: `tile`, `tile_1`, …): the
+    /// emitted PTX names each array by its name, and device functions declare their own arrays
+    /// wherever they are called.
     #[must_use]
     pub fn shared<T: Storable>(&mut self, name: &str, len: u32, align: u32) -> SharedArr<T> {
+        let unique = self.unique_name(name);
         SharedArr::new(self.kernel.shared.append(SharedArray {
-            name: name.to_owned(),
+            name: unique,
             elem: T::TYPE,
             len,
             align,
         }))
     }
 
-    /// Declares a mutable local (initially zero).
+    /// Declares a mutable local (initially zero). A name the kernel already uses gets a suffix
+    /// ([`Self::unique_name`]), as for shared arrays.
     #[must_use]
     pub fn local<T: ScalarKind>(&mut self, name: &str) -> Local<T> {
+        let unique = self.unique_name(name);
         Local::new(self.kernel.locals.append(LocalVar {
-            name: name.to_owned(),
+            name: unique,
             ty: T::TYPE,
         }))
     }
@@ -303,6 +310,11 @@ impl KernelBuilder {
     #[must_use]
     pub fn block_index(&mut self) -> Val<U32> {
         self.special(Special::BlockIndex)
+    }
+    /// Threads per block, as the constant the kernel was started with (what [`Self::block_size`]
+    /// reads at run time): device functions written with the builder size their shared arrays by it.
+    pub fn threads_per_block(&self) -> u32 {
+        self.kernel.block_size
     }
     /// Threads per block.
     #[must_use]

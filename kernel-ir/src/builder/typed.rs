@@ -301,6 +301,35 @@ impl<T> Array<T> for SharedArr<T> {
     }
 }
 
+/// A [`GlobalBuf`] or a [`SharedArr`], whichever it was made from: what a device function written
+/// with the builder keeps when it stores the arrays it was given (`impl Array<T>` parameters are
+/// distinct types, so a struct of handles needs one type for both).
+pub struct AnyArray<T> {
+    mem: MemRef,
+    _elem: PhantomData<fn() -> T>,
+}
+
+impl<T> AnyArray<T> {
+    /// The handle of `array`.
+    pub fn of(array: impl Array<T>) -> AnyArray<T> {
+        AnyArray {
+            mem: array.mem_ref(),
+            _elem: PhantomData,
+        }
+    }
+}
+impl<T> Clone for AnyArray<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for AnyArray<T> {}
+impl<T> Array<T> for AnyArray<T> {
+    fn mem_ref(self) -> MemRef {
+        self.mem
+    }
+}
+
 /// How `value as To` is computed, following Rust's `as`, as the IR conversions to emit in order (each
 /// with the type it yields; none between a type and itself): between integers, a zero extension from
 /// an unsigned (or `bool`) source, a sign extension from a signed one, a truncation to a narrower

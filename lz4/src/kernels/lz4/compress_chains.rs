@@ -94,7 +94,7 @@ impl Ctx {
                 let x64 = b.zext::<U64, _>(x);
                 let to = b.add(p.slots_base, x64);
                 let s16 = b.trunc::<U16, _>(slot);
-                b.store(self.scratch, to, s16);
+                b.store(self.scratch(), to, s16);
             });
         }
         // Every lane of a hash has read its base before the last one moves it.
@@ -150,7 +150,7 @@ impl Ctx {
     fn own_slot(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> Val<U32> {
         let x64 = b.zext::<U64, _>(x);
         let at = b.add(p.slots_base, x64);
-        let slot = b.load(self.scratch, at);
+        let slot = b.load(self.scratch(), at);
         b.zext::<U32, _>(slot)
     }
 

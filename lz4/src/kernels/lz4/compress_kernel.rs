@@ -28,7 +28,7 @@ use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
 };
-use warpforge_ir::builder::{GlobalBuf, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
+use warpforge_ir::builder::{AnyArray, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
 use warpforge_ir::{Access, Kernel, Mask, VoteMode};
 
 /// Positions that may start a match: `p + 12 <= 4096`.
@@ -57,24 +57,60 @@ pub fn lz4_compress_kernel(warps_per_block: u32) -> Kernel {
 /// has the same entry point and parameters; the search and the shared arrays differ.
 pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kernel {
     let mut b = KernelBuilder::new("lz4_compress_pages", 32 * warps_per_block);
-    let k = Ctx::declare(&mut b, warps_per_block, level);
-    let pages = b.param(k.pages);
+    let io = PageIo {
+        input: AnyArray::of(b.buffer::<U32>("input", Access::ReadOnly)),
+        output: AnyArray::of(b.buffer::<U8>("output", Access::ReadWrite)),
+        meta: AnyArray::of(b.buffer::<U32>("meta", Access::ReadWrite)),
+        scratch: Some(AnyArray::of(b.buffer::<U16>("scratch", Access::ReadWrite))),
+    };
+    let pages = b.scalar_param::<U32>("pages");
+    let k = Ctx::declare(&mut b, io, level);
+    let pages = b.param(pages);
     let g = k.page_index(&mut b, warps_per_block);
     let in_range = b.lt(g, pages);
-    b.if_(in_range, |b| k.compress_page(b, g));
+    b.if_(in_range, |b| k.compress_page(b, Place::Batch(g)));
     b.finish().expect("the LZ4 compress kernel verifies")
+}
+
+/// Where a page is read from and written to in the [`PageIo`] arrays.
+#[derive(Clone, Copy)]
+pub(super) enum Place {
+    /// The batch kernel's page `g`: words `1024 g..`, bytes (and scratch slots) `4096 g..`, meta words
+    /// `4 g..` (each index built where it is used, as the kernel always has).
+    Batch(Val<U32>),
+    /// A device function's page: its first word, first output byte, first scratch slot and first meta
+    /// word.
+    At {
+        first_word: Val<U32>,
+        out_base: Val<U64>,
+        slots_base: Val<U64>,
+        meta_base: Val<U32>,
+    },
+}
+
+/// The arrays a page is compressed from and into: kernel parameters for the batch kernel, any buffer
+/// or shared array for the device function ([`super::device`]).
+#[derive(Clone, Copy)]
+pub(super) struct PageIo {
+    /// The page as 1024 little-endian words.
+    pub(super) input: AnyArray<U32>,
+    /// Room for the block: 4096 bytes.
+    pub(super) output: AnyArray<U8>,
+    /// Four words: kind, block length, pattern low and high word.
+    pub(super) meta: AnyArray<U32>,
+    /// Chain levels: 4096 u16 slots per page (the throughput level has none).
+    pub(super) scratch: Option<AnyArray<U16>>,
 }
 
 /// Handles to everything the kernel declares.
 #[derive(Clone, Copy)]
 pub(super) struct Ctx {
-    pub(super) input: GlobalBuf<U32>,
-    pub(super) output: GlobalBuf<U8>,
-    pub(super) meta: GlobalBuf<U32>,
-    pub(super) pages: warpforge_ir::builder::ScalarParam<U32>,
+    pub(super) input: AnyArray<U32>,
+    pub(super) output: AnyArray<U8>,
+    pub(super) meta: AnyArray<U32>,
     /// Chain levels: every position's slot in `sorted`, 4096 per page (global memory: 8 KiB less shared
     /// memory per page; each lane reads back only the slots it wrote).
-    pub(super) scratch: GlobalBuf<U16>,
+    scratch: Option<AnyArray<U16>>,
     pub(super) page_words: SharedArr<U32>,
     /// The throughput level: one word per bucket, its newest position in the low half, the older one
     /// in the high half.
@@ -118,17 +154,23 @@ pub(super) struct PageCtx {
     /// This page's first element of `scratch`.
     pub(super) slots_base: Val<U64>,
     pub(super) out_base: Val<U64>,
-    pub(super) g: Val<U32>,
+    pub(super) place: Place,
 }
 
 impl Ctx {
-    fn declare(b: &mut KernelBuilder, warps: u32, level: Lz4Level) -> Ctx {
+    /// Declares the shared arrays (sized for every warp of the block) and locals of one page's
+    /// compression from and into `io`.
+    pub(super) fn declare(b: &mut KernelBuilder, io: PageIo, level: Lz4Level) -> Ctx {
+        assert!(
+            io.scratch.is_some() || !level.uses_chains(),
+            "the chain levels need a scratch array"
+        );
+        let warps = b.threads_per_block() / 32;
         Ctx {
-            input: b.buffer("input", Access::ReadOnly),
-            output: b.buffer("output", Access::ReadWrite),
-            meta: b.buffer("meta", Access::ReadWrite),
-            scratch: b.buffer("scratch", Access::ReadWrite),
-            pages: b.scalar_param("pages"),
+            input: io.input,
+            output: io.output,
+            meta: io.meta,
+            scratch: io.scratch,
             page_words: b.shared("page", warps * 1024, 16),
             buckets: (!level.uses_chains())
                 .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),
@@ -166,6 +208,11 @@ impl Ctx {
         self.buckets.expect("only the throughput level has buckets")
     }
 
+    /// The chain levels' `scratch` array.
+    pub(super) fn scratch(&self) -> AnyArray<U16> {
+        self.scratch.expect("chain levels have a scratch array")
+    }
+
     /// The chain levels' `sorted` array.
     pub(super) fn sorted(&self) -> SharedArr<U16> {
         self.sorted.expect("only chain levels search sorted chains")
@@ -179,7 +226,9 @@ impl Ctx {
         b.add(first, warp)
     }
 
-    fn compress_page(&self, b: &mut KernelBuilder, g: Val<U32>) {
+    /// Compresses the page at `place`: reads its words from `input`, writes its block to `output`
+    /// and its four meta words to `meta`. The whole warp calls it, with warp-uniform arguments.
+    pub(super) fn compress_page(&self, b: &mut KernelBuilder, place: Place) {
         let k = PageConsts::new(b);
         let lane = b.lane_id();
         let warp = b.warp_index();
@@ -191,8 +240,18 @@ impl Ctx {
         };
         let entries = b.u32(entries);
         let table_base = b.mul(warp, entries);
-        let page_bytes = b.u32(PAGE);
-        let out_base = b.mul_wide(g, page_bytes);
+        let (out_base, slots_base) = match place {
+            Place::Batch(g) => {
+                let page_bytes = b.u32(PAGE);
+                let out_base = b.mul_wide(g, page_bytes);
+                (out_base, out_base)
+            }
+            Place::At {
+                out_base,
+                slots_base,
+                ..
+            } => (out_base, slots_base),
+        };
         let p = PageCtx {
             lane,
             page: SharedPage {
@@ -201,9 +260,9 @@ impl Ctx {
                 k,
             },
             table_base,
-            slots_base: out_base,
+            slots_base,
             out_base,
-            g,
+            place,
         };
         self.load_page(b, &p);
         let diff = b.read(self.diff);
@@ -227,7 +286,10 @@ impl Ctx {
     fn load_page(&self, b: &mut KernelBuilder, p: &PageCtx) {
         let k = p.page.k;
         let words = b.u32(1024);
-        let first_word = b.mul(p.g, words);
+        let first_word = match p.place {
+            Place::Batch(g) => b.mul(g, words),
+            Place::At { first_word, .. } => first_word,
+        };
         // Same-filled: word i must equal word (i & 1) of the page (4-word groups start at even words).
         let w0 = b.load(self.input, first_word);
         let second = b.add(first_word, k.one);
@@ -261,8 +323,13 @@ impl Ctx {
         let zero = b.u32(0);
         let first = b.eq(p.lane, zero);
         b.if_(first, |b| {
-            let four = b.u32(4);
-            let base = b.mul(p.g, four);
+            let base = match p.place {
+                Place::Batch(g) => {
+                    let four = b.u32(4);
+                    b.mul(g, four)
+                }
+                Place::At { meta_base, .. } => meta_base,
+            };
             for (k, v) in values.into_iter().enumerate() {
                 let k = b.u32(k as u32);
                 let at = b.add(base, k);

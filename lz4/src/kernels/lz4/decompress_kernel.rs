@@ -23,37 +23,60 @@
 //! 4. **Write out** the page as words, each lane every 32nd word (conflict-free shared reads,
 //!    coalesced 128-byte stores), only when the block decoded to exactly one page.
 
-use super::decompress_layout::{decode_status, Dec, LZ4_MAX_PAGE_BLOCK, PAGE, STAGE_BYTES};
+use super::decompress_layout::{
+    decode_status, Dec, DecPlace, LZ4_MAX_PAGE_BLOCK, PAGE, STAGE_BYTES,
+};
 use super::decompress_seq::{Consts, Seq};
 use super::warp_ops::for_step;
-use warpforge_ir::builder::{KernelBuilder, Val, U32, U8};
-use warpforge_ir::{Kernel, Mask};
+use warpforge_ir::builder::{AnyArray, KernelBuilder, Val, U32, U8};
+use warpforge_ir::{Access, Kernel, Mask};
 
 /// Builds the decompress kernel with `warps_per_block` warps (pages) per block.
 pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
     let mut b = KernelBuilder::new("lz4_decompress_pages", 32 * warps_per_block);
-    let k = Dec::declare(&mut b, warps_per_block);
+    let blocks = b.buffer::<U32>("blocks", Access::ReadOnly);
+    let spans = b.buffer::<U32>("spans", Access::ReadOnly);
+    let output = b.buffer::<U32>("output", Access::ReadWrite);
+    let status = b.buffer::<U32>("status", Access::ReadWrite);
+    let pages = b.scalar_param::<U32>("pages");
+    let k = Dec::declare(&mut b, AnyArray::of(blocks), AnyArray::of(output));
     let c = Consts::new(&mut b);
-    let pages = b.param(k.pages);
+    let pages = b.param(pages);
     let block = b.block_index();
     let w = b.u32(warps_per_block);
     let first = b.mul(block, w);
     let warp = b.warp_index();
     let g = b.add(first, warp);
     let in_range = b.lt(g, pages);
-    b.if_(in_range, |b| k.decode_page(b, &c, g));
+    b.if_(in_range, |b| {
+        let place = DecPlace::Batch { g, spans, status };
+        k.decode_page(b, &c, place);
+    });
     b.finish().expect("the LZ4 decompress kernel verifies")
 }
 
 impl Dec {
-    fn decode_page(&self, b: &mut KernelBuilder, c: &Consts, g: Val<U32>) {
+    /// Decodes the page at `place`; the whole warp calls it, with warp-uniform arguments. Returns the
+    /// status word ([`decode_status`] in the low 8 bits, the block offset where decoding stopped
+    /// above) in every lane for a device function's page (the batch kernel stores it instead).
+    pub(super) fn decode_page(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        place: DecPlace,
+    ) -> Option<Val<U32>> {
         let lane = b.lane_id();
         let warp = b.warp_index();
         let obase = b.mul(warp, c.page);
         let stage_bytes = b.u32(STAGE_BYTES);
         let sbase = b.mul(warp, stage_bytes);
-        let span = b.shl(g, c.one);
-        let [start, size] = b.load_wide::<2, _>(self.spans, span);
+        let [start, size] = match place {
+            DecPlace::Batch { g, spans, .. } => {
+                let span = b.shl(g, c.one);
+                b.load_wide::<2, _>(spans, span)
+            }
+            DecPlace::At { start, size, .. } => [start, size],
+        };
         let shift = b.and(start, c.fifteen);
         let ibase = b.add(sbase, shift);
         let send = b.add(ibase, size);
@@ -87,7 +110,7 @@ impl Dec {
                 self.sequences(b, c, &p);
             },
         );
-        self.finish(b, c, &p, g);
+        self.finish(b, c, &p, place)
     }
 
     /// Copies the block into the warp's staging area: lane `l` loads the aligned 16-byte groups
@@ -133,7 +156,13 @@ impl Dec {
     }
 
     /// Checks the decoded size, copies the page out as words, and writes the status.
-    fn finish(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
+    fn finish(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        place: DecPlace,
+    ) -> Option<Val<U32>> {
         b.warp_sync(Mask::FULL);
         let code = b.read(self.code);
         let ok = b.eq(code, c.zero);
@@ -146,25 +175,37 @@ impl Dec {
         });
         let code = b.read(self.code);
         let ok = b.eq(code, c.zero);
-        b.if_(ok, |b| self.write_page(b, c, p, g));
-        let first = b.eq(p.lane, c.zero);
-        b.if_(first, |b| {
+        b.if_(ok, |b| self.write_page(b, c, p, place));
+        let status_word = |b: &mut KernelBuilder| {
             let s = b.read(self.s);
             let at = b.sub(s, p.ibase);
             let eight = b.u32(8);
             let position = b.shl(at, eight);
             let code = b.read(self.code);
-            let word = b.or(code, position);
-            b.store(self.status, g, word);
-        });
+            b.or(code, position)
+        };
+        match place {
+            DecPlace::Batch { g, status, .. } => {
+                let first = b.eq(p.lane, c.zero);
+                b.if_(first, |b| {
+                    let word = status_word(b);
+                    b.store(status, g, word);
+                });
+                None
+            }
+            DecPlace::At { .. } => Some(status_word(b)),
+        }
     }
 
     /// Lane `l` writes the page's words `l, l + 32, …`, four per round: each word's bytes are four
     /// consecutive shared bytes, so the warp reads 128 consecutive bytes per load (no bank conflict)
     /// and stores 128 consecutive bytes per store.
-    fn write_page(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, g: Val<U32>) {
+    fn write_page(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, place: DecPlace) {
         let words = b.u32(PAGE / 4);
-        let first_word = b.mul(g, words);
+        let first_word = match place {
+            DecPlace::Batch { g, .. } => b.mul(g, words),
+            DecPlace::At { out_word, .. } => out_word,
+        };
         let lane_byte = b.shl(p.lane, c.two);
         let from = b.add(p.obase, lane_byte);
         let to = b.add(first_word, p.lane);

@@ -3,8 +3,7 @@
 //! sequence loop).
 
 use super::PAGE_SIZE;
-use warpforge_ir::builder::{GlobalBuf, KernelBuilder, Local, ScalarParam, SharedArr, U32, U8};
-use warpforge_ir::Access;
+use warpforge_ir::builder::{AnyArray, GlobalBuf, KernelBuilder, Local, SharedArr, Val, U32, U8};
 
 pub(super) const PAGE: u32 = PAGE_SIZE as u32;
 
@@ -38,14 +37,32 @@ pub mod decode_status {
     pub const TOO_LONG: u32 = 5;
 }
 
-/// The kernel's parameters, shared arrays and locals.
+/// Where a page's block is and where its page goes.
+#[derive(Clone, Copy)]
+pub(super) enum DecPlace {
+    /// The batch kernel's page `g`: its span is words `2 g, 2 g + 1` of `spans`, its page words
+    /// `1024 g..` of the output, its status word `status[g]`.
+    Batch {
+        g: Val<U32>,
+        spans: GlobalBuf<U32>,
+        status: GlobalBuf<U32>,
+    },
+    /// A device function's page: the block's first byte and length in the blocks array, the page's
+    /// first word in the output array; the status word is returned.
+    At {
+        start: Val<U32>,
+        size: Val<U32>,
+        out_word: Val<U32>,
+    },
+}
+
+/// The arrays, shared arrays and locals of one page's decoding.
 #[derive(Clone, Copy)]
 pub(super) struct Dec {
-    pub blocks: GlobalBuf<U32>,
-    pub spans: GlobalBuf<U32>,
-    pub output: GlobalBuf<U32>,
-    pub status: GlobalBuf<U32>,
-    pub pages: ScalarParam<U32>,
+    /// The LZ4 blocks as little-endian words (read in aligned 16-byte groups).
+    pub blocks: AnyArray<U32>,
+    /// The decoded pages as little-endian words.
+    pub output: AnyArray<U32>,
     /// The warps' staged blocks, [`STAGE_BYTES`] each.
     pub stage: SharedArr<U8>,
     /// The warps' decoded pages, 4096 bytes each.
@@ -64,13 +81,17 @@ pub(super) struct Dec {
 }
 
 impl Dec {
-    pub(super) fn declare(b: &mut KernelBuilder, warps: u32) -> Dec {
+    /// Declares the shared arrays (sized for every warp of the block) and the locals of decoding
+    /// from `blocks` into `output`.
+    pub(super) fn declare(
+        b: &mut KernelBuilder,
+        blocks: AnyArray<U32>,
+        output: AnyArray<U32>,
+    ) -> Dec {
+        let warps = b.threads_per_block() / 32;
         Dec {
-            blocks: b.buffer("blocks", Access::ReadOnly),
-            spans: b.buffer("spans", Access::ReadOnly),
-            output: b.buffer("output", Access::ReadWrite),
-            status: b.buffer("status", Access::ReadWrite),
-            pages: b.scalar_param("pages"),
+            blocks,
+            output,
             stage: b.shared("staged", warps * STAGE_BYTES, 16),
             page: b.shared("decoded", warps * PAGE, 16),
             s: b.local("s"),

@@ -1,0 +1,348 @@
+//! The LZ4 device functions (`warpforge::kernels::lz4::device`) inside other kernels: the fused
+//! XOR-delta codec (`kernels::lz4::fused`), a two-warp block compressing straight from a buffer, and
+//! the default level with its scratch, on the IR simulator, the PTX simulator (every target) and
+//! WebGPU, against the CPU: the blocks byte for byte with `encode_page_level` of the same pages,
+//! decoded by the CPU decoder and XORed back to the input, and the decoder's pages equal to the input.
+
+use crate::backends_support::{assembles_everywhere, mix};
+use crate::common;
+
+use warpforge::ir::{kernel, verify, Kernel};
+use warpforge::kernels::lz4::device::{compress_page, compress_page_default};
+use warpforge::kernels::lz4::fused::{xor_delta_compress, xor_delta_decompress};
+use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::kernels::lz4::{
+    decode_status, encode_page_level, lz4_compress_block, lz4_decompress_block, Lz4Level,
+    PageEncoding, BLOCKS_ALIGN, PAGE_SIZE,
+};
+use warpforge::ptx::Sm;
+use warpforge::runtime::sim::{self, SimOptions};
+use warpforge::runtime::webgpu::WebGpuDevice;
+use warpforge::runtime::{BufferArg, Launcher};
+
+type Page = [u8; PAGE_SIZE];
+
+/// Real pages (the embedded sample) and every synthetic kind.
+fn pages(n: usize) -> Vec<Page> {
+    let sample = warpforge::sample_pages().expect("the embedded sample reads");
+    let mut out: Vec<Page> = sample.iter().step_by(37).take(n / 2).copied().collect();
+    let mut seed = 0;
+    while out.len() < n {
+        out.push(page(PageKind::ALL[seed % PageKind::ALL.len()], seed as u64));
+        seed += 1;
+    }
+    out
+}
+
+/// The previous version of each page: a few words changed, the same page, unrelated random bytes,
+/// zeros — so the deltas are sparse, zero (same-filled), incompressible (raw) and the page itself.
+fn bases(pages: &[Page]) -> Vec<Page> {
+    pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match i % 4 {
+            0 => {
+                let mut b = *p;
+                for k in (0..PAGE_SIZE).step_by(397) {
+                    b[k] ^= (mix(i as u64 * 4096 + k as u64) as u8) | 1;
+                }
+                b
+            }
+            1 => *p,
+            2 => page(PageKind::Random, 1000 + i as u64),
+            _ => [0; PAGE_SIZE],
+        })
+        .collect()
+}
+
+fn xor(a: &Page, b: &Page) -> Page {
+    std::array::from_fn(|k| a[k] ^ b[k])
+}
+
+fn flat(pages: &[Page]) -> Vec<u8> {
+    pages.iter().flatten().copied().collect()
+}
+
+fn word(bytes: &[u8], k: usize) -> u32 {
+    u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().expect("4 bytes"))
+}
+
+/// The buffers as launch arguments: the first `inputs` read-only, the rest read-write.
+fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
+    let (read, write) = buffers.split_at_mut(inputs);
+    let mut args: Vec<BufferArg<'_>> = read.iter().map(|b| BufferArg::ReadOnly(b)).collect();
+    args.extend(write.iter_mut().map(|b| BufferArg::ReadWrite(b)));
+    args
+}
+
+/// `check(backend, buffers)` after the kernel ran on the IR simulator, the PTX simulator for every
+/// target (neither may find anything) and WebGPU (a loud skip without an adapter).
+fn everywhere(
+    test: &str,
+    kernel: &Kernel,
+    blocks: u32,
+    buffers: &[Vec<u8>],
+    inputs: usize,
+    webgpu: bool,
+    check: impl Fn(&str, &[Vec<u8>]),
+) {
+    let verified = verify(kernel).expect("verifies");
+    let scalars = [u64::from(blocks)];
+    let mut out = buffers.to_vec();
+    let report = sim::run(
+        &verified,
+        blocks,
+        &mut args(&mut out, inputs),
+        &scalars,
+        &SimOptions::default(),
+    )
+    .expect("launches on the simulator");
+    assert!(report.findings.is_empty(), "sim: {:?}", report.findings);
+    check("sim", &out);
+    for sm in Sm::ALL {
+        let device = Launcher::PtxSim(SimOptions::default(), sm);
+        let loaded = device.load(&verified).expect("the PTX loads");
+        let mut out = buffers.to_vec();
+        let launched = device
+            .launch(&loaded, blocks, &mut args(&mut out, inputs), &scalars)
+            .expect("launches on the PTX simulator");
+        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
+        assert!(findings.is_empty(), "ptx-sim {sm}: {findings:?}");
+        check(&format!("ptx-sim {}", sm.name()), &out);
+    }
+    if !webgpu {
+        return;
+    }
+    let requirements = warpforge::wgsl::emit(&verified)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .requirements;
+    if !common::webgpu_or_skip(test, &requirements) {
+        return;
+    }
+    let device = Launcher::WebGpu(WebGpuDevice::new(&requirements).expect("an adapter"));
+    let loaded = device.load(&verified).expect("the WGSL loads");
+    let mut out = buffers.to_vec();
+    device
+        .launch(&loaded, blocks, &mut args(&mut out, inputs), &scalars)
+        .expect("launches on WebGPU");
+    check("webgpu", &out);
+}
+
+/// Page `g`'s record from the compress kernels' `output` and `meta`.
+fn record(output: &[u8], meta: &[u8], g: usize) -> PageEncoding {
+    let m = |k| word(meta, 4 * g + k);
+    match m(0) {
+        0 => PageEncoding::Lz4(output[g * PAGE_SIZE..g * PAGE_SIZE + m(1) as usize].to_vec()),
+        1 => PageEncoding::Raw,
+        2 => PageEncoding::SameFilled(u64::from(m(2)) | u64::from(m(3)) << 32),
+        other => panic!("page {g}: unknown kind {other}"),
+    }
+}
+
+/// Every record equals the CPU's encoding of `want[g]` at `level`, and decodes back to it.
+fn check_records(backend: &str, output: &[u8], meta: &[u8], want: &[Page], level: Lz4Level) {
+    for (g, page) in want.iter().enumerate() {
+        let got = record(output, meta, g);
+        assert_eq!(
+            got,
+            encode_page_level(page, level),
+            "{backend}: page {g}: not the CPU reference's record"
+        );
+        match got {
+            PageEncoding::Lz4(block) => {
+                let mut back = [0u8; PAGE_SIZE];
+                let n = lz4_decompress_block(&block, &mut back).expect("the block decodes");
+                assert_eq!((n, &back), (PAGE_SIZE, page), "{backend}: page {g}");
+            }
+            PageEncoding::SameFilled(pattern) => {
+                let bytes = pattern.to_le_bytes();
+                assert!(page.chunks(8).all(|c| c == bytes), "{backend}: page {g}");
+            }
+            PageEncoding::Raw => {}
+        }
+    }
+}
+
+#[test]
+fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
+    let pages = pages(16);
+    let bases = bases(&pages);
+    let deltas: Vec<Page> = pages.iter().zip(&bases).map(|(p, b)| xor(p, b)).collect();
+    let kinds: Vec<u8> = deltas
+        .iter()
+        .map(|d| encode_page_level(d, Lz4Level::THROUGHPUT).kind())
+        .collect();
+    assert!((0..3).all(|k| kinds.contains(&k)), "every kind: {kinds:?}");
+    let n = pages.len();
+    let buffers = vec![
+        flat(&pages),
+        flat(&bases),
+        vec![0; n * PAGE_SIZE],
+        vec![0; n * 16],
+    ];
+    let test = "fused_xor_delta_compress_matches_the_cpu_on_every_backend";
+    everywhere(
+        test,
+        &xor_delta_compress(),
+        n as u32,
+        &buffers,
+        2,
+        true,
+        |backend, out| check_records(backend, &out[2], &out[3], &deltas, Lz4Level::THROUGHPUT),
+    );
+    assembles_everywhere(test, &xor_delta_compress());
+}
+
+#[test]
+fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
+    let pages = pages(12);
+    let bases = bases(&pages);
+    let n = pages.len();
+    // Every delta as a plain LZ4 block (same-filled and incompressible ones too), 16-byte aligned
+    // starts, the last block cut short so it must fail without writing its page.
+    let mut blocks = Vec::new();
+    let mut spans = Vec::new();
+    for (g, (p, b)) in pages.iter().zip(&bases).enumerate() {
+        let mut block = vec![0u8; PAGE_SIZE + PAGE_SIZE / 255 + 16];
+        let len = lz4_compress_block(&xor(p, b), &mut block).expect("fits");
+        let len = if g == n - 1 { len - 3 } else { len };
+        spans.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
+        spans.extend_from_slice(&(len as u32).to_le_bytes());
+        blocks.extend_from_slice(&block[..len]);
+        blocks.resize(blocks.len().next_multiple_of(BLOCKS_ALIGN), 0xa5);
+    }
+    let buffers = vec![
+        blocks,
+        spans,
+        flat(&bases),
+        vec![0; n * PAGE_SIZE],
+        vec![0; n * 4],
+    ];
+    let test = "fused_xor_delta_decompress_restores_the_pages_on_every_backend";
+    everywhere(
+        test,
+        &xor_delta_decompress(),
+        n as u32,
+        &buffers,
+        3,
+        true,
+        |backend, out| {
+            for (g, p) in pages.iter().enumerate() {
+                let status = word(&out[4], g);
+                let restored = &out[3][g * PAGE_SIZE..(g + 1) * PAGE_SIZE];
+                if g == n - 1 {
+                    assert_eq!(
+                        status & 0xff,
+                        decode_status::TRUNCATED,
+                        "{backend}: the cut block"
+                    );
+                    assert!(restored.iter().all(|&b| b == 0), "{backend}: written");
+                } else {
+                    assert_eq!(status & 0xff, 0, "{backend}: page {g}: status {status:#x}");
+                    assert_eq!(restored, p.as_slice(), "{backend}: page {g} restored");
+                }
+            }
+        },
+    );
+    assembles_everywhere(test, &xor_delta_decompress());
+}
+
+/// Two warps per block, each compressing its own page straight from the input buffer: the device
+/// function's shared arrays are sized for every warp of the caller's block.
+#[kernel(block_size = 64)]
+fn two_warps_compress(pages: &[u32], output: &mut [u8], meta: &mut [u32], n: u32) {
+    let g = block_index() * 2 + thread_index() / 32;
+    if g < n {
+        compress_page(pages, g * 1024, output, g as u64 * 4096, meta, g * 4);
+    }
+}
+
+#[test]
+fn compress_page_with_two_warps_per_block_matches_the_cpu() {
+    let pages = pages(8);
+    let n = pages.len();
+    let buffers = vec![flat(&pages), vec![0; n * PAGE_SIZE], vec![0; n * 16]];
+    // The scalar is the page count, the grid half of it.
+    let kernel = two_warps_compress();
+    let verified = verify(&kernel).expect("verifies");
+    for launcher in [
+        Launcher::Sim(SimOptions::default()),
+        Launcher::PtxSim(SimOptions::default(), Sm::Sm90),
+    ] {
+        let loaded = launcher.load(&verified).expect("loads");
+        let mut out = buffers.clone();
+        let launched = launcher
+            .launch(&loaded, n as u32 / 2, &mut args(&mut out, 1), &[n as u64])
+            .expect("launches");
+        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
+        assert!(findings.is_empty(), "{findings:?}");
+        check_records(
+            &launcher.device_name(),
+            &out[1],
+            &out[2],
+            &pages,
+            Lz4Level::THROUGHPUT,
+        );
+    }
+    // Two shared pages and two hash tables of 4 KiB words each: 24 KiB.
+    let shared: u32 = kernel.shared.iter().map(|(_, s)| s.len * 4).sum();
+    assert_eq!(shared, 2 * (4096 + 8192));
+}
+
+/// The default level from a device function, with its scratch in a buffer of the caller's.
+#[kernel(block_size = 32)]
+fn default_level_compress(
+    pages: &[u32],
+    output: &mut [u8],
+    meta: &mut [u32],
+    scratch: &mut [u16],
+    n: u32,
+) {
+    let g = block_index();
+    if g < n {
+        let at = g as u64 * 4096;
+        compress_page_default(pages, g * 1024, output, at, meta, g * 4, scratch, at);
+    }
+}
+
+#[test]
+fn compress_page_default_matches_the_cpu_on_every_backend() {
+    let pages = pages(4);
+    let n = pages.len();
+    let buffers = vec![
+        flat(&pages),
+        vec![0; n * PAGE_SIZE],
+        vec![0; n * 16],
+        vec![0; n * PAGE_SIZE * 2],
+    ];
+    let test = "compress_page_default_matches_the_cpu_on_every_backend";
+    everywhere(
+        test,
+        &default_level_compress(),
+        n as u32,
+        &buffers,
+        1,
+        true,
+        |backend, out| check_records(backend, &out[1], &out[2], &pages, Lz4Level::DEFAULT),
+    );
+}
+
+/// A shared array named like the device function's own (`page`) is kept apart from it.
+#[test]
+fn a_callers_shared_array_named_like_the_device_functions_is_renamed() {
+    let kernel = xor_delta_compress();
+    let names: Vec<&str> = kernel.shared.iter().map(|(_, s)| s.name.as_str()).collect();
+    assert_eq!(names, ["delta", "page", "buckets"]);
+    #[kernel(block_size = 32)]
+    fn clash(pages: &[u32], output: &mut [u8], meta: &mut [u32]) {
+        let page = shared::<u32>(1024, 16);
+        page[lane_id()] = pages[lane_id()];
+        warp_sync(FULL_MASK);
+        compress_page(page, 0, output, 0, meta, 0);
+    }
+    let kernel = clash();
+    let names: Vec<&str> = kernel.shared.iter().map(|(_, s)| s.name.as_str()).collect();
+    assert_eq!(names, ["page", "page_1", "buckets"]);
+    let ptx = warpforge::ptx::emit(&verify(&kernel).expect("verifies"), Sm::Sm90).expect("emits");
+    assert!(ptx.text.contains("s_page_1"), "{}", ptx.text);
+}
