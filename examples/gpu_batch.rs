@@ -202,47 +202,24 @@ fn latency(
     if calls == 0 {
         return Ok(());
     }
+    use warpforge::gpu::latency::{percentile, round_trips};
     let n = pages.len().min(64);
-    let (batch, want) = (&pages[..n], &reference[..n]);
-    let mut packed = warpforge::archive::PackedRecords::new();
-    let mut back = vec![[0u8; PAGE_SIZE]; n];
-    let (mut compress, mut decompress) = (Vec::new(), Vec::new());
-    for call in 0..calls {
-        let start = std::time::Instant::now();
-        compressor
-            .compress_into(batch, &mut packed)
-            .map_err(|e| e.to_string())?;
-        compress.push(start.elapsed().as_secs_f64() * 1e3);
-        if packed.to_records() != want {
-            return Err(format!(
-                "latency call {call}: records differ from the CPU reference"
-            ));
-        }
-        back.iter_mut().for_each(|p| p.fill(0xa5));
-        let start = std::time::Instant::now();
-        compressor
-            .decompress_into(&packed, &mut back)
-            .map_err(|e| e.to_string())?;
-        decompress.push(start.elapsed().as_secs_f64() * 1e3);
-        if back != batch {
-            return Err(format!(
-                "latency call {call}: the round trip changed the pages"
-            ));
-        }
-    }
-    use warpforge::gpu::latency::percentile;
-    for (name, samples) in [("compress", &mut compress), ("decompress", &mut decompress)] {
+    let mut trips =
+        round_trips(compressor, &pages[..n], &reference[..n], calls).map_err(|e| e.to_string())?;
+    for (name, samples) in [
+        ("compress", &mut trips.compress_ms),
+        ("decompress", &mut trips.decompress_ms),
+    ] {
         println!(
             "latency {name}: {n}-page batch host-to-host, {calls} calls: p50 {:.3} ms, p99 {:.3} ms (host clock, wall per call)",
             percentile(samples, 0.50).unwrap_or(0.0),
             percentile(samples, 0.99).unwrap_or(0.0)
         );
     }
-    let stats = compressor.stats();
-    if stats.cpu_fallbacks > 0 {
+    if trips.cpu_fallbacks > 0 {
         return Err(format!(
             "{} batches fell back to the CPU during the latency calls",
-            stats.cpu_fallbacks
+            trips.cpu_fallbacks
         ));
     }
     Ok(())

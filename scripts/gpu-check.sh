@@ -193,7 +193,7 @@ run() {
   COMBINED=$RESULTS/gpu-check.log
   SUMMARY=$RESULTS/gpu-check-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda float-cuda batch batch-no-async
+  STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda float-cuda device-functions-cuda batch batch-no-async
     cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
@@ -229,6 +229,9 @@ run() {
     float_atomics::f64_atomic_add_sums_exactly_on_cuda \
     half_floats::halves_convert_and_round_once_on_cuda f64_generic::doubles_are_ieee_on_cuda \
     zoo::zoo_kernels_match_their_references_on_cuda --nocapture --test-threads=1
+  # The LZ4 device functions inside other kernels (the fused XOR-delta codec, the default level).
+  step device-functions-cuda "$BIN/test_it" lz4_device::device_functions_match_the_cpu_on_cuda \
+    --nocapture --test-threads=1
   step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
   step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async --latency-calls 0
   step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"

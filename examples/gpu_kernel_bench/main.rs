@@ -4,11 +4,15 @@
 //!
 //! ```text
 //! gpu_kernel_bench --pages FILE [--mib 1024] [--sets 8] [--runs 40] [--warmup 8] [--host-runs 3]
-//!                  [--nvcomp libnvcomp.so.6] [--only ours,nvcomp,pcie,host,cpu,webgpu] [--json OUT.json]
+//!                  [--nvcomp libnvcomp.so.6] [--only ours,nvcomp,pcie,host,latency,fused,cpu,webgpu]
+//!                  [--latency-calls 1000] [--fused-pages 16384] [--json OUT.json]
 //! gpu_kernel_bench --nvcomp-info libnvcomp.so.6   # open nvCOMP, print its version and sizes (no GPU)
 //! ```
 //!
-//! `--only cpu,webgpu` needs no CUDA device.
+//! `--only cpu,webgpu` needs no CUDA device. `latency`: `--latency-calls` round trips of one 64-page
+//! batch through the CUDA batch API (p50/p99 of the wall time per call). `fused`: the LZ4 device
+//! functions inside the fused XOR-delta kernels beside the batch level-0 kernels, on the first
+//! `--fused-pages` pages (`examples/lz4_fused`).
 //!
 //! `--pages` is a file of whole 4 KiB pages, repeated (each repeat rotated by 37 pages) up to `--mib`
 //! MiB and split into `--sets` rotation sets in separate device buffers; consecutive timed runs use
@@ -17,6 +21,9 @@
 //! every section ran and verified, 1 when one failed, 2 for bad arguments or no usable CUDA device.
 //! `scripts/gpu-check.sh perf` runs it (docs/gpu.md).
 
+mod extra;
+#[path = "../lz4_fused/run.rs"]
+mod fused_run;
 mod gpu;
 mod host;
 mod nvcomp;
@@ -32,7 +39,9 @@ use gpu::{Gpu, Page, Sets};
 use ours::Runs;
 use report::{Figure, Report, Scope};
 
-const SECTIONS: [&str; 6] = ["ours", "nvcomp", "pcie", "host", "cpu", "webgpu"];
+const SECTIONS: [&str; 8] = [
+    "ours", "nvcomp", "pcie", "host", "latency", "fused", "cpu", "webgpu",
+];
 
 struct Args {
     pages: String,
@@ -40,6 +49,8 @@ struct Args {
     sets: usize,
     runs: Runs,
     host_runs: usize,
+    latency_calls: usize,
+    fused_pages: usize,
     nvcomp: Option<String>,
     only: Vec<String>,
     json: Option<String>,
@@ -57,6 +68,8 @@ fn parse() -> Result<Args, String> {
             timed: 40,
         },
         host_runs: 3,
+        latency_calls: 1000,
+        fused_pages: 16384,
         nvcomp: None,
         only: SECTIONS.iter().map(|s| s.to_string()).collect(),
         json: None,
@@ -73,6 +86,8 @@ fn parse() -> Result<Args, String> {
             "--runs" => a.runs.timed = num(value()?)?,
             "--warmup" => a.runs.warmup = num(value()?)?,
             "--host-runs" => a.host_runs = num(value()?)?,
+            "--latency-calls" => a.latency_calls = num(value()?)?,
+            "--fused-pages" => a.fused_pages = num(value()?)?,
             "--nvcomp" => a.nvcomp = Some(value()?),
             "--json" => a.json = Some(value()?),
             "--nvcomp-info" => a.nvcomp_info = Some(value()?),
@@ -91,8 +106,11 @@ fn parse() -> Result<Args, String> {
     if a.pages.is_empty() && a.nvcomp_info.is_none() {
         return Err("--pages FILE is required (a file of whole 4 KiB pages)".into());
     }
-    if a.mib == 0 || a.sets == 0 || a.runs.timed == 0 {
-        return Err("--mib, --sets and --runs must be at least 1".into());
+    if a.mib == 0 || a.sets == 0 || a.runs.timed == 0 || a.latency_calls == 0 || a.fused_pages == 0
+    {
+        return Err(
+            "--mib, --sets, --runs, --latency-calls and --fused-pages must be at least 1".into(),
+        );
     }
     if a.only.iter().any(|s| s == "nvcomp") && a.nvcomp.is_none() && a.nvcomp_info.is_none() {
         return Err(
@@ -182,7 +200,9 @@ fn run(args: Args) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let needs_cuda = ["ours", "nvcomp", "pcie", "host"].iter().any(|s| on(s));
+    let needs_cuda = ["ours", "nvcomp", "pcie", "host", "latency", "fused"]
+        .iter()
+        .any(|s| on(s));
     if !needs_cuda {
         let mut report = Report::default();
         report.set(
@@ -273,6 +293,18 @@ fn run(args: Args) -> Result<ExitCode> {
     if on("host") {
         section(&mut report, "CUDA batch API", |r| {
             host::cuda(&pages, args.host_runs, r)
+        });
+        write_json(&report, args.json.as_deref());
+    }
+    if on("latency") {
+        section(&mut report, "64-page latency", |r| {
+            extra::latency(&pages, args.latency_calls, r)
+        });
+        write_json(&report, args.json.as_deref());
+    }
+    if on("fused") {
+        section(&mut report, "device functions (fused kernels)", |r| {
+            extra::fused(&pages, args.fused_pages, args.runs.timed.min(10), r)
         });
         write_json(&report, args.json.as_deref());
     }

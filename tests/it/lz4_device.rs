@@ -75,17 +75,27 @@ fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
     args
 }
 
-/// `check(backend, buffers)` after the kernel ran on the IR simulator, the PTX simulator for every
-/// target (neither may find anything) and WebGPU (a loud skip without an adapter).
-fn everywhere(
-    test: &str,
-    kernel: &Kernel,
+/// A kernel, its grid (one block per page; the page count is its scalar parameter), its buffers
+/// (the first `inputs` read-only) and the check of its results on a backend.
+struct Case {
+    kernel: Kernel,
     blocks: u32,
-    buffers: &[Vec<u8>],
+    buffers: Vec<Vec<u8>>,
     inputs: usize,
-    webgpu: bool,
-    check: impl Fn(&str, &[Vec<u8>]),
-) {
+    check: Box<dyn Fn(&str, &[Vec<u8>])>,
+}
+
+/// The case checked after it ran on the IR simulator, the PTX simulator for every target (neither
+/// may find anything) and WebGPU (a loud skip without an adapter).
+fn everywhere(test: &str, case: &Case) {
+    let Case {
+        kernel,
+        blocks,
+        buffers,
+        inputs,
+        check,
+    } = case;
+    let (blocks, inputs) = (*blocks, *inputs);
     let verified = verify(kernel).expect("verifies");
     let scalars = [u64::from(blocks)];
     let mut out = buffers.to_vec();
@@ -110,9 +120,6 @@ fn everywhere(
         assert!(findings.is_empty(), "ptx-sim {sm}: {findings:?}");
         check(&format!("ptx-sim {}", sm.name()), &out);
     }
-    if !webgpu {
-        return;
-    }
     let requirements = warpforge::wgsl::emit(&verified)
         .unwrap_or_else(|e| panic!("{e}"))
         .requirements;
@@ -126,6 +133,30 @@ fn everywhere(
         .launch(&loaded, blocks, &mut args(&mut out, inputs), &scalars)
         .expect("launches on WebGPU");
     check("webgpu", &out);
+}
+
+/// The case checked after it ran on a CUDA GPU (a loud skip without one; `scripts/gpu-check.sh`
+/// runs it with `WARPFORGE_REQUIRE_CUDA=1`).
+fn on_cuda(test: &str, case: &Case) -> bool {
+    let Some(info) = warpforge::runtime::cuda::cuda_or_skip(test) else {
+        return false;
+    };
+    let device = warpforge::runtime::cuda::CudaDevice::new(info.index).expect("the device opens");
+    let launcher = Launcher::Cuda(device);
+    let verified = verify(&case.kernel).expect("verifies");
+    let loaded = launcher.load(&verified).expect("the PTX loads");
+    let mut out = case.buffers.clone();
+    let scalars = [u64::from(case.blocks)];
+    launcher
+        .launch(
+            &loaded,
+            case.blocks,
+            &mut args(&mut out, case.inputs),
+            &scalars,
+        )
+        .expect("launches on CUDA");
+    (case.check)(&info.label(), &out);
+    true
 }
 
 /// Page `g`'s record from the compress kernels' `output` and `meta`.
@@ -163,8 +194,7 @@ fn check_records(backend: &str, output: &[u8], meta: &[u8], want: &[Page], level
     }
 }
 
-#[test]
-fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
+fn fused_compress_case() -> Case {
     let pages = pages(16);
     let bases = bases(&pages);
     let deltas: Vec<Page> = pages.iter().zip(&bases).map(|(p, b)| xor(p, b)).collect();
@@ -180,21 +210,25 @@ fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
         vec![0; n * PAGE_SIZE],
         vec![0; n * 16],
     ];
-    let test = "fused_xor_delta_compress_matches_the_cpu_on_every_backend";
-    everywhere(
-        test,
-        &xor_delta_compress(),
-        n as u32,
-        &buffers,
-        2,
-        true,
-        |backend, out| check_records(backend, &out[2], &out[3], &deltas, Lz4Level::THROUGHPUT),
-    );
-    assembles_everywhere(test, &xor_delta_compress());
+    Case {
+        kernel: xor_delta_compress(),
+        blocks: n as u32,
+        buffers,
+        inputs: 2,
+        check: Box::new(move |backend, out| {
+            check_records(backend, &out[2], &out[3], &deltas, Lz4Level::THROUGHPUT)
+        }),
+    }
 }
 
 #[test]
-fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
+fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
+    let test = "fused_xor_delta_compress_matches_the_cpu_on_every_backend";
+    everywhere(test, &fused_compress_case());
+    assembles_everywhere(test, &xor_delta_compress());
+}
+
+fn fused_decompress_case() -> Case {
     let pages = pages(12);
     let bases = bases(&pages);
     let n = pages.len();
@@ -218,15 +252,12 @@ fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
         vec![0; n * PAGE_SIZE],
         vec![0; n * 4],
     ];
-    let test = "fused_xor_delta_decompress_restores_the_pages_on_every_backend";
-    everywhere(
-        test,
-        &xor_delta_decompress(),
-        n as u32,
-        &buffers,
-        3,
-        true,
-        |backend, out| {
+    Case {
+        kernel: xor_delta_decompress(),
+        blocks: n as u32,
+        buffers,
+        inputs: 3,
+        check: Box::new(move |backend, out| {
             for (g, p) in pages.iter().enumerate() {
                 let status = word(&out[4], g);
                 let restored = &out[3][g * PAGE_SIZE..(g + 1) * PAGE_SIZE];
@@ -242,8 +273,14 @@ fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
                     assert_eq!(restored, p.as_slice(), "{backend}: page {g} restored");
                 }
             }
-        },
-    );
+        }),
+    }
+}
+
+#[test]
+fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
+    let test = "fused_xor_delta_decompress_restores_the_pages_on_every_backend";
+    everywhere(test, &fused_decompress_case());
     assembles_everywhere(test, &xor_delta_decompress());
 }
 
@@ -305,8 +342,7 @@ fn default_level_compress(
     }
 }
 
-#[test]
-fn compress_page_default_matches_the_cpu_on_every_backend() {
+fn default_level_case() -> Case {
     let pages = pages(4);
     let n = pages.len();
     let buffers = vec![
@@ -315,16 +351,36 @@ fn compress_page_default_matches_the_cpu_on_every_backend() {
         vec![0; n * 16],
         vec![0; n * PAGE_SIZE * 2],
     ];
+    Case {
+        kernel: default_level_compress(),
+        blocks: n as u32,
+        buffers,
+        inputs: 1,
+        check: Box::new(move |backend, out| {
+            check_records(backend, &out[1], &out[2], &pages, Lz4Level::DEFAULT)
+        }),
+    }
+}
+
+#[test]
+fn compress_page_default_matches_the_cpu_on_every_backend() {
     let test = "compress_page_default_matches_the_cpu_on_every_backend";
-    everywhere(
-        test,
-        &default_level_compress(),
-        n as u32,
-        &buffers,
-        1,
-        true,
-        |backend, out| check_records(backend, &out[1], &out[2], &pages, Lz4Level::DEFAULT),
-    );
+    everywhere(test, &default_level_case());
+    assembles_everywhere(test, &default_level_compress());
+}
+
+#[test]
+fn device_functions_match_the_cpu_on_cuda() {
+    let test = "device_functions_match_the_cpu_on_cuda";
+    for case in [
+        fused_compress_case(),
+        fused_decompress_case(),
+        default_level_case(),
+    ] {
+        if !on_cuda(test, &case) {
+            return;
+        }
+    }
 }
 
 /// A shared array named like the device function's own (`page`) is kept apart from it.
