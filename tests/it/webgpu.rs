@@ -111,3 +111,41 @@ fn a_kernel_needing_more_workgroup_memory_than_the_adapter_has_fails_naming_the_
         ),
     }
 }
+
+/// The subgroup probe on the adapter here: a device with `SUBGROUP` reports one width within the
+/// adapter's range, laid out along the local index (lavapipe: 8 lanes, so warps stay emulated); a
+/// device without it says so.
+#[test]
+fn the_subgroup_probe_measures_the_adapters_subgroups() {
+    use warpforge::runtime::webgpu::SubgroupLayout;
+    if !adapter_or_skip("the_subgroup_probe_measures_the_adapters_subgroups") {
+        return;
+    }
+    let requirements = warpforge::auto::webgpu_requirements().expect("the LZ4 kernels emit");
+    let device = WebGpuDevice::new(&requirements).expect("an adapter");
+    let adapter = device.adapter().clone();
+    let layout = device.subgroup_layout().clone();
+    eprintln!("{}: {layout:?}", adapter.label());
+    match layout {
+        SubgroupLayout::Linear { width } => {
+            assert!(adapter.subgroups, "a width without the SUBGROUP feature");
+            assert!(
+                (adapter.subgroup_min_size..=adapter.subgroup_max_size).contains(&width),
+                "width {width} outside {}..={}",
+                adapter.subgroup_min_size,
+                adapter.subgroup_max_size
+            );
+        }
+        SubgroupLayout::Unusable(why) => {
+            assert!(!why.is_empty());
+            if !adapter.subgroups {
+                assert!(why.contains("SUBGROUP"), "{why}");
+            }
+        }
+    }
+    // Measured once: the second call is the same answer without a second probe.
+    assert!(std::ptr::eq(
+        device.subgroup_layout(),
+        device.subgroup_layout()
+    ));
+}

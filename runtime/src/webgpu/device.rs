@@ -2,7 +2,7 @@
 //! the adapter's real limits, and the bookkeeping that turns device loss and stray errors into
 //! [`WebGpuError`]s instead of panics. Each device owns the cache of the pipelines built on it.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use warpforge_wgsl::Requirements;
 
@@ -10,6 +10,7 @@ use super::adapters::{adapters_by_preference, AdapterSummary};
 use super::cache::PipelineCache;
 use super::requirements::{device_features, shortfalls};
 use super::scopes::from_wgpu;
+use super::subgroups::{self, SubgroupLayout};
 use super::{AdapterShortfall, WebGpuError};
 
 /// A WebGPU device ready to run kernels. Cheap to share between threads (`&WebGpuDevice` is `Sync`);
@@ -22,6 +23,8 @@ pub struct WebGpuDevice {
     pub(crate) queue: wgpu::Queue,
     pub(crate) pipelines: PipelineCache,
     health: Arc<Health>,
+    /// What the subgroup probe found, measured on first use.
+    subgroups: OnceLock<SubgroupLayout>,
 }
 
 /// What the device's callbacks report: whether the device was lost, and errors that escaped every error
@@ -118,6 +121,20 @@ impl WebGpuDevice {
         self.device.features()
     }
 
+    /// How this device's subgroups are laid out, measured by a probe kernel on the first call (see
+    /// `subgroups.rs`): the width when every subgroup has one width and follows the local index.
+    pub fn subgroup_layout(&self) -> &SubgroupLayout {
+        self.subgroups.get_or_init(|| {
+            if self.device.features().contains(wgpu::Features::SUBGROUP) {
+                subgroups::probe(&self.device, &self.queue)
+            } else {
+                SubgroupLayout::Unusable(
+                    "the adapter offers no subgroup operations (wgpu::Features::SUBGROUP)".into(),
+                )
+            }
+        })
+    }
+
     /// How many kernels have a cached pipeline on this device (for tests).
     #[doc(hidden)]
     pub fn cached_pipelines(&self) -> usize {
@@ -153,6 +170,7 @@ impl WebGpuDevice {
             queue,
             pipelines: PipelineCache::default(),
             health,
+            subgroups: OnceLock::new(),
         }
     }
 

@@ -44,6 +44,7 @@ mod run;
 mod scopes;
 mod skip;
 mod spirv;
+mod subgroups;
 mod timestamps;
 mod transfer;
 
@@ -52,3 +53,4 @@ pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice};
 pub use error::{AdapterShortfall, WebGpuError};
 pub use skip::{require_webgpu, skip_webgpu_test, webgpu_or_skip, REQUIRE_WEBGPU_VAR, WEBGPU_HINT};
+pub use subgroups::SubgroupLayout;
