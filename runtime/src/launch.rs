@@ -373,7 +373,9 @@ impl Launcher {
     pub fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, LaunchError> {
         let form = match self {
             Launcher::Sim(_) => Form::Ir,
-            Launcher::WebGpu(_) => Form::Wgsl(Box::new(emit_wgsl(kernel)?)),
+            Launcher::WebGpu(device) => {
+                Form::Wgsl(Box::new(emit_wgsl_with(kernel, device.warp_lowering())?))
+            }
             Launcher::Cuda(device) => Form::Cuda(Box::new(device.load(kernel)?)),
             Launcher::PtxSim(_, sm) => Form::Ptx(Box::new(load_ptx(kernel, *sm)?)),
         };
@@ -536,9 +538,17 @@ fn load_ptx(kernel: &Verified<'_>, sm: Sm) -> Result<LoadedPtx, LaunchError> {
     })
 }
 
-/// The WGSL of `kernel`, or why it has none.
+/// The WGSL of `kernel` (warps emulated: what every adapter runs), or why it has none.
 pub(crate) fn emit_wgsl(kernel: &Verified<'_>) -> Result<Wgsl, WebGpuError> {
-    warpforge_wgsl::emit(kernel).map_err(|error| WebGpuError::Emit {
+    emit_wgsl_with(kernel, warpforge_wgsl::WarpLowering::Emulated)
+}
+
+/// The WGSL of `kernel` with its warp collectives lowered as `warps` says.
+fn emit_wgsl_with(
+    kernel: &Verified<'_>,
+    warps: warpforge_wgsl::WarpLowering,
+) -> Result<Wgsl, WebGpuError> {
+    warpforge_wgsl::emit_with(kernel, warps).map_err(|error| WebGpuError::Emit {
         kernel: kernel.name.clone(),
         error,
     })

@@ -148,4 +148,17 @@ fn the_subgroup_probe_measures_the_adapters_subgroups() {
         device.subgroup_layout(),
         device.subgroup_layout()
     ));
+    // Warps become subgroups only 32 or 64 wide (lavapipe's 8 keep the emulation).
+    let (lowering, why) = device.warp_choice();
+    eprintln!("warps: {lowering} ({why})");
+    let forced = std::env::var(warpforge::runtime::webgpu::WARPS_VAR).is_ok();
+    match device.subgroup_layout() {
+        SubgroupLayout::Linear { width } if matches!(width, 32 | 64) && !forced => {
+            assert_eq!(
+                lowering,
+                warpforge::wgsl::WarpLowering::Subgroups { width: *width }
+            )
+        }
+        _ => assert_eq!(lowering, warpforge::wgsl::WarpLowering::Emulated, "{why}"),
+    }
 }

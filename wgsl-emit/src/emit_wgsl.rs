@@ -4,14 +4,14 @@
 use warpforge_ir::Verified;
 
 use crate::error::WgslError;
-use crate::layout::Wgsl;
+use crate::layout::{WarpLowering, Wgsl};
 use crate::{lower, validate};
 
 /// For each IR value, whether naga's own uniformity analysis of the lowered module calls it uniform
 /// (`None` for values with no expression of their own). Runs without warpforge's divergence check, so
 /// it answers for any kernel; used to compare warpforge's barrier rule with naga's analysis.
 pub fn naga_value_uniformity(kernel: &Verified<'_>) -> Result<Vec<Option<bool>>, WgslError> {
-    let lowered = lower::lower(kernel);
+    let lowered = lower::lower(kernel, WarpLowering::Emulated);
     let caps = if lowered.layout.requirements.shader_int64 {
         naga::valid::Capabilities::SHADER_INT64
     } else {
@@ -32,14 +32,36 @@ pub fn naga_value_uniformity(kernel: &Verified<'_>) -> Result<Vec<Option<bool>>,
         .collect())
 }
 
-/// Lowers a verified kernel to validated WGSL with its launch layout.
+/// Lowers a verified kernel to validated WGSL with its launch layout, warp collectives emulated
+/// through workgroup memory ([`WarpLowering::Emulated`]: right on every adapter).
 pub fn emit(kernel: &Verified<'_>) -> Result<Wgsl, WgslError> {
+    emit_with(kernel, WarpLowering::Emulated)
+}
+
+/// [`emit`] with the warp collectives lowered as `warps` says: [`WarpLowering::Subgroups`] for a
+/// device whose subgroups were measured to be that wide and laid out along the local index (the
+/// WebGPU runtime measures and chooses; see the crate docs). The barrier rule is the same for both:
+/// every collective in workgroup-uniform control flow.
+pub fn emit_with(kernel: &Verified<'_>, warps: WarpLowering) -> Result<Wgsl, WgslError> {
     check_sync(kernel)?;
+    if let WarpLowering::Subgroups { width } = warps {
+        if WarpLowering::subgroups(width).is_none() {
+            return Err(WgslError::Unsupported {
+                kernel: kernel.name.clone(),
+                place: format!("warps on subgroups {width} wide"),
+                what: "a warp is 32 lanes: native subgroups must be 32 or 64 wide".into(),
+            });
+        }
+    }
     let lower::Lowered {
         module, mut layout, ..
-    } = lower::lower(kernel);
-    layout.source =
-        validate::validate_and_write(&kernel.name, &module, layout.requirements.shader_int64)?;
+    } = lower::lower(kernel, warps);
+    layout.source = validate::validate_and_write(
+        &kernel.name,
+        &module,
+        layout.requirements.shader_int64,
+        warps != WarpLowering::Emulated,
+    )?;
     layout.entry_point = written_entry_point(&layout.source).unwrap_or(layout.entry_point);
     Ok(layout)
 }

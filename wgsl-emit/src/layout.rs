@@ -75,6 +75,42 @@ pub struct Requirements {
     pub shader_int64: bool,
 }
 
+/// How warp collectives are lowered ([`crate::emit_with`]; the crate docs, "Warps on WebGPU").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum WarpLowering {
+    /// A 32-lane warp emulated through workgroup memory and barriers: right on every adapter.
+    #[default]
+    Emulated,
+    /// Native subgroup operations on subgroups `width` (32 or 64) invocations wide, laid out along the
+    /// local invocation index (a 64-wide subgroup holds two warps). Needs `wgpu::Features::SUBGROUP`
+    /// and a device whose subgroups were measured to have that width and layout.
+    Subgroups {
+        /// Invocations per subgroup: 32 or 64.
+        width: u32,
+    },
+}
+
+impl WarpLowering {
+    /// The lowering for subgroups of `width` (32 or 64), or `None` for any other width.
+    pub fn subgroups(width: u32) -> Option<WarpLowering> {
+        matches!(width, 32 | 64).then_some(WarpLowering::Subgroups { width })
+    }
+}
+
+impl std::fmt::Display for WarpLowering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WarpLowering::Emulated => f.write_str("emulated (workgroup memory and barriers)"),
+            WarpLowering::Subgroups { width: 32 } => {
+                f.write_str("native subgroups (32 lanes: a warp each)")
+            }
+            WarpLowering::Subgroups { width } => {
+                write!(f, "native subgroups ({width} lanes: a warp is 32 of them)")
+            }
+        }
+    }
+}
+
 /// Emitted WGSL and everything needed to launch it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wgsl {
@@ -90,6 +126,9 @@ pub struct Wgsl {
     pub params: ParamsLayout,
     /// Device requirements.
     pub requirements: Requirements,
+    /// How the warp collectives were lowered: a [`WarpLowering::Subgroups`] kernel runs only on a device
+    /// with `wgpu::Features::SUBGROUP` whose subgroups have that width.
+    pub warps: WarpLowering,
 }
 
 impl Wgsl {

@@ -56,8 +56,8 @@ pub mod targets;
 mod unsupported;
 mod validate;
 
-pub use emit_wgsl::{emit, naga_value_uniformity};
+pub use emit_wgsl::{emit, emit_with, naga_value_uniformity};
 pub use error::WgslError;
-pub use layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, Wgsl};
+pub use layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, WarpLowering, Wgsl};
 pub use targets::{emit_target, Shader, ShaderCode, ShaderTarget, TargetError};
-pub use validate::check_text;
+pub use validate::{check_text, check_text_with};

@@ -244,11 +244,11 @@ pub fn emit_target(kernel: &Verified<'_>, target: ShaderTarget) -> Result<Shader
     let lowered = if target == ShaderTarget::SpirV {
         lower::lower_zeroing_workgroup(kernel)
     } else {
-        lower::lower(kernel)
+        lower::lower(kernel, crate::WarpLowering::Emulated)
     };
     let int64 = lowered.layout.requirements.shader_int64;
     let module = &lowered.module;
-    let info = validate::validate(&kernel.name, module, int64)?;
+    let info = validate::validate(&kernel.name, module, int64, false)?;
     let writer_error = |message: String| TargetError::Writer {
         kernel: kernel.name.clone(),
         target,

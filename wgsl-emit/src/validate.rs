@@ -4,7 +4,7 @@
 //! text is then parsed back with naga's WGSL front end and validated again: that is what a WebGPU
 //! implementation will do with it, and its errors point at lines of the generated source.
 
-use naga::valid::{Capabilities, ValidationFlags, Validator};
+use naga::valid::{Capabilities, ShaderStages, SubgroupOperationSet, ValidationFlags, Validator};
 
 use crate::error::WgslError;
 
@@ -16,14 +16,31 @@ pub(crate) fn capabilities(int64: bool) -> Capabilities {
     }
 }
 
+/// The strict validator for a module with `int64` and (for the subgroup lowering) `subgroups`: the
+/// capabilities the kernel needs and nothing more; subgroup operations in compute shaders only, and
+/// only the ballot and shuffle the lowering uses.
+pub(crate) fn validator(int64: bool, subgroups: bool) -> Validator {
+    let mut caps = capabilities(int64);
+    if subgroups {
+        caps |= Capabilities::SUBGROUP;
+    }
+    let mut v = Validator::new(ValidationFlags::all(), caps);
+    if subgroups {
+        v.subgroup_stages(ShaderStages::COMPUTE);
+        v.subgroup_operations(SubgroupOperationSet::BALLOT | SubgroupOperationSet::SHUFFLE);
+    }
+    v
+}
+
 /// Validates `module` with the capabilities the kernel needs and nothing more; a rejection carries the
 /// WGSL written from the module with validation relaxed, so the error points at lines.
 pub(crate) fn validate(
     kernel: &str,
     module: &naga::Module,
     int64: bool,
+    subgroups: bool,
 ) -> Result<naga::valid::ModuleInfo, WgslError> {
-    let strict = Validator::new(ValidationFlags::all(), capabilities(int64)).validate(module);
+    let strict = validator(int64, subgroups).validate(module);
     match strict {
         Ok(info) => Ok(info),
         Err(error) => {
@@ -40,7 +57,9 @@ pub(crate) fn validate(
                     .ok()
                 })
                 .unwrap_or_default();
-            let reparsed = check_text(&source, int64).err().unwrap_or_default();
+            let reparsed = check_text_with(&source, int64, subgroups)
+                .err()
+                .unwrap_or_default();
             let message = format!("{}{}", error.emit_to_string(&source), reparsed);
             Err(WgslError::Validation {
                 kernel: kernel.to_owned(),
@@ -56,15 +75,16 @@ pub(crate) fn validate_and_write(
     kernel: &str,
     module: &naga::Module,
     int64: bool,
+    subgroups: bool,
 ) -> Result<String, WgslError> {
-    let info = validate(kernel, module, int64)?;
+    let info = validate(kernel, module, int64, subgroups)?;
     let source =
         naga::back::wgsl::write_string(module, &info, naga::back::wgsl::WriterFlags::empty())
             .map_err(|e| WgslError::Writer {
                 kernel: kernel.to_owned(),
                 message: e.to_string(),
             })?;
-    check_text(&source, int64).map_err(|message| WgslError::Validation {
+    check_text_with(&source, int64, subgroups).map_err(|message| WgslError::Validation {
         kernel: kernel.to_owned(),
         message,
         source: source.clone(),
@@ -74,8 +94,13 @@ pub(crate) fn validate_and_write(
 
 /// Parses and validates WGSL text; the error names lines of `source`.
 pub fn check_text(source: &str, int64: bool) -> Result<(), String> {
+    check_text_with(source, int64, false)
+}
+
+/// [`check_text`] for WGSL that may use subgroup ballots and shuffles (the subgroup lowering).
+pub fn check_text_with(source: &str, int64: bool, subgroups: bool) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    Validator::new(ValidationFlags::all(), capabilities(int64))
+    validator(int64, subgroups)
         .validate(&module)
         .map(|_| ())
         .map_err(|e| e.emit_to_string(source))

@@ -4,7 +4,10 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use warpforge_wgsl::Requirements;
+use warpforge_wgsl::{Requirements, WarpLowering};
+
+/// The environment variable that forces the emulated warp lowering (`emulated`).
+pub const WARPS_VAR: &str = "WARPFORGE_WEBGPU_WARPS";
 
 use super::adapters::{adapters_by_preference, AdapterSummary};
 use super::cache::PipelineCache;
@@ -135,6 +138,32 @@ impl WebGpuDevice {
         })
     }
 
+    /// How warp collectives are lowered for this device ([`Launcher::load`](crate::Launcher::load)
+    /// emits every kernel's WGSL this way): native subgroups when the probe measured subgroups 32 or 64
+    /// wide laid out along the local index ([`WebGpuDevice::subgroup_layout`]), else the emulation
+    /// through workgroup memory. `WARPFORGE_WEBGPU_WARPS=emulated` forces the emulation (to compare
+    /// the two on one GPU, or to step around a driver's subgroup bug).
+    pub fn warp_lowering(&self) -> WarpLowering {
+        self.warp_choice().0
+    }
+
+    /// [`WebGpuDevice::warp_lowering`] and why, in words (for `warpforge info` and the benchmarks).
+    pub fn warp_choice(&self) -> (WarpLowering, String) {
+        if std::env::var(WARPS_VAR).is_ok_and(|v| v == "emulated") {
+            return (WarpLowering::Emulated, format!("{WARPS_VAR}=emulated"));
+        }
+        match self.subgroup_layout() {
+            SubgroupLayout::Linear { width } => match WarpLowering::subgroups(*width) {
+                Some(lowering) => (lowering, format!("measured subgroups of {width} lanes")),
+                None => (
+                    WarpLowering::Emulated,
+                    format!("measured subgroups of {width} lanes, not 32 or 64"),
+                ),
+            },
+            SubgroupLayout::Unusable(why) => (WarpLowering::Emulated, why.clone()),
+        }
+    }
+
     /// How many kernels have a cached pipeline on this device (for tests).
     #[doc(hidden)]
     pub fn cached_pipelines(&self) -> usize {
@@ -261,6 +290,7 @@ pub(crate) mod tests {
                 storage_buffers: 1,
                 shader_int64: false,
             },
+            warps: warpforge_wgsl::WarpLowering::Emulated,
         }
     }
 

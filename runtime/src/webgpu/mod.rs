@@ -50,7 +50,7 @@ mod transfer;
 
 pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
-pub use device::{find_adapter, WebGpuDevice};
+pub use device::{find_adapter, WebGpuDevice, WARPS_VAR};
 pub use error::{AdapterShortfall, WebGpuError};
 pub use skip::{require_webgpu, skip_webgpu_test, webgpu_or_skip, REQUIRE_WEBGPU_VAR, WEBGPU_HINT};
 pub use subgroups::SubgroupLayout;

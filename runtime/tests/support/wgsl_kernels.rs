@@ -84,6 +84,7 @@ pub fn kernel(
             grid_dims_offset: None,
         },
         requirements: requirements(0, elem == ScalarType::U64),
+        warps: warpforge_wgsl::WarpLowering::Emulated,
     }
 }
 

@@ -33,9 +33,38 @@ pub struct EmitArgs {
     /// blocks and warps per SM those resources allow (CUDA occupancy rules).
     #[arg(long)]
     report: bool,
+    /// With `--target wgsl`: how warp collectives are lowered: `emulated` (workgroup memory and
+    /// barriers, right on every adapter), or native subgroups of 32 or 64 lanes (what the WebGPU
+    /// runtime picks on a device whose subgroups it measured that wide).
+    #[arg(long, value_enum, default_value_t = Warps::Emulated)]
+    warps: Warps,
     /// Write to FILE instead of stdout (SPIR-V, being binary, is not written to a terminal).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+}
+
+/// `--warps`: the WGSL lowering of warp collectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Warps {
+    /// Through workgroup memory and barriers.
+    Emulated,
+    /// Native subgroups of 32 lanes (a warp each).
+    #[value(name = "subgroups-32")]
+    Subgroups32,
+    /// Native subgroups of 64 lanes (two warps each).
+    #[value(name = "subgroups-64")]
+    Subgroups64,
+}
+
+impl Warps {
+    fn lowering(self) -> warpforge::wgsl::WarpLowering {
+        use warpforge::wgsl::WarpLowering;
+        match self {
+            Warps::Emulated => WarpLowering::Emulated,
+            Warps::Subgroups32 => WarpLowering::Subgroups { width: 32 },
+            Warps::Subgroups64 => WarpLowering::Subgroups { width: 64 },
+        }
+    }
 }
 
 /// Emits the kernel.
@@ -48,11 +77,14 @@ pub fn run(args: EmitArgs) -> Result<()> {
     if args.report && !matches!(args.target, Target::Ptx) {
         bail!("--report needs --target ptx");
     }
+    if args.warps != Warps::Emulated && !matches!(args.target, Target::Wgsl) {
+        bail!("--warps needs --target wgsl (SPIR-V, MSL and HLSL emulate warps)");
+    }
     use warpforge::wgsl::ShaderTarget;
     let (bytes, binary) = match args.target {
         Target::Ir => (kernel.to_string().into_bytes(), false),
         Target::Wgsl => {
-            let wgsl = warpforge::wgsl::emit(&verify(&kernel)?)?;
+            let wgsl = warpforge::wgsl::emit_with(&verify(&kernel)?, args.warps.lowering())?;
             (wgsl.source.into_bytes(), false)
         }
         Target::Spirv => shader_bytes(&kernel, ShaderTarget::SpirV)?,

@@ -370,6 +370,21 @@ impl Builder {
         )
     }
 
+    /// The result expression of a subgroup gather of a `ty` (defined by the statement, never
+    /// emitted).
+    pub fn subgroup_result(&mut self, ty: Handle<Type>) -> Handle<Expression> {
+        self.func
+            .expressions
+            .append(Expression::SubgroupOperationResult { ty }, Span::UNDEFINED)
+    }
+
+    /// The result expression of a subgroup ballot, a `vec4<u32>` (defined by the statement).
+    pub fn ballot_result(&mut self) -> Handle<Expression> {
+        self.func
+            .expressions
+            .append(Expression::SubgroupBallotResult, Span::UNDEFINED)
+    }
+
     // ---- statements and blocks ----------------------------------------------------------------
 
     pub fn push(&mut self, stmt: Statement) {

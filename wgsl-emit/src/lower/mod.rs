@@ -11,6 +11,7 @@ mod convert;
 mod expr;
 mod half;
 mod memory;
+mod subgroup;
 mod warp;
 mod zeroing;
 
@@ -19,7 +20,7 @@ use warpforge_ir::{Access, Kernel, MemRef, ParamKind, ScalarType, Stmt, Verified
 
 use self::builder::Builder;
 use self::memory::{ArrayVar, Repr};
-use crate::layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, Wgsl};
+use crate::layout::{BufferBinding, ParamMember, ParamsLayout, Requirements, WarpLowering, Wgsl};
 
 /// The naga module of a kernel, with the launch layout (its `source` is filled in by the caller after
 /// validation).
@@ -31,23 +32,26 @@ pub(crate) struct Lowered {
 }
 
 /// Lowers a verified kernel (for WGSL, which zeroes workgroup memory itself).
-pub(crate) fn lower(kernel: &Verified<'_>) -> Lowered {
-    lower_with(kernel, false)
+pub(crate) fn lower(kernel: &Verified<'_>, warps: WarpLowering) -> Lowered {
+    lower_with(kernel, false, warps)
 }
 
 /// Lowers a verified kernel whose code must zero its workgroup memory at entry (SPIR-V: see
 /// [`zeroing`]).
 pub(crate) fn lower_zeroing_workgroup(kernel: &Verified<'_>) -> Lowered {
-    lower_with(kernel, true)
+    lower_with(kernel, true, WarpLowering::Emulated)
 }
 
-fn lower_with(kernel: &Verified<'_>, zero_workgroup: bool) -> Lowered {
+fn lower_with(kernel: &Verified<'_>, zero_workgroup: bool, warps: WarpLowering) -> Lowered {
     let kernel = kernel.kernel();
     let mut b = Builder::new(kernel);
     let buffers = declare_buffers(&mut b, kernel);
     let params = declare_params(&mut b, kernel);
     let shared = declare_shared(&mut b, kernel);
-    let scratch = warp::Scratch::declare(&mut b, kernel);
+    let scratch = match warps {
+        WarpLowering::Emulated => warp::Scratch::declare(&mut b, kernel),
+        WarpLowering::Subgroups { .. } => warp::Scratch::none(),
+    };
     let mut l = Lowerer {
         b,
         kernel,
@@ -55,6 +59,7 @@ fn lower_with(kernel: &Verified<'_>, zero_workgroup: bool) -> Lowered {
         shared,
         params,
         scratch,
+        warps,
         block_index: None,
     };
     if zero_workgroup {
@@ -81,6 +86,7 @@ fn lower_with(kernel: &Verified<'_>, zero_workgroup: bool) -> Lowered {
             storage_buffers: l.buffers.iter().flatten().count() as u32,
             shader_int64: int64,
         },
+        warps,
     };
     Lowered {
         module,
@@ -268,6 +274,7 @@ pub(crate) struct Lowerer<'k> {
     shared: Vec<ArrayVar>,
     params: Params,
     scratch: warp::Scratch,
+    warps: WarpLowering,
     /// The linear block index, computed in the prologue.
     block_index: Option<naga::Handle<Expression>>,
 }
@@ -400,7 +407,10 @@ impl Lowerer<'_> {
                 let both = naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP;
                 self.b.push(Statement::ControlBarrier(both));
             }
-            Stmt::Warp(op) => self.warp(op),
+            Stmt::Warp(op) => match subgroup::width(self.warps) {
+                Some(width) => self.warp_subgroup(op, width),
+                None => self.warp(op),
+            },
         }
     }
 }

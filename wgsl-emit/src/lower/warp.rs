@@ -25,6 +25,15 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
+    /// No arrays: the collectives lower to subgroup operations.
+    pub fn none() -> Scratch {
+        Scratch {
+            exchange: None,
+            exchange_hi: None,
+            vote: None,
+        }
+    }
+
     pub fn declare(b: &mut Builder, kernel: &Kernel) -> Scratch {
         let (mut any, mut wide_match, mut ballots) = (false, false, false);
         fn walk(block: &[Stmt], k: &Kernel, f: &mut impl FnMut(&WarpOp, &Kernel)) {
@@ -70,14 +79,14 @@ impl Scratch {
 }
 
 impl Lowerer<'_> {
-    fn mask_expr(&mut self, mask: Mask) -> H {
+    pub(super) fn mask_expr(&mut self, mask: Mask) -> H {
         match mask {
             Mask::Const(m) => self.b.u32(m),
             Mask::Dynamic(v) => self.b.value(v),
         }
     }
 
-    fn lane_and_base(&mut self) -> (H, H, H) {
+    pub(super) fn lane_and_base(&mut self) -> (H, H, H) {
         let tid = self.thread_index();
         let m = self.b.u32(31);
         let lane = self.b.binary(Op::And, tid, m);
@@ -97,7 +106,7 @@ impl Lowerer<'_> {
     }
 
     /// `for k in 0..32 { body(k) }` with a function-scope counter.
-    fn for_lanes(&mut self, name: &str, body: impl FnOnce(&mut Self, H)) {
+    pub(super) fn for_lanes(&mut self, name: &str, body: impl FnOnce(&mut Self, H)) {
         let counter = self.b.temp(name, ScalarType::U32);
         self.b.open();
         let k = self.b.load(counter);

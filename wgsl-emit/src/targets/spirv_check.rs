@@ -198,8 +198,9 @@ mod tests {
     fn vector_add() -> (Module, Vec<u32>, Capabilities) {
         let kernel = (samples::ALL[0].build)();
         let verified = verify(&kernel).expect("verifies");
-        let module = crate::lower::lower(&verified).module;
-        let info = crate::validate::validate("vector_add", &module, false).expect("validates");
+        let module = crate::lower::lower(&verified, crate::WarpLowering::Emulated).module;
+        let info =
+            crate::validate::validate("vector_add", &module, false, false).expect("validates");
         let words =
             naga::back::spv::write_vec(&module, &info, &spirv_options(&module, false), None)
                 .expect("writes");

@@ -2,4 +2,5 @@
 //! Run one subject with a filter: `cargo test -p warpforge-wgsl --test it emit::`.
 
 mod emit;
+mod subgroups;
 mod targets;

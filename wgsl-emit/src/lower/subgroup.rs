@@ -1,0 +1,212 @@
+//! Warp collectives on native subgroups ([`WarpLowering::Subgroups`]): where the device's subgroups
+//! are 32 invocations wide a warp *is* a subgroup; where they are 64 wide a warp is half of one. The
+//! runtime chooses this lowering only after measuring that every subgroup has the width and that
+//! subgroup lane `i` is workgroup invocation `i mod width` (`warpforge-runtime`'s subgroup probe), so
+//! a warp's lane `l` (the local index mod 32) is subgroup lane `half + l`, with `half` 0 for a
+//! 32-wide subgroup and `local & 32` for a 64-wide one.
+//!
+//! - **shuffle**: the source lane as the emulation computes it (its own lane when out of range), then
+//!   one `subgroupShuffle` from `half + source`;
+//! - **ballot / vote**: one `subgroupBallot`, the warp's 32 bits of it (`.x`, or `.y` for the upper
+//!   half of a 64-wide subgroup), ANDed with the mask;
+//! - **match_any**: 32 shuffles, one per lane of the warp (two for a 64-bit value);
+//! - **warp_sync**: still `workgroupBarrier()` — a subgroup barrier orders only subgroup memory in
+//!   SPIR-V, not the workgroup memory `__syncwarp` must order.
+//!
+//! No workgroup memory and no barrier per collective; the results are the emulation's bit for bit.
+
+use naga::{BinaryOperator as Op, Expression, Handle, Scalar, Statement};
+use warpforge_ir::{Mask, ScalarType, ShuffleMode, Value, VoteMode, WarpOp};
+
+use super::builder::scalar_of;
+use super::Lowerer;
+use crate::layout::WarpLowering;
+
+type H = Handle<Expression>;
+
+impl Lowerer<'_> {
+    /// The subgroup lane of this warp's lane 0: 0, or `local & 32` in a 64-wide subgroup.
+    fn half_base(&mut self, width: u32) -> H {
+        if width == 32 {
+            self.b.u32(0)
+        } else {
+            let tid = self.thread_index();
+            let k = self.b.u32(32);
+            self.b.binary(Op::And, tid, k)
+        }
+    }
+
+    /// `subgroupShuffle(x, index)` of a `u32`.
+    fn gather(&mut self, x: H, index: H) -> H {
+        let ty = self.b.scalar_type(Scalar::U32);
+        let result = self.b.subgroup_result(ty);
+        self.b.push(Statement::SubgroupGather {
+            mode: naga::GatherMode::Shuffle(index),
+            argument: x,
+            result,
+        });
+        result
+    }
+
+    /// Lowers one collective on subgroups `width` wide.
+    pub(super) fn warp_subgroup(&mut self, op: &WarpOp, width: u32) {
+        match *op {
+            WarpOp::Shuffle {
+                value,
+                mode,
+                src,
+                lane,
+                ..
+            } => self.subgroup_shuffle(value, mode, src, lane, width),
+            WarpOp::Ballot { value, pred, mask } => {
+                let ballot = self.subgroup_ballot(pred, mask, width);
+                self.b.set_value(value, ballot);
+            }
+            WarpOp::Vote {
+                value,
+                mode,
+                pred,
+                mask,
+            } => {
+                let ballot = self.subgroup_ballot(pred, mask, width);
+                let result = if mode == VoteMode::Any {
+                    let zero = self.b.u32(0);
+                    self.b.binary(Op::NotEqual, ballot, zero)
+                } else {
+                    let m = self.mask_expr(mask);
+                    self.b.binary(Op::Equal, ballot, m)
+                };
+                self.b.set_value(value, result);
+            }
+            WarpOp::MatchAny { value, src, mask } => {
+                self.subgroup_match_any(value, src, mask, width)
+            }
+            WarpOp::Sync { .. } => self.b.barrier(),
+        }
+    }
+
+    fn subgroup_shuffle(
+        &mut self,
+        value: Value,
+        mode: ShuffleMode,
+        src: Value,
+        lane_operand: Value,
+        width: u32,
+    ) {
+        let t = self.kernel.values[src].ty;
+        let (_, lane, _) = self.lane_and_base();
+        let x = self.b.value(src);
+        let bits = if t == ScalarType::U32 {
+            x
+        } else {
+            self.b.cast(x, Scalar::U32, true)
+        };
+        let d = self.b.value(lane_operand);
+        let m = self.b.u32(31);
+        let d = self.b.binary(Op::And, d, m);
+        // The source lane; a lane whose source is out of range reads its own value.
+        let from = match mode {
+            ShuffleMode::Index => d,
+            ShuffleMode::Xor => self.b.binary(Op::ExclusiveOr, lane, d),
+            ShuffleMode::Up => {
+                let ok = self.b.binary(Op::GreaterEqual, lane, d);
+                let j = self.b.binary(Op::Subtract, lane, d);
+                self.b.select(ok, j, lane)
+            }
+            ShuffleMode::Down => {
+                let j = self.b.binary(Op::Add, lane, d);
+                let lanes = self.b.u32(32);
+                let ok = self.b.binary(Op::Less, j, lanes);
+                self.b.select(ok, j, lane)
+            }
+        };
+        let half = self.half_base(width);
+        let index = self.b.binary(Op::Add, half, from);
+        let got = self.gather(bits, index);
+        let result = if t == ScalarType::U32 {
+            got
+        } else {
+            self.b.cast(got, scalar_of(t), true)
+        };
+        self.b.set_value(value, result);
+    }
+
+    /// The ballot of `pred` over `mask`: bit `i` set when lane `i` is in `mask` and its `pred` holds.
+    fn subgroup_ballot(&mut self, pred: Value, mask: Mask, width: u32) -> H {
+        let p = self.b.value(pred);
+        let result = self.b.ballot_result();
+        self.b.push(Statement::SubgroupBallot {
+            result,
+            predicate: Some(p),
+        });
+        let low = self.b.emit(Expression::AccessIndex {
+            base: result,
+            index: 0,
+        });
+        let word = if width == 32 {
+            low
+        } else {
+            let high = self.b.emit(Expression::AccessIndex {
+                base: result,
+                index: 1,
+            });
+            let tid = self.thread_index();
+            let k = self.b.u32(32);
+            let upper = self.b.binary(Op::And, tid, k);
+            let zero = self.b.u32(0);
+            let upper = self.b.binary(Op::NotEqual, upper, zero);
+            self.b.select(upper, high, low)
+        };
+        let m = self.mask_expr(mask);
+        self.b.binary(Op::And, word, m)
+    }
+
+    fn subgroup_match_any(&mut self, value: Value, src: Value, mask: Mask, width: u32) {
+        let wide = self.kernel.values[src].ty == ScalarType::U64;
+        let x = self.b.value(src);
+        let (lo, hi) = if wide {
+            let lo = self.low_u32(x, false);
+            let k = self.b.u32(32);
+            let shifted = self.b.binary(Op::ShiftRight, x, k);
+            (lo, Some(self.low_u32(shifted, false)))
+        } else {
+            (x, None)
+        };
+        let m = self.mask_expr(mask);
+        let half = self.half_base(width);
+        let acc = self.b.temp("wf_match", ScalarType::U32);
+        self.for_lanes("wf_k", |l, k| {
+            let index = l.b.binary(Op::Add, half, k);
+            let theirs = l.gather(lo, index);
+            let mut same = l.b.binary(Op::Equal, theirs, lo);
+            if let Some(hi) = hi {
+                let theirs_hi = l.gather(hi, index);
+                let same_hi = l.b.binary(Op::Equal, theirs_hi, hi);
+                same = l.b.binary(Op::LogicalAnd, same, same_hi);
+            }
+            let one = l.b.u32(1);
+            let bit = l.b.binary(Op::ShiftLeft, one, k);
+            let in_mask = l.b.binary(Op::And, m, bit);
+            let zero = l.b.u32(0);
+            let member = l.b.binary(Op::NotEqual, in_mask, zero);
+            let hit = l.b.binary(Op::LogicalAnd, same, member);
+            let so_far = l.b.load(acc);
+            let with_bit = l.b.binary(Op::InclusiveOr, so_far, bit);
+            let merged = l.b.select(hit, with_bit, so_far);
+            l.b.push(Statement::Store {
+                pointer: acc,
+                value: merged,
+            });
+        });
+        let result = self.b.load(acc);
+        self.b.set_value(value, result);
+    }
+}
+
+/// The subgroup width a lowering uses, if any.
+pub(crate) fn width(warps: WarpLowering) -> Option<u32> {
+    match warps {
+        WarpLowering::Emulated => None,
+        WarpLowering::Subgroups { width } => Some(width),
+    }
+}
