@@ -75,6 +75,9 @@ fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
     args
 }
 
+/// The check of a case's buffers after it ran on the backend named.
+type Check = Box<dyn Fn(&str, &[Vec<u8>])>;
+
 /// A kernel, its grid (one block per page; the page count is its scalar parameter), its buffers
 /// (the first `inputs` read-only) and the check of its results on a backend.
 struct Case {
@@ -82,7 +85,7 @@ struct Case {
     blocks: u32,
     buffers: Vec<Vec<u8>>,
     inputs: usize,
-    check: Box<dyn Fn(&str, &[Vec<u8>])>,
+    check: Check,
 }
 
 /// The case checked after it ran on the IR simulator, the PTX simulator for every target (neither

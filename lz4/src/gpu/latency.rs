@@ -30,7 +30,7 @@ pub enum RoundTripError {
         /// The call, from 0.
         call: usize,
         /// What failed.
-        source: GpuError,
+        source: Box<GpuError>,
     },
     /// A call's records are not `want`, or its pages did not come back.
     #[error("latency call {call}: {what}")]
@@ -59,7 +59,10 @@ pub fn round_trips(
         ..RoundTrips::default()
     };
     for call in 0..calls {
-        let gpu = |source| RoundTripError::Gpu { call, source };
+        let gpu = |source| RoundTripError::Gpu {
+            call,
+            source: Box::new(source),
+        };
         let start = Instant::now();
         compressor.compress_into(batch, &mut packed).map_err(gpu)?;
         out.compress_ms.push(start.elapsed().as_secs_f64() * 1e3);

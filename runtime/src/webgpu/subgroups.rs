@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn mixed_widths_and_shuffled_lanes_are_not() {
         let mut mixed = words(32, |i| i % 32);
-        mixed[300] = (64 << 16) | (300 % 256 % 64);
+        mixed[300] = (64 << 16) | 44; // invocation 44 of the second workgroup, lane 44 of 64
         assert!(
             matches!(judge(&mixed, 256), SubgroupLayout::Unusable(w) if w.contains("different widths"))
         );
