@@ -21,7 +21,8 @@
 #   PERF_BIN  the perf bundle folder (default gpu-perf, git-ignored)
 #   WHEELS  where `perf-build` finds the nvCOMP 6.0 wheel (default .whl, git-ignored)
 #   NCU     Nsight Compute for `perf` (default: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia)
-#   BENCH_TIMEOUT, NCU_TIMEOUT  seconds `perf` gives the bench (400) and ncu (120)
+#   BENCH_TIMEOUT, WEBGPU_TIMEOUT, NCU_TIMEOUT  seconds `perf` gives the bench (400), its WebGPU rerun
+#                                 with warps emulated (60) and ncu (120)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
 #   SANITIZER  compute-sanitizer to use (default: PATH, then $CUDA_HOME/bin, then /usr/local/cuda*/bin)
@@ -525,7 +526,7 @@ perf() {
   COMBINED=$RESULTS/perf.log
   SUMMARY=$RESULTS/perf-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi unpack vulkan bench ncu)
+  STEPS=(nvidia-smi unpack vulkan bench webgpu-emulated ncu)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
   trap finish EXIT
@@ -550,6 +551,11 @@ perf() {
   # perf.json after every section, so a cut run still leaves what it measured.
   step bench bounded "${BENCH_TIMEOUT:-400}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
     --nvcomp "$PERF_BIN/libnvcomp.so.6" --json "$RESULTS/perf.json"
+  # The same WebGPU batch API with warps emulated through workgroup memory, beside the bench's row on
+  # native subgroups (where the adapter's subgroups measured 32 or 64 wide): what subgroups buy.
+  WARPFORGE_WEBGPU_WARPS=emulated step webgpu-emulated bounded "${WEBGPU_TIMEOUT:-60}" \
+    "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 64 --only webgpu --host-runs 2 \
+    --json "$RESULTS/perf-webgpu-emulated.json"
   local ncu
   if ncu=$(find_ncu); then
     step ncu ncu_step "$ncu" "$pages"

@@ -182,7 +182,27 @@ pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
         return Ok(());
     }
     report.set("webgpu_adapter", adapter);
-    let name = format!("warpforge batch API WebGPU L{}", Lz4Level::DEFAULT.number());
+    // How the runtime lowers warps on this adapter (its own device, measured the same way).
+    let warps = warpforge::auto::webgpu_requirements()
+        .map_err(|e| e.to_string())
+        .and_then(|req| {
+            warpforge::runtime::webgpu::WebGpuDevice::new(&req).map_err(|e| e.to_string())
+        })
+        .map(|device| {
+            let (lowering, why) = device.warp_choice();
+            format!("{lowering} ({why})")
+        })
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    report.set("webgpu_warps", warps.clone());
+    let short = if warps.starts_with("native") {
+        "subgroups"
+    } else {
+        "warps emulated"
+    };
+    let name = format!(
+        "warpforge batch API WebGPU L{} ({short})",
+        Lz4Level::DEFAULT.number()
+    );
     batch_api(&name, compressor, pages, runs, report)
 }
 

@@ -40,4 +40,23 @@ pub fn run() {
     for (i, adapter) in adapters.iter().enumerate() {
         println!("webgpu adapter {i}: {adapter}");
     }
+    if adapters.is_empty() {
+        return;
+    }
+    // The device the LZ4 kernels open, and how its warps lower (the runtime measures its subgroups).
+    let opened = warpforge::auto::webgpu_requirements()
+        .map_err(|e| e.to_string())
+        .and_then(|req| {
+            warpforge::runtime::webgpu::WebGpuDevice::new(&req).map_err(|e| e.to_string())
+        });
+    match opened {
+        Ok(device) => {
+            let (lowering, why) = device.warp_choice();
+            println!(
+                "webgpu warps on {}: {lowering} ({why})",
+                device.adapter().name
+            );
+        }
+        Err(e) => println!("webgpu warps: no device for the LZ4 kernels ({e})"),
+    }
 }

@@ -9,9 +9,24 @@
 //! # Warps on WebGPU
 //!
 //! WGSL has no warps, and subgroup sizes differ between devices (8 on Mesa lavapipe, 32 on NVIDIA, 64 on
-//! AMD, 8–32 on Intel). warpforge's warp collectives have CUDA's 32-lane semantics everywhere, so the
-//! lowering never uses subgroups: a workgroup is the IR block (`@workgroup_size(block_size)`), and each
-//! warp of 32 consecutive invocations exchanges values through workgroup memory:
+//! AMD, 8–32 on Intel). warpforge's warp collectives have CUDA's 32-lane semantics everywhere, and
+//! there are two lowerings of them ([`WarpLowering`], chosen with [`emit_with`]):
+//!
+//! **Native subgroups** ([`WarpLowering::Subgroups`], 32 or 64 lanes): a warp is a 32-wide subgroup,
+//! or half of a 64-wide one; a shuffle is one `subgroupShuffle` from the warp's source lane (its own
+//! when out of range, as CUDA's), a ballot or vote one `subgroupBallot` (the warp's 32 bits of it), a
+//! `match_any` 32 shuffles; no workgroup memory, no barrier per collective (`warp_sync` stays a
+//! `workgroupBarrier`: a subgroup barrier does not order workgroup memory). It is right only where
+//! every subgroup has that width and subgroup lane `i` is invocation `i mod width` of the workgroup;
+//! WGSL promises neither, so the WebGPU runtime measures both on each device with a probe kernel and
+//! uses this lowering only where they hold (`warpforge info` says which it chose and why). naga
+//! validates it with the `SUBGROUP` capability; SPIR-V, MSL and HLSL ([`targets`]) keep the
+//! emulation. Structured control flow reconverges at its merge points on the GPUs we target, which
+//! the collectives rely on (Vulkan promises it only with `VK_KHR_shader_maximal_reconvergence`).
+//!
+//! **Emulation** ([`WarpLowering::Emulated`], what [`emit`] gives; right on every adapter): a
+//! workgroup is the IR block (`@workgroup_size(block_size)`), and each warp of 32 consecutive
+//! invocations exchanges values through workgroup memory:
 //!
 //! - **shuffle**: every lane stores its operand in `wf_exchange[thread]`, `workgroupBarrier()`, reads
 //!   the source lane's slot (its own slot when the source is out of range), `workgroupBarrier()`;

@@ -23,9 +23,9 @@
 //!
 //! - **SPIR-V 1.3** ([`SPIRV_VERSION`], Vulkan 1.1's version): capabilities `Shader`, plus `Int64` for
 //!   kernels with 64-bit integers, and nothing else: the writer is given exactly that set and fails
-//!   rather than emit an instruction that needs more. The lowering uses no subgroup operations (warp
-//!   collectives go through workgroup memory, see the [crate docs](crate)), so no `GroupNonUniform*`
-//!   capability is needed. Workgroup memory is zeroed at entry by a loop in which every invocation
+//!   rather than emit an instruction that needs more. These targets use the emulated warp lowering only
+//!   (collectives through workgroup memory, see the [crate docs](crate); the subgroup lowering is
+//!   WGSL's, for devices the WebGPU runtime measured), so no `GroupNonUniform*` capability is needed. Workgroup memory is zeroed at entry by a loop in which every invocation
 //!   zeroes its share of each array, then a barrier (`lower::zeroing`; naga's writer is told not to
 //!   zero it: its `Polyfill` stores one constant per variable, which Mesa unrolls into thousands of
 //!   stores that LLVM compiles for minutes, and `Native` would need

@@ -50,8 +50,8 @@ pub(crate) fn shortfalls(
 }
 
 /// The features to create a device with: `SHADER_INT64` when the kernel needs it; `SUBGROUP` whenever
-/// the adapter offers it (warp collectives lower to subgroup operations; [`Requirements`] does not say
-/// yet whether a kernel uses them, and enabling the feature costs nothing); `TIMESTAMP_QUERY` whenever
+/// the adapter offers it (warp collectives lower to subgroup operations where the device's subgroups
+/// measure 32 or 64 wide, `subgroups.rs`; enabling the feature costs nothing); `TIMESTAMP_QUERY` whenever
 /// the adapter offers it (kernel times from the GPU's own clock, see `timestamps.rs`);
 /// `PASSTHROUGH_SHADERS` whenever the adapter offers it (a kernel's SPIR-V runs unchanged, see
 /// `spirv.rs`; the feature only allows that API).

@@ -255,7 +255,17 @@ pub fn run(
     if with_webgpu {
         match KernelCodec::webgpu() {
             Ok(mut codec) => {
-                let name = format!("webgpu ({})", codec.kernels().launcher().device_name());
+                let launcher = codec.kernels().launcher();
+                let warps = match launcher {
+                    warpforge::runtime::Launcher::WebGpu(device) => match device.warp_lowering() {
+                        warpforge::wgsl::WarpLowering::Emulated => "warps emulated".into(),
+                        warpforge::wgsl::WarpLowering::Subgroups { width } => {
+                            format!("warps on {width}-lane subgroups")
+                        }
+                    },
+                    _ => String::new(),
+                };
+                let name = format!("webgpu ({}, {warps})", launcher.device_name());
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
             }
             Err(e) => skipped.push(format!("webgpu: {e:#}")),
