@@ -6,7 +6,7 @@
 #[derive(Clone, Debug, Default)]
 pub struct PtxAssumptions {
     /// Entries without `.reqntid` run blocks whose x-dimension is a multiple of 32 (then
-    /// `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform). [`lint_ptx`] assumes it.
+    /// `%tid.x / 32` and `%tid.x < 32·k` are warp-uniform). [`lint_ptx`](crate::lint_ptx) assumes it.
     pub warp_aligned: bool,
     /// Every entry without `.reqntid` is launched with blocks of this many threads in x (y and z of
     /// 1): linted as if it declared `.reqntid X, 1, 1` (`warpforge lint --block X`).

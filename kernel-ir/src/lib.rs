@@ -63,7 +63,7 @@ pub use verify::{verify, Verified, VerifyError};
 /// builder's kind (kernel signatures may write `f16` without importing it).
 #[allow(non_camel_case_types)]
 pub type f16 = builder::F16;
-/// `bf16` as a kernel's type argument (`k::<bf16>()`), as [`f16`].
+/// `bf16` as a kernel's type argument (`k::<bf16>()`), as `f16`.
 #[allow(non_camel_case_types)]
 pub type bf16 = builder::BF16;
 

@@ -135,8 +135,8 @@ fn block_rank(name: &str) -> (u8, &str) {
 }
 
 impl Ord for StmtPath {
-    /// Program order: segment by segment (indices by number, blocks by [`block_rank`]); a path
-    /// before every path it is a prefix of.
+    /// Program order: segment by segment (indices by number; blocks `body`, `then`, `else`, then
+    /// others by name); a path before every path it is a prefix of.
     fn cmp(&self, other: &StmtPath) -> Ordering {
         for (a, b) in self.segments.iter().zip(&other.segments) {
             let step = match (a, b) {

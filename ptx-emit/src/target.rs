@@ -59,7 +59,7 @@ impl fmt::Display for Sm {
 }
 
 /// Static shared memory a kernel may declare. Kernels that declare more get dynamic shared memory
-/// (one `.extern .shared` array), sized at launch ([`LaunchInfo::dynamic_shared_bytes`]); the host must
+/// (one `.extern .shared` array), sized at launch ([`LaunchInfo::dynamic_shared_bytes`](crate::LaunchInfo::dynamic_shared_bytes)); the host must
 /// opt in with `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` above 48 KiB.
 pub const MAX_STATIC_SHARED_BYTES: u64 = 48 * 1024;
 

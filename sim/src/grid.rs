@@ -26,7 +26,7 @@ use crate::stats::Counters;
 /// # Errors
 ///
 /// [`SimError::Arguments`] when the arguments do not match the kernel, its shared arrays are larger
-/// than [`MAX_SHARED_BYTES`] or the grid than [`MAX_BLOCKS`]. Kernel faults are not errors of
+/// than [`MAX_SHARED_BYTES`] or the grid than [`MAX_BLOCKS`](crate::MAX_BLOCKS). Kernel faults are not errors of
 /// the call: they are findings in the [`SimReport`] ([`SimReport::is_clean`]).
 pub fn run(
     kernel: &Verified<'_>,

@@ -70,7 +70,7 @@ pub(crate) struct Layout {
 }
 
 /// A module variable (`__device__` is `.global`, `__constant__` is `.const`) and where its bytes
-/// are: in [`Layout::module_globals`] or [`Layout::constants`].
+/// are: in the layout's module globals or its constants.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModuleVariable {
     /// Its name in the PTX (`coeffs`, `_ZL6coeffs`).

@@ -41,7 +41,7 @@ pub fn lz4_compact_pages<const WARPS: u32>(
     }
 }
 
-/// [`lz4_compact_pages`] with `warps_per_block` pages per block (1 to 32).
+/// The compaction kernel (`lz4_compact_pages`: each page's block from its 4 KiB slot to a host-given offset) with `warps_per_block` pages per block (1 to 32).
 ///
 /// # Panics
 /// Outside 1..=32: a block holds at most 32 warps.
