@@ -19,7 +19,9 @@
 //! `workgroupBarrier`: a subgroup barrier does not order workgroup memory). It is right only where
 //! every subgroup has that width and subgroup lane `i` is invocation `i mod width` of the workgroup;
 //! WGSL promises neither, so the WebGPU runtime measures both on each device with a probe kernel and
-//! uses this lowering only where they hold (`warpforge info` says which it chose and why). naga
+//! uses this lowering only where they hold and the adapter allows that one width only (a driver that
+//! picks 32 or 64 per pipeline, as AMD's may, keeps the emulation); `warpforge info` says which it
+//! chose and why. naga
 //! validates it with the `SUBGROUP` capability; SPIR-V, MSL and HLSL ([`targets`]) keep the
 //! emulation. Structured control flow reconverges at its merge points on the GPUs we target, which
 //! the collectives rely on (Vulkan promises it only with `VK_KHR_shader_maximal_reconvergence`).

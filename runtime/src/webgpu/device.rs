@@ -140,7 +140,8 @@ impl WebGpuDevice {
 
     /// How warp collectives are lowered for this device ([`Launcher::load`](crate::Launcher::load)
     /// emits every kernel's WGSL this way): native subgroups when the probe measured subgroups 32 or 64
-    /// wide laid out along the local index ([`WebGpuDevice::subgroup_layout`]), else the emulation
+    /// wide laid out along the local index ([`WebGpuDevice::subgroup_layout`]) and the adapter allows
+    /// only that width (so no pipeline can get another), else the emulation
     /// through workgroup memory. `WARPFORGE_WEBGPU_WARPS=emulated` forces the emulation (to compare
     /// the two on one GPU, or to step around a driver's subgroup bug).
     pub fn warp_lowering(&self) -> WarpLowering {
@@ -152,7 +153,19 @@ impl WebGpuDevice {
         if std::env::var(WARPS_VAR).is_ok_and(|v| v == "emulated") {
             return (WarpLowering::Emulated, format!("{WARPS_VAR}=emulated"));
         }
+        let (min, max) = (
+            self.summary.subgroup_min_size,
+            self.summary.subgroup_max_size,
+        );
         match self.subgroup_layout() {
+            // A driver that may pick the width per pipeline (AMD's wave32/wave64, Intel's 8..32)
+            // could give a kernel another width than the probe's.
+            SubgroupLayout::Linear { width } if min != max => (
+                WarpLowering::Emulated,
+                format!(
+                    "measured subgroups of {width} lanes, but the adapter allows {min}..{max}:                      another pipeline may get another width"
+                ),
+            ),
             SubgroupLayout::Linear { width } => match WarpLowering::subgroups(*width) {
                 Some(lowering) => (lowering, format!("measured subgroups of {width} lanes")),
                 None => (
