@@ -142,7 +142,7 @@ impl WebGpuDevice {
     /// emits every kernel's WGSL this way): native subgroups when the probe measured subgroups 32 or 64
     /// wide laid out along the local index ([`WebGpuDevice::subgroup_layout`]) and the adapter allows
     /// only that width (so no pipeline can get another), else the emulation
-    /// through workgroup memory. `WARPFORGE_WEBGPU_WARPS=emulated` forces the emulation (to compare
+    /// through workgroup memory. `WARPFORGE_WEBGPU_WARPS=emulated` forces the emulation (`auto`, or unset, measures; to compare
     /// the two on one GPU, or to step around a driver's subgroup bug).
     pub fn warp_lowering(&self) -> WarpLowering {
         self.warp_choice().0
@@ -150,8 +150,17 @@ impl WebGpuDevice {
 
     /// [`WebGpuDevice::warp_lowering`] and why, in words (for `warpforge info` and the benchmarks).
     pub fn warp_choice(&self) -> (WarpLowering, String) {
-        if std::env::var(WARPS_VAR).is_ok_and(|v| v == "emulated") {
-            return (WarpLowering::Emulated, format!("{WARPS_VAR}=emulated"));
+        match std::env::var(WARPS_VAR).as_deref() {
+            Ok("emulated") => {
+                return (WarpLowering::Emulated, format!("{WARPS_VAR}=emulated"));
+            }
+            Ok("auto") | Err(_) => {}
+            Ok(other) => {
+                return (
+                    WarpLowering::Emulated,
+                    format!("{WARPS_VAR}={other} is not `emulated` or `auto`: emulated"),
+                );
+            }
         }
         let (min, max) = (
             self.summary.subgroup_min_size,
@@ -163,7 +172,7 @@ impl WebGpuDevice {
             SubgroupLayout::Linear { width } if min != max => (
                 WarpLowering::Emulated,
                 format!(
-                    "measured subgroups of {width} lanes, but the adapter allows {min}..{max}:                      another pipeline may get another width"
+                    "measured subgroups of {width} lanes, but the adapter allows {min}..{max}: another pipeline may get another width"
                 ),
             ),
             SubgroupLayout::Linear { width } => match WarpLowering::subgroups(*width) {

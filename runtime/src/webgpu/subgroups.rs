@@ -17,6 +17,9 @@ use std::sync::mpsc;
 const WORKGROUP: u32 = 256;
 const WORKGROUPS: u32 = 4;
 
+/// Per invocation, three words: `(subgroup_size << 16) | subgroup_invocation_id`; the local index of
+/// its subgroup's lane 0 (a `subgroupShuffle`); the invocations its subgroup's ballot counts (so a
+/// subgroup split into partial ones, or a shuffle or ballot that misbehaves, shows).
 const PROBE: &str = "
 @group(0) @binding(0) var<storage, read_write> seen: array<u32>;
 
@@ -27,7 +30,12 @@ fn probe(
     @builtin(subgroup_size) width: u32,
     @builtin(subgroup_invocation_id) lane: u32,
 ) {
-    seen[group.x * 256u + local] = (width << 16u) | lane;
+    let at = 3u * (group.x * 256u + local);
+    seen[at] = (width << 16u) | lane;
+    seen[at + 1u] = subgroupShuffle(local, 0u);
+    let votes = subgroupBallot(true);
+    seen[at + 2u] = countOneBits(votes.x) + countOneBits(votes.y) + countOneBits(votes.z)
+        + countOneBits(votes.w);
 }
 ";
 
@@ -46,24 +54,33 @@ pub enum SubgroupLayout {
     Unusable(String),
 }
 
-/// Judges what the probe recorded: one `(width << 16) | lane` word per invocation, in workgroup-major
+/// Judges what the probe recorded: three words per invocation (see [`PROBE`]), in workgroup-major
 /// order of workgroups of `workgroup` invocations.
 pub(crate) fn judge(seen: &[u32], workgroup: u32) -> SubgroupLayout {
     let Some(&first) = seen.first() else {
         return SubgroupLayout::Unusable("the probe recorded nothing".into());
     };
     let width = first >> 16;
-    if width == 0 || !width.is_power_of_two() {
+    if width == 0 || !width.is_power_of_two() || seen.len() % 3 != 0 {
         return SubgroupLayout::Unusable(format!("the probe saw a subgroup width of {width}"));
     }
-    for (i, &word) in seen.iter().enumerate() {
+    for (i, words) in seen.chunks_exact(3).enumerate() {
+        let (word, leader, members) = (words[0], words[1], words[2]);
+        let local = i as u32 % workgroup;
+        let want_leader = local - local % width;
+        if leader != want_leader || members != width.min(workgroup) {
+            return SubgroupLayout::Unusable(format!(
+                "invocation {local}'s subgroup starts at invocation {leader} (not {want_leader}) and \
+                 counts {members} active invocations (not {width}): subgroups are not whole runs of \
+                 the local index"
+            ));
+        }
         let (w, lane) = (word >> 16, word & 0xffff);
         if w != width {
             return SubgroupLayout::Unusable(format!(
                 "subgroups of different widths in one pipeline ({width} and {w})"
             ));
         }
-        let local = i as u32 % workgroup;
         if lane != local % width {
             return SubgroupLayout::Unusable(format!(
                 "invocation {local} of a workgroup was subgroup lane {lane}, not {} (the driver does \
@@ -84,7 +101,7 @@ pub(crate) fn probe(device: &wgpu::Device, queue: &wgpu::Queue) -> SubgroupLayou
 }
 
 fn run_probe(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u32>, String> {
-    let count = (WORKGROUP * WORKGROUPS) as usize;
+    let count = 3 * (WORKGROUP * WORKGROUPS) as usize;
     let bytes = (count * 4) as u64;
     let scopes = super::scopes::ErrorScopes::push(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -158,8 +175,19 @@ fn run_probe(device: &wgpu::Device, queue: &wgpu::Queue) -> Result<Vec<u32>, Str
 mod tests {
     use super::{judge, SubgroupLayout};
 
+    /// What a probe of two workgroups of 256 would record with these lanes (leaders and ballot
+    /// counts of whole, linear subgroups).
     fn words(width: u32, lane: impl Fn(u32) -> u32) -> Vec<u32> {
-        (0..512).map(|i| (width << 16) | lane(i % 256)).collect()
+        (0..512)
+            .flat_map(|i| {
+                let local = i % 256;
+                [
+                    (width << 16) | lane(local),
+                    local - local % width.max(1),
+                    width,
+                ]
+            })
+            .collect()
     }
 
     #[test]
@@ -175,7 +203,7 @@ mod tests {
     #[test]
     fn mixed_widths_and_shuffled_lanes_are_not() {
         let mut mixed = words(32, |i| i % 32);
-        mixed[300] = (64 << 16) | 44; // invocation 44 of the second workgroup, lane 44 of 64
+        mixed[3 * 300] = (64 << 16) | 12; // invocation 44 of the second workgroup, lane 12 of 32
         assert!(
             matches!(judge(&mixed, 256), SubgroupLayout::Unusable(w) if w.contains("different widths"))
         );
@@ -184,6 +212,20 @@ mod tests {
             matches!(judge(&reversed, 256), SubgroupLayout::Unusable(w) if w.contains("local index"))
         );
         assert!(matches!(judge(&[], 256), SubgroupLayout::Unusable(_)));
+        // Lanes numbered right, but the subgroups split in two partial ones (half the lanes each).
+        let mut split = words(32, |i| i % 32);
+        for c in split.chunks_exact_mut(3) {
+            c[2] = 16;
+        }
+        assert!(
+            matches!(judge(&split, 256), SubgroupLayout::Unusable(w) if w.contains("whole runs"))
+        );
+        let mut wrong_leader = words(32, |i| i % 32);
+        wrong_leader[3 * 40 + 1] = 0;
+        assert!(matches!(
+            judge(&wrong_leader, 256),
+            SubgroupLayout::Unusable(_)
+        ));
         assert!(matches!(
             judge(&words(0, |_| 0), 256),
             SubgroupLayout::Unusable(_)

@@ -13,7 +13,10 @@
 //! - **warp_sync**: still `workgroupBarrier()` — a subgroup barrier orders only subgroup memory in
 //!   SPIR-V, not the workgroup memory `__syncwarp` must order.
 //!
-//! No workgroup memory and no barrier per collective; the results are the emulation's bit for bit.
+//! No workgroup memory and no barrier per collective; the results are the emulation's bit for bit
+//! when every lane of the warp passes the same mask (the IR's contract: the simulator reports a
+//! collective whose lanes disagree on the mask). With masks that differ between lanes they differ:
+//! the emulation masks each lane's own bit, this lowering masks the ballot with the reader's mask.
 
 use naga::{BinaryOperator as Op, Expression, Handle, Scalar, Statement};
 use warpforge_ir::{Mask, ScalarType, ShuffleMode, Value, VoteMode, WarpOp};

@@ -229,6 +229,12 @@ impl Ctx {
     /// Compresses the page at `place`: reads its words from `input`, writes its block to `output`
     /// and its four meta words to `meta`. The whole warp calls it, with warp-uniform arguments.
     pub(super) fn compress_page(&self, b: &mut KernelBuilder, place: Place) {
+        if let Place::At { .. } = place {
+            // A device function may run in a loop: the previous page's last reads of the shared
+            // page (its final literals) come before this page's loads overwrite it. (The batch
+            // kernel compresses one page per warp: nothing before, and its PTX stays as it was.)
+            b.warp_sync(Mask::FULL);
+        }
         let k = PageConsts::new(b);
         let lane = b.lane_id();
         let warp = b.warp_index();
