@@ -169,6 +169,32 @@ pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
             return Ok(());
         }
     };
+    // How the runtime lowers warps on this adapter (its own device, measured the same way), and
+    // every warp collective on it against the simulator, lane by lane.
+    let warps = warpforge::auto::webgpu_requirements()
+        .map_err(|e| e.to_string())
+        .and_then(|req| {
+            warpforge::runtime::webgpu::WebGpuDevice::new(&req).map_err(|e| e.to_string())
+        })
+        .map(|device| {
+            let (lowering, why) = device.warp_choice();
+            let checked = collectives_match_the_simulator(device);
+            report.set(
+                "webgpu_collectives",
+                match &checked {
+                    Ok(n) => format!("{n} lanes of every collective identical to the simulator"),
+                    Err(e) => format!("FAILED: {e}"),
+                },
+            );
+            if let Err(e) = checked {
+                report
+                    .failures
+                    .push(format!("WebGPU warp collectives ({lowering}): {e}"));
+            }
+            format!("{lowering} ({why})")
+        })
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    report.set("webgpu_warps", warps.clone());
     let adapter = compressor.device().name;
     let lower = adapter.to_lowercase();
     if ["llvmpipe", "lavapipe", "swiftshader", "software"]
@@ -182,18 +208,7 @@ pub fn webgpu(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> {
         return Ok(());
     }
     report.set("webgpu_adapter", adapter);
-    // How the runtime lowers warps on this adapter (its own device, measured the same way).
-    let warps = warpforge::auto::webgpu_requirements()
-        .map_err(|e| e.to_string())
-        .and_then(|req| {
-            warpforge::runtime::webgpu::WebGpuDevice::new(&req).map_err(|e| e.to_string())
-        })
-        .map(|device| {
-            let (lowering, why) = device.warp_choice();
-            format!("{lowering} ({why})")
-        })
-        .unwrap_or_else(|e| format!("unknown ({e})"));
-    report.set("webgpu_warps", warps.clone());
+
     let short = if warps.starts_with("native") {
         "subgroups"
     } else {
@@ -248,4 +263,42 @@ pub fn lz4_flex(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> 
         });
     }
     Ok(())
+}
+
+/// The `warp-collectives` sample (every collective, every lane's result stored; two warps per
+/// block, so both halves of a 64-wide subgroup) on `device` as the runtime lowers it, against the IR
+/// simulator; returns the lanes compared.
+fn collectives_match_the_simulator(
+    device: warpforge::runtime::webgpu::WebGpuDevice,
+) -> Result<usize> {
+    use warpforge::ir::samples::{warp_collectives, WARP_COLLECTIVE_OUTPUTS};
+    use warpforge::runtime::sim::SimOptions;
+    use warpforge::runtime::{BufferArg, Launcher};
+    let kernel = warp_collectives();
+    let verified = warpforge::ir::verify(&kernel).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let blocks = 64u32;
+    let lanes = (blocks * kernel.block_size) as usize;
+    let input: Vec<u8> = (0..lanes as u32)
+        .flat_map(|t| (t.wrapping_mul(0x9e37_79b9) ^ (t >> 3)).to_le_bytes())
+        .collect();
+    let run = |launcher: &Launcher| -> Result<Vec<u8>> {
+        let loaded = launcher.load(&verified)?;
+        let mut out = vec![0u8; lanes * WARP_COLLECTIVE_OUTPUTS as usize * 4];
+        let mut args = [BufferArg::ReadOnly(&input), BufferArg::ReadWrite(&mut out)];
+        launcher.launch(&loaded, blocks, &mut args, &[])?;
+        Ok(out)
+    };
+    let gpu = run(&Launcher::WebGpu(device))?;
+    let sim = run(&Launcher::Sim(SimOptions::default()))?;
+    if let Some(i) = (0..gpu.len() / 4).find(|&i| gpu[4 * i..4 * i + 4] != sim[4 * i..4 * i + 4]) {
+        let per = WARP_COLLECTIVE_OUTPUTS as usize;
+        bail!(
+            "thread {}, output {}: {:#x} on WebGPU, {:#x} on the simulator",
+            i / per,
+            i % per,
+            u32::from_le_bytes(gpu[4 * i..4 * i + 4].try_into().expect("4 bytes")),
+            u32::from_le_bytes(sim[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+        );
+    }
+    Ok(lanes)
 }
