@@ -25,6 +25,15 @@
 //! validates it with the `SUBGROUP` capability; SPIR-V, MSL and HLSL ([`targets`]) keep the
 //! emulation. Structured control flow reconverges at its merge points on the GPUs we target, which
 //! the collectives rely on (Vulkan promises it only with `VK_KHR_shader_maximal_reconvergence`).
+//! The barrier rule is the emulation's (every collective in workgroup-uniform control flow), although
+//! subgroup operations would need only warp-uniform flow: the runtime offers this lowering only for
+//! kernels that pass that rule anyway. The WGSL carries no `enable subgroups;`: the standard wants it,
+//! but naga 30 (wgpu's front end) refuses the directive as not yet implemented and gates the
+//! builtins on the validator's `SUBGROUP` capability instead (`tests/it/subgroups.rs` pins both).
+//! No device here has 32- or 64-wide subgroups (lavapipe's are 8), so the tests *run* the emitted
+//! WGSL in a naga interpreter on modelled subgroups of each width and compare every buffer with the
+//! IR simulator (`tests/it/subgroup_runs.rs`: the samples, a kernel with every operand type, random
+//! kernels).
 //!
 //! **Emulation** ([`WarpLowering::Emulated`], what [`emit`] gives; right on every adapter): a
 //! workgroup is the IR block (`@workgroup_size(block_size)`), and each warp of 32 consecutive

@@ -2,5 +2,7 @@
 //! Run one subject with a filter: `cargo test -p warpforge-wgsl --test it emit::`.
 
 mod emit;
+mod naga_run;
+mod subgroup_runs;
 mod subgroups;
 mod targets;

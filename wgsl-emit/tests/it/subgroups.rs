@@ -10,7 +10,7 @@ use warpforge_wgsl::{check_text_with, emit, emit_with, WarpLowering, WgslError};
 
 const WIDTHS: [u32; 2] = [32, 64];
 
-fn has_collectives(kernel: &Kernel) -> bool {
+pub(crate) fn has_collectives(kernel: &Kernel) -> bool {
     fn walk(block: &[Stmt]) -> bool {
         block.iter().any(|s| match s {
             Stmt::Warp(op) => !matches!(op, warpforge_ir::WarpOp::Sync { .. }),
@@ -184,4 +184,20 @@ fn random_kernels_validate_in_every_warp_lowering() {
         with_collectives >= CASES / 4,
         "only {with_collectives} had collectives"
     );
+}
+
+/// naga 30's WGSL front end takes subgroup builtins without `enable subgroups;` (gated by the
+/// validator's `SUBGROUP` capability instead) and refuses the directive itself as not yet
+/// implemented, so the emitted WGSL must not carry it. The WGSL standard requires it: when naga
+/// implements it this test fails, and the emitter should start writing it.
+#[test]
+fn naga_30_refuses_enable_subgroups_and_needs_no_directive() {
+    let kernel = (samples::ALL[1].build)();
+    let verified = verify(&kernel).expect("verifies");
+    let wgsl = emit_with(&verified, WarpLowering::Subgroups { width: 32 }).expect("emits");
+    assert!(!wgsl.source.contains("enable"), "{}", wgsl.source);
+    check_text_with(&wgsl.source, false, true).expect("validates without the directive");
+    let with_directive = format!("enable subgroups;\n{}", wgsl.source);
+    let err = check_text_with(&with_directive, false, true).expect_err("naga 30 refuses it");
+    assert!(err.contains("subgroups"), "{err}");
 }
