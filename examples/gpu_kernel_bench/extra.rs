@@ -6,7 +6,6 @@ use anyhow::{ensure, Context, Result};
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::latency::{percentile, round_trips};
 use warpforge::gpu::{GpuBackend, GpuBatchCompressor, GpuBatchConfig};
-use warpforge::runtime::Launcher;
 use warpforge::PAGE_SIZE;
 
 use crate::fused_run;
@@ -62,12 +61,7 @@ pub fn latency(pages: &[Page], calls: usize, report: &mut Report) -> Result<()> 
 /// The fused XOR-delta kernels beside the batch level-0 kernels on the first `count` pages, through
 /// the runtime's CUDA launcher (kernel time by CUDA events; each launch's uploads untimed).
 pub fn fused(pages: &[Page], count: usize, runs: usize, report: &mut Report) -> Result<()> {
-    let info = match warpforge::runtime::cuda::cuda_probe() {
-        Ok(info) => info,
-        Err(why) => anyhow::bail!("no CUDA device: {why}"),
-    };
-    let device = warpforge::runtime::cuda::CudaDevice::new(info.index)?;
-    let launcher = Launcher::Cuda(device);
+    let launcher = warpforge::runtime::open(warpforge::runtime::Backend::Cuda, &[])?;
     let pages = &pages[..pages.len().min(count)];
     for f in fused_run::measure(&launcher, pages, runs)? {
         report.figures.push(Figure {

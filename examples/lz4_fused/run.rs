@@ -169,6 +169,24 @@ fn blocks_of(records: &[PageEncoding]) -> (Vec<usize>, Vec<u8>, Vec<u8>) {
     (which, blocks, spans)
 }
 
+/// Decoded page `k` (of `decoded`) is `pages[which[k]]`, and its status word says so.
+fn check_decoded(
+    what: &str,
+    decoded: &[u8],
+    status: &[u8],
+    which: &[usize],
+    pages: &[Page],
+) -> Result<()> {
+    for (k, &g) in which.iter().enumerate() {
+        ensure!(word(status, k) & 0xff == 0, "{what}: page {g}: status");
+        ensure!(
+            decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE] == pages[g],
+            "{what}: page {g} differs from the input"
+        );
+    }
+    Ok(())
+}
+
 /// The four figures (batch and fused, compress and decompress) of `runs` timed launches each.
 pub fn measure(launcher: &Launcher, pages: &[Page], runs: usize) -> Result<Vec<Measured>> {
     ensure!(!pages.is_empty(), "no pages");
@@ -236,16 +254,7 @@ pub fn measure(launcher: &Launcher, pages: &[Page], runs: usize) -> Result<Vec<M
             2,
             runs,
         )?;
-        for (k, &g) in which.iter().enumerate() {
-            ensure!(
-                word(&out[3], k) & 0xff == 0,
-                "batch decompress: page {g}: status"
-            );
-            ensure!(
-                out[2][k * PAGE_SIZE..(k + 1) * PAGE_SIZE] == pages[g],
-                "batch decompress: page {g} differs"
-            );
-        }
+        check_decoded("batch decompress", &out[2], &out[3], &which, pages)?;
         figures.push(figure(
             "batch L0",
             "decompress",
@@ -276,16 +285,7 @@ pub fn measure(launcher: &Launcher, pages: &[Page], runs: usize) -> Result<Vec<M
             3,
             runs,
         )?;
-        for (k, &g) in which.iter().enumerate() {
-            ensure!(
-                word(&out[4], k) & 0xff == 0,
-                "fused decompress: page {g}: status"
-            );
-            ensure!(
-                out[3][k * PAGE_SIZE..(k + 1) * PAGE_SIZE] == pages[g],
-                "fused decompress: page {g} is not restored"
-            );
-        }
+        check_decoded("fused decompress", &out[3], &out[4], &which, pages)?;
         figures.push(figure(
             "fused XOR-delta",
             "decompress",

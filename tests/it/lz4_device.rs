@@ -4,7 +4,7 @@
 //! WebGPU, against the CPU: the blocks byte for byte with `encode_page_level` of the same pages,
 //! decoded by the CPU decoder and XORed back to the input, and the decoder's pages equal to the input.
 
-use crate::backends_support::{assembles_everywhere, mix};
+use crate::backends_support::{args, assembles_everywhere, mix};
 use crate::common;
 
 use warpforge::ir::{kernel, verify, Kernel};
@@ -18,7 +18,7 @@ use warpforge::kernels::lz4::{
 use warpforge::ptx::Sm;
 use warpforge::runtime::sim::{self, SimOptions};
 use warpforge::runtime::webgpu::WebGpuDevice;
-use warpforge::runtime::{BufferArg, Launcher};
+use warpforge::runtime::Launcher;
 
 type Page = [u8; PAGE_SIZE];
 
@@ -65,14 +65,6 @@ fn flat(pages: &[Page]) -> Vec<u8> {
 
 fn word(bytes: &[u8], k: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().expect("4 bytes"))
-}
-
-/// The buffers as launch arguments: the first `inputs` read-only, the rest read-write.
-fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
-    let (read, write) = buffers.split_at_mut(inputs);
-    let mut args: Vec<BufferArg<'_>> = read.iter().map(|b| BufferArg::ReadOnly(b)).collect();
-    args.extend(write.iter_mut().map(|b| BufferArg::ReadWrite(b)));
-    args
 }
 
 /// The check of a case's buffers after it ran on the backend named.
@@ -287,6 +279,28 @@ fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
     assembles_everywhere(test, &xor_delta_decompress());
 }
 
+/// `kernel` (`pages`, `output`, `meta`, the page count; two pages per block) on the IR simulator and
+/// on the PTX simulator for `sm`, neither finding anything, its records the CPU's at level 0.
+fn level0_on_the_simulators(kernel: &Kernel, pages: &[Page], sm: Sm) {
+    let n = pages.len();
+    let buffers = vec![flat(pages), vec![0; n * PAGE_SIZE], vec![0; n * 16]];
+    let verified = verify(kernel).expect("verifies");
+    for launcher in [
+        Launcher::Sim(SimOptions::default()),
+        Launcher::PtxSim(SimOptions::default(), sm),
+    ] {
+        let loaded = launcher.load(&verified).expect("loads");
+        let mut out = buffers.clone();
+        let launched = launcher
+            .launch(&loaded, n as u32 / 2, &mut args(&mut out, 1), &[n as u64])
+            .expect("launches");
+        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
+        assert!(findings.is_empty(), "{findings:?}");
+        let name = launcher.device_name();
+        check_records(&name, &out[1], &out[2], pages, Lz4Level::THROUGHPUT);
+    }
+}
+
 /// Two warps per block, each compressing its own page straight from the input buffer: the device
 /// function's shared arrays are sized for every warp of the caller's block.
 #[kernel(block_size = 64)]
@@ -300,30 +314,8 @@ fn two_warps_compress(pages: &[u32], output: &mut [u8], meta: &mut [u32], n: u32
 #[test]
 fn compress_page_with_two_warps_per_block_matches_the_cpu() {
     let pages = pages(8);
-    let n = pages.len();
-    let buffers = vec![flat(&pages), vec![0; n * PAGE_SIZE], vec![0; n * 16]];
-    // The scalar is the page count, the grid half of it.
     let kernel = two_warps_compress();
-    let verified = verify(&kernel).expect("verifies");
-    for launcher in [
-        Launcher::Sim(SimOptions::default()),
-        Launcher::PtxSim(SimOptions::default(), Sm::Sm90),
-    ] {
-        let loaded = launcher.load(&verified).expect("loads");
-        let mut out = buffers.clone();
-        let launched = launcher
-            .launch(&loaded, n as u32 / 2, &mut args(&mut out, 1), &[n as u64])
-            .expect("launches");
-        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
-        assert!(findings.is_empty(), "{findings:?}");
-        check_records(
-            &launcher.device_name(),
-            &out[1],
-            &out[2],
-            &pages,
-            Lz4Level::THROUGHPUT,
-        );
-    }
+    level0_on_the_simulators(&kernel, &pages, Sm::Sm90);
     // Two shared pages and two hash tables of 4 KiB words each: 24 KiB.
     let shared: u32 = kernel.shared.iter().map(|(_, s)| s.len * 4).sum();
     assert_eq!(shared, 2 * (4096 + 8192));
@@ -344,29 +336,7 @@ fn two_pages_per_warp(pages: &[u32], output: &mut [u8], meta: &mut [u32], n: u32
 #[test]
 fn compress_page_in_a_loop_matches_the_cpu() {
     let pages = pages(6);
-    let n = pages.len();
-    let buffers = vec![flat(&pages), vec![0; n * PAGE_SIZE], vec![0; n * 16]];
-    let kernel = two_pages_per_warp();
-    let verified = verify(&kernel).expect("verifies");
-    for launcher in [
-        Launcher::Sim(SimOptions::default()),
-        Launcher::PtxSim(SimOptions::default(), Sm::Sm80),
-    ] {
-        let loaded = launcher.load(&verified).expect("loads");
-        let mut out = buffers.clone();
-        let launched = launcher
-            .launch(&loaded, n as u32 / 2, &mut args(&mut out, 1), &[n as u64])
-            .expect("launches");
-        let findings: Vec<_> = launched.sim.iter().flat_map(|r| &r.findings).collect();
-        assert!(findings.is_empty(), "{findings:?}");
-        check_records(
-            &launcher.device_name(),
-            &out[1],
-            &out[2],
-            &pages,
-            Lz4Level::THROUGHPUT,
-        );
-    }
+    level0_on_the_simulators(&two_pages_per_warp(), &pages, Sm::Sm80);
 }
 
 /// The default level from a device function, with its scratch in a buffer of the caller's. The

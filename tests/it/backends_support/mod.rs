@@ -21,7 +21,7 @@ pub fn mix(seed: u64) -> u64 {
 }
 
 /// The buffers as launch arguments: the first `inputs` read-only, the rest read-write.
-fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
+pub fn args(buffers: &mut [Vec<u8>], inputs: usize) -> Vec<BufferArg<'_>> {
     let (read, write) = buffers.split_at_mut(inputs);
     let mut args: Vec<BufferArg<'_>> = read.iter().map(|b| BufferArg::ReadOnly(b)).collect();
     args.extend(write.iter_mut().map(|b| BufferArg::ReadWrite(b)));

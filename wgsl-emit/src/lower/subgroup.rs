@@ -104,25 +104,7 @@ impl Lowerer<'_> {
         } else {
             self.b.cast(x, Scalar::U32, true)
         };
-        let d = self.b.value(lane_operand);
-        let m = self.b.u32(31);
-        let d = self.b.binary(Op::And, d, m);
-        // The source lane; a lane whose source is out of range reads its own value.
-        let from = match mode {
-            ShuffleMode::Index => d,
-            ShuffleMode::Xor => self.b.binary(Op::ExclusiveOr, lane, d),
-            ShuffleMode::Up => {
-                let ok = self.b.binary(Op::GreaterEqual, lane, d);
-                let j = self.b.binary(Op::Subtract, lane, d);
-                self.b.select(ok, j, lane)
-            }
-            ShuffleMode::Down => {
-                let j = self.b.binary(Op::Add, lane, d);
-                let lanes = self.b.u32(32);
-                let ok = self.b.binary(Op::Less, j, lanes);
-                self.b.select(ok, j, lane)
-            }
-        };
+        let from = self.shuffle_source(mode, lane, lane_operand);
         let half = self.half_base(width);
         let index = self.b.binary(Op::Add, half, from);
         let got = self.gather(bits, index);
@@ -165,16 +147,7 @@ impl Lowerer<'_> {
     }
 
     fn subgroup_match_any(&mut self, value: Value, src: Value, mask: Mask, width: u32) {
-        let wide = self.kernel.values[src].ty == ScalarType::U64;
-        let x = self.b.value(src);
-        let (lo, hi) = if wide {
-            let lo = self.low_u32(x, false);
-            let k = self.b.u32(32);
-            let shifted = self.b.binary(Op::ShiftRight, x, k);
-            (lo, Some(self.low_u32(shifted, false)))
-        } else {
-            (x, None)
-        };
+        let (lo, hi) = self.match_words(src);
         let m = self.mask_expr(mask);
         let half = self.half_base(width);
         let acc = self.b.temp("wf_match", ScalarType::U32);
@@ -187,19 +160,7 @@ impl Lowerer<'_> {
                 let same_hi = l.b.binary(Op::Equal, theirs_hi, hi);
                 same = l.b.binary(Op::LogicalAnd, same, same_hi);
             }
-            let one = l.b.u32(1);
-            let bit = l.b.binary(Op::ShiftLeft, one, k);
-            let in_mask = l.b.binary(Op::And, m, bit);
-            let zero = l.b.u32(0);
-            let member = l.b.binary(Op::NotEqual, in_mask, zero);
-            let hit = l.b.binary(Op::LogicalAnd, same, member);
-            let so_far = l.b.load(acc);
-            let with_bit = l.b.binary(Op::InclusiveOr, so_far, bit);
-            let merged = l.b.select(hit, with_bit, so_far);
-            l.b.push(Statement::Store {
-                pointer: acc,
-                value: merged,
-            });
+            l.match_accumulate(acc, same, k, m);
         });
         let result = self.b.load(acc);
         self.b.set_value(value, result);

@@ -128,6 +128,62 @@ impl Lowerer<'_> {
         });
     }
 
+    /// The source lane of a shuffle of `mode` (its operand taken mod 32); a lane whose source is out
+    /// of range is its own source, i.e. keeps its value.
+    pub(super) fn shuffle_source(&mut self, mode: ShuffleMode, lane: H, lane_operand: Value) -> H {
+        let d = self.b.value(lane_operand);
+        let m = self.b.u32(31);
+        let d = self.b.binary(Op::And, d, m);
+        match mode {
+            ShuffleMode::Index => d,
+            ShuffleMode::Xor => self.b.binary(Op::ExclusiveOr, lane, d),
+            ShuffleMode::Up => {
+                let ok = self.b.binary(Op::GreaterEqual, lane, d);
+                let j = self.b.binary(Op::Subtract, lane, d);
+                self.b.select(ok, j, lane)
+            }
+            ShuffleMode::Down => {
+                let j = self.b.binary(Op::Add, lane, d);
+                let lanes = self.b.u32(32);
+                let ok = self.b.binary(Op::Less, j, lanes);
+                self.b.select(ok, j, lane)
+            }
+        }
+    }
+
+    /// A `match_any` operand as 32-bit words: the low word, and the high one of a `u64`.
+    pub(super) fn match_words(&mut self, src: Value) -> (H, Option<H>) {
+        let wide = self.kernel.values[src].ty == ScalarType::U64;
+        let x = self.b.value(src);
+        let (lo, hi) = if wide {
+            let lo = self.low_u32(x, false);
+            let k = self.b.u32(32);
+            let shifted = self.b.binary(Op::ShiftRight, x, k);
+            (lo, Some(self.low_u32(shifted, false)))
+        } else {
+            (x, None)
+        };
+        (lo, hi)
+    }
+
+    /// Sets bit `k` of the `match_any` accumulator `acc` when lane `k` holds the same value (`same`)
+    /// and is in the mask `m`.
+    pub(super) fn match_accumulate(&mut self, acc: H, same: H, k: H, m: H) {
+        let one = self.b.u32(1);
+        let bit = self.b.binary(Op::ShiftLeft, one, k);
+        let in_mask = self.b.binary(Op::And, m, bit);
+        let zero = self.b.u32(0);
+        let member = self.b.binary(Op::NotEqual, in_mask, zero);
+        let hit = self.b.binary(Op::LogicalAnd, same, member);
+        let so_far = self.b.load(acc);
+        let with_bit = self.b.binary(Op::InclusiveOr, so_far, bit);
+        let merged = self.b.select(hit, with_bit, so_far);
+        self.b.push(Statement::Store {
+            pointer: acc,
+            value: merged,
+        });
+    }
+
     pub(super) fn warp(&mut self, op: &WarpOp) {
         match *op {
             WarpOp::Shuffle {
@@ -177,25 +233,7 @@ impl Lowerer<'_> {
             value: bits,
         });
         self.b.barrier();
-        let d = self.b.value(lane_operand);
-        let m = self.b.u32(31);
-        let d = self.b.binary(Op::And, d, m);
-        // The source lane; a lane whose source is out of range reads its own slot, i.e. keeps its value.
-        let from = match mode {
-            ShuffleMode::Index => d,
-            ShuffleMode::Xor => self.b.binary(Op::ExclusiveOr, lane, d),
-            ShuffleMode::Up => {
-                let ok = self.b.binary(Op::GreaterEqual, lane, d);
-                let j = self.b.binary(Op::Subtract, lane, d);
-                self.b.select(ok, j, lane)
-            }
-            ShuffleMode::Down => {
-                let j = self.b.binary(Op::Add, lane, d);
-                let lanes = self.b.u32(32);
-                let ok = self.b.binary(Op::Less, j, lanes);
-                self.b.select(ok, j, lane)
-            }
-        };
+        let from = self.shuffle_source(mode, lane, lane_operand);
         let at = self.b.binary(Op::Add, base, from);
         let ptr = self.slot(self.exchange(), at);
         let got = self.b.load(ptr);
@@ -277,17 +315,8 @@ impl Lowerer<'_> {
     }
 
     fn match_any(&mut self, value: Value, src: Value, mask: Mask) {
-        let wide = self.kernel.values[src].ty == ScalarType::U64;
         let (tid, _, base) = self.lane_and_base();
-        let x = self.b.value(src);
-        let (lo, hi) = if wide {
-            let lo = self.low_u32(x, false);
-            let k = self.b.u32(32);
-            let shifted = self.b.binary(Op::ShiftRight, x, k);
-            (lo, Some(self.low_u32(shifted, false)))
-        } else {
-            (x, None)
-        };
+        let (lo, hi) = self.match_words(src);
         let own = self.slot(self.exchange(), tid);
         self.b.push(Statement::Store {
             pointer: own,
@@ -314,19 +343,7 @@ impl Lowerer<'_> {
                 let same_hi = l.b.binary(Op::Equal, theirs_hi, hi);
                 same = l.b.binary(Op::LogicalAnd, same, same_hi);
             }
-            let one = l.b.u32(1);
-            let bit = l.b.binary(Op::ShiftLeft, one, k);
-            let in_mask = l.b.binary(Op::And, m, bit);
-            let zero = l.b.u32(0);
-            let member = l.b.binary(Op::NotEqual, in_mask, zero);
-            let hit = l.b.binary(Op::LogicalAnd, same, member);
-            let so_far = l.b.load(acc);
-            let with_bit = l.b.binary(Op::InclusiveOr, so_far, bit);
-            let merged = l.b.select(hit, with_bit, so_far);
-            l.b.push(Statement::Store {
-                pointer: acc,
-                value: merged,
-            });
+            l.match_accumulate(acc, same, k, m);
         });
         let result = self.b.load(acc);
         self.b.set_value(value, result);

@@ -61,16 +61,13 @@ pub fn compress_page(
         meta: AnyArray::of(meta),
         scratch: None,
     };
-    let k = Ctx::declare(b, io, Lz4Level::THROUGHPUT);
-    k.compress_page(
-        b,
-        Place::At {
-            first_word,
-            out_base: out_byte,
-            slots_base: out_byte,
-            meta_base: meta_word,
-        },
-    );
+    let place = Place::At {
+        first_word,
+        out_base: out_byte,
+        slots_base: out_byte,
+        meta_base: meta_word,
+    };
+    Ctx::declare(b, io, Lz4Level::THROUGHPUT).compress_page(b, place);
 }
 
 /// [`compress_page`] at the default level ([`Lz4Level::DEFAULT`]: 64 chain entries, one lazy step; a
@@ -94,16 +91,13 @@ pub fn compress_page_default(
         meta: AnyArray::of(meta),
         scratch: Some(AnyArray::of(scratch)),
     };
-    let k = Ctx::declare(b, io, Lz4Level::DEFAULT);
-    k.compress_page(
-        b,
-        Place::At {
-            first_word,
-            out_base: out_byte,
-            slots_base: scratch_at,
-            meta_base: meta_word,
-        },
-    );
+    let place = Place::At {
+        first_word,
+        out_base: out_byte,
+        slots_base: scratch_at,
+        meta_base: meta_word,
+    };
+    Ctx::declare(b, io, Lz4Level::DEFAULT).compress_page(b, place);
 }
 
 /// Decodes the LZ4 block at bytes `start .. start + size` of `blocks` (little-endian words; the array
