@@ -59,30 +59,30 @@ fn xor(a: &Page, b: &Page) -> Page {
     std::array::from_fn(|k| a[k] ^ b[k])
 }
 
-fn flat(pages: &[Page]) -> Vec<u8> {
+pub(crate) fn flat(pages: &[Page]) -> Vec<u8> {
     pages.iter().flatten().copied().collect()
 }
 
-fn word(bytes: &[u8], k: usize) -> u32 {
+pub(crate) fn word(bytes: &[u8], k: usize) -> u32 {
     u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().expect("4 bytes"))
 }
 
 /// The check of a case's buffers after it ran on the backend named.
-type Check = Box<dyn Fn(&str, &[Vec<u8>])>;
+pub(crate) type Check = Box<dyn Fn(&str, &[Vec<u8>])>;
 
 /// A kernel, its grid (one block per page; the page count is its scalar parameter), its buffers
 /// (the first `inputs` read-only) and the check of its results on a backend.
-struct Case {
-    kernel: Kernel,
-    blocks: u32,
-    buffers: Vec<Vec<u8>>,
-    inputs: usize,
-    check: Check,
+pub(crate) struct Case {
+    pub kernel: Kernel,
+    pub blocks: u32,
+    pub buffers: Vec<Vec<u8>>,
+    pub inputs: usize,
+    pub check: Check,
 }
 
 /// The case checked after it ran on the IR simulator, the PTX simulator for every target (neither
 /// may find anything) and WebGPU (a loud skip without an adapter).
-fn everywhere(test: &str, case: &Case) {
+pub(crate) fn everywhere(test: &str, case: &Case) {
     let Case {
         kernel,
         blocks,

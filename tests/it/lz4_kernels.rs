@@ -129,7 +129,7 @@ impl Decompressed {
         }
         for (i, page) in pages.iter().enumerate() {
             if let Err(word) = page {
-                if *word & 0xff > warpforge::kernels::lz4::decode_status::TOO_LONG {
+                if *word & 0xff > warpforge::kernels::lz4::decode_status::OVERRUN {
                     return Err(format!("page {i}: no status written ({word:#x})"));
                 }
             }

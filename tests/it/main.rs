@@ -40,6 +40,7 @@ mod layout;
 mod lint;
 mod lint_vs_naga;
 mod lz4_device;
+mod lz4_in_place;
 mod lz4_kernels;
 mod lz4_levels;
 mod math_functions;

@@ -166,6 +166,10 @@ pub fn status_error(status: u32) -> Option<String> {
         decode_status::BAD_OFFSET => "a match offset is 0 or points before the page",
         decode_status::OVERFLOW => "the block decodes to more than a page",
         decode_status::TOO_LONG => "the block is longer than any block of one page",
+        decode_status::OVERRUN => {
+            "the block's output would overwrite its own unread bytes, which no block of one page \
+             does (the CPU decoder names the error)"
+        }
         _ => "the block ends with a match or decodes to less than a page",
     };
     Some(format!(

@@ -8,13 +8,17 @@
 //! in `blocks` and its length), `output` (1024 little-endian words per page), `status` (1 word per
 //! page, see [`decode_status`]), `pages`.
 //!
-//! How a warp decodes its page (the layout nvCOMP's and other GPU LZ4 decoders use):
+//! How a warp decodes its page (the layout nvCOMP's and other GPU LZ4 decoders use, decoding in place
+//! as liblz4's in-place decompression does):
 //! 1. **Stage**: the block is read with coalesced 16-byte loads (every lane one aligned group of four
-//!    words) into the warp's staging area in shared memory, [`STAGE_BYTES`] bytes: room for the
-//!    longest block that can decode to one page ([`LZ4_MAX_PAGE_BLOCK`] bytes) at any alignment.
+//!    words) into the end of the warp's [`WARP_BYTES`] of shared memory, whose front will hold the
+//!    page: 4,192 bytes per warp instead of a separate staging area and page (8,240), so twice the
+//!    warps fit an SM.
 //! 2. **Parse** from shared memory: every lane reads the same token, lengths and offset (one
 //!    broadcast access each), so the parse is warp-uniform.
-//! 3. **Copy** into the warp's page in shared memory, one byte per lane: a sequence whose literals and
+//! 3. **Copy** into the warp's page in shared memory, one byte per lane, the write position kept
+//!    [`IN_PLACE_GAP`] bytes behind the next unread block byte (checked once per sequence; a malformed
+//!    block that would close the gap stops with [`decode_status::OVERRUN`]): a sequence whose literals and
 //!    match are at most 32 bytes long (most of them) takes one masked step each, with no loop; longer
 //!    ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
 //!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
@@ -24,7 +28,7 @@
 //!    coalesced 128-byte stores), only when the block decoded to exactly one page.
 
 use super::decompress_layout::{
-    decode_status, Dec, DecPlace, LZ4_MAX_PAGE_BLOCK, PAGE, STAGE_BYTES,
+    decode_status, Dec, DecPlace, IN_PLACE_GAP, LZ4_MAX_PAGE_BLOCK, PAGE, WARP_BYTES,
 };
 use super::decompress_seq::{Consts, Seq};
 use super::warp_ops::for_step;
@@ -67,9 +71,8 @@ impl Dec {
     ) -> Option<Val<U32>> {
         let lane = b.lane_id();
         let warp = b.warp_index();
-        let obase = b.mul(warp, c.page);
-        let stage_bytes = b.u32(STAGE_BYTES);
-        let sbase = b.mul(warp, stage_bytes);
+        let warp_bytes = b.u32(WARP_BYTES);
+        let obase = b.mul(warp, warp_bytes);
         let [start, size] = match place {
             DecPlace::Batch { g, spans, .. } => {
                 let span = b.shl(g, c.one);
@@ -77,16 +80,27 @@ impl Dec {
             }
             DecPlace::At { start, size, .. } => [start, size],
         };
+        // The block's aligned 16-byte groups end where the warp's bytes end (wrapping arithmetic for
+        // a block refused as too long: its `s − ibase` is still 0).
         let shift = b.and(start, c.fifteen);
+        let spanned = b.add(shift, size);
+        let spanned = b.add(spanned, c.fifteen);
+        let groups = b.shr(spanned, c.four);
+        let staged = b.shl(groups, c.four);
+        let end = b.add(obase, warp_bytes);
+        let sbase = b.sub(end, staged);
         let ibase = b.add(sbase, shift);
         let send = b.add(ibase, size);
         let lane_out = b.add(obase, lane);
+        let gap = b.u32(IN_PLACE_GAP);
+        let behind = b.add(obase, gap);
         let p = Seq {
             lane,
             obase,
             lane_out,
             ibase,
             send,
+            behind,
         };
         b.assign(self.s, ibase);
         b.assign(self.d, c.zero);
@@ -113,9 +127,9 @@ impl Dec {
         self.finish(b, c, &p, place)
     }
 
-    /// Copies the block into the warp's staging area: lane `l` loads the aligned 16-byte groups
+    /// Copies the block into the end of the warp's bytes: lane `l` loads the aligned 16-byte groups
     /// `l, l + 32, …` of the words that hold the block, and stores their bytes at the same offsets from
-    /// the staging area's start (so block byte `j` lands at `sbase + (start mod 16) + j`).
+    /// `sbase` (so block byte `j` lands at `sbase + (start mod 16) + j`).
     fn stage_block(
         &self,
         b: &mut KernelBuilder,
@@ -149,7 +163,7 @@ impl Dec {
                         _ => b.shr(word, c.twenty_four),
                     };
                     let byte = b.trunc::<U8, _>(shifted);
-                    b.store(self.stage, to, byte);
+                    b.store(self.buf, to, byte);
                 }
             }
         });
@@ -233,7 +247,7 @@ impl Dec {
     }
 
     fn page_byte(&self, b: &mut KernelBuilder, at: Val<U32>) -> Val<U32> {
-        let byte = b.load(self.page, at);
+        let byte = b.load(self.buf, at);
         b.zext::<U32, _>(byte)
     }
 }

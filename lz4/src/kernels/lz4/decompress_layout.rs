@@ -13,8 +13,29 @@ pub(super) const PAGE: u32 = PAGE_SIZE as u32;
 /// Longer blocks are rejected before anything is read ([`decode_status::TOO_LONG`]).
 pub const LZ4_MAX_PAGE_BLOCK: u32 = PAGE + 2 + PAGE / 255;
 
-/// Bytes of shared memory per warp that hold the block: the longest block at any 16-byte alignment.
-pub const STAGE_BYTES: u32 = (LZ4_MAX_PAGE_BLOCK + 15).div_ceil(16) * 16;
+/// Bytes of shared memory per warp: the page, and the block staged at the end of the same bytes
+/// (decoding in place, as liblz4's in-place decompression does). The page grows from the front while
+/// the parse moves through the block towards the end; the kernel keeps the write position at least
+/// [`IN_PLACE_GAP`] bytes behind the next unread block byte, so that a round of 32 lanes never writes
+/// what it or a later round reads.
+///
+/// Why 96 bytes past the page suffice for every valid block: a block of `L` bytes at any alignment
+/// is staged as whole 16-byte groups ending at the end, so its first byte is at least
+/// `WARP_BYTES − L − 15` in. At a sequence's start, with `I` block bytes read and `O` page bytes
+/// written, the rest of the block (`L − I` bytes) decodes to `4096 − O`; each remaining sequence with
+/// a match reads at most one byte more than it writes beyond its literal-length bytes past the first
+/// (token, offset and match-length bytes against a match of at least 4, or at least 19 with a length
+/// byte), and the last one (literals only) its token and literal-length bytes, so `(L − I) − (4096 −
+/// O)` is at most 2 + ⌊(4096 − 15) / 255⌋ = 18. The gap between the next unread byte and the write
+/// position is then at least `WARP_BYTES − L − 15 + (L − 4096) − 18 = WARP_BYTES − 4129` = 63 ≥
+/// [`IN_PLACE_GAP`]. A malformed block can close the gap (a dense valid prefix, then junk): the kernel
+/// checks it once per sequence, before the sequence's copies, and stops with
+/// [`decode_status::OVERRUN`].
+pub const WARP_BYTES: u32 = PAGE + 96;
+
+/// The least distance, in bytes, between the page's write position and the next unread block byte
+/// at a sequence's start (see [`WARP_BYTES`]).
+pub const IN_PLACE_GAP: u32 = 32;
 
 /// The `blocks` buffer's length must be a multiple of this many bytes (the kernel reads it in aligned
 /// 16-byte groups; pad with anything).
@@ -35,6 +56,11 @@ pub mod decode_status {
     pub const BAD_END: u32 = 4;
     /// The block is longer than any block of one page can be ([`super::LZ4_MAX_PAGE_BLOCK`] bytes).
     pub const TOO_LONG: u32 = 5;
+    /// A sequence would write the page over block bytes not read yet (the kernel decodes in place,
+    /// [`super::WARP_BYTES`]). No valid page block does this, so the block is malformed; the CPU
+    /// decoder ([`super::super::lz4_decompress_block`]) names what is wrong with it. The offset is the
+    /// sequence's literal length's end, where the check is made.
+    pub const OVERRUN: u32 = 6;
 }
 
 /// Where a page's block is and where its page goes.
@@ -63,10 +89,9 @@ pub(super) struct Dec {
     pub blocks: AnyArray<U32>,
     /// The decoded pages as little-endian words.
     pub output: AnyArray<U32>,
-    /// The warps' staged blocks, [`STAGE_BYTES`] each.
-    pub stage: SharedArr<U8>,
-    /// The warps' decoded pages, 4096 bytes each.
-    pub page: SharedArr<U8>,
+    /// The warps' pages and staged blocks, [`WARP_BYTES`] each: the page from the front, the block
+    /// at the end.
+    pub buf: SharedArr<U8>,
     /// Where the parse is, as an index into `stage`.
     pub s: Local<U32>,
     /// Bytes of the page decoded so far.
@@ -92,8 +117,7 @@ impl Dec {
         Dec {
             blocks,
             output,
-            stage: b.shared("staged", warps * STAGE_BYTES, 16),
-            page: b.shared("decoded", warps * PAGE, 16),
+            buf: b.shared("decoded", warps * WARP_BYTES, 16),
             s: b.local("s"),
             d: b.local("d"),
             code: b.local("code"),

@@ -62,9 +62,12 @@ pub(super) struct Seq {
     /// The warp's page in `decoded`, and the lane's byte of it.
     pub obase: Val<U32>,
     pub lane_out: Val<U32>,
-    /// Block byte 0 in `staged`, and one past the block's last byte.
+    /// Block byte 0 in `decoded`, and one past the block's last byte.
     pub ibase: Val<U32>,
     pub send: Val<U32>,
+    /// `obase + IN_PLACE_GAP`: a sequence may write the page up to `s − behind`, `s` the next
+    /// unread block byte.
+    pub behind: Val<U32>,
 }
 
 /// One sequence's parsed fields (`s`: just after the literal length; `s2`: the offset's first byte).
@@ -82,17 +85,17 @@ impl Dec {
     /// value is broadcast from lane 0 so that the uniformity analysis (which treats shared loads as
     /// divergent) proves it too, as WebGPU requires of the branches around `warp_sync`.
     fn byte(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
-        let byte = b.load(self.stage, at);
+        let byte = b.load(self.buf, at);
         let byte = b.zext::<U32, _>(byte);
         b.shuffle(ShuffleMode::Index, byte, c.zero, Mask::FULL)
     }
 
     /// The little-endian 16-bit offset at `at` (broadcast like [`Dec::byte`]).
     fn offset_at(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
-        let lo = b.load(self.stage, at);
+        let lo = b.load(self.buf, at);
         let lo = b.zext::<U32, _>(lo);
         let next = b.add(at, c.one);
-        let hi = b.load(self.stage, next);
+        let hi = b.load(self.buf, next);
         let hi = b.zext::<U32, _>(hi);
         let hi = b.shl(hi, c.eight);
         let offset = b.or(lo, hi);
@@ -174,9 +177,13 @@ impl Dec {
             let ml = b.read(self.len);
             let ml = b.add(ml, c.four);
             // One test for everything the short path does not handle: output overflow (literals or
-            // match), a bad offset, literals or a match longer than 32 bytes.
+            // match), the page reaching into the unread block, a bad offset, literals or a match
+            // longer than 32 bytes.
             let d3 = b.add(d2, ml);
-            let overflow = b.gt(d3, c.page);
+            let next = b.read(self.s);
+            let room = b.sub(next, p.behind);
+            let limit = b.min(room, c.page);
+            let overflow = b.gt(d3, limit);
             let longest = b.max(lit, ml);
             let long_copy = b.gt(longest, c.thirty_two);
             let offset_less_one = b.sub(offset, c.one);
@@ -185,7 +192,7 @@ impl Dec {
             let rare = b.or(rare, bad_offset);
             b.if_else(
                 rare,
-                |b| self.long_sequence(b, c, p, &f, offset, ml),
+                |b| self.long_sequence(b, c, p, &f, offset, ml, room),
                 |b| self.short_sequence(b, c, p, &f, offset, ml),
             );
             b.assign(self.d, d3);
@@ -289,18 +296,21 @@ impl Dec {
         self.fail_at(b, decode_status::BAD_END, s3);
     }
 
-    /// Lanes copy the literals 32 bytes at a time.
+    /// Lanes copy the literals 32 bytes at a time. The page is at least [`IN_PLACE_GAP`](super::IN_PLACE_GAP) bytes behind
+    /// the literals, so a round does not write what it reads; a later round may write what an
+    /// earlier one read, so each round starts with a `warp_sync`.
     fn copy_literals(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, f: &Fields) {
         let src = b.add(f.s, p.lane);
         let dst = b.add(p.lane_out, f.d);
         for_step(b, self.round, c.zero, f.lit, c.thirty_two, |b, k| {
+            b.warp_sync(Mask::FULL);
             let in_range = b.add(k, p.lane);
             let in_range = b.lt(in_range, f.lit);
             b.if_(in_range, |b| {
                 let from = b.add(src, k);
-                let byte = b.load(self.stage, from);
+                let byte = b.load(self.buf, from);
                 let to = b.add(dst, k);
-                b.store(self.page, to, byte);
+                b.store(self.buf, to, byte);
             });
         });
     }
@@ -342,9 +352,9 @@ impl Dec {
         let copies = b.lt(p.lane, f.lit);
         b.if_(copies, |b| {
             let from = b.add(f.s, p.lane);
-            let byte = b.load(self.stage, from);
+            let byte = b.load(self.buf, from);
             let to = b.add(p.lane_out, f.d);
-            b.store(self.page, to, byte);
+            b.store(self.buf, to, byte);
         });
         // The match may read the literals other lanes just wrote.
         b.warp_sync(Mask::FULL);
@@ -365,13 +375,16 @@ impl Dec {
         let from = self.match_source(b, c, p, offset, to);
         let copies = b.lt(p.lane, ml);
         b.if_(copies, |b| {
-            let byte = b.load(self.page, from);
-            b.store(self.page, to, byte);
+            let byte = b.load(self.buf, from);
+            b.store(self.buf, to, byte);
         });
         to
     }
 
-    /// Any other sequence: its checks in the CPU decoder's order, then the copies in rounds of 32.
+    /// Any other sequence: its checks in the CPU decoder's order, then whether the page would reach
+    /// into the unread block (`room`: how far the page may grow, see [`IN_PLACE_GAP`](super::IN_PLACE_GAP); only a
+    /// malformed block gets there), then the copies in rounds of 32.
+    #[allow(clippy::too_many_arguments)]
     fn long_sequence(
         &self,
         b: &mut KernelBuilder,
@@ -380,6 +393,7 @@ impl Dec {
         f: &Fields,
         offset: Val<U32>,
         ml: Val<U32>,
+        room: Val<U32>,
     ) {
         self.check_literals(b, c, f);
         self.check_offset(b, c, f, offset);
@@ -387,6 +401,9 @@ impl Dec {
         let over = b.gt(ml, left);
         let s = b.read(self.s);
         b.if_(over, |b| self.fail_at(b, decode_status::OVERFLOW, s));
+        let d3 = b.add(f.d2, ml);
+        let overrun = b.gt(d3, room);
+        b.if_(overrun, |b| self.fail_at(b, decode_status::OVERRUN, f.s));
         self.copy_literals(b, c, p, f);
         b.warp_sync(Mask::FULL);
         let to = self.match_round(b, c, p, f, offset, ml);
@@ -403,8 +420,8 @@ impl Dec {
             b.if_(copies, |b| {
                 let to = b.add(to, k);
                 let from = b.sub(to, period);
-                let byte = b.load(self.page, from);
-                b.store(self.page, to, byte);
+                let byte = b.load(self.buf, from);
+                b.store(self.buf, to, byte);
             });
         });
     }

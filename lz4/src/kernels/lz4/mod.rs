@@ -66,7 +66,9 @@ pub use compact_kernel::lz4_compact_kernel;
 pub use compress_kernel::{compress_scratch_bytes, lz4_compress_kernel, lz4_compress_kernel_level};
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::lz4_decompress_kernel;
-pub use decompress_layout::{decode_status, BLOCKS_ALIGN, LZ4_MAX_PAGE_BLOCK, STAGE_BYTES};
+pub use decompress_layout::{
+    decode_status, BLOCKS_ALIGN, IN_PLACE_GAP, LZ4_MAX_PAGE_BLOCK, WARP_BYTES,
+};
 pub use encode::{lz4_candidates, lz4_compress_block, lz4_compress_block_level};
 pub use encode_fast::{fast_hash, FAST_BUCKETS, FAST_HASH_BITS};
 pub use format::*;
