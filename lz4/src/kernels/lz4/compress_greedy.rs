@@ -27,7 +27,11 @@ struct StepConsts {
     last: Val<U32>,
     empty: Val<U32>,
     mult: Val<U32>,
+    /// `32 −` [`FAST_HASH_BITS`]: the hash is the product's top bits, scaled to the buckets
+    /// ([`super::fast_hash`]).
     shift: Val<U32>,
+    buckets: Val<U32>,
+    bits: Val<U32>,
     marker: Val<U32>,
     sixteen: Val<U32>,
 }
@@ -57,6 +61,8 @@ impl Ctx {
             empty: b.u32(EMPTY),
             mult: b.u32(LZ4_HASH_MULT),
             shift: b.u32(32 - FAST_HASH_BITS),
+            buckets: b.u32(FAST_BUCKETS as u32),
+            bits: b.u32(FAST_HASH_BITS),
             marker: b.u32(1 << 16),
             sixteen: b.u32(16),
         };
@@ -92,6 +98,8 @@ impl Ctx {
         let word = p.page.word_at_start(b, at);
         let product = b.mul(word, c.mult);
         let h = b.shr(product, c.shift);
+        let scaled = b.mul(h, c.buckets);
+        let h = b.shr(scaled, c.bits);
         (b.add(p.table_base, h), word)
     }
 

@@ -6,8 +6,9 @@
 //! 4096-byte slot per page for its LZ4 block), `meta` (4 words per page: kind, block length, pattern
 //! low word, pattern high word), `scratch` (chain levels: 4096 × u16 per page, see
 //! [`compress_scratch_bytes`]; the throughput level does not touch it), `pages` (how many pages). Per
-//! warp, shared memory holds the page (4 KiB) and `sorted` (4096 × u16): 12 KiB, so 16 warps fit in an
-//! sm_90 SM; the throughput level keeps `buckets` (8 KiB) instead of `sorted`.
+//! warp, the chain levels keep the page (4 KiB) and `sorted` (4096 × u16) in shared memory: 12 KiB, so
+//! 16 warps fit in an sm_90 SM; the throughput level reads the page where it is (the input) and keeps
+//! only `buckets` ([`FAST_BUCKETS`] words, 7,040 bytes): 32 warps.
 //!
 //! Phases, all warp-cooperative: (1) load the page, `vote all` for same-filled pages (kind 2);
 //! (2) the chains: every searchable position sorted by hash, stably (a counting sort: `match_any` ranks
@@ -23,7 +24,7 @@
 //! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
 //! with one warp per block the kernel is block-uniform as WebGPU requires.
 
-use super::warp_ops::{first_lane, for_range, PageConsts, SharedPage};
+use super::warp_ops::{first_lane, for_range, PageConsts, PageWords};
 use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
@@ -111,7 +112,8 @@ pub(super) struct Ctx {
     /// Chain levels: every position's slot in `sorted`, 4096 per page (global memory: 8 KiB less shared
     /// memory per page; each lane reads back only the slots it wrote).
     scratch: Option<AnyArray<U16>>,
-    pub(super) page_words: SharedArr<U32>,
+    /// The chain levels' shared copy of the page (the throughput level reads `input`).
+    pub(super) page_words: Option<SharedArr<U32>>,
     /// The throughput level: one word per bucket, its newest position in the low half, the older one
     /// in the high half.
     pub(super) buckets: Option<SharedArr<U32>>,
@@ -148,7 +150,7 @@ pub(super) struct Ctx {
 #[derive(Clone, Copy)]
 pub(super) struct PageCtx {
     pub(super) lane: Val<U32>,
-    pub(super) page: SharedPage,
+    pub(super) page: PageWords,
     /// This warp's first element of `sorted` (chain levels) or `buckets` (throughput level).
     pub(super) table_base: Val<U32>,
     /// This page's first element of `scratch`.
@@ -171,7 +173,9 @@ impl Ctx {
             output: io.output,
             meta: io.meta,
             scratch: io.scratch,
-            page_words: b.shared("page", warps * 1024, 16),
+            page_words: level
+                .uses_chains()
+                .then(|| b.shared("page", warps * 1024, 16)),
             buckets: (!level.uses_chains())
                 .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),
             sorted: level
@@ -231,15 +235,27 @@ impl Ctx {
     pub(super) fn compress_page(&self, b: &mut KernelBuilder, place: Place) {
         if let Place::At { .. } = place {
             // A device function may run in a loop: the previous page's last reads of the shared
-            // page (its final literals) come before this page's loads overwrite it. (The batch
-            // kernel compresses one page per warp: nothing before, and its PTX stays as it was.)
+            // arrays (the chain levels' page copy, the table) come before this page overwrites
+            // them. (The batch kernel compresses one page per warp: nothing before, and its PTX
+            // stays as it was.)
             b.warp_sync(Mask::FULL);
         }
         let k = PageConsts::new(b);
         let lane = b.lane_id();
         let warp = b.warp_index();
         let words = b.u32(1024);
-        let page_base = b.mul(warp, words);
+        let page = match self.page_words {
+            Some(shared) => PageWords {
+                words: AnyArray::of(shared),
+                base: b.mul(warp, words),
+                k,
+            },
+            None => PageWords {
+                words: self.input,
+                base: self.first_word(b, place, words),
+                k,
+            },
+        };
         let entries = match self.level.uses_chains() {
             true => PAGE,
             false => FAST_BUCKETS as u32,
@@ -260,11 +276,7 @@ impl Ctx {
         };
         let p = PageCtx {
             lane,
-            page: SharedPage {
-                words: self.page_words,
-                base: page_base,
-                k,
-            },
+            page,
             table_base,
             slots_base,
             out_base,
@@ -287,15 +299,21 @@ impl Ctx {
         );
     }
 
-    /// Loads the page into shared memory, 16 bytes per lane and load, and leaves in `diff` the OR of
-    /// this lane's words XOR the page's first 8 bytes (zero when they all repeat them).
+    /// The page's first word in `input` (`words`: the constant 1024).
+    fn first_word(&self, b: &mut KernelBuilder, place: Place, words: Val<U32>) -> Val<U32> {
+        match place {
+            Place::Batch(g) => b.mul(g, words),
+            Place::At { first_word, .. } => first_word,
+        }
+    }
+
+    /// Reads the page, 16 bytes per lane and load, into shared memory (the chain levels), and leaves
+    /// in `diff` the OR of this lane's words XOR the page's first 8 bytes (zero when they all repeat
+    /// them).
     fn load_page(&self, b: &mut KernelBuilder, p: &PageCtx) {
         let k = p.page.k;
         let words = b.u32(1024);
-        let first_word = match p.place {
-            Place::Batch(g) => b.mul(g, words),
-            Place::At { first_word, .. } => first_word,
-        };
+        let first_word = self.first_word(b, p.place, words);
         // Same-filled: word i must equal word (i & 1) of the page (4-word groups start at even words).
         let w0 = b.load(self.input, first_word);
         let second = b.add(first_word, k.one);
@@ -305,8 +323,10 @@ impl Ctx {
         for_range(b, self.i, start, words, 128, |b, i| {
             let src = b.add(first_word, i);
             let group = b.load_wide::<4, _>(self.input, src);
-            let dst = b.add(p.page.base, i);
-            b.store_wide(self.page_words, dst, group);
+            if let Some(shared) = self.page_words {
+                let dst = b.add(p.page.base, i);
+                b.store_wide(shared, dst, group);
+            }
             let [a, b1, c, d] = group;
             let da = b.xor(a, w0);
             let db = b.xor(b1, w1);
@@ -345,10 +365,10 @@ impl Ctx {
     }
 
     fn write_same_filled(&self, b: &mut KernelBuilder, p: &PageCtx) {
-        let w0 = b.load(self.page_words, p.page.base);
+        let w0 = b.load(p.page.words, p.page.base);
         let one = b.u32(1);
         let second = b.add(p.page.base, one);
-        let w1 = b.load(self.page_words, second);
+        let w1 = b.load(p.page.words, second);
         let kind = b.u32(2);
         let len = b.u32(8);
         self.write_meta(b, p, [kind, len, w0, w1]);

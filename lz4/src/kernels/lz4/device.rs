@@ -27,9 +27,9 @@
 //!   flow and values), as for any warp collective. On WebGPU collectives must also be
 //!   workgroup-uniform: there one warp per block (`block_size = 32`) is the safe shape.
 //! - **Each call declares its own shared memory**, sized for every warp of the block: `compress_page`
-//!   12 KiB per warp (the page and its hash table), [`compress_page_default`] 12 KiB (the page and its
-//!   chains) plus 8 KiB of the caller's `scratch`, [`decompress_page`] about 8.1 KiB (the staged block
-//!   and the page). Call one in a loop rather than writing several calls.
+//!   7,040 bytes per warp (its hash table: it reads the page where the caller has it),
+//!   [`compress_page_default`] 12 KiB (a copy of the page and its chains) plus 8 KiB of the caller's
+//!   `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its end). Call one in a loop rather than writing several calls.
 //! - Offsets are the caller's: a page is any 1024 consecutive words of a buffer **or shared array**
 //!   (the first a multiple of 4: it is read in 16-byte groups), so a kernel can transform a page in
 //!   shared memory and compress it from there.

@@ -3,9 +3,8 @@
 //! as its XOR with the previous version of the same page, which is mostly zeros and compresses far
 //! better than the page). One launch each way, one warp (block) per page; the delta never travels
 //! through global memory. Workgroup memory: the compress kernel holds the delta (4 KiB) beside
-//! `compress_page`'s page and table (12 KiB), 16 KiB in all — on WebGPU with emulated warps 132 bytes
-//! more, just over WebGPU's default limit, so it needs an adapter offering more (the runtime asks for
-//! the adapter's own limits; lavapipe offers 32 KiB).
+//! `compress_page`'s hash table (7,040 bytes; it reads the page from the delta where it is), about
+//! 11 KiB in all, within WebGPU's default 16 KiB with the emulated warps' exchange arrays too.
 //!
 //! The records are those of the batch API on the delta pages: [`xor_delta_compress`]'s block and meta
 //! words for page `g` are what [`super::encode_page_level`] at level 0 gives for `page ^ base`, and

@@ -1,7 +1,7 @@
 //! IR building blocks shared by the LZ4 warp kernels: counted loops, byte and unaligned-word reads
 //! from a page held in shared memory as 32-bit words, and warp-wide "first lane where" helpers.
 
-use warpforge_ir::builder::{Bool, KernelBuilder, Local, SharedArr, Val, U32};
+use warpforge_ir::builder::{AnyArray, Bool, KernelBuilder, Local, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode};
 
 /// `for i in (start..end).step_by(step) { body(i) }` with `counter` as the loop variable.
@@ -48,11 +48,12 @@ fn counted_loop(
     });
 }
 
-/// A page of 1024 words in a shared array, starting at word `base`, with the constants its reads use
-/// (built once, before the kernel's loops).
+/// A page of 1024 words in an array (the shared copy the chain levels make, or the input itself at
+/// the throughput level), starting at word `base`, with the constants its reads use (built once,
+/// before the kernel's loops).
 #[derive(Clone, Copy)]
-pub(crate) struct SharedPage {
-    pub words: SharedArr<U32>,
+pub(crate) struct PageWords {
+    pub words: AnyArray<U32>,
     pub base: Val<U32>,
     pub k: PageConsts,
 }
@@ -96,7 +97,7 @@ impl PageConsts {
     }
 }
 
-impl SharedPage {
+impl PageWords {
     /// Byte `i` of the page (a `u32` in 0..=255).
     pub fn byte(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
         let k = self.k;
