@@ -405,7 +405,11 @@ fn device_functions_match_the_cpu_on_cuda() {
 fn a_callers_shared_array_named_like_the_device_functions_is_renamed() {
     let kernel = xor_delta_compress();
     let names: Vec<&str> = kernel.shared.iter().map(|(_, s)| s.name.as_str()).collect();
-    assert_eq!(names, ["delta", "buckets"], "level 0 reads the delta in place");
+    assert_eq!(
+        names,
+        ["delta", "buckets"],
+        "level 0 reads the delta in place"
+    );
     #[kernel(block_size = 32)]
     fn clash(pages: &[u32], output: &mut [u8], meta: &mut [u32], scratch: &mut [u16]) {
         let page = shared::<u32>(1024, 16);

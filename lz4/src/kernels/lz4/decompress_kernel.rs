@@ -30,7 +30,7 @@
 use super::decompress_layout::{
     decode_status, Dec, DecPlace, IN_PLACE_GAP, LZ4_MAX_PAGE_BLOCK, PAGE, WARP_BYTES,
 };
-use super::decompress_seq::{Consts, Seq};
+use super::decompress_seq::{lane_reciprocal, Consts, Seq};
 use super::warp_ops::for_step;
 use warpforge_ir::builder::{AnyArray, KernelBuilder, Val, U32, U8};
 use warpforge_ir::{Access, Kernel, Mask};
@@ -101,6 +101,7 @@ impl Dec {
             ibase,
             send,
             behind,
+            recips: lane_reciprocal(b, c, lane),
         };
         b.assign(self.s, ibase);
         b.assign(self.d, c.zero);

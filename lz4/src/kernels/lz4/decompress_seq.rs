@@ -27,6 +27,7 @@ pub(super) struct Consts {
     pub fifteen: Val<U32>,
     pub sixteen: Val<U32>,
     pub twenty_four: Val<U32>,
+    pub thirty_one: Val<U32>,
     pub thirty_two: Val<U32>,
     pub c128: Val<U32>,
     pub c255: Val<U32>,
@@ -46,6 +47,7 @@ impl Consts {
             fifteen: b.u32(15),
             sixteen: b.u32(16),
             twenty_four: b.u32(24),
+            thirty_one: b.u32(31),
             thirty_two: b.u32(32),
             c128: b.u32(128),
             c255: b.u32(255),
@@ -68,6 +70,26 @@ pub(super) struct Seq {
     /// `obase + IN_PLACE_GAP`: a sequence may write the page up to `s − behind`, `s` the next
     /// unread block byte.
     pub behind: Val<U32>,
+    /// Lane `l < 31` holds `⌈65536 / (l + 1)⌉`, lane 31 holds 0 (see [`Dec::match_source`]).
+    pub recips: Val<U32>,
+}
+
+/// [`Seq::recips`] for the calling lane: one division per lane and page, none per sequence.
+pub(super) fn lane_reciprocal(b: &mut KernelBuilder, c: &Consts, lane: Val<U32>) -> Val<U32> {
+    let k = b.add(lane, c.one);
+    let r = b.add(k, c.c65535);
+    let r = b.div(r, k);
+    let small = b.lt(lane, c.thirty_one);
+    b.select(small, r, c.zero)
+}
+
+/// A sequence's match: its offset, the offset less one (the lane holding its reciprocal, see
+/// [`Dec::match_source`]) and its length.
+#[derive(Clone, Copy)]
+struct Matched {
+    offset: Val<U32>,
+    offset_less_one: Val<U32>,
+    ml: Val<U32>,
 }
 
 /// One sequence's parsed fields (`s`: just after the literal length; `s2`: the offset's first byte).
@@ -188,12 +210,17 @@ impl Dec {
             let long_copy = b.gt(longest, c.thirty_two);
             let offset_less_one = b.sub(offset, c.one);
             let bad_offset = b.ge(offset_less_one, d2);
+            let m = Matched {
+                offset,
+                offset_less_one,
+                ml,
+            };
             let rare = b.or(overflow, long_copy);
             let rare = b.or(rare, bad_offset);
             b.if_else(
                 rare,
-                |b| self.long_sequence(b, c, p, &f, offset, ml, room),
-                |b| self.short_sequence(b, c, p, &f, offset, ml),
+                |b| self.long_sequence(b, c, p, &f, &m, room),
+                |b| self.short_sequence(b, c, p, &f, &m),
             );
             b.assign(self.d, d3);
         });
@@ -317,38 +344,32 @@ impl Dec {
 
     /// The source of lane `k`'s byte (`k` < 32) of a match whose first byte goes to `to − k`:
     /// `to − offset · (⌊k / offset⌋ + 1)`, within the `offset` bytes before the match, and equal to
-    /// the byte `k mod offset` of them. `⌊k / offset⌋` by a reciprocal computed once per sequence
-    /// (no division per byte): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋` for
-    /// every `k` below 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is below
-    /// 1/2048, less than the gap `1 / offset` to the next integer for offsets up to 2048, and larger
-    /// offsets give 0 both ways (`k · r` < 65536).
+    /// the byte `k mod offset` of them. `⌊k / offset⌋` by a reciprocal (no division per byte or
+    /// sequence): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋` for every `k` below
+    /// 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is below 1/2048, less than
+    /// the gap `1 / offset` to the next integer for offsets up to 2048. An offset of 32 or more needs
+    /// no reciprocal (`⌊k / offset⌋` = 0: `r` = 0 does), so `r` is a shuffle of [`Seq::recips`] from
+    /// lane `min(offset − 1, 31)` — instead of a division per sequence, which is about 18 SASS
+    /// instructions on sm_90, one of them a quarter-rate `MUFU.RCP`.
     fn match_source(
         &self,
         b: &mut KernelBuilder,
         c: &Consts,
         p: &Seq,
-        offset: Val<U32>,
+        m: &Matched,
         to: Val<U32>,
     ) -> Val<U32> {
-        let r = b.add(offset, c.c65535);
-        let r = b.div(r, offset);
+        let from_lane = b.min(m.offset_less_one, c.thirty_one);
+        let r = b.shuffle(ShuffleMode::Index, p.recips, from_lane, Mask::FULL);
         let q = b.mul(p.lane, r);
         let q = b.shr(q, c.sixteen);
         let q = b.add(q, c.one);
-        let back = b.mul(q, offset);
+        let back = b.mul(q, m.offset);
         b.sub(to, back)
     }
 
     /// The common sequence: literals and match of at most 32 bytes, checked already.
-    fn short_sequence(
-        &self,
-        b: &mut KernelBuilder,
-        c: &Consts,
-        p: &Seq,
-        f: &Fields,
-        offset: Val<U32>,
-        ml: Val<U32>,
-    ) {
+    fn short_sequence(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, f: &Fields, m: &Matched) {
         let copies = b.lt(p.lane, f.lit);
         b.if_(copies, |b| {
             let from = b.add(f.s, p.lane);
@@ -358,7 +379,7 @@ impl Dec {
         });
         // The match may read the literals other lanes just wrote.
         b.warp_sync(Mask::FULL);
-        self.match_round(b, c, p, f, offset, ml);
+        self.match_round(b, c, p, f, m);
     }
 
     /// The first 32 bytes of the sequence's match.
@@ -368,12 +389,11 @@ impl Dec {
         c: &Consts,
         p: &Seq,
         f: &Fields,
-        offset: Val<U32>,
-        ml: Val<U32>,
+        m: &Matched,
     ) -> Val<U32> {
         let to = b.add(p.lane_out, f.d2);
-        let from = self.match_source(b, c, p, offset, to);
-        let copies = b.lt(p.lane, ml);
+        let from = self.match_source(b, c, p, m, to);
+        let copies = b.lt(p.lane, m.ml);
         b.if_(copies, |b| {
             let byte = b.load(self.buf, from);
             b.store(self.buf, to, byte);
@@ -384,17 +404,16 @@ impl Dec {
     /// Any other sequence: its checks in the CPU decoder's order, then whether the page would reach
     /// into the unread block (`room`: how far the page may grow, see [`IN_PLACE_GAP`](super::IN_PLACE_GAP); only a
     /// malformed block gets there), then the copies in rounds of 32.
-    #[allow(clippy::too_many_arguments)]
     fn long_sequence(
         &self,
         b: &mut KernelBuilder,
         c: &Consts,
         p: &Seq,
         f: &Fields,
-        offset: Val<U32>,
-        ml: Val<U32>,
+        m: &Matched,
         room: Val<U32>,
     ) {
+        let Matched { offset, ml, .. } = *m;
         self.check_literals(b, c, f);
         self.check_offset(b, c, f, offset);
         let left = b.sub(c.page, f.d2);
@@ -406,11 +425,10 @@ impl Dec {
         b.if_(overrun, |b| self.fail_at(b, decode_status::OVERRUN, f.s));
         self.copy_literals(b, c, p, f);
         b.warp_sync(Mask::FULL);
-        let to = self.match_round(b, c, p, f, offset, ml);
+        let to = self.match_round(b, c, p, f, m);
         // Later rounds read `period` bytes back: the smallest multiple of the offset of at least 32,
         // so within what earlier rounds (or earlier sequences) wrote, and equal by periodicity.
-        let thirty_one = b.u32(31);
-        let rounds = b.add(offset, thirty_one);
+        let rounds = b.add(offset, c.thirty_one);
         let rounds = b.div(rounds, offset);
         let period = b.mul(rounds, offset);
         for_step(b, self.round, c.thirty_two, ml, c.thirty_two, |b, k| {
