@@ -274,6 +274,7 @@ impl Builder<'_> {
                     | Expr::Unary(..)
                     | Expr::Cast(..)
                     | Expr::MulAdd(..)
+                    | Expr::FunnelShr(..)
                     | Expr::Compare(..) => (Op::Arith(Arith::Other), uses),
                 };
                 self.push(op, vec![value.index()], uses);

@@ -46,6 +46,11 @@ pub enum Expr {
     /// `a * b + c` on `f32` with one rounding (Rust's `mul_add`, IEEE `fusedMultiplyAdd`): exact on
     /// the simulators and PTX (`fma.rn.f32`); WGSL's `fma` may be computed unfused (two roundings).
     MulAdd(Value, Value, Value),
+    /// `(hi:lo) >> (shift mod 32)`, the low 32 bits: a funnel shift right of the 64-bit value whose
+    /// high word is `hi`, on three `u32` operands (`lo` itself for a shift of 0). PTX
+    /// `shf.r.wrap.b32`, CUDA's `__funnelshift_r`; WGSL has no such operator and shifts both
+    /// words. The unaligned 32-bit word at byte `k` of two aligned words is `funnel_shr(lo, hi, 8·k)`.
+    FunnelShr(Value, Value, Value),
 }
 
 /// Hardware indices and sizes. All are `u32`. Blocks and grids have up to three dimensions; the

@@ -13,7 +13,7 @@ pub fn expr_operands(expr: &Expr) -> Vec<Value> {
         Expr::Literal(_) | Expr::Param(_) | Expr::Special(_) | Expr::Local(_) => Vec::new(),
         Expr::Unary(_, a) | Expr::Cast(_, a, _) => vec![a],
         Expr::Binary(_, a, b) | Expr::MulWide(a, b) | Expr::Compare(_, a, b) => vec![a, b],
-        Expr::MulAdd(a, b, c) => vec![a, b, c],
+        Expr::MulAdd(a, b, c) | Expr::FunnelShr(a, b, c) => vec![a, b, c],
         Expr::Select {
             cond,
             if_true,
@@ -85,6 +85,12 @@ pub fn expr_type(kernel: &Kernel, expr: &Expr) -> Result<ScalarType, String> {
             }
         }
         Expr::Cast(kind, a, to) => cast_type(kind, ty(kernel, a)?, to),
+        Expr::FunnelShr(a, b, c) => match (ty(kernel, a)?, ty(kernel, b)?, ty(kernel, c)?) {
+            (T::U32, T::U32, T::U32) => Ok(T::U32),
+            (x, y, z) => Err(format!(
+                "funnel_shr expects three u32 operands, found {x}, {y} and {z}"
+            )),
+        },
         Expr::MulAdd(a, b, c) => match (ty(kernel, a)?, ty(kernel, b)?, ty(kernel, c)?) {
             (x, y, z) if x == y && y == z && computes_float(x) => Ok(x),
             (x, y, z) => Err(format!(

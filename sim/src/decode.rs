@@ -54,6 +54,8 @@ pub(crate) enum Op {
     },
     /// `a * b + c` on `f32`, one rounding.
     MulAdd(ScalarType, Reg, Reg, Reg),
+    /// `(hi:lo) >> (shift mod 32)` on `u32`.
+    FunnelShr(Reg, Reg, Reg),
     Compare(CmpOp, ScalarType, Reg, Reg),
     Select {
         cond: Reg,
@@ -372,6 +374,7 @@ impl Decoder<'_> {
                 b: r(b),
             },
             Expr::MulAdd(a, b, c) => Op::MulAdd(self.ty(a), r(a), r(b), r(c)),
+            Expr::FunnelShr(a, b, c) => Op::FunnelShr(r(a), r(b), r(c)),
             Expr::Compare(op, a, b) => Op::Compare(op, self.ty(a), r(a), r(b)),
             Expr::Select {
                 cond,

@@ -124,6 +124,12 @@ pub(crate) fn mul_add(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
     fb(f(a).mul_add(f(b), f(c)))
 }
 
+/// `(hi:lo) >> (shift mod 32)`, the low 32 bits, on `u32` bits (`Expr::FunnelShr`).
+pub(crate) fn funnel_shr(lo: u64, hi: u64, shift: u64) -> u64 {
+    let wide = (u64::from(hi as u32) << 32) | u64::from(lo as u32);
+    u64::from((wide >> (shift as u32 & 31)) as u32)
+}
+
 /// A binary operation on operands of type `ty` (shifts: `b` is the `u32` amount).
 pub(crate) fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     if ty == ScalarType::F64 {

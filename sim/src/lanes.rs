@@ -190,6 +190,12 @@ impl BlockRun<'_> {
                 }
                 self.count_float_special(ty, active, &[a, b, c, &out]);
             }
+            Op::FunnelShr(lo, hi, shift) => {
+                let (lo, hi, shift) = (warp.reg(lo), warp.reg(hi), warp.reg(shift));
+                for l in lanes(active) {
+                    out[l] = eval::funnel_shr(lo[l], hi[l], shift[l]);
+                }
+            }
             Op::Compare(op, ty, a, b) => {
                 let (a, b) = (warp.reg(a), warp.reg(b));
                 for l in lanes(active) {

@@ -137,6 +137,13 @@ impl KernelBuilder {
         self.in_f32::<T, T>(&[a.value(), b.value(), c.value()], op)
     }
 
+    /// `(hi:lo) >> (shift mod 32)`, the low 32 bits (`Expr::FunnelShr`; PTX `shf.r.wrap.b32`): the
+    /// unaligned word `8·k` bits into the aligned words `lo`, `hi` in one operation.
+    #[must_use]
+    pub fn funnel_shr(&mut self, lo: Val<U32>, hi: Val<U32>, shift: Val<U32>) -> Val<U32> {
+        self.bind(Expr::FunnelShr(lo.value(), hi.value(), shift.value()))
+    }
+
     /// `a << amount` (amount modulo the width).
     #[must_use]
     pub fn shl<T: Int>(&mut self, a: Val<T>, amount: Val<U32>) -> Val<T> {

@@ -279,6 +279,15 @@ impl Gen<'_> {
                 );
                 self.let_stmt(t, Expr::MulAdd(a, b, c), out);
             }
+            6 if self.below(2) == 0 => {
+                let u = ScalarType::U32;
+                let (a, b, c) = (
+                    self.operand(u, out),
+                    self.operand(u, out),
+                    self.operand(u, out),
+                );
+                self.let_stmt(u, Expr::FunnelShr(a, b, c), out);
+            }
             6 => {
                 let (from, to) = self.pick(&[
                     (ScalarType::U32, ScalarType::U64),

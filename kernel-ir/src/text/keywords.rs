@@ -60,6 +60,7 @@ fixed_words! {
     SELECT = "select", "expression";
     MUL_WIDE = "mul_wide", "expression";
     MUL_ADD = "mul_add", "expression";
+    FUNNEL_SHR = "funnel_shr", "expression";
     TRUE = "true", "bool literal";
     FALSE = "false", "bool literal";
     BITS = "bits", "f32 literal by its bits";

@@ -196,6 +196,11 @@ impl Parser {
                 let b = self.comma_value()?;
                 Expr::MulAdd(a, b, self.comma_value()?)
             }
+            kw::FUNNEL_SHR => {
+                let a = self.value()?;
+                let b = self.comma_value()?;
+                Expr::FunnelShr(a, b, self.comma_value()?)
+            }
             _ => {
                 if let Some(kind) = CastKind::from_name(op) {
                     Expr::Cast(kind, self.value()?, ty)

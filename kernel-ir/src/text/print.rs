@@ -171,6 +171,14 @@ impl Printer<'_, '_, '_> {
             Expr::MulAdd(a, b, c) => {
                 format!("mul_add {}, {}, {}", self.val(a), self.val(b), self.val(c))
             }
+            Expr::FunnelShr(a, b, c) => {
+                format!(
+                    "funnel_shr {}, {}, {}",
+                    self.val(a),
+                    self.val(b),
+                    self.val(c)
+                )
+            }
             Expr::Compare(op, a, b) => {
                 format!("cmp {} {}, {}", op.name(), self.val(a), self.val(b))
             }

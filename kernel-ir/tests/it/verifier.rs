@@ -100,6 +100,7 @@ fn first_operand_mut(stmt: &mut Stmt) -> Option<&mut Value> {
         Stmt::Let { expr, .. } => match expr {
             Expr::Unary(_, a) | Expr::Cast(_, a, _) | Expr::Binary(_, a, _) => Some(a),
             Expr::MulWide(a, _) | Expr::Compare(_, a, _) | Expr::MulAdd(a, _, _) => Some(a),
+            Expr::FunnelShr(a, _, _) => Some(a),
             Expr::Select { cond, .. } => Some(cond),
             Expr::Literal(_) | Expr::Param(_) | Expr::Special(_) | Expr::Local(_) => None,
         },

@@ -119,6 +119,14 @@ impl Lowerer<'_> {
                     vec![Operand::Reg(dst), a, b, c],
                 );
             }
+            Expr::FunnelShr(lo, hi, shift) => {
+                let (lo, hi, shift) = (self.op(lo), self.op(hi), self.op(shift));
+                let dst = self.def(value);
+                self.inst(
+                    (O::Shf, &[M::R, M::Wrap, B32]),
+                    vec![Operand::Reg(dst), lo, hi, shift],
+                );
+            }
             Expr::Compare(op, a, b) => {
                 let operand_t = self.ty(a);
                 let cmp = match (op, operand_t) {

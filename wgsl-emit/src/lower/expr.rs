@@ -164,6 +164,22 @@ impl Lowerer<'_> {
                     arg3: None,
                 })
             }
+            // No funnel shift in WGSL: `(lo >> s) | (hi << (32 − s))`, and `lo` for `s` = 0 (where
+            // the second shift would be by 32).
+            Expr::FunnelShr(lo, hi, shift) => {
+                let (x, y, n) = (self.b.value(lo), self.b.value(hi), self.b.value(shift));
+                let mask = self.b.u32(31);
+                let s = self.b.binary(Op::And, n, mask);
+                let low = self.b.binary(Op::ShiftRight, x, s);
+                let width = self.b.u32(32);
+                let back = self.b.binary(Op::Subtract, width, s);
+                let back = self.b.binary(Op::And, back, mask);
+                let high = self.shift_left(y, back, ScalarType::U32);
+                let joined = self.b.binary(Op::InclusiveOr, low, high);
+                let zero = self.b.u32(0);
+                let aligned = self.b.binary(Op::Equal, s, zero);
+                self.b.select(aligned, x, joined)
+            }
             Expr::Compare(op, a, b) => {
                 let op = match op {
                     CmpOp::Eq => Op::Equal,

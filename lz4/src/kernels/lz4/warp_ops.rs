@@ -173,13 +173,7 @@ impl PageWords {
         hi: Val<U32>,
         shift: Val<U32>,
     ) -> Val<U32> {
-        let k = self.k;
-        // `hi << (32 - shift)` as two shifts, so that an aligned `i` (shift 0) takes nothing from `hi`.
-        let low_part = b.shr(lo, shift);
-        let hi_once = b.shl(hi, k.one);
-        let back = b.sub(k.thirty_one, shift);
-        let high_part = b.shl(hi_once, back);
-        b.or(low_part, high_part)
+        b.funnel_shr(lo, hi, shift)
     }
 }
 
