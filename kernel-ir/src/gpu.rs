@@ -204,6 +204,12 @@ pub fn mul_wide<T, W>(a: T, b: T) -> W {
 pub fn select<T>(cond: bool, a: T, b: T) -> T {
     outside("select")
 }
+/// The low 32 bits of the 64-bit `hi:lo` shifted right by `shift % 32` (`lo` for 0; CUDA's
+/// `__funnelshift_r`): IR `funnel_shr`. The unaligned word `k` bytes into the aligned words `lo`,
+/// `hi` is `funnel_shr(lo, hi, 8 * k)`.
+pub fn funnel_shr(lo: u32, hi: u32, shift: u32) -> u32 {
+    outside("funnel_shr")
+}
 /// Number of set bits of a `u32`/`u64` (`count_ones`): IR `popcount`.
 pub fn popcount<T>(x: T) -> u32 {
     outside("popcount")

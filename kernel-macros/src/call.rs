@@ -77,6 +77,7 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("mul_hi", "a, b"),
     ("mul_wide", "a, b"),
     ("select", "condition, if_true, if_false"),
+    ("funnel_shr", "lo, hi, shift"),
     ("popcount", "x"),
     ("clz", "x"),
     ("brev", "x"),
@@ -330,6 +331,10 @@ impl Lower {
             "select" => {
                 let lets = self.operands(&args)?;
                 quote_spanned!(span=> { #lets #b.select(__wf_a0, __wf_a1, __wf_a2) })
+            }
+            "funnel_shr" => {
+                let lets = self.operands(&args)?;
+                quote_spanned!(span=> { #lets #b.funnel_shr(__wf_a0, __wf_a1, __wf_a2) })
             }
             "popcount" | "clz" | "brev" | "ffs" | "rsqrt" => {
                 let lets = self.operands(&args)?;

@@ -30,6 +30,7 @@ mod differential;
 mod f64_generic;
 mod float_atomics;
 mod float_math;
+mod funnel_shift;
 mod gpu_batch;
 mod gpu_check_script;
 mod half_floats;
