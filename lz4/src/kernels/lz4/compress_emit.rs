@@ -1,5 +1,6 @@
-//! The sequence writer of the compress kernel: sizes, the give-up rule, token and length bytes by lane
-//! 0, literals by every lane.
+//! The sequence writer of the compress kernel: sizes, the give-up rule, then either one store per lane
+//! (a sequence without length bytes: token, literals and offset are at most 17 consecutive bytes) or
+//! the token and length bytes by lane 0 and the literals by every lane.
 
 use super::compress_kernel::{Ctx, PageCtx};
 use super::warp_ops::{for_range, PageConsts};
@@ -7,6 +8,15 @@ use super::PAGE_SIZE;
 use warpforge_ir::builder::{KernelBuilder, Val, U32, U64, U8};
 
 const PAGE: u32 = PAGE_SIZE as u32;
+
+/// A sequence's literals (`anchor`, `lit`), its literal length's continuation bytes and its token.
+#[derive(Clone, Copy)]
+struct Fields {
+    anchor: Val<U32>,
+    lit: Val<U32>,
+    lit_extra: Val<U32>,
+    token: Val<U32>,
+}
 
 impl Ctx {
     /// Writes one sequence at `out` (literals `anchor..anchor + lit`, then the match if any), or gives up
@@ -44,52 +54,137 @@ impl Ctx {
                 b.assign(self.pos, past);
             },
             |b| {
-                let first = b.eq(p.lane, k.zero);
-                // Token and literal length, by lane 0.
+                // Token, by every lane (lane 0 stores it).
                 let lit_nibble = b.min(lit, fifteen);
                 let ml_nibble = match ml {
                     Some(ml) => b.min(ml, fifteen),
                     None => k.zero,
                 };
-                b.if_(first, |b| {
-                    let high = b.shl(lit_nibble, k.four);
-                    let token = b.or(high, ml_nibble);
-                    self.store_out(b, p, out, token);
-                    let after = b.add(out, k.one);
-                    self.put_length(b, p, after, lit);
-                });
-                // Literals, by every lane.
-                let after_token = b.add(out, k.one);
-                let lit_start = b.add(after_token, lit_extra);
-                // Literals, by every lane: the first 32 without a loop (most runs are shorter).
-                let copy = |b: &mut KernelBuilder, j: Val<U32>| {
-                    let src = b.add(anchor, j);
-                    let byte = p.page.byte(b, src);
-                    let dst = b.add(lit_start, j);
-                    self.store_out(b, p, dst, byte);
-                };
-                let mine = b.lt(p.lane, lit);
-                b.if_(mine, |b| copy(b, p.lane));
-                let long = b.gt(lit, k.thirty_two);
-                b.if_(long, |b| {
-                    let from = b.add(p.lane, k.thirty_two);
-                    for_range(b, self.i, from, lit, 32, copy);
-                });
-                if let (Some((offset, _)), Some(ml)) = (matched, ml) {
-                    b.if_(first, |b| {
-                        let at = b.add(lit_start, lit);
-                        let lo = b.and(offset, k.ff);
-                        self.store_out(b, p, at, lo);
-                        let hi = b.shr(offset, k.eight);
-                        let at_hi = b.add(at, k.one);
-                        self.store_out(b, p, at_hi, hi);
-                        let after = b.add(at, k.two);
-                        self.put_length(b, p, after, ml);
-                    });
+                let high = b.shl(lit_nibble, k.four);
+                let token = b.or(high, ml_nibble);
+                match (matched, ml) {
+                    (Some((offset, _)), Some(ml)) => {
+                        // Most sequences have no length bytes: token, literals and offset are then
+                        // `lit + 3 <= 17` consecutive bytes, one per lane, in one store.
+                        let short_lit = b.lt(lit, fifteen);
+                        let short_ml = b.lt(ml, fifteen);
+                        let short = b.and(short_lit, short_ml);
+                        b.if_else(
+                            short,
+                            |b| self.write_short(b, p, out, anchor, lit, token, offset),
+                            |b| {
+                                let fields = Fields {
+                                    anchor,
+                                    lit,
+                                    lit_extra,
+                                    token,
+                                };
+                                self.write_sequence(b, p, out, fields, Some((offset, ml)));
+                            },
+                        );
+                    }
+                    _ => {
+                        let fields = Fields {
+                            anchor,
+                            lit,
+                            lit_extra,
+                            token,
+                        };
+                        self.write_sequence(b, p, out, fields, None);
+                    }
                 }
                 b.assign(self.out, end);
             },
         );
+    }
+
+    /// A sequence without length bytes (`lit < 15`, match length below 19): lane `k` of the first
+    /// `lit + 3` stores byte `out + k` — the token (lane 0), literal `k − 1`, or the offset's low
+    /// and high byte (lanes `lit + 1`, `lit + 2`).
+    #[allow(clippy::too_many_arguments)]
+    fn write_short(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        out: Val<U32>,
+        anchor: Val<U32>,
+        lit: Val<U32>,
+        token: Val<U32>,
+        offset: Val<U32>,
+    ) {
+        let k = p.page.k;
+        let bytes = b.add(lit, k.three);
+        let writes = b.lt(p.lane, bytes);
+        b.if_(writes, |b| {
+            let j = b.sub(p.lane, k.one);
+            // Lane 0 (j wraps) and the offset's lanes read a byte they do not store: kept inside
+            // the page.
+            let src = b.add(anchor, j);
+            let src = b.min(src, k.page_last);
+            let literal = p.page.byte(b, src);
+            let lo = b.and(offset, k.ff);
+            let hi = b.shr(offset, k.eight);
+            let at_lo = b.eq(j, lit);
+            let header = b.select(at_lo, lo, hi);
+            let first = b.eq(p.lane, k.zero);
+            let header = b.select(first, token, header);
+            let is_literal = b.lt(j, lit);
+            let byte = b.select(is_literal, literal, header);
+            let dst = b.add(out, p.lane);
+            self.store_out(b, p, dst, byte);
+        });
+    }
+
+    /// Any sequence: the token and length bytes by lane 0, the literals by every lane, 32 at a time.
+    fn write_sequence(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        out: Val<U32>,
+        f: Fields,
+        matched: Option<(Val<U32>, Val<U32>)>,
+    ) {
+        let k = p.page.k;
+        let Fields {
+            anchor,
+            lit,
+            lit_extra,
+            token,
+        } = f;
+        let first = b.eq(p.lane, k.zero);
+        b.if_(first, |b| {
+            self.store_out(b, p, out, token);
+            let after = b.add(out, k.one);
+            self.put_length(b, p, after, lit);
+        });
+        let after_token = b.add(out, k.one);
+        let lit_start = b.add(after_token, lit_extra);
+        // Literals, by every lane: the first 32 without a loop (most runs are shorter).
+        let copy = |b: &mut KernelBuilder, j: Val<U32>| {
+            let src = b.add(anchor, j);
+            let byte = p.page.byte(b, src);
+            let dst = b.add(lit_start, j);
+            self.store_out(b, p, dst, byte);
+        };
+        let mine = b.lt(p.lane, lit);
+        b.if_(mine, |b| copy(b, p.lane));
+        let long = b.gt(lit, k.thirty_two);
+        b.if_(long, |b| {
+            let from = b.add(p.lane, k.thirty_two);
+            for_range(b, self.i, from, lit, 32, copy);
+        });
+        if let Some((offset, ml)) = matched {
+            b.if_(first, |b| {
+                let at = b.add(lit_start, lit);
+                let lo = b.and(offset, k.ff);
+                self.store_out(b, p, at, lo);
+                let hi = b.shr(offset, k.eight);
+                let at_hi = b.add(at, k.one);
+                self.store_out(b, p, at_hi, hi);
+                let after = b.add(at, k.two);
+                self.put_length(b, p, after, ml);
+            });
+        }
     }
 
     fn store_out(&self, b: &mut KernelBuilder, p: &PageCtx, at: Val<U32>, byte: Val<U32>) {
