@@ -1,5 +1,6 @@
 //! IR building blocks shared by the LZ4 warp kernels: counted loops, byte and unaligned-word reads
-//! from a page held in shared memory as 32-bit words, and warp-wide "first lane where" helpers.
+//! from a page held as 32-bit words (in shared memory, or where the caller has it), and warp-wide
+//! "first lane where" helpers.
 
 use warpforge_ir::builder::{AnyArray, Bool, KernelBuilder, Local, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode};
@@ -123,7 +124,8 @@ impl PageWords {
 
     /// [`word_at`](Self::word_at) in lanes where `active` holds, and the second aligned word it read
     /// (the first one of the word at `i + 4`). Other lanes read the page's first two words, whatever
-    /// their `i`: lanes reading one word share a bank access, so idle lanes cost no bank conflicts.
+    /// their `i`: lanes reading one word share one access (a shared bank, or a global sector), so idle
+    /// lanes cost no bank conflicts or extra sectors.
     pub fn word_at_if(
         self,
         b: &mut KernelBuilder,
