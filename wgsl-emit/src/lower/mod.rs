@@ -407,10 +407,7 @@ impl Lowerer<'_> {
                 let both = naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP;
                 self.b.push(Statement::ControlBarrier(both));
             }
-            Stmt::Warp(op) => match subgroup::width(self.warps) {
-                Some(width) => self.warp_subgroup(op, width),
-                None => self.warp(op),
-            },
+            Stmt::Warp(op) => self.warp(op),
         }
     }
 }

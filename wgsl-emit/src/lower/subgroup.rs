@@ -19,9 +19,8 @@
 //! the emulation masks each lane's own bit, this lowering masks the ballot with the reader's mask.
 
 use naga::{BinaryOperator as Op, Expression, Handle, Scalar, Statement};
-use warpforge_ir::{Mask, ScalarType, ShuffleMode, Value, VoteMode, WarpOp};
+use warpforge_ir::{Mask, ScalarType, ShuffleMode, Value};
 
-use super::builder::scalar_of;
 use super::Lowerer;
 use crate::layout::WarpLowering;
 
@@ -51,73 +50,24 @@ impl Lowerer<'_> {
         result
     }
 
-    /// Lowers one collective on subgroups `width` wide.
-    pub(super) fn warp_subgroup(&mut self, op: &WarpOp, width: u32) {
-        match *op {
-            WarpOp::Shuffle {
-                value,
-                mode,
-                src,
-                lane,
-                ..
-            } => self.subgroup_shuffle(value, mode, src, lane, width),
-            WarpOp::Ballot { value, pred, mask } => {
-                let ballot = self.subgroup_ballot(pred, mask, width);
-                self.b.set_value(value, ballot);
-            }
-            WarpOp::Vote {
-                value,
-                mode,
-                pred,
-                mask,
-            } => {
-                let ballot = self.subgroup_ballot(pred, mask, width);
-                let result = if mode == VoteMode::Any {
-                    let zero = self.b.u32(0);
-                    self.b.binary(Op::NotEqual, ballot, zero)
-                } else {
-                    let m = self.mask_expr(mask);
-                    self.b.binary(Op::Equal, ballot, m)
-                };
-                self.b.set_value(value, result);
-            }
-            WarpOp::MatchAny { value, src, mask } => {
-                self.subgroup_match_any(value, src, mask, width)
-            }
-            WarpOp::Sync { .. } => self.b.barrier(),
-        }
-    }
-
-    fn subgroup_shuffle(
+    /// A shuffle of the `u32` bits of a value: one `subgroupShuffle` from the source lane the
+    /// emulation computes, in this warp's half of the subgroup.
+    pub(super) fn subgroup_shuffle(
         &mut self,
-        value: Value,
+        bits: H,
         mode: ShuffleMode,
-        src: Value,
+        lane: H,
         lane_operand: Value,
         width: u32,
-    ) {
-        let t = self.kernel.values[src].ty;
-        let (_, lane, _) = self.lane_and_base();
-        let x = self.b.value(src);
-        let bits = if t == ScalarType::U32 {
-            x
-        } else {
-            self.b.cast(x, Scalar::U32, true)
-        };
+    ) -> H {
         let from = self.shuffle_source(mode, lane, lane_operand);
         let half = self.half_base(width);
         let index = self.b.binary(Op::Add, half, from);
-        let got = self.gather(bits, index);
-        let result = if t == ScalarType::U32 {
-            got
-        } else {
-            self.b.cast(got, scalar_of(t), true)
-        };
-        self.b.set_value(value, result);
+        self.gather(bits, index)
     }
 
     /// The ballot of `pred` over `mask`: bit `i` set when lane `i` is in `mask` and its `pred` holds.
-    fn subgroup_ballot(&mut self, pred: Value, mask: Mask, width: u32) -> H {
+    pub(super) fn subgroup_ballot(&mut self, pred: Value, mask: Mask, width: u32) -> H {
         let p = self.b.value(pred);
         let result = self.b.ballot_result();
         self.b.push(Statement::SubgroupBallot {
@@ -135,9 +85,7 @@ impl Lowerer<'_> {
                 base: result,
                 index: 1,
             });
-            let tid = self.thread_index();
-            let k = self.b.u32(32);
-            let upper = self.b.binary(Op::And, tid, k);
+            let upper = self.half_base(width);
             let zero = self.b.u32(0);
             let upper = self.b.binary(Op::NotEqual, upper, zero);
             self.b.select(upper, high, low)
@@ -146,7 +94,7 @@ impl Lowerer<'_> {
         self.b.binary(Op::And, word, m)
     }
 
-    fn subgroup_match_any(&mut self, value: Value, src: Value, mask: Mask, width: u32) {
+    pub(super) fn subgroup_match_any(&mut self, value: Value, src: Value, mask: Mask, width: u32) {
         let (lo, hi) = self.match_words(src);
         let m = self.mask_expr(mask);
         let half = self.half_base(width);

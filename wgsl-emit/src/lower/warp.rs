@@ -13,7 +13,7 @@ use naga::{BinaryOperator as Op, Expression, Handle, Scalar, Statement};
 use warpforge_ir::{Kernel, Mask, ScalarType, ShuffleMode, Stmt, Value, VoteMode, WarpOp};
 
 use super::builder::{scalar_of, Builder};
-use super::Lowerer;
+use super::{subgroup, Lowerer};
 
 type H = Handle<Expression>;
 
@@ -184,7 +184,10 @@ impl Lowerer<'_> {
         });
     }
 
+    /// Lowers one collective: through workgroup memory, or on subgroups where the lowering says
+    /// (`subgroup.rs`); the parts both share are here.
     pub(super) fn warp(&mut self, op: &WarpOp) {
+        let width = subgroup::width(self.warps);
         match *op {
             WarpOp::Shuffle {
                 value,
@@ -194,7 +197,7 @@ impl Lowerer<'_> {
                 ..
             } => self.shuffle(value, mode, src, lane),
             WarpOp::Ballot { value, pred, mask } => {
-                let ballot = self.ballot(pred, mask);
+                let ballot = self.any_ballot(pred, mask, width);
                 self.b.set_value(value, ballot);
             }
             WarpOp::Vote {
@@ -203,7 +206,7 @@ impl Lowerer<'_> {
                 pred,
                 mask,
             } => {
-                let ballot = self.ballot(pred, mask);
+                let ballot = self.any_ballot(pred, mask, width);
                 let result = if mode == VoteMode::Any {
                     let zero = self.b.u32(0);
                     self.b.binary(Op::NotEqual, ballot, zero)
@@ -213,8 +216,19 @@ impl Lowerer<'_> {
                 };
                 self.b.set_value(value, result);
             }
-            WarpOp::MatchAny { value, src, mask } => self.match_any(value, src, mask),
+            WarpOp::MatchAny { value, src, mask } => match width {
+                Some(width) => self.subgroup_match_any(value, src, mask, width),
+                None => self.match_any(value, src, mask),
+            },
             WarpOp::Sync { .. } => self.b.barrier(),
+        }
+    }
+
+    /// [`Self::ballot`], or on subgroups `width` wide [`Self::subgroup_ballot`].
+    fn any_ballot(&mut self, pred: Value, mask: Mask, width: Option<u32>) -> H {
+        match width {
+            Some(width) => self.subgroup_ballot(pred, mask, width),
+            None => self.ballot(pred, mask),
         }
     }
 
@@ -227,23 +241,32 @@ impl Lowerer<'_> {
         } else {
             self.b.cast(x, Scalar::U32, true)
         };
-        let own = self.slot(self.exchange(), tid);
-        self.b.push(Statement::Store {
-            pointer: own,
-            value: bits,
-        });
-        self.b.barrier();
-        let from = self.shuffle_source(mode, lane, lane_operand);
-        let at = self.b.binary(Op::Add, base, from);
-        let ptr = self.slot(self.exchange(), at);
-        let got = self.b.load(ptr);
+        let width = subgroup::width(self.warps);
+        let got = match width {
+            Some(width) => self.subgroup_shuffle(bits, mode, lane, lane_operand, width),
+            None => {
+                let own = self.slot(self.exchange(), tid);
+                self.b.push(Statement::Store {
+                    pointer: own,
+                    value: bits,
+                });
+                self.b.barrier();
+                let from = self.shuffle_source(mode, lane, lane_operand);
+                let at = self.b.binary(Op::Add, base, from);
+                let ptr = self.slot(self.exchange(), at);
+                self.b.load(ptr)
+            }
+        };
         let result = if t == ScalarType::U32 {
             got
         } else {
             self.b.cast(got, scalar_of(t), true)
         };
         self.b.set_value(value, result);
-        self.b.barrier();
+        if width.is_none() {
+            // The slots may be reused by the next collective only after every lane has read.
+            self.b.barrier();
+        }
     }
 
     /// The ballot of `pred` over `mask`: bit `i` set when lane `i` is in `mask` and its `pred` holds.
