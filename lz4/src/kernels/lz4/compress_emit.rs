@@ -62,8 +62,14 @@ impl Ctx {
                 };
                 let high = b.shl(lit_nibble, k.four);
                 let token = b.or(high, ml_nibble);
-                match (matched, ml) {
-                    (Some((offset, _)), Some(ml)) => {
+                let f = Fields {
+                    anchor,
+                    lit,
+                    lit_extra,
+                    token,
+                };
+                match matched.zip(ml) {
+                    Some(((offset, _), ml)) => {
                         // Most sequences have no length bytes: token, literals and offset are then
                         // `lit + 3 <= 17` consecutive bytes, one per lane, in one store.
                         let short_lit = b.lt(lit, fifteen);
@@ -71,27 +77,11 @@ impl Ctx {
                         let short = b.and(short_lit, short_ml);
                         b.if_else(
                             short,
-                            |b| self.write_short(b, p, out, anchor, lit, token, offset),
-                            |b| {
-                                let fields = Fields {
-                                    anchor,
-                                    lit,
-                                    lit_extra,
-                                    token,
-                                };
-                                self.write_sequence(b, p, out, fields, Some((offset, ml)));
-                            },
+                            |b| self.write_short(b, p, out, f, offset),
+                            |b| self.write_sequence(b, p, out, f, Some((offset, ml))),
                         );
                     }
-                    _ => {
-                        let fields = Fields {
-                            anchor,
-                            lit,
-                            lit_extra,
-                            token,
-                        };
-                        self.write_sequence(b, p, out, fields, None);
-                    }
+                    None => self.write_sequence(b, p, out, f, None),
                 }
                 b.assign(self.out, end);
             },
@@ -101,17 +91,17 @@ impl Ctx {
     /// A sequence without length bytes (`lit < 15`, match length below 19): lane `k` of the first
     /// `lit + 3` stores byte `out + k` — the token (lane 0), literal `k − 1`, or the offset's low
     /// and high byte (lanes `lit + 1`, `lit + 2`).
-    #[allow(clippy::too_many_arguments)]
     fn write_short(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         out: Val<U32>,
-        anchor: Val<U32>,
-        lit: Val<U32>,
-        token: Val<U32>,
+        f: Fields,
         offset: Val<U32>,
     ) {
+        let Fields {
+            anchor, lit, token, ..
+        } = f;
         let k = p.page.k;
         let bytes = b.add(lit, k.three);
         let writes = b.lt(p.lane, bytes);
