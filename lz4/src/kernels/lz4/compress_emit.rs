@@ -31,20 +31,84 @@ impl Ctx {
         matched: Option<(Val<U32>, Val<U32>)>,
     ) {
         let k = p.page.k;
-        let fifteen = k.fifteen;
+        let out = b.read(self.out);
+        let Some((offset, len)) = matched else {
+            return self.emit_general(b, p, out, (anchor, lit), None);
+        };
+        let ml = b.sub(len, k.four);
+        // Most sequences have no length bytes: token, literals and offset are then `lit + 3 <= 17`
+        // consecutive bytes, one per lane, in one store.
+        let short_lit = b.lt(lit, k.fifteen);
+        let short_ml = b.lt(ml, k.fifteen);
+        let short = b.and(short_lit, short_ml);
+        b.if_else(
+            short,
+            |b| {
+                let size = b.add(lit, k.three);
+                let high = b.shl(lit, k.four);
+                let token = b.or(high, ml);
+                let f = Fields {
+                    anchor,
+                    lit,
+                    lit_extra: k.zero,
+                    token,
+                };
+                self.write_if_shorter(b, p, out, size, |b| self.write_short(b, p, out, f, offset));
+            },
+            |b| self.emit_general(b, p, out, (anchor, lit), Some((offset, ml))),
+        );
+    }
+
+    /// Any sequence at `out`: its size with length bytes, then [`write_sequence`](Self::write_sequence)
+    /// unless the block would not be shorter than the page. `matched`: offset and match length − 4.
+    fn emit_general(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        out: Val<U32>,
+        (anchor, lit): (Val<U32>, Val<U32>),
+        matched: Option<(Val<U32>, Val<U32>)>,
+    ) {
+        let k = p.page.k;
         let lit_extra = length_bytes(b, &k, lit);
-        let ml = matched.map(|(_, len)| b.sub(len, k.four));
         let mut size = b.add(lit_extra, k.one);
         size = b.add(size, lit);
-        if let Some(ml) = ml {
+        if let Some((_, ml)) = matched {
             size = b.add(size, k.two);
             let ml_extra = length_bytes(b, &k, ml);
             size = b.add(size, ml_extra);
         }
-        let out = b.read(self.out);
+        let lit_nibble = b.min(lit, k.fifteen);
+        let ml_nibble = match matched {
+            Some((_, ml)) => b.min(ml, k.fifteen),
+            None => k.zero,
+        };
+        let high = b.shl(lit_nibble, k.four);
+        let token = b.or(high, ml_nibble);
+        let f = Fields {
+            anchor,
+            lit,
+            lit_extra,
+            token,
+        };
+        self.write_if_shorter(b, p, out, size, |b| {
+            self.write_sequence(b, p, out, f, matched)
+        });
+    }
+
+    /// Runs `write` and moves `out` past the `size` bytes it writes, or gives up (`raw = 1`, and the
+    /// parse position moves past the page) when the block would then not be shorter than the page.
+    fn write_if_shorter(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        out: Val<U32>,
+        size: Val<U32>,
+        write: impl FnOnce(&mut KernelBuilder),
+    ) {
+        let k = p.page.k;
         let end = b.add(out, size);
-        let page = b.u32(PAGE);
-        let too_big = b.ge(end, page);
+        let too_big = b.gt(end, k.page_last);
         b.if_else(
             too_big,
             |b| {
@@ -54,35 +118,7 @@ impl Ctx {
                 b.assign(self.pos, past);
             },
             |b| {
-                // Token, by every lane (lane 0 stores it).
-                let lit_nibble = b.min(lit, fifteen);
-                let ml_nibble = match ml {
-                    Some(ml) => b.min(ml, fifteen),
-                    None => k.zero,
-                };
-                let high = b.shl(lit_nibble, k.four);
-                let token = b.or(high, ml_nibble);
-                let f = Fields {
-                    anchor,
-                    lit,
-                    lit_extra,
-                    token,
-                };
-                match matched.zip(ml) {
-                    Some(((offset, _), ml)) => {
-                        // Most sequences have no length bytes: token, literals and offset are then
-                        // `lit + 3 <= 17` consecutive bytes, one per lane, in one store.
-                        let short_lit = b.lt(lit, fifteen);
-                        let short_ml = b.lt(ml, fifteen);
-                        let short = b.and(short_lit, short_ml);
-                        b.if_else(
-                            short,
-                            |b| self.write_short(b, p, out, f, offset),
-                            |b| self.write_sequence(b, p, out, f, Some((offset, ml))),
-                        );
-                    }
-                    None => self.write_sequence(b, p, out, f, None),
-                }
+                write(b);
                 b.assign(self.out, end);
             },
         );

@@ -144,6 +144,9 @@ pub(super) struct Ctx {
     pub(super) match_len: Local<U32>,
     /// The compare loop's last aligned word (the first of the next word's two).
     pub(super) carry: Local<U32>,
+    /// The throughput level: 1 when the last step ended in a match, whose position two bytes before
+    /// its end the next step enters in the table ([`super::compress_greedy`]).
+    pending: Option<Local<U32>>,
 }
 
 /// Per-page values every phase uses.
@@ -204,12 +207,19 @@ impl Ctx {
             key: b.local("key"),
             match_len: b.local("match_len"),
             carry: b.local("carry"),
+            pending: (!level.uses_chains()).then(|| b.local("pending")),
         }
     }
 
     /// The throughput level's `buckets` array.
     pub(super) fn buckets(&self) -> SharedArr<U32> {
         self.buckets.expect("only the throughput level has buckets")
+    }
+
+    /// The throughput level's `pending` flag.
+    pub(super) fn pending(&self) -> Local<U32> {
+        self.pending
+            .expect("only the throughput level steps with a pending write")
     }
 
     /// The chain levels' `scratch` array.
@@ -388,7 +398,7 @@ impl Ctx {
             let safe_x = b.min(x, last);
             let slot = self.slot_window(b, p, pos);
             let hit = self.probe(b, p, safe_x, slot, valid);
-            let (f, any) = first_lane(b, hit);
+            let (f, any) = first_lane(b, hit, p.page.k.zero);
             let nothing = b.not(any);
             b.if_(nothing, |b| {
                 let step = b.u32(32);

@@ -3,7 +3,7 @@
 //! extensions. Chain entry `k` of `x` is `sorted[scratch[x] − 1 − k]` (see [`super::compress_chains`]).
 
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
-use super::warp_ops::{broadcast, first_lane};
+use super::warp_ops::{broadcast, first_lane, PageConsts};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode, VoteMode};
 
@@ -61,7 +61,7 @@ impl Ctx {
             let alive = b.read(self.alive);
             let one = b.u32(1);
             let alive = b.eq(alive, one);
-            let (_, any) = first_lane(b, alive);
+            let any = b.vote(VoteMode::Any, alive, Mask::FULL);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
             let (q, in_chain) = self.entry(b, p, slot, k, Some(alive));
@@ -139,11 +139,12 @@ impl Ctx {
         let x = b.read(self.start);
         let q = b.read(self.best_q);
         let len = b.read(self.best_len);
-        self.take_match(b, p, x, q, len);
+        self.take_match(b, p, x, q, len, None);
     }
 
     /// The match of `len` bytes at `x` from `q` (all warp-uniform), extended backward over pending
-    /// literals and written as a sequence; the parse moves past it.
+    /// literals and written as a sequence; the parse moves past it. `backward` is whether the bytes
+    /// before `x` and `q` agree (within the literals and the page) when the caller knows it.
     pub(super) fn take_match(
         &self,
         b: &mut KernelBuilder,
@@ -151,22 +152,28 @@ impl Ctx {
         x: Val<U32>,
         q: Val<U32>,
         len: Val<U32>,
+        backward: Option<Val<Bool>>,
     ) {
         let k = p.page.k;
         let anchor = b.read(self.anchor);
         // Most matches do not extend backward: one byte decides, and only then the lanes count.
-        let room = b.gt(x, anchor);
-        let q_room = b.gt(q, k.zero);
-        let room = b.and(room, q_room);
-        let x1 = b.sub(x, k.one);
-        let q1 = b.sub(q, k.one);
-        let x1 = b.select(room, x1, k.zero);
-        let q1 = b.select(room, q1, k.zero);
-        let bx = p.page.byte(b, x1);
-        let bq = p.page.byte(b, q1);
-        let same = b.eq(bx, bq);
-        let can = b.and(room, same);
-        let can = b.vote(VoteMode::Any, can, Mask::FULL);
+        let can = match backward {
+            Some(can) => can,
+            None => {
+                let room = b.gt(x, anchor);
+                let q_room = b.gt(q, k.zero);
+                let room = b.and(room, q_room);
+                let x1 = b.sub(x, k.one);
+                let q1 = b.sub(q, k.one);
+                let x1 = b.select(room, x1, k.zero);
+                let q1 = b.select(room, q1, k.zero);
+                let bx = p.page.byte(b, x1);
+                let bq = p.page.byte(b, q1);
+                let same = b.eq(bx, bq);
+                let can = b.and(room, same);
+                b.vote(VoteMode::Any, can, Mask::FULL)
+            }
+        };
         b.assign(self.ext, k.zero);
         b.if_(can, |b| {
             self.extend_backward(b, p, x, q, anchor);
@@ -308,7 +315,7 @@ impl Ctx {
             let alive = b.read(self.alive);
             let one = b.u32(1);
             let alive = b.eq(alive, one);
-            let (_, any) = first_lane(b, alive);
+            let any = b.vote(VoteMode::Any, alive, Mask::FULL);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
             let j = b.read(self.step);
@@ -352,7 +359,7 @@ impl Ctx {
     fn count_agreeing(
         &self,
         b: &mut KernelBuilder,
-        thirty_two: Val<U32>,
+        k: &PageConsts,
         start: Val<U32>,
         agrees: impl FnOnce(&mut KernelBuilder, Val<U32>) -> Val<warpforge_ir::builder::Bool>,
     ) -> Val<U32> {
@@ -361,7 +368,7 @@ impl Ctx {
             let count = b.read(self.ext);
             let ok = agrees(b, count);
             let stop = b.not(ok);
-            let (f, any) = first_lane(b, stop);
+            let (f, any) = first_lane(b, stop, k.zero);
             b.if_else(
                 any,
                 |b| {
@@ -370,7 +377,7 @@ impl Ctx {
                     b.break_();
                 },
                 |b| {
-                    let more = b.add(count, thirty_two);
+                    let more = b.add(count, k.thirty_two);
                     b.assign(self.ext, more);
                 },
             );
@@ -389,7 +396,7 @@ impl Ctx {
         known: Val<U32>,
     ) -> Val<U32> {
         let k = p.page.k;
-        self.count_agreeing(b, k.thirty_two, known, |b, e| {
+        self.count_agreeing(b, &k, known, |b, e| {
             let i = b.add(e, p.lane);
             let xi = b.add(x, i);
             let inside = b.lt(xi, k.end_limit);
@@ -413,7 +420,7 @@ impl Ctx {
         anchor: Val<U32>,
     ) -> Val<U32> {
         let k = p.page.k;
-        self.count_agreeing(b, k.thirty_two, k.zero, |b, d| {
+        self.count_agreeing(b, &k, k.zero, |b, d| {
             let lane1 = b.add(p.lane, k.one);
             let i = b.add(d, lane1);
             let room = b.sub(x, anchor);

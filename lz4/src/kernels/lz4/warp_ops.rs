@@ -179,10 +179,14 @@ impl PageWords {
     }
 }
 
-/// The lowest lane whose `pred` holds, and whether any does (both warp-uniform).
-pub(crate) fn first_lane(b: &mut KernelBuilder, pred: Val<Bool>) -> (Val<U32>, Val<Bool>) {
+/// The lowest lane whose `pred` holds, and whether any does (both warp-uniform); `zero` is the
+/// constant 0, built once outside the caller's loops.
+pub(crate) fn first_lane(
+    b: &mut KernelBuilder,
+    pred: Val<Bool>,
+    zero: Val<U32>,
+) -> (Val<U32>, Val<Bool>) {
     let mask = b.ballot(pred, Mask::FULL);
-    let zero = b.u32(0);
     let any = b.ne(mask, zero);
     (b.ffs(mask), any)
 }
