@@ -3,18 +3,21 @@
 //! table: `buckets[h]` holds the two most recent positions written with hash `h`, the newest in its
 //! low 16 bits, the older in its high 16 bits, `0xFFFF` for none.
 //!
-//! Lane `l` tries `x = pos + l`: its two candidates are the latest two earlier lanes of the step with
-//! the same hash (`match_any`, then the highest set bits), completed from the bucket. The first lane
-//! with a verified candidate starts the match. The lanes up to it (every lane when none has one) are
-//! the positions the sequential parse tried, so they write the table, the last lane of each hash
-//! winning with itself and its newest candidate.
+//! A step gives lane `l` the position `base + l`: its word, its bucket, the lanes with the same bucket
+//! (`match_any`) and the bucket's two entries, once. Then, as often as its lanes allow, it *tries*
+//! the lanes from the parse position on: a lane's two candidates are the latest two earlier lanes with
+//! the same bucket among those already *entered* in the table (the sequential parse's writes before
+//! this position), completed from the bucket; the first lane with a verified candidate starts the
+//! match. The match is extended and written; the sequential parse then enters the position two bytes
+//! before its end and tries from its end, so when the end is still in the step, the step goes on from
+//! there: the lanes entered are those up to the match's first lane, the lane two before the end, and
+//! the lanes tried next. When the step is used up (a match ends past it, or no lane hits), the lanes
+//! entered write the table, the last lane of each bucket with itself and its newest candidate.
 //!
-//! After a match the sequential parse writes the position two bytes before its end to the table,
-//! then tries the positions from its end. The next step does both: its base is two positions back,
-//! lane 0 writes that position (it is an earlier lane for every later one, as the sequential write
-//! comes first), lane 1 (the position just before the end) neither tries nor writes, and lanes 2–31
-//! try. Otherwise lane 0 is the position before `pos` and lanes 1–31 try. So the lane before the
-//! first hit always holds the word just before it, whose low byte decides the backward extension
+//! A step's base is one position before the parse position (that lane takes no part), or two after a
+//! match that ended past the previous step: lane 0 then enters the position two before the match's
+//! end (the sequential write comes first), lane 1 takes no part, lanes 2–31 try. So the lane before
+//! the first hit always holds the word just before it, whose low byte decides the backward extension
 //! without a load of its own.
 
 use super::compress_kernel::{Ctx, PageCtx, SEARCHABLE};
@@ -41,20 +44,38 @@ struct StepConsts {
     buckets: Val<U32>,
     bits: Val<U32>,
     sixteen: Val<U32>,
-    /// Per lane, built once: the lanes before this one (`(1 << lane) − 1`), the lanes after it, this
-    /// lane's key when it takes no part (`marker + lane`), and `lane + 1`.
+    /// Per lane, built once: this lane's bit, the lanes before it (`(1 << lane) − 1`), the lanes after
+    /// it, its key when it takes no part (`marker + lane`), and `lane + 1`.
+    lane_bit: Val<U32>,
     before: Val<U32>,
     after: Val<U32>,
     off_key: Val<U32>,
     lane_plus_one: Val<U32>,
 }
 
-/// What one step found (all warp-uniform): the step's first position (lane 0's), whether a lane has a
-/// verified candidate, the first such lane's position and candidate, and whether the match there
-/// extends backward (the bytes before both agree, within the pending literals and the page).
-struct StepResult {
+/// What a step reads once for all its tries: per lane its position, whether it takes part, its word,
+/// bucket and bucket entries, and the lanes with the same bucket (all of them, and those before it);
+/// the step's base (lane 0's position) and first trying lane (uniform).
+#[derive(Clone, Copy)]
+struct StepWords {
     base: Val<U32>,
+    skip: Val<U32>,
+    x: Val<U32>,
+    valid: Val<Bool>,
+    word: Val<U32>,
+    slot: Val<U32>,
+    same: Val<U32>,
+    same_before: Val<U32>,
+    newest: Val<U32>,
+    older: Val<U32>,
+}
+
+/// What one try found (warp-uniform): whether a lane has a verified candidate, the first such lane
+/// (31 at most), its position and candidate, and whether the match there extends backward (the bytes
+/// before both agree, within the pending literals and the page).
+struct Tried {
     any: Val<Bool>,
+    first: Val<U32>,
     x: Val<U32>,
     candidate: Val<U32>,
     backward: Val<Bool>,
@@ -86,29 +107,75 @@ impl Ctx {
             buckets: b.u32(FAST_BUCKETS as u32),
             bits: b.u32(FAST_HASH_BITS),
             sixteen: b.u32(16),
+            lane_bit,
             before,
             after: b.not(through),
             off_key: b.add(marker, p.lane),
             lane_plus_one: b.add(p.lane, k.one),
         };
-        let pending = self.pending();
+        let g = self.greedy();
         self.start_parse(b);
-        b.assign(pending, k.zero);
+        b.assign(g.pending, k.zero);
         b.loop_(|b| {
             let pos = b.read(self.pos);
             let done = b.ge(pos, c.searchable);
             b.if_(done, |b| b.break_());
-            let step = self.greedy_step(b, p, &c, pos);
-            let nothing = b.not(step.any);
-            b.if_(nothing, |b| {
-                let next = b.add(step.base, k.thirty_two);
-                b.assign(self.pos, next);
-                b.assign(pending, k.zero);
-                b.continue_();
+            let w = self.step_words(b, p, &c, pos);
+            // Entered so far: every lane but the one that takes no part (lane `skip − 1`).
+            let idle_lane = b.sub(w.skip, k.one);
+            let idle_bit = b.shl(k.one, idle_lane);
+            let entered = b.not(idle_bit);
+            b.assign(g.entered, entered);
+            b.assign(g.from, w.skip);
+            b.loop_(|b| {
+                let entered = b.read(g.entered);
+                let from = b.read(g.from);
+                let t = self.try_lanes(b, p, &c, &w, entered, from);
+                let nothing = b.not(t.any);
+                b.if_(nothing, |b| {
+                    // Every lane from `from` on was tried and is entered.
+                    self.enter(b, p, &c, &w, entered);
+                    let next = b.add(w.base, k.thirty_two);
+                    b.assign(self.pos, next);
+                    b.assign(g.pending, k.zero);
+                    b.break_();
+                });
+                let len = self.extend_forward(b, p, t.x, t.candidate, k.four);
+                self.take_match(b, p, t.x, t.candidate, len, Some(t.backward));
+                // The lanes up to the match's first stay entered; the lane two before its end is
+                // entered; the parse goes on from its end (lane `rel`) while that is in the step.
+                let end = b.read(self.pos);
+                let rel = b.sub(end, w.base);
+                let through = b.shl(k.two, t.first);
+                let through = b.sub(through, k.one);
+                let kept = b.and(entered, through);
+                let before_end = b.sub(rel, k.two);
+                let in_step = b.le(rel, k.thirty_one);
+                b.if_(in_step, |b| {
+                    // Lanes from `rel − 2` on, but `rel − 1`.
+                    let from_bit = b.shl(k.one, before_end);
+                    let below = b.sub(from_bit, k.one);
+                    let onward = b.not(below);
+                    let idle = b.shl(k.one, rel);
+                    let idle = b.shr(idle, k.one);
+                    let onward = b.xor(onward, idle);
+                    let entered = b.or(kept, onward);
+                    b.assign(g.entered, entered);
+                    b.assign(g.from, rel);
+                    b.continue_();
+                });
+                // The step is used up: the position two before the end is entered here when it is in
+                // the step, else by the next step.
+                let end_in = b.le(before_end, k.thirty_one);
+                let at = b.min(before_end, k.thirty_one);
+                let end_bit = b.shl(k.one, at);
+                let end_bit = b.select(end_in, end_bit, k.zero);
+                let entered = b.or(kept, end_bit);
+                self.enter(b, p, &c, &w, entered);
+                let pending = b.select(end_in, k.zero, k.one);
+                b.assign(g.pending, pending);
+                b.break_();
             });
-            let len = self.extend_forward(b, p, step.x, step.candidate, k.four);
-            self.take_match(b, p, step.x, step.candidate, len, Some(step.backward));
-            b.assign(pending, k.one);
         });
         self.finish_parse(b, p);
     }
@@ -145,18 +212,17 @@ impl Ctx {
         b.and(some, same)
     }
 
-    /// One step from `pos` (warp-uniform): lanes from the base (one position back, two after a match)
-    /// up to the end of the step try their position; the table is written as the sequential parse
-    /// would.
-    fn greedy_step(
+    /// The step from `pos` (warp-uniform): its base is one position back, two after a match that
+    /// left the position two before its end to enter.
+    fn step_words(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         c: &StepConsts,
         pos: Val<U32>,
-    ) -> StepResult {
+    ) -> StepWords {
         let k = p.page.k;
-        let pending = b.read(self.pending());
+        let pending = b.read(self.greedy().pending);
         // Lanes below `skip` do not try their position: the one before `pos` (lane `skip − 1`) takes
         // no part, the one two before (lane 0 after a match) only enters the table.
         let skip = b.add(pending, k.one);
@@ -171,7 +237,37 @@ impl Ctx {
         // Lanes that take no part get distinct keys that no bucket can equal.
         let key = b.select(valid, slot, c.off_key);
         let same = b.match_any(key, Mask::FULL);
-        let earlier = b.and(same, c.before);
+        let same_before = b.and(same, c.before);
+        let pair = b.load(self.buckets(), slot);
+        let newest = b.and(pair, c.empty);
+        let older = b.shr(pair, c.sixteen);
+        StepWords {
+            base,
+            skip,
+            x,
+            valid,
+            word,
+            slot,
+            same,
+            same_before,
+            newest,
+            older,
+        }
+    }
+
+    /// Tries the lanes from `from` (uniform) against the table as the lanes in `entered` (uniform)
+    /// left it.
+    fn try_lanes(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        c: &StepConsts,
+        w: &StepWords,
+        entered: Val<U32>,
+        from: Val<U32>,
+    ) -> Tried {
+        let k = p.page.k;
+        let earlier = b.and(w.same_before, entered);
         // The newest two earlier lanes with the same bucket: the highest set bits (31 − clz).
         let has_one = b.ne(earlier, k.zero);
         let leading = b.clz(earlier);
@@ -182,56 +278,67 @@ impl Ctx {
         let has_two = b.ne(rest, k.zero);
         let leading = b.clz(rest);
         let second = b.sub(k.thirty_one, leading);
-        let pair = b.load(self.buckets(), slot);
-        let newest = b.and(pair, c.empty);
-        let older = b.shr(pair, c.sixteen);
-        let in_step = b.add(base, latest);
-        let c0 = b.select(has_one, in_step, newest);
-        let in_step2 = b.add(base, second);
-        let from_table = b.select(has_one, newest, older);
+        let in_step = b.add(w.base, latest);
+        let c0 = b.select(has_one, in_step, w.newest);
+        let in_step2 = b.add(w.base, second);
+        let from_table = b.select(has_one, w.newest, w.older);
         let c1 = b.select(has_two, in_step2, from_table);
-        let v0 = self.verifies(b, p, c, c0, word);
-        let v1 = self.verifies(b, p, c, c1, word);
+        let v0 = self.verifies(b, p, c, c0, w.word);
+        let v1 = self.verifies(b, p, c, c1, w.word);
         let either = b.or(v0, v1);
-        let tries = b.ge(p.lane, skip);
-        let hit = b.and(valid, tries);
+        let tries = b.ge(p.lane, from);
+        let hit = b.and(w.valid, tries);
         let hit = b.and(hit, either);
         let candidate = b.select(v0, c0, c1);
         let (f, any) = first_lane(b, hit, k.zero);
-        // The positions tried or entered: valid lanes up to `f`, or every valid lane when none has a
-        // candidate. (Lanes that are not valid have keys of their own: they are in no other lane's
-        // `same`.)
-        let limit = b.select(any, f, k.thirty_one);
-        let upto = b.le(p.lane, limit);
-        let writers = b.shl(k.two, limit);
-        let writers = b.sub(writers, k.one);
-        let later = b.and(same, writers);
-        let later = b.and(later, c.after);
-        let is_last = b.eq(later, k.zero);
-        let writes = b.and(upto, is_last);
-        let writes = b.and(writes, valid);
-        // Every lane has read the bucket before any lane writes it.
-        b.warp_sync(Mask::FULL);
-        b.if_(writes, |b| {
-            let older = b.shl(c0, c.sixteen);
-            let pair = b.or(older, x);
-            b.store(self.buckets(), slot, pair);
-        });
-        b.warp_sync(Mask::FULL);
-        let from = b.min(f, k.thirty_one);
-        let candidate = broadcast(b, candidate, from);
+        let first = b.min(f, k.thirty_one);
+        let candidate = broadcast(b, candidate, first);
         // The byte before the match is the low byte of the word of the lane before it (`f ≥ 1`).
-        let prev = b.sub(from, k.one);
-        let word_before = broadcast(b, word, prev);
-        let x = b.add(base, from);
+        let prev = b.sub(first, k.one);
+        let word_before = broadcast(b, w.word, prev);
+        let x = b.add(w.base, first);
         let backward = self.extends_backward(b, p, (x, any), candidate, word_before);
-        StepResult {
-            base,
+        Tried {
             any,
+            first,
             x,
             candidate,
             backward,
         }
+    }
+
+    /// The lanes in `entered` (uniform) write the table: the last lane of each bucket, with itself and
+    /// its newest candidate.
+    fn enter(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        c: &StepConsts,
+        w: &StepWords,
+        entered: Val<U32>,
+    ) {
+        let k = p.page.k;
+        let earlier = b.and(w.same_before, entered);
+        let has_one = b.ne(earlier, k.zero);
+        let leading = b.clz(earlier);
+        let latest = b.sub(k.thirty_one, leading);
+        let in_step = b.add(w.base, latest);
+        let c0 = b.select(has_one, in_step, w.newest);
+        let mine = b.and(entered, c.lane_bit);
+        let is_in = b.ne(mine, k.zero);
+        let later = b.and(w.same, entered);
+        let later = b.and(later, c.after);
+        let is_last = b.eq(later, k.zero);
+        let writes = b.and(is_in, is_last);
+        let writes = b.and(writes, w.valid);
+        // Every lane has read the bucket before any lane writes it.
+        b.warp_sync(Mask::FULL);
+        b.if_(writes, |b| {
+            let older = b.shl(c0, c.sixteen);
+            let pair = b.or(older, w.x);
+            b.store(self.buckets(), w.slot, pair);
+        });
+        b.warp_sync(Mask::FULL);
     }
 
     /// Whether the match at `x` from `q` (uniform; `found`: there is one) extends backward: `x` is

@@ -144,9 +144,20 @@ pub(super) struct Ctx {
     pub(super) match_len: Local<U32>,
     /// The compare loop's last aligned word (the first of the next word's two).
     pub(super) carry: Local<U32>,
-    /// The throughput level: 1 when the last step ended in a match, whose position two bytes before
-    /// its end the next step enters in the table ([`super::compress_greedy`]).
-    pending: Option<Local<U32>>,
+    /// The throughput level's step state ([`super::compress_greedy`]).
+    greedy: Option<GreedyLocals>,
+}
+
+/// The throughput level's step state, all warp-uniform ([`super::compress_greedy`]).
+#[derive(Clone, Copy)]
+pub(super) struct GreedyLocals {
+    /// 1 when the last step ended with a match whose position two bytes before its end the next step
+    /// enters in the table.
+    pub(super) pending: Local<U32>,
+    /// The step's lanes entered in the table so far, one bit each.
+    pub(super) entered: Local<U32>,
+    /// The step's first lane to try.
+    pub(super) from: Local<U32>,
 }
 
 /// Per-page values every phase uses.
@@ -207,7 +218,11 @@ impl Ctx {
             key: b.local("key"),
             match_len: b.local("match_len"),
             carry: b.local("carry"),
-            pending: (!level.uses_chains()).then(|| b.local("pending")),
+            greedy: (!level.uses_chains()).then(|| GreedyLocals {
+                pending: b.local("pending"),
+                entered: b.local("entered"),
+                from: b.local("from"),
+            }),
         }
     }
 
@@ -216,10 +231,10 @@ impl Ctx {
         self.buckets.expect("only the throughput level has buckets")
     }
 
-    /// The throughput level's `pending` flag.
-    pub(super) fn pending(&self) -> Local<U32> {
-        self.pending
-            .expect("only the throughput level steps with a pending write")
+    /// The throughput level's step state.
+    pub(super) fn greedy(&self) -> GreedyLocals {
+        self.greedy
+            .expect("only the throughput level steps through a hash table")
     }
 
     /// The chain levels' `scratch` array.
