@@ -25,7 +25,7 @@ use super::encode_fast::FAST_HASH_BITS;
 use super::warp_ops::{broadcast, first_lane, for_range};
 use super::{FAST_BUCKETS, LZ4_HASH_MULT};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
-use warpforge_ir::{Mask, VoteMode};
+use warpforge_ir::{Mask, ShuffleMode, VoteMode};
 
 /// "No position" in the table.
 const EMPTY: u32 = 0xFFFF;
@@ -68,6 +68,9 @@ struct StepWords {
     same_before: Val<U32>,
     newest: Val<U32>,
     older: Val<U32>,
+    /// Whether the bucket's newest and older entries hold this lane's word.
+    newest_ok: Val<Bool>,
+    older_ok: Val<Bool>,
 }
 
 /// What one try found (warp-uniform): whether a lane has a verified candidate, the first such lane
@@ -130,7 +133,7 @@ impl Ctx {
             b.loop_(|b| {
                 let entered = b.read(g.entered);
                 let from = b.read(g.from);
-                let t = self.try_lanes(b, p, &c, &w, entered, from);
+                let t = self.try_lanes(b, p, &w, entered, from);
                 let nothing = b.not(t.any);
                 b.if_(nothing, |b| {
                     // Every lane from `from` on was tried and is entered.
@@ -241,6 +244,8 @@ impl Ctx {
         let pair = b.load(self.buckets(), slot);
         let newest = b.and(pair, c.empty);
         let older = b.shr(pair, c.sixteen);
+        let newest_ok = self.verifies(b, p, c, newest, word);
+        let older_ok = self.verifies(b, p, c, older, word);
         StepWords {
             base,
             skip,
@@ -252,6 +257,8 @@ impl Ctx {
             same_before,
             newest,
             older,
+            newest_ok,
+            older_ok,
         }
     }
 
@@ -261,7 +268,6 @@ impl Ctx {
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
-        c: &StepConsts,
         w: &StepWords,
         entered: Val<U32>,
         from: Val<U32>,
@@ -283,8 +289,15 @@ impl Ctx {
         let in_step2 = b.add(w.base, second);
         let from_table = b.select(has_one, w.newest, w.older);
         let c1 = b.select(has_two, in_step2, from_table);
-        let v0 = self.verifies(b, p, c, c0, w.word);
-        let v1 = self.verifies(b, p, c, c1, w.word);
+        // A candidate in the step is verified against its lane's word (shuffle lanes are taken
+        // modulo 32), one from the bucket by what the step read.
+        let word0 = b.shuffle(ShuffleMode::Index, w.word, latest, Mask::FULL);
+        let same0 = b.eq(word0, w.word);
+        let v0 = b.select(has_one, same0, w.newest_ok);
+        let word1 = b.shuffle(ShuffleMode::Index, w.word, second, Mask::FULL);
+        let same1 = b.eq(word1, w.word);
+        let table_ok = b.select(has_one, w.newest_ok, w.older_ok);
+        let v1 = b.select(has_two, same1, table_ok);
         let either = b.or(v0, v1);
         let tries = b.ge(p.lane, from);
         let hit = b.and(w.valid, tries);
