@@ -17,9 +17,12 @@
 //! an sm_90 SM; on the development corpus they cost 0.01% of ratio against 2,048 (`docs/lz4.md`).
 //!
 //! The warp kernel computes the same thing 32 positions at a time: lane `l` tries `p + l`; its
-//! candidates are the latest two earlier lanes with the same hash (`match_any`), then the bucket; the
-//! first lane with a verified candidate starts the match, and the lanes up to it write the table, the
-//! last lane of each hash winning — exactly the positions, and the order, of the sequential parse.
+//! candidates are the latest two earlier lanes with the same hash (`match_any`) among those the
+//! sequential parse has written by then, then the bucket; the first lane with a verified candidate
+//! starts the match, and the positions written (the lanes up to it, the one two before the match's
+//! end, the ones tried after it while the step lasts) write the table, the last lane of each hash
+//! winning — exactly the positions, and the order, of the sequential parse
+//! ([`super::compress_greedy`]).
 
 use super::sequences::{agreeing_before, push_sequence, read32, searchable, NO_LINK};
 use super::{LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MIN_MATCH};
