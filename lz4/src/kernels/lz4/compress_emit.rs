@@ -6,6 +6,7 @@ use super::compress_kernel::{Ctx, PageCtx};
 use super::warp_ops::{for_range, PageConsts};
 use super::PAGE_SIZE;
 use warpforge_ir::builder::{KernelBuilder, Val, U32, U64, U8};
+use warpforge_ir::{Mask, ShuffleMode};
 
 const PAGE: u32 = PAGE_SIZE as u32;
 
@@ -16,6 +17,14 @@ struct Fields {
     lit: Val<U32>,
     lit_extra: Val<U32>,
     token: Val<U32>,
+}
+
+/// The throughput level's step, as the sequence writer can use it: lane `l` holds the little-endian
+/// page word at `base + l` ([`super::compress_greedy`]), and `base_plus_one` is `base + 1`.
+#[derive(Clone, Copy)]
+pub(super) struct Window {
+    pub(super) base_plus_one: Val<U32>,
+    pub(super) word: Val<U32>,
 }
 
 impl Ctx {
@@ -29,6 +38,7 @@ impl Ctx {
         anchor: Val<U32>,
         lit: Val<U32>,
         matched: Option<(Val<U32>, Val<U32>)>,
+        window: Option<Window>,
     ) {
         let k = p.page.k;
         let out = b.read(self.out);
@@ -53,7 +63,9 @@ impl Ctx {
                     lit_extra: k.zero,
                     token,
                 };
-                self.write_if_shorter(b, p, out, size, |b| self.write_short(b, p, out, f, offset));
+                self.write_if_shorter(b, p, out, size, |b| {
+                    self.write_short(b, p, (out, f, offset), window)
+                });
             },
             |b| self.emit_general(b, p, out, (anchor, lit), Some((offset, ml))),
         );
@@ -126,14 +138,40 @@ impl Ctx {
 
     /// A sequence without length bytes (`lit < 15`, match length below 19): lane `k` of the first
     /// `lit + 3` stores byte `out + k` — the token (lane 0), literal `k − 1`, or the offset's low
-    /// and high byte (lanes `lit + 1`, `lit + 2`).
+    /// and high byte (lanes `lit + 1`, `lit + 2`). With a `window` whose positions hold the literals
+    /// (they start at or after its base: they end before the match, which starts inside it), lane
+    /// `k` takes literal `k − 1` from the word of lane `anchor − base + k − 1` instead of the page.
     fn write_short(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
-        out: Val<U32>,
-        f: Fields,
-        offset: Val<U32>,
+        (out, f, offset): (Val<U32>, Fields, Val<U32>),
+        window: Option<Window>,
+    ) {
+        let Some(w) = window else {
+            return self.store_short(b, p, (out, f, offset), None);
+        };
+        let in_window = b.ge(f.anchor, w.base_plus_one);
+        b.if_else(
+            in_window,
+            |b| {
+                let lane = b.sub(f.anchor, w.base_plus_one);
+                let lane = b.add(lane, p.lane);
+                let word = b.shuffle(ShuffleMode::Index, w.word, lane, Mask::FULL);
+                let literal = b.and(word, p.page.k.ff);
+                self.store_short(b, p, (out, f, offset), Some(literal));
+            },
+            |b| self.store_short(b, p, (out, f, offset), None),
+        );
+    }
+
+    /// [`write_short`](Self::write_short)'s stores, each lane's literal given or read from the page.
+    fn store_short(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        (out, f, offset): (Val<U32>, Fields, Val<U32>),
+        literal: Option<Val<U32>>,
     ) {
         let Fields {
             anchor, lit, token, ..
@@ -143,11 +181,16 @@ impl Ctx {
         let writes = b.lt(p.lane, bytes);
         b.if_(writes, |b| {
             let j = b.sub(p.lane, k.one);
-            // Lane 0 (j wraps) and the offset's lanes read a byte they do not store: kept inside
-            // the page.
-            let src = b.add(anchor, j);
-            let src = b.min(src, k.page_last);
-            let literal = p.page.byte(b, src);
+            let literal = match literal {
+                Some(literal) => literal,
+                None => {
+                    // Lane 0 (j wraps) and the offset's lanes read a byte they do not store: kept
+                    // inside the page.
+                    let src = b.add(anchor, j);
+                    let src = b.min(src, k.page_last);
+                    p.page.byte(b, src)
+                }
+            };
             let lo = b.and(offset, k.ff);
             let hi = b.shr(offset, k.eight);
             let at_lo = b.eq(j, lit);

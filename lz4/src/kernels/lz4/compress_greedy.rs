@@ -20,6 +20,7 @@
 //! the first hit always holds the word just before it, whose low byte decides the backward extension
 //! without a load of its own.
 
+use super::compress_emit::Window;
 use super::compress_kernel::{Ctx, PageCtx, SEARCHABLE};
 use super::encode_fast::FAST_HASH_BITS;
 use super::warp_ops::{broadcast, first_lane, for_range};
@@ -59,6 +60,7 @@ struct StepConsts {
 #[derive(Clone, Copy)]
 struct StepWords {
     base: Val<U32>,
+    base_plus_one: Val<U32>,
     skip: Val<U32>,
     x: Val<U32>,
     valid: Val<Bool>,
@@ -144,7 +146,11 @@ impl Ctx {
                     b.break_();
                 });
                 let len = self.extend_forward(b, p, t.x, t.candidate, k.four);
-                self.take_match(b, p, t.x, t.candidate, len, Some(t.backward));
+                let window = Window {
+                    base_plus_one: w.base_plus_one,
+                    word: w.word,
+                };
+                self.take_match(b, p, (t.x, t.candidate, len), Some((t.backward, window)));
                 // The lanes up to the match's first stay entered; the lane two before its end is
                 // entered; the parse goes on from its end (lane `rel`) while that is in the step.
                 let end = b.read(self.pos);
@@ -248,6 +254,7 @@ impl Ctx {
         let older_ok = self.verifies(b, p, c, older, word);
         StepWords {
             base,
+            base_plus_one: b.add(base, k.one),
             skip,
             x,
             valid,

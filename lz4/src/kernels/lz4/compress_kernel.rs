@@ -444,7 +444,7 @@ impl Ctx {
             let anchor = b.read(self.anchor);
             let page = b.u32(PAGE);
             let lit = b.sub(page, anchor);
-            self.emit_sequence(b, p, anchor, lit, None);
+            self.emit_sequence(b, p, anchor, lit, None, None);
         });
         let raw = b.read(self.raw);
         let out = b.read(self.out);

@@ -2,6 +2,7 @@
 //! entry, the warp-wide longest match at one position, the lazy steps, and the forward and backward
 //! extensions. Chain entry `k` of `x` is `sorted[scratch[x] − 1 − k]` (see [`super::compress_chains`]).
 
+use super::compress_emit::Window;
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
 use super::warp_ops::{broadcast, first_lane, PageConsts};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
@@ -139,21 +140,21 @@ impl Ctx {
         let x = b.read(self.start);
         let q = b.read(self.best_q);
         let len = b.read(self.best_len);
-        self.take_match(b, p, x, q, len, None);
+        self.take_match(b, p, (x, q, len), None);
     }
 
     /// The match of `len` bytes at `x` from `q` (all warp-uniform), extended backward over pending
-    /// literals and written as a sequence; the parse moves past it. `backward` is whether the bytes
-    /// before `x` and `q` agree (within the literals and the page) when the caller knows it.
+    /// literals and written as a sequence; the parse moves past it. `step`: the throughput level's
+    /// step, which knows whether the bytes before `x` and `q` agree (within the literals and the
+    /// page) and holds the words the sequence writer can take literals from.
     pub(super) fn take_match(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
-        x: Val<U32>,
-        q: Val<U32>,
-        len: Val<U32>,
-        backward: Option<Val<Bool>>,
+        (x, q, len): (Val<U32>, Val<U32>, Val<U32>),
+        step: Option<(Val<Bool>, Window)>,
     ) {
+        let (backward, window) = step.unzip();
         let k = p.page.k;
         let anchor = b.read(self.anchor);
         // Most matches do not extend backward: one byte decides, and only then the lanes count.
@@ -188,7 +189,7 @@ impl Ctx {
         let next = b.add(start, len);
         b.assign(self.pos, next);
         b.assign(self.anchor, next);
-        self.emit_sequence(b, p, anchor, lit, Some((offset, len)));
+        self.emit_sequence(b, p, anchor, lit, Some((offset, len)), window);
     }
 
     /// The longest match at `x` (warp-uniform) among its first `depth` chain entries, 32 entries per
