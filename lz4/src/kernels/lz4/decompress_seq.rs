@@ -342,15 +342,15 @@ impl Dec {
         });
     }
 
-    /// The source of lane `k`'s byte (`k` < 32) of a match whose first byte goes to `to − k`:
-    /// `to − offset · (⌊k / offset⌋ + 1)`, within the `offset` bytes before the match, and equal to
-    /// the byte `k mod offset` of them. `⌊k / offset⌋` by a reciprocal (no division per byte or
-    /// sequence): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋` for every `k` below
-    /// 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is below 1/2048, less than
-    /// the gap `1 / offset` to the next integer for offsets up to 2048. An offset of 32 or more needs
-    /// no reciprocal (`⌊k / offset⌋` = 0: `r` = 0 does), so `r` is a shuffle of [`Seq::recips`] from
-    /// lane `min(offset − 1, 31)` — instead of a division per sequence, which is about 18 SASS
-    /// instructions on sm_90, one of them a quarter-rate `MUFU.RCP`.
+    /// The source of lane `k`'s byte (`k` < 32) of a match of an offset below 32 whose first byte
+    /// goes to `to − k`: `to − offset · (⌊k / offset⌋ + 1)`, within the `offset` bytes before the
+    /// match, and equal to the byte `k mod offset` of them. `⌊k / offset⌋` by a reciprocal (no
+    /// division per byte or sequence): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋`
+    /// for every `k` below 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is
+    /// below 1/2048, less than the gap `1 / offset` to the next integer for offsets up to 2048. `r` is
+    /// a shuffle of [`Seq::recips`] from lane `offset − 1` — instead of a division per sequence, which
+    /// is about 18 SASS instructions on sm_90, one of them a quarter-rate `MUFU.RCP`. (An offset of
+    /// 32 or more needs none of it: [`Dec::match_round`] reads `offset` bytes back.)
     fn match_source(
         &self,
         b: &mut KernelBuilder,
@@ -359,8 +359,7 @@ impl Dec {
         m: &Matched,
         to: Val<U32>,
     ) -> Val<U32> {
-        let from_lane = b.min(m.offset_less_one, c.thirty_one);
-        let r = b.shuffle(ShuffleMode::Index, p.recips, from_lane, Mask::FULL);
+        let r = b.shuffle(ShuffleMode::Index, p.recips, m.offset_less_one, Mask::FULL);
         let q = b.mul(p.lane, r);
         let q = b.shr(q, c.sixteen);
         let q = b.add(q, c.one);
@@ -382,7 +381,9 @@ impl Dec {
         self.match_round(b, c, p, f, m);
     }
 
-    /// The first 32 bytes of the sequence's match.
+    /// The first 32 bytes of the sequence's match. With an offset of 32 or more (most matches) every
+    /// lane reads `offset` bytes back, all of it written before this round; shorter offsets repeat
+    /// their bytes ([`Dec::match_source`]).
     fn match_round(
         &self,
         b: &mut KernelBuilder,
@@ -392,12 +393,25 @@ impl Dec {
         m: &Matched,
     ) -> Val<U32> {
         let to = b.add(p.lane_out, f.d2);
-        let from = self.match_source(b, c, p, m, to);
         let copies = b.lt(p.lane, m.ml);
-        b.if_(copies, |b| {
-            let byte = b.load(self.buf, from);
-            b.store(self.buf, to, byte);
-        });
+        let copy = |b: &mut KernelBuilder, from: Val<U32>| {
+            b.if_(copies, |b| {
+                let byte = b.load(self.buf, from);
+                b.store(self.buf, to, byte);
+            });
+        };
+        let far = b.ge(m.offset_less_one, c.thirty_one);
+        b.if_else(
+            far,
+            |b| {
+                let from = b.sub(to, m.offset);
+                copy(b, from);
+            },
+            |b| {
+                let from = self.match_source(b, c, p, m, to);
+                copy(b, from);
+            },
+        );
         to
     }
 
