@@ -23,7 +23,7 @@
 use super::compress_emit::Window;
 use super::compress_kernel::{Ctx, PageCtx, SEARCHABLE};
 use super::encode_fast::FAST_HASH_BITS;
-use super::warp_ops::{broadcast, first_lane, for_range};
+use super::warp_ops::{broadcast, first_lane, for_range, PageConsts};
 use super::{FAST_BUCKETS, LZ4_HASH_MULT};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode, VoteMode};
@@ -280,19 +280,15 @@ impl Ctx {
         from: Val<U32>,
     ) -> Tried {
         let k = p.page.k;
-        let earlier = b.and(w.same_before, entered);
         // The newest two earlier lanes with the same bucket: the highest set bits (31 − clz).
-        let has_one = b.ne(earlier, k.zero);
-        let leading = b.clz(earlier);
-        let latest = b.sub(k.thirty_one, leading);
+        let n = newest_earlier(b, &k, w, entered);
+        let (has_one, latest, c0) = (n.has_one, n.latest, n.candidate);
         let latest_bit = b.shl(k.one, latest);
         let latest_bit = b.select(has_one, latest_bit, k.zero);
-        let rest = b.xor(earlier, latest_bit);
+        let rest = b.xor(n.earlier, latest_bit);
         let has_two = b.ne(rest, k.zero);
         let leading = b.clz(rest);
         let second = b.sub(k.thirty_one, leading);
-        let in_step = b.add(w.base, latest);
-        let c0 = b.select(has_one, in_step, w.newest);
         let in_step2 = b.add(w.base, second);
         let from_table = b.select(has_one, w.newest, w.older);
         let c1 = b.select(has_two, in_step2, from_table);
@@ -338,12 +334,7 @@ impl Ctx {
         entered: Val<U32>,
     ) {
         let k = p.page.k;
-        let earlier = b.and(w.same_before, entered);
-        let has_one = b.ne(earlier, k.zero);
-        let leading = b.clz(earlier);
-        let latest = b.sub(k.thirty_one, leading);
-        let in_step = b.add(w.base, latest);
-        let c0 = b.select(has_one, in_step, w.newest);
+        let c0 = newest_earlier(b, &k, w, entered).candidate;
         let mine = b.and(entered, c.lane_bit);
         let is_in = b.ne(mine, k.zero);
         let later = b.and(w.same, entered);
@@ -385,5 +376,34 @@ impl Ctx {
         let same = b.eq(bx, bq);
         let can = b.and(room, same);
         b.vote(VoteMode::Any, can, Mask::FULL)
+    }
+}
+
+/// A lane's newest candidate among the lanes in `entered`: the highest earlier lane with the same
+/// bucket (`31 − clz` of their mask), else the bucket's newest entry.
+struct NewestEarlier {
+    earlier: Val<U32>,
+    has_one: Val<Bool>,
+    latest: Val<U32>,
+    candidate: Val<U32>,
+}
+
+fn newest_earlier(
+    b: &mut KernelBuilder,
+    k: &PageConsts,
+    w: &StepWords,
+    entered: Val<U32>,
+) -> NewestEarlier {
+    let earlier = b.and(w.same_before, entered);
+    let has_one = b.ne(earlier, k.zero);
+    let leading = b.clz(earlier);
+    let latest = b.sub(k.thirty_one, leading);
+    let in_step = b.add(w.base, latest);
+    let candidate = b.select(has_one, in_step, w.newest);
+    NewestEarlier {
+        earlier,
+        has_one,
+        latest,
+        candidate,
     }
 }
