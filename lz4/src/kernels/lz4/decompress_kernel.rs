@@ -17,8 +17,9 @@
 //! 2. **Parse** from shared memory: every lane reads the same token, lengths and offset (one
 //!    broadcast access each), so the parse is warp-uniform.
 //! 3. **Copy** into the warp's page in shared memory, one byte per lane, the write position kept
-//!    [`IN_PLACE_GAP`] bytes behind the next unread block byte (checked once per sequence; a malformed
-//!    block that would close the gap stops with [`decode_status::OVERRUN`]): a sequence whose literals and
+//!    [`IN_PLACE_GAP`](super::IN_PLACE_GAP) bytes behind the next unread block byte (checked once
+//!    per sequence; a malformed block that would close the gap stops with
+//!    [`decode_status::OVERRUN`]): a sequence whose literals and
 //!    match are at most 32 bytes long (most of them) takes one masked step each, with no loop; longer
 //!    ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
 //!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
@@ -28,7 +29,7 @@
 //!    coalesced 128-byte stores), only when the block decoded to exactly one page.
 
 use super::decompress_layout::{
-    decode_status, Dec, DecPlace, IN_PLACE_GAP, LZ4_MAX_PAGE_BLOCK, PAGE, WARP_BYTES,
+    decode_status, Dec, DecPlace, LZ4_MAX_PAGE_BLOCK, PAGE, WARP_BYTES,
 };
 use super::decompress_seq::{lane_reciprocal, Consts, Seq};
 use super::warp_ops::for_step;
@@ -92,15 +93,12 @@ impl Dec {
         let ibase = b.add(sbase, shift);
         let send = b.add(ibase, size);
         let lane_out = b.add(obase, lane);
-        let gap = b.u32(IN_PLACE_GAP);
-        let behind = b.add(obase, gap);
         let p = Seq {
             lane,
             obase,
             lane_out,
             ibase,
             send,
-            behind,
             recips: lane_reciprocal(b, c, lane),
         };
         b.assign(self.s, ibase);
