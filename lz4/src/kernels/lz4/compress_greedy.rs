@@ -14,6 +14,10 @@
 //! the lanes tried next. When the step is used up (a match ends past it, or no lane hits), the lanes
 //! entered write the table, the last lane of each bucket with itself and its newest candidate.
 //!
+//! The words are read once too: a candidate inside the step is verified against its lane's word (a
+//! shuffle), the bucket's two entries once per step, and the sequence writer takes a short
+//! sequence's literals from the lanes' words ([`super::compress_emit::Window`]).
+//!
 //! A step's base is one position before the parse position (that lane takes no part), or two after a
 //! match that ended past the previous step: lane 0 then enters the position two before the match's
 //! end (the sequential write comes first), lane 1 takes no part, lanes 2–31 try. So the lane before
