@@ -24,7 +24,7 @@
 //! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
 //! with one warp per block the kernel is block-uniform as WebGPU requires.
 
-use super::warp_ops::{first_lane, for_range, PageConsts, PageWords};
+use super::warp_ops::{for_range, PageConsts, PageWords};
 use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
@@ -146,6 +146,9 @@ pub(super) struct Ctx {
     pub(super) carry: Local<U32>,
     /// The throughput level's step state ([`super::compress_greedy`]).
     greedy: Option<GreedyLocals>,
+    /// The chain levels' last probed window: its first position and its lanes' verdicts (a ballot),
+    /// which do not depend on the parse, so a sequence that starts inside it needs no new probe.
+    probed: Option<(Local<U32>, Local<U32>)>,
 }
 
 /// The throughput level's step state, all warp-uniform ([`super::compress_greedy`]).
@@ -218,6 +221,9 @@ impl Ctx {
             key: b.local("key"),
             match_len: b.local("match_len"),
             carry: b.local("carry"),
+            probed: level
+                .uses_chains()
+                .then(|| (b.local("probed_base"), b.local("probed_hits"))),
             greedy: (!level.uses_chains()).then(|| GreedyLocals {
                 pending: b.local("pending"),
                 entered: b.local("entered"),
@@ -399,29 +405,57 @@ impl Ctx {
         self.write_meta(b, p, [kind, len, w0, w1]);
     }
 
+    /// The chain levels' parse. Whether a position has a verified chain entry does not depend on the
+    /// parse, so a probe's verdicts for its 32 positions stay good: the first hit at or after the
+    /// parse position inside the last probed window starts the next match without a new probe, and
+    /// a window is probed only when the parse has passed the last one's hits.
     fn parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
+        let k = p.page.k;
+        let (probed_base, probed_hits) = self.probed.expect("chain levels keep a probed window");
+        let searchable = b.u32(SEARCHABLE);
+        let last = b.u32(SEARCHABLE - 1);
+        let ones = b.u32(u32::MAX);
         self.start_parse(b);
+        // No window yet: its base is past the page, so no position is inside it.
+        let past = b.u32(PAGE);
+        b.assign(probed_base, past);
+        b.assign(probed_hits, k.zero);
         b.loop_(|b| {
             let pos = b.read(self.pos);
-            let searchable = b.u32(SEARCHABLE);
             let done = b.ge(pos, searchable);
             b.if_(done, |b| b.break_());
-            // Each lane probes one position with its chain.
-            let x = b.add(pos, p.lane);
-            let valid = b.lt(x, searchable);
-            let last = b.u32(SEARCHABLE - 1);
-            let safe_x = b.min(x, last);
-            let slot = self.slot_window(b, p, pos);
-            let hit = self.probe(b, p, safe_x, slot, valid);
-            let (f, any) = first_lane(b, hit, p.page.k.zero);
-            let nothing = b.not(any);
-            b.if_(nothing, |b| {
-                let step = b.u32(32);
-                let next = b.add(pos, step);
-                b.assign(self.pos, next);
+            let base = b.read(probed_base);
+            let hits = b.read(probed_hits);
+            let rel = b.sub(pos, base);
+            let inside = b.lt(rel, k.thirty_two);
+            let from_rel = b.shl(ones, rel);
+            let ahead = b.and(hits, from_rel);
+            let ahead = b.select(inside, ahead, k.zero);
+            let known = b.ne(ahead, k.zero);
+            let f = b.ffs(ahead);
+            let unknown = b.not(known);
+            b.if_(unknown, |b| {
+                // Probe the next window: from the parse position, or after the last window when the
+                // parse is still inside it (its later positions have no hit).
+                let after = b.add(base, k.thirty_two);
+                let start = b.select(inside, after, pos);
+                b.assign(self.pos, start);
+                let x = b.add(start, p.lane);
+                let valid = b.lt(x, searchable);
+                let safe_x = b.min(x, last);
+                let slot = self.slot_window(b, p, start);
+                let hit = self.probe(b, p, safe_x, slot, valid);
+                let mask = b.ballot(hit, Mask::FULL);
+                b.assign(probed_base, start);
+                b.assign(probed_hits, mask);
+                let none = b.eq(mask, k.zero);
+                b.if_(none, |b| {
+                    let next = b.add(start, k.thirty_two);
+                    b.assign(self.pos, next);
+                });
                 b.continue_();
             });
-            let x = b.add(pos, f);
+            let x = b.add(base, f);
             self.match_at(b, p, x);
         });
         self.finish_parse(b, p);
