@@ -30,7 +30,7 @@ use super::encode_fast::FAST_HASH_BITS;
 use super::warp_ops::{broadcast, first_lane, for_range, PageConsts};
 use super::{FAST_BUCKETS, LZ4_HASH_MULT};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
-use warpforge_ir::{Mask, ShuffleMode, VoteMode};
+use warpforge_ir::{Mask, ShuffleMode};
 
 /// "No position" in the table.
 const EMPTY: u32 = 0xFFFF;
@@ -317,7 +317,11 @@ impl Ctx {
         let prev = b.sub(first, k.one);
         let word_before = broadcast(b, w.word, prev);
         let x = b.add(w.base, first);
-        let backward = self.extends_backward(b, p, (x, any), candidate, word_before);
+        let anchor = b.read(self.anchor);
+        let backward =
+            self.bytes_before_agree(b, p, (x, candidate), (anchor, Some(any)), |b, _| {
+                b.and(word_before, k.ff)
+            });
         Tried {
             any,
             first,
@@ -354,32 +358,6 @@ impl Ctx {
             b.store(self.buckets(), w.slot, pair);
         });
         b.warp_sync(Mask::FULL);
-    }
-
-    /// Whether the match at `x` from `q` (uniform; `found`: there is one) extends backward: `x` is
-    /// past the anchor, `q` past the page's first byte, and the bytes before them (the low byte of
-    /// `word_before` for `x`) agree.
-    fn extends_backward(
-        &self,
-        b: &mut KernelBuilder,
-        p: &PageCtx,
-        (x, found): (Val<U32>, Val<Bool>),
-        q: Val<U32>,
-        word_before: Val<U32>,
-    ) -> Val<Bool> {
-        let k = p.page.k;
-        let anchor = b.read(self.anchor);
-        let room = b.gt(x, anchor);
-        let room = b.and(room, found);
-        let q_room = b.gt(q, k.zero);
-        let room = b.and(room, q_room);
-        let q1 = b.sub(q, k.one);
-        let q1 = b.select(room, q1, k.zero);
-        let bq = p.page.byte(b, q1);
-        let bx = b.and(word_before, k.ff);
-        let same = b.eq(bx, bq);
-        let can = b.and(room, same);
-        b.vote(VoteMode::Any, can, Mask::FULL)
     }
 }
 

@@ -24,7 +24,7 @@
 //! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
 //! with one warp per block the kernel is block-uniform as WebGPU requires.
 
-use super::warp_ops::{for_range, PageConsts, PageWords};
+use super::warp_ops::{first_set, for_range, PageConsts, PageWords};
 use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
@@ -431,8 +431,7 @@ impl Ctx {
             let from_rel = b.shl(ones, rel);
             let ahead = b.and(hits, from_rel);
             let ahead = b.select(inside, ahead, k.zero);
-            let known = b.ne(ahead, k.zero);
-            let f = b.ffs(ahead);
+            let (f, known) = first_set(b, ahead, k.zero);
             let unknown = b.not(known);
             b.if_(unknown, |b| {
                 // Probe the next window: from the parse position, or after the last window when the

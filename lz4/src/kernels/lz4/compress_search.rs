@@ -160,20 +160,11 @@ impl Ctx {
         // Most matches do not extend backward: one byte decides, and only then the lanes count.
         let can = match backward {
             Some(can) => can,
-            None => {
-                let room = b.gt(x, anchor);
-                let q_room = b.gt(q, k.zero);
-                let room = b.and(room, q_room);
+            None => self.bytes_before_agree(b, p, (x, q), (anchor, None), |b, room| {
                 let x1 = b.sub(x, k.one);
-                let q1 = b.sub(q, k.one);
                 let x1 = b.select(room, x1, k.zero);
-                let q1 = b.select(room, q1, k.zero);
-                let bx = p.page.byte(b, x1);
-                let bq = p.page.byte(b, q1);
-                let same = b.eq(bx, bq);
-                let can = b.and(room, same);
-                b.vote(VoteMode::Any, can, Mask::FULL)
-            }
+                p.page.byte(b, x1)
+            }),
         };
         b.assign(self.ext, k.zero);
         b.if_(can, |b| {
@@ -190,6 +181,34 @@ impl Ctx {
         b.assign(self.pos, next);
         b.assign(self.anchor, next);
         self.emit_sequence(b, p, anchor, lit, Some((offset, len)), window);
+    }
+
+    /// Whether a match at `x` from `q` (uniform) extends backward by a byte: `x` is past `anchor`, `q`
+    /// past the page's first byte (and `found`, when given, holds), and the byte before `x` (what
+    /// `byte_before_x` gives, told whether it exists) equals the byte before `q`. Warp-uniform.
+    pub(super) fn bytes_before_agree(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        (x, q): (Val<U32>, Val<U32>),
+        (anchor, found): (Val<U32>, Option<Val<Bool>>),
+        byte_before_x: impl FnOnce(&mut KernelBuilder, Val<Bool>) -> Val<U32>,
+    ) -> Val<Bool> {
+        let k = p.page.k;
+        let room = b.gt(x, anchor);
+        let room = match found {
+            Some(found) => b.and(room, found),
+            None => room,
+        };
+        let q_room = b.gt(q, k.zero);
+        let room = b.and(room, q_room);
+        let bx = byte_before_x(b, room);
+        let q1 = b.sub(q, k.one);
+        let q1 = b.select(room, q1, k.zero);
+        let bq = p.page.byte(b, q1);
+        let same = b.eq(bx, bq);
+        let can = b.and(room, same);
+        b.vote(VoteMode::Any, can, Mask::FULL)
     }
 
     /// The longest match at `x` (warp-uniform) among its first `depth` chain entries, 32 entries per

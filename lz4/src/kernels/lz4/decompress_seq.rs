@@ -71,7 +71,7 @@ pub(super) struct Seq {
     /// Block byte 0 in `decoded`, and one past the block's last byte.
     pub ibase: Val<U32>,
     pub send: Val<U32>,
-    /// Lane `l < 31` holds `⌈65536 / (l + 1)⌉`, lane 31 holds 0 (see [`Dec::match_source`]).
+    /// Lane `l` holds `⌈65536 / (l + 1)⌉` (see [`Dec::match_source`], which reads lanes 0–30).
     pub recips: Val<U32>,
 }
 
@@ -79,9 +79,7 @@ pub(super) struct Seq {
 pub(super) fn lane_reciprocal(b: &mut KernelBuilder, c: &Consts, lane: Val<U32>) -> Val<U32> {
     let k = b.add(lane, c.one);
     let r = b.add(k, c.c65535);
-    let r = b.div(r, k);
-    let small = b.lt(lane, c.thirty_one);
-    b.select(small, r, c.zero)
+    b.div(r, k)
 }
 
 /// A sequence's match: its offset, the offset less one (the lane holding its reciprocal, see

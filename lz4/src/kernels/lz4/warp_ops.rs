@@ -187,6 +187,15 @@ pub(crate) fn first_lane(
     zero: Val<U32>,
 ) -> (Val<U32>, Val<Bool>) {
     let mask = b.ballot(pred, Mask::FULL);
+    first_set(b, mask, zero)
+}
+
+/// The lowest set bit of `mask` and whether there is one (`zero`: the constant 0).
+pub(crate) fn first_set(
+    b: &mut KernelBuilder,
+    mask: Val<U32>,
+    zero: Val<U32>,
+) -> (Val<U32>, Val<Bool>) {
     let any = b.ne(mask, zero);
     (b.ffs(mask), any)
 }
