@@ -300,6 +300,24 @@ impl Builder<'_> {
                     vec![index.index()],
                 );
             }
+            Stmt::LoadByte {
+                value,
+                array,
+                index,
+            } => {
+                // The index counts bytes: a one-byte access.
+                let (mut addr, read_only) = self.address(*array, *index);
+                addr.elem_bytes = 1;
+                self.push(
+                    Op::Load {
+                        addr,
+                        width: 1,
+                        read_only,
+                    },
+                    vec![value.index()],
+                    vec![index.index()],
+                );
+            }
             Stmt::LoadWide {
                 values,
                 array,

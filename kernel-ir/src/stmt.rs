@@ -55,6 +55,17 @@ pub enum Stmt {
         /// Index of the first element.
         index: Value,
     },
+    /// Reads byte `index` of a `u32` array (byte `index % 4`, little-endian, of element `index / 4`),
+    /// zero-extended into `value` (`u32`): one byte access (`ld.u8`) instead of a word load and the
+    /// shifts that pick the byte out of it (what WGSL, which has no byte access, does).
+    LoadByte {
+        /// The value defined here (`u32`).
+        value: Value,
+        /// A `u32` array.
+        array: MemRef,
+        /// Byte index (`u32` or `u64`).
+        index: Value,
+    },
     /// Writes 2 or 4 consecutive `u32` elements starting at `index` in one access.
     StoreWide {
         /// A read-write `u32` array.

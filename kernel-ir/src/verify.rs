@@ -347,6 +347,21 @@ impl Verifier<'_> {
                 self.index(*index)?;
                 self.expect_type(*value, elem, "the stored value")
             }
+            Stmt::LoadByte {
+                value,
+                array,
+                index,
+            } => {
+                let elem = self.array(*array, false)?;
+                if elem != ScalarType::U32 {
+                    return self.fail(format!(
+                        "a byte load reads a u32 array, not one of {}",
+                        elem.name()
+                    ));
+                }
+                self.index(*index)?;
+                self.define(*value, ScalarType::U32, here)
+            }
             Stmt::LoadWide {
                 values,
                 array,

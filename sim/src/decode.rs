@@ -186,42 +186,6 @@ pub(crate) struct Program {
     pub global_atomics: bool,
 }
 
-impl Program {
-    /// The description of the statement at `pc` for findings: its path and what it does.
-    pub fn site(&self, pc: usize) -> String {
-        let what = match &self.insts[pc] {
-            Inst::Load { mem, .. } => format!("load from `{}`", self.arrays[mem.array as usize]),
-            Inst::Store { mem, .. } => format!("store to `{}`", self.arrays[mem.array as usize]),
-            Inst::LoadWide { mem, dsts, .. } => format!(
-                "{}-byte load from `{}`",
-                4 * dsts.len(),
-                self.arrays[mem.array as usize]
-            ),
-            Inst::StoreWide { mem, srcs, .. } => format!(
-                "{}-byte store to `{}`",
-                4 * srcs.len(),
-                self.arrays[mem.array as usize]
-            ),
-            Inst::Atomic { mem, op, .. } => format!(
-                "atomic {} on `{}`",
-                op.name(),
-                self.arrays[mem.array as usize]
-            ),
-            Inst::Barrier => "barrier".into(),
-            Inst::Shuffle { .. } => "shuffle".into(),
-            Inst::Ballot { .. } => "ballot".into(),
-            Inst::Vote { .. } => "vote".into(),
-            Inst::MatchAny { .. } => "match_any".into(),
-            Inst::WarpSync { .. } => "warp_sync".into(),
-            _ => "statement".into(),
-        };
-        match &self.sources[pc] {
-            Some(source) => format!("{} ({source}, {what})", self.paths[pc]),
-            None => format!("{} ({what})", self.paths[pc]),
-        }
-    }
-}
-
 /// Decodes `kernel` (verified), with the scalar parameters' bits in parameter order.
 pub(crate) fn decode(kernel: &Kernel, scalars: &[u64]) -> Program {
     let mut arrays = Vec::new();
@@ -438,6 +402,25 @@ impl Decoder<'_> {
                         mem,
                         index: r(*index),
                         src: r(*value),
+                    },
+                    path,
+                );
+            }
+            Stmt::LoadByte {
+                value,
+                array,
+                index,
+            } => {
+                // A one-byte load at a byte index: the array's memory seen as bytes.
+                let mem = Mem {
+                    elem: ScalarType::U8,
+                    ..self.mem(*array)
+                };
+                self.push(
+                    Inst::Load {
+                        dst: r(*value),
+                        mem,
+                        index: r(*index),
                     },
                     path,
                 );

@@ -72,6 +72,7 @@ mod race;
 mod race_shadow;
 mod report;
 mod simd;
+mod site;
 mod stats;
 mod sync_blocks;
 mod warp;

@@ -28,9 +28,10 @@ struct Sources {
 fn definitions(block: &[Stmt], out: &mut HashMap<usize, Stmt>) {
     for stmt in block {
         let defined: Vec<Value> = match stmt {
-            Stmt::Let { value, .. } | Stmt::Load { value, .. } | Stmt::Atomic { value, .. } => {
-                vec![*value]
-            }
+            Stmt::Let { value, .. }
+            | Stmt::Load { value, .. }
+            | Stmt::LoadByte { value, .. }
+            | Stmt::Atomic { value, .. } => vec![*value],
             Stmt::LoadWide { values, .. } => values.clone(),
             Stmt::Warp(op) => match op {
                 WarpOp::Shuffle { value, .. }
@@ -85,7 +86,9 @@ fn sources(
                 visit(u, s);
             }
         }
-        Stmt::Load { array, index, .. } | Stmt::LoadWide { array, index, .. } => {
+        Stmt::Load { array, index, .. }
+        | Stmt::LoadByte { array, index, .. }
+        | Stmt::LoadWide { array, index, .. } => {
             s.shared_memory |= matches!(array, MemRef::Shared(_));
             visit(*index, s);
         }

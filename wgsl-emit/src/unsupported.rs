@@ -50,9 +50,10 @@ fn first_f64(k: &Kernel, block: &Block, path: &mut StmtPath) -> Option<String> {
     for (i, stmt) in block.iter().enumerate() {
         path.push_index(i);
         let here = match stmt {
-            Stmt::Let { value, .. } | Stmt::Load { value, .. } | Stmt::Atomic { value, .. } => {
-                f64_value(*value)
-            }
+            Stmt::Let { value, .. }
+            | Stmt::Load { value, .. }
+            | Stmt::LoadByte { value, .. }
+            | Stmt::Atomic { value, .. } => f64_value(*value),
             Stmt::Assign { value, .. } => f64_value(*value),
             Stmt::LoadWide { values, .. } => values.iter().any(|v| f64_value(*v)),
             _ => false,

@@ -35,6 +35,19 @@ impl KernelBuilder {
         });
     }
 
+    /// Loads byte `index` of a `u32` array (little-endian: byte `index % 4` of element `index / 4`),
+    /// zero-extended.
+    #[must_use]
+    pub fn load_byte<I: IndexKind>(&mut self, array: impl Array<U32>, index: Val<I>) -> Val<U32> {
+        let value = self.fresh::<U32>();
+        self.push(Stmt::LoadByte {
+            value: value.value(),
+            array: array.mem_ref(),
+            index: index.value(),
+        });
+        value
+    }
+
     /// Loads `N` (2 or 4) consecutive `u32` elements in one access; `index` should be a multiple of `N`.
     #[must_use]
     pub fn load_wide<const N: usize, I: IndexKind>(

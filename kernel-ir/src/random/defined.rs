@@ -118,7 +118,10 @@ impl Gen<'_> {
     pub(super) fn fold_last(&mut self, block: &mut Block) {
         let defined: Vec<Value> = match block.last() {
             Some(
-                Stmt::Let { value, .. } | Stmt::Load { value, .. } | Stmt::Atomic { value, .. },
+                Stmt::Let { value, .. }
+                | Stmt::Load { value, .. }
+                | Stmt::LoadByte { value, .. }
+                | Stmt::Atomic { value, .. },
             ) => {
                 vec![*value]
             }

@@ -26,6 +26,7 @@ pub const ALL_FORMS: &[&str] = &[
     "store shared",
     "load_wide",
     "store_wide",
+    "load_byte",
     "atomic global",
     "atomic shared",
     "if",
@@ -81,6 +82,7 @@ fn walk(block: &Block, found: &mut Vec<&'static str>) {
             Stmt::Load { array, .. } => space(array, "load global", "load shared"),
             Stmt::Store { array, .. } => space(array, "store global", "store shared"),
             Stmt::LoadWide { .. } => "load_wide",
+            Stmt::LoadByte { .. } => "load_byte",
             Stmt::StoreWide { .. } => "store_wide",
             Stmt::Atomic { array, .. } => space(array, "atomic global", "atomic shared"),
             Stmt::If {

@@ -411,6 +411,21 @@ impl Gen<'_> {
         }
     }
 
+    /// Byte `k` (drawn, 0–3) of element `index` (`u32` or `u64`): `index * 4 + k`.
+    fn byte_index(&mut self, index: Value, out: &mut Block) -> Value {
+        let ty = self.kernel.values[index].ty;
+        let k = self.below(4) as u64;
+        let (four, k) = if ty == ScalarType::U64 {
+            (Literal::U64(4), Literal::U64(k))
+        } else {
+            (Literal::U32(4), Literal::U32(k as u32))
+        };
+        let four = self.value(ty, Expr::Literal(four), out);
+        let scaled = self.value(ty, Expr::Binary(BinaryOp::Mul, index, four), out);
+        let k = self.value(ty, Expr::Literal(k), out);
+        self.value(ty, Expr::Binary(BinaryOp::Add, scaled, k), out)
+    }
+
     fn memory(&mut self, out: &mut Block) {
         match self.below(5) {
             0 => {
@@ -418,6 +433,17 @@ impl Gen<'_> {
                 let Some(index) = self.index(out, array, 1, 0) else {
                     return;
                 };
+                if elem == ScalarType::U32 && self.below(3) == 0 {
+                    // A byte of the element: `index * 4 + k`, k in 0..4.
+                    let index = self.byte_index(index, out);
+                    let value = self.define(ScalarType::U32);
+                    out.push(Stmt::LoadByte {
+                        value,
+                        array,
+                        index,
+                    });
+                    return;
+                }
                 let value = self.define(elem);
                 out.push(Stmt::Load {
                     value,

@@ -406,6 +406,16 @@ impl Parser {
         })
     }
 
+    /// `.u8` after `load` (a byte load): consumed when present.
+    pub(super) fn byte_suffix(&mut self) -> bool {
+        let found = self.toks.get(self.pos).map(|t| &t.tok) == Some(&Tok::Punct('.'))
+            && self.toks.get(self.pos + 1).map(|t| &t.tok) == Some(&Tok::Ident(kw::BYTE.into()));
+        if found {
+            self.pos += 2;
+        }
+        found
+    }
+
     /// `.v2` / `.v4` after `load` or `store`.
     pub(super) fn vector_suffix(&mut self) -> PResult<Option<usize>> {
         if !self.eat_punct('.') {

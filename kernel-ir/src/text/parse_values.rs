@@ -19,13 +19,19 @@ impl Parser {
         self.expect_punct('=')?;
         let op = self.ident("an operation")?;
         if op == kw::LOAD {
-            let width = self.vector_suffix()?;
+            let byte = self.byte_suffix();
+            let width = if byte { None } else { self.vector_suffix()? };
             let array = self.array_ref()?;
             self.expect_punct('[')?;
             let index = self.value()?;
             self.expect_punct(']')?;
             let values: Vec<Value> = defs.iter().map(|d| d.0).collect();
             return match width {
+                None if byte && values.len() == 1 => Ok(Stmt::LoadByte {
+                    value: values[0],
+                    array,
+                    index,
+                }),
                 None if values.len() == 1 => Ok(Stmt::Load {
                     value: values[0],
                     array,

@@ -222,6 +222,16 @@ impl Printer<'_, '_, '_> {
                 self.val(*index),
                 self.val(*value)
             ),
+            Stmt::LoadByte {
+                value,
+                array,
+                index,
+            } => format!(
+                "{} = load.u8 {}[{}]",
+                self.def(*value),
+                self.array(*array),
+                self.val(*index)
+            ),
             Stmt::LoadWide {
                 values,
                 array,

@@ -79,9 +79,10 @@ fn stmt_mut<'a>(mut block: &'a mut Block, route: &[Seg]) -> &'a mut Stmt {
 /// The first value a statement defines, if any.
 fn defined_value(stmt: &Stmt) -> Option<Value> {
     match stmt {
-        Stmt::Let { value, .. } | Stmt::Load { value, .. } | Stmt::Atomic { value, .. } => {
-            Some(*value)
-        }
+        Stmt::Let { value, .. }
+        | Stmt::Load { value, .. }
+        | Stmt::LoadByte { value, .. }
+        | Stmt::Atomic { value, .. } => Some(*value),
         Stmt::LoadWide { values, .. } => values.first().copied(),
         Stmt::Warp(op) => match op {
             WarpOp::Shuffle { value, .. }
@@ -105,7 +106,9 @@ fn first_operand_mut(stmt: &mut Stmt) -> Option<&mut Value> {
             Expr::Literal(_) | Expr::Param(_) | Expr::Special(_) | Expr::Local(_) => None,
         },
         Stmt::Assign { value, .. } => Some(value),
-        Stmt::Load { index, .. } | Stmt::Store { index, .. } => Some(index),
+        Stmt::Load { index, .. } | Stmt::Store { index, .. } | Stmt::LoadByte { index, .. } => {
+            Some(index)
+        }
         Stmt::LoadWide { index, .. }
         | Stmt::StoreWide { index, .. }
         | Stmt::Atomic { index, .. } => Some(index),
@@ -124,6 +127,7 @@ fn mem_ref_mut(stmt: &mut Stmt) -> Option<&mut MemRef> {
     match stmt {
         Stmt::Load { array, .. }
         | Stmt::Store { array, .. }
+        | Stmt::LoadByte { array, .. }
         | Stmt::LoadWide { array, .. }
         | Stmt::StoreWide { array, .. }
         | Stmt::Atomic { array, .. } => Some(array),
@@ -392,4 +396,29 @@ fn nested_paths_read_like_the_issue_example() {
         err.to_string(),
         "kernel `k`, body[1].then[1]: `break` outside of a loop"
     );
+}
+
+#[test]
+fn byte_loads_read_u32_arrays_only() {
+    let mut b = KernelBuilder::new("k", 32);
+    let words = b.buffer::<U32>("words", Access::ReadOnly);
+    let out = b.buffer::<U32>("out", Access::ReadWrite);
+    let i = b.thread_index();
+    let byte = b.load_byte(words, i);
+    b.store(out, i, byte);
+    let mut kernel = b.finish().expect("a byte of a u32 buffer");
+    let text = kernel.to_string();
+    assert!(text.contains("= load.u8 global words["), "{text}");
+    // The same load from a u8 buffer is refused, with where and why.
+    kernel
+        .params
+        .get_mut(Handle::from_index(0))
+        .expect("the words parameter")
+        .kind = ParamKind::Buffer {
+        elem: ScalarType::U8,
+        access: Access::ReadOnly,
+    };
+    let err = verify(&kernel).expect_err("a byte load of a u8 buffer");
+    assert_eq!(err.path, "body[1]", "{err}");
+    assert!(err.message.contains("reads a u32 array, not one of u8"), "{err}");
 }

@@ -42,6 +42,11 @@ impl Lowerer<'_> {
     /// The state space and address of element `index` of `array`.
     fn address(&mut self, array: MemRef, index: Value) -> (Space, Operand) {
         let size = i64::from(self.elem_type(array).size_bytes().unwrap_or(1));
+        self.address_scaled(array, index, size)
+    }
+
+    /// The state space and address of the `size`-byte unit `index` of `array`.
+    fn address_scaled(&mut self, array: MemRef, index: Value, size: i64) -> (Space, Operand) {
         let wide_index = self.ty(index) == ScalarType::U64;
         let idx = self.op(index);
         match array {
@@ -131,6 +136,15 @@ impl Lowerer<'_> {
         let space = self.load_space(array, space);
         let dst = self.def(value);
         let modifiers = [space, &[mem_type(self.elem_type(array))]].concat();
+        self.inst((O::Ld, &modifiers), vec![Operand::Reg(dst), addr]);
+    }
+
+    /// Byte `index` of a `u32` array, zero-extended into a 32-bit register (`ld.u8`).
+    pub(super) fn load_byte(&mut self, value: Value, array: MemRef, index: Value) {
+        let (space, addr) = self.address_scaled(array, index, 1);
+        let space = self.load_space(array, space);
+        let dst = self.def(value);
+        let modifiers = [space, &[U8]].concat();
         self.inst((O::Ld, &modifiers), vec![Operand::Reg(dst), addr]);
     }
 

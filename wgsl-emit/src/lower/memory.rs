@@ -276,6 +276,18 @@ impl Lowerer<'_> {
         self.store_element(var, i, v);
     }
 
+    /// Byte `index` of a `u32` array: WGSL has no byte access, so the word holding it is loaded
+    /// and the byte shifted down and masked (`(a[i >> 2] >> ((i & 3) * 8)) & 0xff`).
+    pub(super) fn load_byte(&mut self, value: Value, array: MemRef, index: Value) {
+        let var = self.array_var(array);
+        let i = self.index_u32(index);
+        let (word, shift) = self.packed_slot(i, 8);
+        let word = self.load_element(var, word);
+        let shifted = self.b.binary(Op::ShiftRight, word, shift);
+        let byte = self.normalize(shifted, ScalarType::U8);
+        self.b.set_value(value, byte);
+    }
+
     fn offset(&mut self, base: H, k: usize) -> H {
         if k == 0 {
             return base;

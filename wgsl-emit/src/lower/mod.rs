@@ -360,6 +360,11 @@ impl Lowerer<'_> {
                 index,
                 value,
             } => self.store(*array, *index, *value),
+            Stmt::LoadByte {
+                value,
+                array,
+                index,
+            } => self.load_byte(*value, *array, *index),
             Stmt::LoadWide {
                 values,
                 array,

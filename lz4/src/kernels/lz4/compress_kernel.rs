@@ -275,17 +275,16 @@ impl Ctx {
         let lane = b.lane_id();
         let warp = b.warp_index();
         let words = b.u32(1024);
-        let page = match self.page_words {
-            Some(shared) => PageWords {
-                words: AnyArray::of(shared),
-                base: b.mul(warp, words),
-                k,
-            },
-            None => PageWords {
-                words: self.input,
-                base: self.first_word(b, place, words),
-                k,
-            },
+        let (words, base) = match self.page_words {
+            Some(shared) => (AnyArray::of(shared), b.mul(warp, words)),
+            None => (self.input, self.first_word(b, place, words)),
+        };
+        let byte_base = b.shl(base, k.two);
+        let page = PageWords {
+            words,
+            base,
+            byte_base,
+            k,
         };
         let entries = match self.level.uses_chains() {
             true => PAGE,

@@ -56,6 +56,8 @@ fn counted_loop(
 pub(crate) struct PageWords {
     pub words: AnyArray<U32>,
     pub base: Val<U32>,
+    /// `4 × base`: byte 0 of the page in `words` seen as bytes (for [`PageWords::byte`]).
+    pub byte_base: Val<U32>,
     pub k: PageConsts,
 }
 
@@ -101,14 +103,8 @@ impl PageConsts {
 impl PageWords {
     /// Byte `i` of the page (a `u32` in 0..=255).
     pub fn byte(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
-        let k = self.k;
-        let word_index = b.shr(i, k.two);
-        let at = b.add(self.base, word_index);
-        let word = b.load(self.words, at);
-        let in_word = b.and(i, k.three);
-        let shift = b.shl(in_word, k.three);
-        let shifted = b.shr(word, shift);
-        b.and(shifted, k.ff)
+        let at = b.add(self.byte_base, i);
+        b.load_byte(self.words, at)
     }
 
     /// The little-endian 32-bit word at byte `i` (any alignment; `i + 4 <= 4096`).
