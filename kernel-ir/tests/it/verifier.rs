@@ -420,5 +420,8 @@ fn byte_loads_read_u32_arrays_only() {
     };
     let err = verify(&kernel).expect_err("a byte load of a u8 buffer");
     assert_eq!(err.path, "body[1]", "{err}");
-    assert!(err.message.contains("reads a u32 array, not one of u8"), "{err}");
+    assert!(
+        err.message.contains("reads a u32 array, not one of u8"),
+        "{err}"
+    );
 }

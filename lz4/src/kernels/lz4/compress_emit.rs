@@ -48,9 +48,8 @@ impl Ctx {
         let ml = b.sub(len, k.four);
         // Most sequences have no length bytes: token, literals and offset are then `lit + 3 <= 17`
         // consecutive bytes, one per lane, in one store.
-        let short_lit = b.lt(lit, k.fifteen);
-        let short_ml = b.lt(ml, k.fifteen);
-        let short = b.and(short_lit, short_ml);
+        let longest = b.max(lit, ml);
+        let short = b.lt(longest, k.fifteen);
         b.if_else(
             short,
             |b| {
@@ -180,7 +179,7 @@ impl Ctx {
         let bytes = b.add(lit, k.three);
         let writes = b.lt(p.lane, bytes);
         b.if_(writes, |b| {
-            let j = b.sub(p.lane, k.one);
+            let j = p.lane_less_one;
             let literal = match literal {
                 Some(literal) => literal,
                 None => {
@@ -195,8 +194,7 @@ impl Ctx {
             let hi = b.shr(offset, k.eight);
             let at_lo = b.eq(j, lit);
             let header = b.select(at_lo, lo, hi);
-            let first = b.eq(p.lane, k.zero);
-            let header = b.select(first, token, header);
+            let header = b.select(p.lane_zero, token, header);
             let is_literal = b.lt(j, lit);
             let byte = b.select(is_literal, literal, header);
             let dst = b.add(out, p.lane);

@@ -20,14 +20,16 @@
 //!
 //! A step's base is one position before the parse position (that lane takes no part), or two after a
 //! match that ended past the previous step: lane 0 then enters the position two before the match's
-//! end (the sequential write comes first), lane 1 takes no part, lanes 2–31 try. So the lane before
-//! the first hit always holds the word just before it, whose low byte decides the backward extension
-//! without a load of its own.
+//! end (the sequential write comes first), lane 1 takes no part, lanes 2–31 try.
+//!
+//! A match's first extension round ([`Ctx::first_round`]) also decides whether it extends backward:
+//! lane 0 compares the bytes before it while lanes 1–31 compare bytes 4–34, so a try spends nothing on
+//! the backward test.
 
 use super::compress_emit::Window;
 use super::compress_kernel::{Ctx, PageCtx, SEARCHABLE};
 use super::encode_fast::FAST_HASH_BITS;
-use super::warp_ops::{broadcast, first_lane, for_range, PageConsts};
+use super::warp_ops::{broadcast, for_range, PageConsts};
 use super::{FAST_BUCKETS, LZ4_HASH_MULT};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode};
@@ -56,6 +58,16 @@ struct StepConsts {
     after: Val<U32>,
     off_key: Val<U32>,
     lane_plus_one: Val<U32>,
+    /// The first extension round's byte per lane ([`Ctx::first_round`]): lane 0 the byte before
+    /// the match (`−1`, wrapping), lane `l ≥ 1` byte `l + 3`.
+    round_byte: Val<U32>,
+    /// All lanes but lane 0 (`!1`), and 35: the bytes the first round decides.
+    not_lane_zero: Val<U32>,
+    decided: Val<U32>,
+    /// `0x7FFF_FFFF`: shifted right by a mask's `clz`, the bits below its highest.
+    below_top: Val<U32>,
+    /// Every lane's bit.
+    all: Val<U32>,
 }
 
 /// What a step reads once for all its tries: per lane its position, whether it takes part, its word,
@@ -79,15 +91,13 @@ struct StepWords {
     older_ok: Val<Bool>,
 }
 
-/// What one try found (warp-uniform): whether a lane has a verified candidate, the first such lane
-/// (31 at most), its position and candidate, and whether the match there extends backward (the bytes
-/// before both agree, within the pending literals and the page).
+/// What one try found (warp-uniform): whether no lane has a verified candidate, else the first
+/// such lane, its position and candidate.
 struct Tried {
-    any: Val<Bool>,
+    none: Val<Bool>,
     first: Val<U32>,
     x: Val<U32>,
     candidate: Val<U32>,
-    backward: Val<Bool>,
 }
 
 impl Ctx {
@@ -121,6 +131,15 @@ impl Ctx {
             after: b.not(through),
             off_key: b.add(marker, p.lane),
             lane_plus_one: b.add(p.lane, k.one),
+            round_byte: {
+                let ahead = b.add(p.lane, k.three);
+                let back = b.u32(u32::MAX);
+                b.select(p.lane_zero, back, ahead)
+            },
+            not_lane_zero: b.u32(!1),
+            decided: b.u32(35),
+            below_top: b.u32(0x7FFF_FFFF),
+            all: b.u32(u32::MAX),
         };
         let g = self.greedy();
         self.start_parse(b);
@@ -139,9 +158,8 @@ impl Ctx {
             b.loop_(|b| {
                 let entered = b.read(g.entered);
                 let from = b.read(g.from);
-                let t = self.try_lanes(b, p, &w, entered, from);
-                let nothing = b.not(t.any);
-                b.if_(nothing, |b| {
+                let t = self.try_lanes(b, p, &c, &w, entered, from);
+                b.if_(t.none, |b| {
                     // Every lane from `from` on was tried and is entered.
                     self.enter(b, p, &c, &w, entered);
                     let next = b.add(w.base, k.thirty_two);
@@ -149,12 +167,12 @@ impl Ctx {
                     b.assign(g.pending, k.zero);
                     b.break_();
                 });
-                let len = self.extend_forward(b, p, t.x, t.candidate, k.four);
+                let (len, backward) = self.first_round(b, p, &c, t.x, t.candidate);
                 let window = Window {
                     base_plus_one: w.base_plus_one,
                     word: w.word,
                 };
-                self.take_match(b, p, (t.x, t.candidate, len), Some((t.backward, window)));
+                self.take_match(b, p, (t.x, t.candidate, len), Some((backward, window)));
                 // The lanes up to the match's first stay entered; the lane two before its end is
                 // entered; the parse goes on from its end (lane `rel`) while that is in the step.
                 let end = b.read(self.pos);
@@ -165,12 +183,10 @@ impl Ctx {
                 let before_end = b.sub(rel, k.two);
                 let in_step = b.le(rel, k.thirty_one);
                 b.if_(in_step, |b| {
-                    // Lanes from `rel − 2` on, but `rel − 1`.
-                    let from_bit = b.shl(k.one, before_end);
-                    let below = b.sub(from_bit, k.one);
-                    let onward = b.not(below);
-                    let idle = b.shl(k.one, rel);
-                    let idle = b.shr(idle, k.one);
+                    // Lanes from `rel − 2` on, but `rel − 1` (`rel` is at least 5: the match
+                    // starts after the base and is 4 bytes or more).
+                    let onward = b.shl(c.all, before_end);
+                    let idle = b.shl(k.two, before_end);
                     let onward = b.xor(onward, idle);
                     let entered = b.or(kept, onward);
                     b.assign(g.entered, entered);
@@ -180,8 +196,7 @@ impl Ctx {
                 // The step is used up: the position two before the end is entered here when it is in
                 // the step, else by the next step.
                 let end_in = b.le(before_end, k.thirty_one);
-                let at = b.min(before_end, k.thirty_one);
-                let end_bit = b.shl(k.one, at);
+                let end_bit = b.shl(k.one, before_end);
                 let end_bit = b.select(end_in, end_bit, k.zero);
                 let entered = b.or(kept, end_bit);
                 self.enter(b, p, &c, &w, entered);
@@ -242,8 +257,7 @@ impl Ctx {
         let base = b.sub(pos, skip);
         let x = b.add(base, p.lane);
         let in_page = b.lt(x, c.searchable);
-        let idle = b.eq(c.lane_plus_one, skip);
-        let takes_part = b.not(idle);
+        let takes_part = b.ne(c.lane_plus_one, skip);
         let valid = b.and(in_page, takes_part);
         let safe_x = b.min(x, c.last);
         let (slot, word) = self.bucket(b, p, c, safe_x);
@@ -279,6 +293,7 @@ impl Ctx {
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
+        c: &StepConsts,
         w: &StepWords,
         entered: Val<U32>,
         from: Val<U32>,
@@ -287,9 +302,10 @@ impl Ctx {
         // The newest two earlier lanes with the same bucket: the highest set bits (31 − clz).
         let n = newest_earlier(b, &k, w, entered);
         let (has_one, latest, c0) = (n.has_one, n.latest, n.candidate);
-        let latest_bit = b.shl(k.one, latest);
-        let latest_bit = b.select(has_one, latest_bit, k.zero);
-        let rest = b.xor(n.earlier, latest_bit);
+        // Without the newest: the bits below it (with none, `clz` is 32, the shift amount wraps to
+        // 0 and the mask meets no bit).
+        let below = b.shr(c.below_top, n.leading);
+        let rest = b.and(n.earlier, below);
         let has_two = b.ne(rest, k.zero);
         let leading = b.clz(rest);
         let second = b.sub(k.thirty_one, leading);
@@ -310,25 +326,65 @@ impl Ctx {
         let hit = b.and(w.valid, tries);
         let hit = b.and(hit, either);
         let candidate = b.select(v0, c0, c1);
-        let (f, any) = first_lane(b, hit, k.zero);
-        let first = b.min(f, k.thirty_one);
+        // With no hit `first` is 0xFFFFFFFF (a shuffle takes it modulo 32), and nothing uses the
+        // rest.
+        let hits = b.ballot(hit, Mask::FULL);
+        let none = b.eq(hits, k.zero);
+        let first = b.ffs(hits);
         let candidate = broadcast(b, candidate, first);
-        // The byte before the match is the low byte of the word of the lane before it (`f ≥ 1`).
-        let prev = b.sub(first, k.one);
-        let word_before = broadcast(b, w.word, prev);
         let x = b.add(w.base, first);
-        let anchor = b.read(self.anchor);
-        let backward =
-            self.bytes_before_agree(b, p, (x, candidate), (anchor, Some(any)), |b, _| {
-                b.and(word_before, k.ff)
-            });
         Tried {
-            any,
+            none,
             first,
             x,
             candidate,
-            backward,
         }
+    }
+
+    /// The match at `x` from `q` (uniform; their first 4 bytes agree): its length, and whether the
+    /// bytes before `x` and `q` agree too (`x` past the pending literals' start, `q` past the page's
+    /// first byte), both from one round of byte compares: lane 0 compares the bytes before, lanes
+    /// 1–31 bytes 4–34 of the match; only a match that runs through all of them takes more rounds
+    /// ([`Ctx::extend_forward`]). (The backward test used to be its own compare in every try.)
+    fn first_round(
+        &self,
+        b: &mut KernelBuilder,
+        p: &PageCtx,
+        c: &StepConsts,
+        x: Val<U32>,
+        q: Val<U32>,
+    ) -> (Val<U32>, Val<Bool>) {
+        let k = p.page.k;
+        let anchor = b.read(self.anchor);
+        let after_anchor = b.gt(x, anchor);
+        let q_room = b.gt(q, k.zero);
+        let back_ok = b.and(after_anchor, q_room);
+        let xb = b.add(p.page.byte_base, x);
+        let qb = b.add(p.page.byte_base, q);
+        let xi = b.add(x, c.round_byte);
+        let ahead_ok = b.lt(xi, k.end_limit);
+        let inside = b.select(p.lane_zero, back_ok, ahead_ok);
+        let at = b.select(inside, c.round_byte, k.zero);
+        let xa = b.add(xb, at);
+        let bx = b.load_byte(p.page.words, xa);
+        let qa = b.add(qb, at);
+        let bq = b.load_byte(p.page.words, qa);
+        let same = b.eq(bx, bq);
+        let agree = b.and(inside, same);
+        let agreeing = b.ballot(agree, Mask::FULL);
+        let back_bit = b.and(agreeing, k.one);
+        let backward = b.ne(back_bit, k.zero);
+        let stops = b.not(agreeing);
+        let stops = b.and(stops, c.not_lane_zero);
+        let f = b.ffs(stops);
+        let len = b.add(f, k.three);
+        b.assign(self.ext, len);
+        let through = b.eq(stops, k.zero);
+        b.if_(through, |b| {
+            let len = self.extend_forward(b, p, x, q, c.decided);
+            b.assign(self.ext, len);
+        });
+        (b.read(self.ext), backward)
     }
 
     /// The lanes in `entered` (uniform) write the table: the last lane of each bucket, with itself and
@@ -366,6 +422,7 @@ impl Ctx {
 struct NewestEarlier {
     earlier: Val<U32>,
     has_one: Val<Bool>,
+    leading: Val<U32>,
     latest: Val<U32>,
     candidate: Val<U32>,
 }
@@ -385,6 +442,7 @@ fn newest_earlier(
     NewestEarlier {
         earlier,
         has_one,
+        leading,
         latest,
         candidate,
     }

@@ -29,7 +29,9 @@ use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
 };
-use warpforge_ir::builder::{AnyArray, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8};
+use warpforge_ir::builder::{
+    AnyArray, Bool, KernelBuilder, Local, SharedArr, Val, U16, U32, U64, U8,
+};
 use warpforge_ir::{Access, Kernel, Mask, VoteMode};
 
 /// Positions that may start a match: `p + 12 <= 4096`.
@@ -167,6 +169,9 @@ pub(super) struct GreedyLocals {
 #[derive(Clone, Copy)]
 pub(super) struct PageCtx {
     pub(super) lane: Val<U32>,
+    /// `lane − 1` (wrapping) and `lane == 0`, built once.
+    pub(super) lane_less_one: Val<U32>,
+    pub(super) lane_zero: Val<Bool>,
     pub(super) page: PageWords,
     /// This warp's first element of `sorted` (chain levels) or `buckets` (throughput level).
     pub(super) table_base: Val<U32>,
@@ -306,6 +311,8 @@ impl Ctx {
         };
         let p = PageCtx {
             lane,
+            lane_less_one: b.sub(lane, k.one),
+            lane_zero: b.eq(lane, k.zero),
             page,
             table_base,
             slots_base,

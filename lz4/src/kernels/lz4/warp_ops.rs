@@ -147,20 +147,22 @@ impl PageWords {
         let word_index = b.shr(i, k.two);
         let at = b.add(self.base, word_index);
         let lo = b.load(self.words, at);
-        let next_index = b.add(word_index, k.one);
-        let next_index = match clamp {
-            true => b.min(next_index, k.last_word),
-            false => next_index,
+        let next_at = match clamp {
+            true => {
+                let next_index = b.add(word_index, k.one);
+                let next_index = b.min(next_index, k.last_word);
+                b.add(self.base, next_index)
+            }
+            false => b.add(at, k.one),
         };
-        let next_at = b.add(self.base, next_index);
         let hi = b.load(self.words, next_at);
         (lo, hi)
     }
 
-    /// Bits to shift the aligned words of byte `i` by: `8 * (i % 4)`.
+    /// Bits to shift the aligned words of byte `i` by, for [`join`](Self::join): `8 * i`, which
+    /// `funnel_shr` takes modulo 32, so `8 * (i % 4)`.
     pub fn shift_of(self, b: &mut KernelBuilder, i: Val<U32>) -> Val<U32> {
-        let in_word = b.and(i, self.k.three);
-        b.shl(in_word, self.k.three)
+        b.shl(i, self.k.three)
     }
 
     /// The unaligned word made of aligned words `lo` and `hi`, `shift` bits into `lo`.
