@@ -353,6 +353,23 @@ impl Builder<'_> {
                     vec![index.index(), value.index()],
                 );
             }
+            Stmt::StoreByte {
+                array,
+                index,
+                value,
+            } => {
+                let (mut addr, _) = self.address(*array, *index);
+                addr.elem_bytes = 1;
+                self.push(
+                    Op::Store {
+                        addr,
+                        width: 1,
+                        values: vec![value.index()],
+                    },
+                    vec![],
+                    vec![index.index(), value.index()],
+                );
+            }
             Stmt::StoreWide {
                 array,
                 index,

@@ -66,6 +66,17 @@ pub enum Stmt {
         /// Byte index (`u32` or `u64`).
         index: Value,
     },
+    /// Writes the low byte of `value` (`u32`) to byte `index` of a read-write `u32` array (byte
+    /// `index % 4`, little-endian, of element `index / 4`), leaving the element's other bytes: one
+    /// `st.u8`; on WGSL an atomic clear and set of the byte in its word (the array is atomic there).
+    StoreByte {
+        /// A read-write `u32` array.
+        array: MemRef,
+        /// Byte index (`u32` or `u64`).
+        index: Value,
+        /// The stored byte, in the low 8 bits of a `u32`.
+        value: Value,
+    },
     /// Writes 2 or 4 consecutive `u32` elements starting at `index` in one access.
     StoreWide {
         /// A read-write `u32` array.

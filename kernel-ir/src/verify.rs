@@ -362,6 +362,21 @@ impl Verifier<'_> {
                 self.index(*index)?;
                 self.define(*value, ScalarType::U32, here)
             }
+            Stmt::StoreByte {
+                array,
+                index,
+                value,
+            } => {
+                let elem = self.array(*array, true)?;
+                if elem != ScalarType::U32 {
+                    return self.fail(format!(
+                        "a byte store writes a u32 array, not one of {}",
+                        elem.name()
+                    ));
+                }
+                self.index(*index)?;
+                self.expect_type(*value, ScalarType::U32, "the stored byte")
+            }
             Stmt::LoadWide {
                 values,
                 array,

@@ -425,6 +425,24 @@ impl Decoder<'_> {
                     path,
                 );
             }
+            Stmt::StoreByte {
+                array,
+                index,
+                value,
+            } => {
+                let mem = Mem {
+                    elem: ScalarType::U8,
+                    ..self.mem(*array)
+                };
+                self.push(
+                    Inst::Store {
+                        mem,
+                        index: r(*index),
+                        src: r(*value),
+                    },
+                    path,
+                );
+            }
             Stmt::LoadWide {
                 values,
                 array,

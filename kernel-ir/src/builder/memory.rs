@@ -48,6 +48,21 @@ impl KernelBuilder {
         value
     }
 
+    /// Stores the low byte of `value` to byte `index` of a `u32` array (little-endian: byte
+    /// `index % 4` of element `index / 4`); the element's other bytes are left as they are.
+    pub fn store_byte<I: IndexKind>(
+        &mut self,
+        array: impl Array<U32>,
+        index: Val<I>,
+        value: Val<U32>,
+    ) {
+        self.push(Stmt::StoreByte {
+            array: array.mem_ref(),
+            index: index.value(),
+            value: value.value(),
+        });
+    }
+
     /// Loads `N` (2 or 4) consecutive `u32` elements in one access; `index` should be a multiple of `N`.
     #[must_use]
     pub fn load_wide<const N: usize, I: IndexKind>(

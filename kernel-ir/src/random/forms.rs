@@ -27,6 +27,7 @@ pub const ALL_FORMS: &[&str] = &[
     "load_wide",
     "store_wide",
     "load_byte",
+    "store_byte",
     "atomic global",
     "atomic shared",
     "if",
@@ -83,6 +84,7 @@ fn walk(block: &Block, found: &mut Vec<&'static str>) {
             Stmt::Store { array, .. } => space(array, "store global", "store shared"),
             Stmt::LoadWide { .. } => "load_wide",
             Stmt::LoadByte { .. } => "load_byte",
+            Stmt::StoreByte { .. } => "store_byte",
             Stmt::StoreWide { .. } => "store_wide",
             Stmt::Atomic { array, .. } => space(array, "atomic global", "atomic shared"),
             Stmt::If {

@@ -456,6 +456,16 @@ impl Gen<'_> {
                 let Some(index) = self.index(out, array, 1, 3) else {
                     return;
                 };
+                if elem == ScalarType::U32 && self.below(3) == 0 {
+                    let index = self.byte_index(index, out);
+                    let value = self.operand(ScalarType::U32, out);
+                    out.push(Stmt::StoreByte {
+                        array,
+                        index,
+                        value,
+                    });
+                    return;
+                }
                 let value = self.operand(elem, out);
                 out.push(Stmt::Store {
                     array,

@@ -53,7 +53,7 @@ fixed_words! {
     MATCH_ANY = "match_any", "value-defining statement";
     V2 = "v2", "wide access width";
     V4 = "v4", "wide access width";
-    BYTE = "u8", "byte load (`load.u8`)";
+    BYTE = "u8", "byte access (`load.u8`, `store.u8`)";
     MASK = "mask", "lane mask";
     CONST = "const", "expression";
     SPECIAL = "special", "expression";

@@ -372,7 +372,8 @@ impl Parser {
                 }
             }
             kw::STORE => {
-                let width = self.vector_suffix()?;
+                let byte = self.byte_suffix();
+                let width = if byte { None } else { self.vector_suffix()? };
                 let array = self.array_ref()?;
                 self.expect_punct('[')?;
                 let index = self.value()?;
@@ -382,6 +383,11 @@ impl Parser {
                     values.push(self.value()?);
                 }
                 match width {
+                    None if byte && values.len() == 1 => Stmt::StoreByte {
+                        array,
+                        index,
+                        value: values[0],
+                    },
                     None if values.len() == 1 => Stmt::Store {
                         array,
                         index,
@@ -406,7 +412,7 @@ impl Parser {
         })
     }
 
-    /// `.u8` after `load` (a byte load): consumed when present.
+    /// `.u8` after `load` or `store` (a byte access): consumed when present.
     pub(super) fn byte_suffix(&mut self) -> bool {
         let found = self.toks.get(self.pos).map(|t| &t.tok) == Some(&Tok::Punct('.'))
             && self.toks.get(self.pos + 1).map(|t| &t.tok) == Some(&Tok::Ident(kw::BYTE.into()));

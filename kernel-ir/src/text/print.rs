@@ -232,6 +232,16 @@ impl Printer<'_, '_, '_> {
                 self.array(*array),
                 self.val(*index)
             ),
+            Stmt::StoreByte {
+                array,
+                index,
+                value,
+            } => format!(
+                "store.u8 {}[{}], {}",
+                self.array(*array),
+                self.val(*index),
+                self.val(*value)
+            ),
             Stmt::LoadWide {
                 values,
                 array,

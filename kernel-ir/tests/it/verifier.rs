@@ -106,9 +106,10 @@ fn first_operand_mut(stmt: &mut Stmt) -> Option<&mut Value> {
             Expr::Literal(_) | Expr::Param(_) | Expr::Special(_) | Expr::Local(_) => None,
         },
         Stmt::Assign { value, .. } => Some(value),
-        Stmt::Load { index, .. } | Stmt::Store { index, .. } | Stmt::LoadByte { index, .. } => {
-            Some(index)
-        }
+        Stmt::Load { index, .. }
+        | Stmt::Store { index, .. }
+        | Stmt::LoadByte { index, .. }
+        | Stmt::StoreByte { index, .. } => Some(index),
         Stmt::LoadWide { index, .. }
         | Stmt::StoreWide { index, .. }
         | Stmt::Atomic { index, .. } => Some(index),
@@ -128,6 +129,7 @@ fn mem_ref_mut(stmt: &mut Stmt) -> Option<&mut MemRef> {
         Stmt::Load { array, .. }
         | Stmt::Store { array, .. }
         | Stmt::LoadByte { array, .. }
+        | Stmt::StoreByte { array, .. }
         | Stmt::LoadWide { array, .. }
         | Stmt::StoreWide { array, .. }
         | Stmt::Atomic { array, .. } => Some(array),
@@ -422,6 +424,37 @@ fn byte_loads_read_u32_arrays_only() {
     assert_eq!(err.path, "body[1]", "{err}");
     assert!(
         err.message.contains("reads a u32 array, not one of u8"),
+        "{err}"
+    );
+}
+
+#[test]
+fn byte_stores_write_u32_arrays_only() {
+    let mut b = KernelBuilder::new("k", 32);
+    let out = b.buffer::<U32>("out", Access::ReadWrite);
+    let i = b.thread_index();
+    b.store_byte(out, i, i);
+    let mut kernel = b.finish().expect("a byte of a u32 buffer");
+    let text = kernel.to_string();
+    assert!(text.contains("store.u8 global out["), "{text}");
+    assert_eq!(
+        parse_kernel(&text)
+            .expect("the text parses back")
+            .to_string(),
+        text
+    );
+    kernel
+        .params
+        .get_mut(Handle::from_index(0))
+        .expect("the out parameter")
+        .kind = ParamKind::Buffer {
+        elem: ScalarType::U16,
+        access: Access::ReadWrite,
+    };
+    let err = verify(&kernel).expect_err("a byte store into a u16 buffer");
+    assert_eq!(err.path, "body[1]", "{err}");
+    assert!(
+        err.message.contains("writes a u32 array, not one of u16"),
         "{err}"
     );
 }

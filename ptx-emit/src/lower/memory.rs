@@ -148,6 +148,14 @@ impl Lowerer<'_> {
         self.inst((O::Ld, &modifiers), vec![Operand::Reg(dst), addr]);
     }
 
+    /// The low byte of a 32-bit register to byte `index` of a `u32` array (`st.u8`).
+    pub(super) fn store_byte(&mut self, array: MemRef, index: Value, value: Value) {
+        let (space, addr) = self.address_scaled(array, index, 1);
+        let src = self.op(value);
+        let modifiers = [space, &[U8]].concat();
+        self.inst((O::St, &modifiers), vec![addr, src]);
+    }
+
     pub(super) fn store(&mut self, array: MemRef, index: Value, value: Value) {
         let (space, addr) = self.address(array, index);
         let src = self.op(value);

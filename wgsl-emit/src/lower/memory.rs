@@ -82,7 +82,9 @@ pub(crate) fn arrays_with_atomics(kernel: &Kernel) -> HashSet<MemRef> {
     fn walk(block: &[Stmt], found: &mut HashSet<MemRef>) {
         for stmt in block {
             match stmt {
-                Stmt::Atomic { array, .. } => {
+                // A byte store changes part of a word that other threads may be changing too:
+                // the word is atomic, as a `u8` array's are.
+                Stmt::Atomic { array, .. } | Stmt::StoreByte { array, .. } => {
                     found.insert(*array);
                 }
                 Stmt::If {
@@ -286,6 +288,26 @@ impl Lowerer<'_> {
         let shifted = self.b.binary(Op::ShiftRight, word, shift);
         let byte = self.normalize(shifted, ScalarType::U8);
         self.b.set_value(value, byte);
+    }
+
+    /// The low byte of `value` to byte `index` of a `u32` array, which is atomic in WGSL (see
+    /// [`arrays_with_atomics`]): the byte cleared, then set, in its word (`atomicAnd`, `atomicOr`).
+    pub(super) fn store_byte(&mut self, array: MemRef, index: Value, value: Value) {
+        let var = self.array_var(array);
+        let i = self.index_u32(index);
+        let v = self.b.value(value);
+        let (slot, shift) = self.packed_slot(i, 8);
+        let ptr = self.slot_ptr(var, slot);
+        let mask = self.b.u32(0xff);
+        let field = self.b.binary(Op::ShiftLeft, mask, shift);
+        let clear = self.b.emit(Expression::Unary {
+            op: naga::UnaryOperator::BitwiseNot,
+            expr: field,
+        });
+        let byte = self.b.binary(Op::And, v, mask);
+        let set = self.b.binary(Op::ShiftLeft, byte, shift);
+        self.atomic_stmt(ptr, AtomicFunction::And, clear, None);
+        self.atomic_stmt(ptr, AtomicFunction::InclusiveOr, set, None);
     }
 
     fn offset(&mut self, base: H, k: usize) -> H {

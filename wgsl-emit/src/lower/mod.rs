@@ -365,6 +365,11 @@ impl Lowerer<'_> {
                 array,
                 index,
             } => self.load_byte(*value, *array, *index),
+            Stmt::StoreByte {
+                array,
+                index,
+                value,
+            } => self.store_byte(*array, *index, *value),
             Stmt::LoadWide {
                 values,
                 array,
