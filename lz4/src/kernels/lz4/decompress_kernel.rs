@@ -33,7 +33,7 @@ use super::decompress_layout::{
 };
 use super::decompress_seq::{lane_reciprocal, Consts, Seq};
 use super::warp_ops::for_step;
-use warpforge_ir::builder::{AnyArray, KernelBuilder, Val, U32, U8};
+use warpforge_ir::builder::{AnyArray, KernelBuilder, Val, U32};
 use warpforge_ir::{Access, Kernel, Mask};
 
 /// Builds the decompress kernel with `warps_per_block` warps (pages) per block.
@@ -145,26 +145,14 @@ impl Dec {
         let end_word = b.shr(end, c.two);
         let words = b.sub(end_word, first_word);
         let lane_word = b.shl(lane, c.two);
+        // `sbase` is a multiple of 16 (the warp's bytes start at one, and the staged groups end
+        // where they end), so every group lands on an aligned group of the warp's words.
+        let sbase_word = b.shr(sbase, c.two);
         for_step(b, self.i, lane_word, words, c.c128, |b, w| {
             let at = b.add(first_word, w);
             let group = b.load_wide::<4, _>(self.blocks, at);
-            let byte = b.shl(w, c.two);
-            let mut to = b.add(sbase, byte);
-            for (k, word) in group.into_iter().enumerate() {
-                for j in 0..4u32 {
-                    if k + j as usize > 0 {
-                        to = b.add(to, c.one);
-                    }
-                    let shifted = match j {
-                        0 => word,
-                        1 => b.shr(word, c.eight),
-                        2 => b.shr(word, c.sixteen),
-                        _ => b.shr(word, c.twenty_four),
-                    };
-                    let byte = b.trunc::<U8, _>(shifted);
-                    b.store(self.buf, to, byte);
-                }
-            }
+            let to = b.add(sbase_word, w);
+            b.store_wide(self.buf, to, group);
         });
     }
 
@@ -210,43 +198,29 @@ impl Dec {
         }
     }
 
-    /// Lane `l` writes the page's words `l, l + 32, …`, four per round: each word's bytes are four
-    /// consecutive shared bytes, so the warp reads 128 consecutive bytes per load (no bank conflict)
-    /// and stores 128 consecutive bytes per store.
+    /// Lane `l` writes the page's words `l, l + 32, …`, four per round: the warp reads 32
+    /// consecutive shared words per load (no bank conflict) and stores 128 consecutive bytes per
+    /// store.
     fn write_page(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, place: DecPlace) {
         let words = b.u32(PAGE / 4);
         let first_word = match place {
             DecPlace::Batch { g, .. } => b.mul(g, words),
             DecPlace::At { out_word, .. } => out_word,
         };
-        let lane_byte = b.shl(p.lane, c.two);
-        let from = b.add(p.obase, lane_byte);
+        let obase_word = b.shr(p.obase, c.two);
+        let from = b.add(obase_word, p.lane);
         let to = b.add(first_word, p.lane);
         for_step(b, self.round, c.zero, words, c.c128, |b, round| {
-            let round_byte = b.shl(round, c.two);
-            let mut at = b.add(from, round_byte);
+            let mut at = b.add(from, round);
             let mut dst = b.add(to, round);
             for u in 0..4 {
                 if u > 0 {
-                    at = b.add(at, c.c128);
+                    at = b.add(at, c.thirty_two);
                     dst = b.add(dst, c.thirty_two);
                 }
-                let mut word = self.page_byte(b, at);
-                let mut byte_at = at;
-                for k in 1..4u32 {
-                    byte_at = b.add(byte_at, c.one);
-                    let byte = self.page_byte(b, byte_at);
-                    let by = [c.eight, c.sixteen, c.twenty_four][k as usize - 1];
-                    let placed = b.shl(byte, by);
-                    word = b.or(word, placed);
-                }
+                let word = b.load(self.buf, at);
                 b.store(self.output, dst, word);
             }
         });
-    }
-
-    fn page_byte(&self, b: &mut KernelBuilder, at: Val<U32>) -> Val<U32> {
-        let byte = b.load(self.buf, at);
-        b.zext::<U32, _>(byte)
     }
 }

@@ -3,7 +3,7 @@
 //! sequence loop).
 
 use super::PAGE_SIZE;
-use warpforge_ir::builder::{AnyArray, GlobalBuf, KernelBuilder, Local, SharedArr, Val, U32, U8};
+use warpforge_ir::builder::{AnyArray, GlobalBuf, KernelBuilder, Local, SharedArr, Val, U32};
 
 pub(super) const PAGE: u32 = PAGE_SIZE as u32;
 
@@ -90,8 +90,9 @@ pub(super) struct Dec {
     /// The decoded pages as little-endian words.
     pub output: AnyArray<U32>,
     /// The warps' pages and staged blocks, [`WARP_BYTES`] each: the page from the front, the block
-    /// at the end.
-    pub buf: SharedArr<U8>,
+    /// at the end. Bytes in little-endian words: the parse and the copies read and write bytes
+    /// (`load.u8`, `store.u8`), the staging and the write-out whole words.
+    pub buf: SharedArr<U32>,
     /// Where the parse is, as an index into `stage`.
     pub s: Local<U32>,
     /// Bytes of the page decoded so far.
@@ -117,7 +118,7 @@ impl Dec {
         Dec {
             blocks,
             output,
-            buf: b.shared("decoded", warps * WARP_BYTES, 16),
+            buf: b.shared("decoded", warps * WARP_BYTES / 4, 16),
             s: b.local("s"),
             d: b.local("d"),
             code: b.local("code"),

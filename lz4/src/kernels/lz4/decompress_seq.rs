@@ -26,7 +26,6 @@ pub(super) struct Consts {
     pub eight: Val<U32>,
     pub fifteen: Val<U32>,
     pub sixteen: Val<U32>,
-    pub twenty_four: Val<U32>,
     pub thirty_one: Val<U32>,
     pub thirty_two: Val<U32>,
     pub c128: Val<U32>,
@@ -49,7 +48,6 @@ impl Consts {
             eight: b.u32(8),
             fifteen: b.u32(15),
             sixteen: b.u32(16),
-            twenty_four: b.u32(24),
             thirty_one: b.u32(31),
             thirty_two: b.u32(32),
             c128: b.u32(128),
@@ -106,18 +104,15 @@ impl Dec {
     /// value is broadcast from lane 0 so that the uniformity analysis (which treats shared loads as
     /// divergent) proves it too, as WebGPU requires of the branches around `warp_sync`.
     fn byte(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
-        let byte = b.load(self.buf, at);
-        let byte = b.zext::<U32, _>(byte);
+        let byte = b.load_byte(self.buf, at);
         b.shuffle(ShuffleMode::Index, byte, c.zero, Mask::FULL)
     }
 
     /// The little-endian 16-bit offset at `at` (broadcast like [`Dec::byte`]).
     fn offset_at(&self, b: &mut KernelBuilder, c: &Consts, at: Val<U32>) -> Val<U32> {
-        let lo = b.load(self.buf, at);
-        let lo = b.zext::<U32, _>(lo);
+        let lo = b.load_byte(self.buf, at);
         let next = b.add(at, c.one);
-        let hi = b.load(self.buf, next);
-        let hi = b.zext::<U32, _>(hi);
+        let hi = b.load_byte(self.buf, next);
         let hi = b.shl(hi, c.eight);
         let offset = b.or(lo, hi);
         b.shuffle(ShuffleMode::Index, offset, c.zero, Mask::FULL)
@@ -337,9 +332,9 @@ impl Dec {
             let in_range = b.lt(in_range, f.lit);
             b.if_(in_range, |b| {
                 let from = b.add(src, k);
-                let byte = b.load(self.buf, from);
+                let byte = b.load_byte(self.buf, from);
                 let to = b.add(dst, k);
-                b.store(self.buf, to, byte);
+                b.store_byte(self.buf, to, byte);
             });
         });
     }
@@ -374,9 +369,9 @@ impl Dec {
         let copies = b.lt(p.lane, f.lit);
         b.if_(copies, |b| {
             let from = b.add(f.s, p.lane);
-            let byte = b.load(self.buf, from);
+            let byte = b.load_byte(self.buf, from);
             let to = b.add(p.lane_out, f.d);
-            b.store(self.buf, to, byte);
+            b.store_byte(self.buf, to, byte);
         });
         // The match may read the literals other lanes just wrote.
         b.warp_sync(Mask::FULL);
@@ -398,8 +393,8 @@ impl Dec {
         let copies = b.lt(p.lane, m.ml);
         let copy = |b: &mut KernelBuilder, from: Val<U32>| {
             b.if_(copies, |b| {
-                let byte = b.load(self.buf, from);
-                b.store(self.buf, to, byte);
+                let byte = b.load_byte(self.buf, from);
+                b.store_byte(self.buf, to, byte);
             });
         };
         let far = b.ge(m.offset_less_one, c.thirty_one);
@@ -454,8 +449,8 @@ impl Dec {
             b.if_(copies, |b| {
                 let to = b.add(to, k);
                 let from = b.sub(to, period);
-                let byte = b.load(self.buf, from);
-                b.store(self.buf, to, byte);
+                let byte = b.load_byte(self.buf, from);
+                b.store_byte(self.buf, to, byte);
             });
         });
     }
