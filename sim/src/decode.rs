@@ -312,6 +312,19 @@ impl Decoder<'_> {
         }
     }
 
+    /// The memory operand of a load or store: a byte access (`load.u8`, `store.u8`) sees its `u32`
+    /// array's memory as bytes, indexed by byte.
+    fn access(&mut self, stmt: &Stmt, array: MemRef) -> Mem {
+        let mem = self.mem(array);
+        match stmt {
+            Stmt::LoadByte { .. } | Stmt::StoreByte { .. } => Mem {
+                elem: ScalarType::U8,
+                ..mem
+            },
+            _ => mem,
+        }
+    }
+
     fn mask(mask: Mask) -> LaneMask {
         match mask {
             Mask::Const(bits) => LaneMask::Const(bits),
@@ -380,8 +393,13 @@ impl Decoder<'_> {
                 value,
                 array,
                 index,
+            }
+            | Stmt::LoadByte {
+                value,
+                array,
+                index,
             } => {
-                let mem = self.mem(*array);
+                let mem = self.access(stmt, *array);
                 self.push(
                     Inst::Load {
                         dst: r(*value),
@@ -395,45 +413,13 @@ impl Decoder<'_> {
                 array,
                 index,
                 value,
-            } => {
-                let mem = self.mem(*array);
-                self.push(
-                    Inst::Store {
-                        mem,
-                        index: r(*index),
-                        src: r(*value),
-                    },
-                    path,
-                );
             }
-            Stmt::LoadByte {
-                value,
-                array,
-                index,
-            } => {
-                // A one-byte load at a byte index: the array's memory seen as bytes.
-                let mem = Mem {
-                    elem: ScalarType::U8,
-                    ..self.mem(*array)
-                };
-                self.push(
-                    Inst::Load {
-                        dst: r(*value),
-                        mem,
-                        index: r(*index),
-                    },
-                    path,
-                );
-            }
-            Stmt::StoreByte {
+            | Stmt::StoreByte {
                 array,
                 index,
                 value,
             } => {
-                let mem = Mem {
-                    elem: ScalarType::U8,
-                    ..self.mem(*array)
-                };
+                let mem = self.access(stmt, *array);
                 self.push(
                     Inst::Store {
                         mem,

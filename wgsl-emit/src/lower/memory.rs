@@ -247,21 +247,26 @@ impl Lowerer<'_> {
                     value,
                 });
             }
-            Repr::Packed { bits, .. } => {
-                let (slot, shift) = self.packed_slot(index, bits);
-                let ptr = self.slot_ptr(array, slot);
-                let mask = self.b.u32((1 << bits) - 1);
-                let field = self.b.binary(Op::ShiftLeft, mask, shift);
-                let clear = self.b.emit(Expression::Unary {
-                    op: naga::UnaryOperator::BitwiseNot,
-                    expr: field,
-                });
-                let bits_in = self.b.binary(Op::And, value, mask);
-                let set = self.b.binary(Op::ShiftLeft, bits_in, shift);
-                self.atomic_stmt(ptr, AtomicFunction::And, clear, None);
-                self.atomic_stmt(ptr, AtomicFunction::InclusiveOr, set, None);
-            }
+            Repr::Packed { bits, .. } => self.store_packed(array, index, value, bits),
         }
+    }
+
+    /// The low `bits` of `value` to the `bits`-wide field `index` of an atomic word array: the field
+    /// cleared, then set, in its word (`atomicAnd`, `atomicOr`), so neighbouring fields written by
+    /// other threads are kept.
+    fn store_packed(&mut self, array: ArrayVar, index: H, value: H, bits: u32) {
+        let (slot, shift) = self.packed_slot(index, bits);
+        let ptr = self.slot_ptr(array, slot);
+        let mask = self.b.u32((1 << bits) - 1);
+        let field = self.b.binary(Op::ShiftLeft, mask, shift);
+        let clear = self.b.emit(Expression::Unary {
+            op: naga::UnaryOperator::BitwiseNot,
+            expr: field,
+        });
+        let bits_in = self.b.binary(Op::And, value, mask);
+        let set = self.b.binary(Op::ShiftLeft, bits_in, shift);
+        self.atomic_stmt(ptr, AtomicFunction::And, clear, None);
+        self.atomic_stmt(ptr, AtomicFunction::InclusiveOr, set, None);
     }
 
     pub(super) fn load(&mut self, value: Value, array: MemRef, index: Value) {
@@ -296,18 +301,7 @@ impl Lowerer<'_> {
         let var = self.array_var(array);
         let i = self.index_u32(index);
         let v = self.b.value(value);
-        let (slot, shift) = self.packed_slot(i, 8);
-        let ptr = self.slot_ptr(var, slot);
-        let mask = self.b.u32(0xff);
-        let field = self.b.binary(Op::ShiftLeft, mask, shift);
-        let clear = self.b.emit(Expression::Unary {
-            op: naga::UnaryOperator::BitwiseNot,
-            expr: field,
-        });
-        let byte = self.b.binary(Op::And, v, mask);
-        let set = self.b.binary(Op::ShiftLeft, byte, shift);
-        self.atomic_stmt(ptr, AtomicFunction::And, clear, None);
-        self.atomic_stmt(ptr, AtomicFunction::InclusiveOr, set, None);
+        self.store_packed(var, i, v, 8);
     }
 
     fn offset(&mut self, base: H, k: usize) -> H {
