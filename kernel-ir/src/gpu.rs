@@ -167,6 +167,19 @@ pub fn load2(first: &u32) -> [u32; 2] {
 pub fn load4(first: &u32) -> [u32; 4] {
     outside("load4")
 }
+/// Byte `i` of a `u32` buffer or shared array seen as little-endian bytes (byte `i % 4` of
+/// `words[i / 4]`), zero-extended: IR `load.u8`, one `ld.u8` on PTX (WGSL shifts it out of its word).
+/// `i` counts bytes: `load_byte(words, 4 * k + 1)` is the second byte of `words[k]`.
+pub fn load_byte(words: &[u32], i: u32) -> u32 {
+    outside("load_byte")
+}
+/// Writes the low byte of `value` to byte `i` of a writable `u32` buffer or shared array, leaving
+/// the element's other three bytes: IR `store.u8`, one `st.u8` on PTX (on WGSL the array's words
+/// are atomic and the byte is cleared and set, so threads writing neighbouring bytes keep each
+/// other's).
+pub fn store_byte(words: &mut [u32], i: u32, value: u32) {
+    outside("store_byte")
+}
 /// Stores two consecutive `u32` elements in one access: `store2(&mut buf[i], [a, b]);`.
 pub fn store2(first: &mut u32, values: [u32; 2]) {
     outside("store2")

@@ -71,6 +71,8 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("load4", "&buf[i]"),
     ("store2", "&mut buf[i], [a, b]"),
     ("store4", "&mut buf[i], [a, b, c, d]"),
+    ("load_byte", "words, i"),
+    ("store_byte", "words, i, value"),
     ("shared", "len, align"),
     ("min", "a, b"),
     ("max", "a, b"),
@@ -315,6 +317,20 @@ impl Lower {
                 let names = (0..width).map(|k| tmp(&format!("__wf_a{k}"), span));
                 return Ok((
                     quote_spanned!(span=> { let __wf_i = #index; #lets #b.store_vec::<#width, _, _>(#array, __wf_i, [#(#names),*]) }),
+                    false,
+                ));
+            }
+            "load_byte" => {
+                let array = self.array(args[0], false)?;
+                let index = self.index_value(args[1])?;
+                quote_spanned!(span=> { let __wf_i = #index; #b.load_byte(#array, __wf_i) })
+            }
+            "store_byte" => {
+                let array = self.array(args[0], true)?;
+                let index = self.index_value(args[1])?;
+                let lets = self.operands(&args[2..])?;
+                return Ok((
+                    quote_spanned!(span=> { let __wf_i = #index; #lets #b.store_byte(#array, __wf_i, __wf_a0) }),
                     false,
                 ));
             }

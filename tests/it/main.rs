@@ -15,6 +15,7 @@ mod run_support;
 mod zoo_support;
 
 mod archive;
+mod byte_access;
 mod cli;
 mod cli_accept;
 mod cli_auto;
