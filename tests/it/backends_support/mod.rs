@@ -113,6 +113,14 @@ pub fn assembles_everywhere(test: &str, kernel: &Kernel) {
     }
 }
 
+/// The kernel's PTX for sm_80, for tests that look for an instruction in it.
+pub fn ptx_sm80(kernel: &Kernel) -> String {
+    let verified = verify(kernel).expect("verifies");
+    warpforge::ptx::emit(&verified, Sm::Sm80)
+        .expect("emits")
+        .text
+}
+
 /// The buffers after `blocks` blocks of `kernel` on `launcher` (a CUDA device in
 /// `scripts/gpu-check.sh`).
 pub fn on_launcher(
