@@ -220,6 +220,16 @@ impl Builder<'_> {
         )
     }
 
+    /// [`address`](Self::address) of a load or store; a byte access (`load.u8`, `store.u8`) indexes
+    /// its `u32` array by byte.
+    fn access(&self, stmt: &Stmt, array: MemRef, index: warpforge_ir::Value) -> (Address, bool) {
+        let (mut addr, read_only) = self.address(array, index);
+        if matches!(stmt, Stmt::LoadByte { .. } | Stmt::StoreByte { .. }) {
+            addr.elem_bytes = 1;
+        }
+        (addr, read_only)
+    }
+
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Let { value, expr } => {
@@ -287,31 +297,18 @@ impl Builder<'_> {
                 value,
                 array,
                 index,
+            }
+            | Stmt::LoadByte {
+                value,
+                array,
+                index,
             } => {
-                let (addr, read_only) = self.address(*array, *index);
+                let (addr, read_only) = self.access(stmt, *array, *index);
                 let width = addr.elem_bytes;
                 self.push(
                     Op::Load {
                         addr,
                         width,
-                        read_only,
-                    },
-                    vec![value.index()],
-                    vec![index.index()],
-                );
-            }
-            Stmt::LoadByte {
-                value,
-                array,
-                index,
-            } => {
-                // The index counts bytes: a one-byte access.
-                let (mut addr, read_only) = self.address(*array, *index);
-                addr.elem_bytes = 1;
-                self.push(
-                    Op::Load {
-                        addr,
-                        width: 1,
                         read_only,
                     },
                     vec![value.index()],
@@ -339,8 +336,13 @@ impl Builder<'_> {
                 array,
                 index,
                 value,
+            }
+            | Stmt::StoreByte {
+                array,
+                index,
+                value,
             } => {
-                let (addr, _) = self.address(*array, *index);
+                let (addr, _) = self.access(stmt, *array, *index);
                 let width = addr.elem_bytes;
                 let values = vec![value.index()];
                 self.push(
@@ -348,23 +350,6 @@ impl Builder<'_> {
                         addr,
                         width,
                         values,
-                    },
-                    vec![],
-                    vec![index.index(), value.index()],
-                );
-            }
-            Stmt::StoreByte {
-                array,
-                index,
-                value,
-            } => {
-                let (mut addr, _) = self.address(*array, *index);
-                addr.elem_bytes = 1;
-                self.push(
-                    Op::Store {
-                        addr,
-                        width: 1,
-                        values: vec![value.index()],
                     },
                     vec![],
                     vec![index.index(), value.index()],

@@ -352,13 +352,7 @@ impl Verifier<'_> {
                 array,
                 index,
             } => {
-                let elem = self.array(*array, false)?;
-                if elem != ScalarType::U32 {
-                    return self.fail(format!(
-                        "a byte load reads a u32 array, not one of {}",
-                        elem.name()
-                    ));
-                }
+                self.byte_array(*array, false)?;
                 self.index(*index)?;
                 self.define(*value, ScalarType::U32, here)
             }
@@ -367,13 +361,7 @@ impl Verifier<'_> {
                 index,
                 value,
             } => {
-                let elem = self.array(*array, true)?;
-                if elem != ScalarType::U32 {
-                    return self.fail(format!(
-                        "a byte store writes a u32 array, not one of {}",
-                        elem.name()
-                    ));
-                }
+                self.byte_array(*array, true)?;
                 self.index(*index)?;
                 self.expect_type(*value, ScalarType::U32, "the stored byte")
             }
@@ -462,6 +450,20 @@ impl Verifier<'_> {
     }
 
     /// Checks a wide access; the element type.
+    /// The array of a byte access (`load.u8`, `store.u8` when `write`): a `u32` one.
+    fn byte_array(&self, array: MemRef, write: bool) -> Result<(), VerifyError> {
+        let elem = self.array(array, write)?;
+        if elem == ScalarType::U32 {
+            return Ok(());
+        }
+        let what = if write {
+            "a byte store writes"
+        } else {
+            "a byte load reads"
+        };
+        self.fail(format!("{what} a u32 array, not one of {}", elem.name()))
+    }
+
     fn wide(
         &self,
         values: &[Value],

@@ -28,6 +28,7 @@
 
 use super::compress_emit::Window;
 use super::compress_kernel::{Ctx, PageCtx, SEARCHABLE};
+use super::compress_search::backward_room;
 use super::encode_fast::FAST_HASH_BITS;
 use super::warp_ops::{broadcast, for_range, PageConsts};
 use super::{FAST_BUCKETS, LZ4_HASH_MULT};
@@ -356,9 +357,7 @@ impl Ctx {
     ) -> (Val<U32>, Val<Bool>) {
         let k = p.page.k;
         let anchor = b.read(self.anchor);
-        let after_anchor = b.gt(x, anchor);
-        let q_room = b.gt(q, k.zero);
-        let back_ok = b.and(after_anchor, q_room);
+        let back_ok = backward_room(b, &k, (x, q), anchor);
         let xb = b.add(p.page.byte_base, x);
         let qb = b.add(p.page.byte_base, q);
         let xi = b.add(x, c.round_byte);

@@ -160,11 +160,7 @@ impl Ctx {
         // Most matches do not extend backward: one byte decides, and only then the lanes count.
         let can = match backward {
             Some(can) => can,
-            None => self.bytes_before_agree(b, p, (x, q), (anchor, None), |b, room| {
-                let x1 = b.sub(x, k.one);
-                let x1 = b.select(room, x1, k.zero);
-                p.page.byte(b, x1)
-            }),
+            None => self.bytes_before_agree(b, p, (x, q), anchor),
         };
         b.assign(self.ext, k.zero);
         b.if_(can, |b| {
@@ -183,26 +179,20 @@ impl Ctx {
         self.emit_sequence(b, p, anchor, lit, Some((offset, len)), window);
     }
 
-    /// Whether a match at `x` from `q` (uniform) extends backward by a byte: `x` is past `anchor`, `q`
-    /// past the page's first byte (and `found`, when given, holds), and the byte before `x` (what
-    /// `byte_before_x` gives, told whether it exists) equals the byte before `q`. Warp-uniform.
-    pub(super) fn bytes_before_agree(
+    /// Whether a match at `x` from `q` (uniform) extends backward by a byte: there are bytes before
+    /// both ([`backward_room`]) and they agree. Warp-uniform.
+    fn bytes_before_agree(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         (x, q): (Val<U32>, Val<U32>),
-        (anchor, found): (Val<U32>, Option<Val<Bool>>),
-        byte_before_x: impl FnOnce(&mut KernelBuilder, Val<Bool>) -> Val<U32>,
+        anchor: Val<U32>,
     ) -> Val<Bool> {
         let k = p.page.k;
-        let room = b.gt(x, anchor);
-        let room = match found {
-            Some(found) => b.and(room, found),
-            None => room,
-        };
-        let q_room = b.gt(q, k.zero);
-        let room = b.and(room, q_room);
-        let bx = byte_before_x(b, room);
+        let room = backward_room(b, &k, (x, q), anchor);
+        let x1 = b.sub(x, k.one);
+        let x1 = b.select(room, x1, k.zero);
+        let bx = p.page.byte(b, x1);
         let q1 = b.sub(q, k.one);
         let q1 = b.select(room, q1, k.zero);
         let bq = p.page.byte(b, q1);
@@ -457,4 +447,17 @@ impl Ctx {
             b.and(inside, same)
         })
     }
+}
+
+/// Whether a match at `x` from `q` (uniform) has a byte before it to extend backward into: `x` past
+/// the pending literals' start `anchor`, `q` past the page's first byte.
+pub(super) fn backward_room(
+    b: &mut KernelBuilder,
+    k: &PageConsts,
+    (x, q): (Val<U32>, Val<U32>),
+    anchor: Val<U32>,
+) -> Val<Bool> {
+    let after_anchor = b.gt(x, anchor);
+    let q_room = b.gt(q, k.zero);
+    b.and(after_anchor, q_room)
 }
