@@ -14,14 +14,18 @@
 //!    words) into the end of the warp's [`WARP_BYTES`] of shared memory, whose front will hold the
 //!    page: 4,192 bytes per warp instead of a separate staging area and page (8,240), so twice the
 //!    warps fit an SM.
-//! 2. **Parse** from shared memory: every lane reads the same token, lengths and offset (one
-//!    broadcast access each), so the parse is warp-uniform.
+//! 2. **Parse** from shared memory, 32 candidates at once (`decompress_window.rs`): lane `l` parses
+//!    the sequence that would start at block byte `s + l` (token, offset, one match-length byte),
+//!    and the warp follows the real sequences from candidate to candidate with shuffles, so a
+//!    window of about seven sequences costs one round of loads. The walk is warp-uniform. A
+//!    sequence the window does not take — literal length 15 or more, a longer match-length field,
+//!    the last sequence, and any error — is parsed alone with every check of the CPU decoder, in its
+//!    order (`decompress_seq.rs`), so a malformed block stops with the CPU decoder's status.
 //! 3. **Copy** into the warp's page in shared memory, one byte per lane, the write position kept
 //!    [`IN_PLACE_GAP`](super::IN_PLACE_GAP) bytes behind the next unread block byte (checked once
 //!    per sequence; a malformed block that would close the gap stops with
-//!    [`decode_status::OVERRUN`]): a sequence whose literals and
-//!    match are at most 32 bytes long (most of them) takes one masked step each, with no loop; longer
-//!    ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
+//!    [`decode_status::OVERRUN`]): literals and match of at most 32 bytes (most of them) take one
+//!    masked step each, with no loop; longer ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
 //!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
 //!    and a long match's later rounds read the bytes `offset · ⌈32 / offset⌉` back, which the earlier
 //!    rounds wrote, so overlapping matches need no per-byte arithmetic either.
@@ -93,12 +97,16 @@ impl Dec {
         let ibase = b.add(sbase, shift);
         let send = b.add(ibase, size);
         let lane_out = b.add(obase, lane);
+        let end_less_one = b.sub(end, c.one);
+        let end_less_two = b.sub(end, c.two);
         let p = Seq {
             lane,
             obase,
             lane_out,
             ibase,
             send,
+            end_less_one,
+            end_less_two,
             recips: lane_reciprocal(b, c, lane),
         };
         b.assign(self.s, ibase);

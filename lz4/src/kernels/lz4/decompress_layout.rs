@@ -104,6 +104,8 @@ pub(super) struct Dec {
     /// Loop counter of the warp-uniform loops (copy rounds, writing the page out): apart from `i`
     /// so that the uniformity analysis sees it uniform.
     pub round: Local<U32>,
+    /// The fast path's place in its window: the lane holding the next sequence's fields.
+    pub rel: Local<U32>,
 }
 
 impl Dec {
@@ -125,6 +127,7 @@ impl Dec {
             len: b.local("len"),
             i: b.local("i"),
             round: b.local("round"),
+            rel: b.local("rel"),
         }
     }
 }

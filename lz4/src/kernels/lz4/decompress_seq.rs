@@ -1,13 +1,15 @@
-//! The decompress kernel's parse of the staged block, sequence by sequence, and its copies (see
-//! `decompress_kernel.rs` for the whole kernel).
+//! The decompress kernel's sequence loop and the one-sequence path, with the copies both paths share
+//! (see `decompress_kernel.rs` for the whole kernel).
 //!
-//! One loop iteration per sequence. The common sequence — short length fields, literals and match of at
-//! most 32 bytes each, a valid offset, more block after it — goes through one test and a branch-free
-//! copy; everything else (long copies, every error, the last sequence) takes the slow branches, which
-//! make the same checks in the same order as [`super::lz4_decompress_block`] and stop with the same
-//! status — with one difference kept from the kernel before this one: a length that grows past a page
-//! while it is read stops with OVERFLOW at once, where the CPU decoder reads on and reports literals
-//! past the block's end (both reject the block).
+//! Each iteration of the loop decodes a window of sequences in the fast path (`decompress_window.rs`),
+//! then, if the window stopped at a sequence it does not take, that sequence alone
+//! ([`Dec::sequence`]). The one-sequence path handles every sequence: short ones (literals and match
+//! of at most 32 bytes each, a valid offset, more block after it) through one test and a branch-free
+//! copy; everything else (long copies, every error, the last sequence) through the slow branches,
+//! which make the same checks in the same order as [`super::lz4_decompress_block`] and stop with the
+//! same status — with one difference kept from the kernel before this one: a length that grows past
+//! a page while it is read stops with OVERFLOW at once, where the CPU decoder reads on and reports
+//! literals past the block's end (both reject the block).
 
 use super::decompress_layout::{decode_status, Dec};
 use super::warp_ops::for_step;
@@ -26,6 +28,7 @@ pub(super) struct Consts {
     pub eight: Val<U32>,
     pub fifteen: Val<U32>,
     pub sixteen: Val<U32>,
+    pub nineteen: Val<U32>,
     pub thirty_one: Val<U32>,
     pub thirty_two: Val<U32>,
     pub c128: Val<U32>,
@@ -48,6 +51,7 @@ impl Consts {
             eight: b.u32(8),
             fifteen: b.u32(15),
             sixteen: b.u32(16),
+            nineteen: b.u32(19),
             thirty_one: b.u32(31),
             thirty_two: b.u32(32),
             c128: b.u32(128),
@@ -69,24 +73,27 @@ pub(super) struct Seq {
     /// Block byte 0 in `decoded`, and one past the block's last byte.
     pub ibase: Val<U32>,
     pub send: Val<U32>,
-    /// Lane `l` holds `⌈65536 / (l + 1)⌉` (see [`Dec::match_source`], which reads lanes 0–30).
+    /// The warp's last and second-to-last byte in `decoded` (the staged groups' end, less 1 and 2):
+    /// the window parse clamps its reads there ([`Dec::window`]).
+    pub end_less_one: Val<U32>,
+    pub end_less_two: Val<U32>,
+    /// Lane `l` holds `⌈65536 / l⌉` (lane 0 that of 1; see [`Dec::match_source`], which reads lanes
+    /// 1–31).
     pub recips: Val<U32>,
 }
 
 /// [`Seq::recips`] for the calling lane: one division per lane and page, none per sequence.
 pub(super) fn lane_reciprocal(b: &mut KernelBuilder, c: &Consts, lane: Val<U32>) -> Val<U32> {
-    let k = b.add(lane, c.one);
+    let k = b.max(lane, c.one);
     let r = b.add(k, c.c65535);
     b.div(r, k)
 }
 
-/// A sequence's match: its offset, the offset less one (the lane holding its reciprocal, see
-/// [`Dec::match_source`]) and its length.
+/// A sequence's match: its offset and its length.
 #[derive(Clone, Copy)]
-struct Matched {
-    offset: Val<U32>,
-    offset_less_one: Val<U32>,
-    ml: Val<U32>,
+pub(super) struct Matched {
+    pub offset: Val<U32>,
+    pub ml: Val<U32>,
 }
 
 /// One sequence's parsed fields (`s`: just after the literal length; `s2`: the offset's first byte).
@@ -161,8 +168,20 @@ impl Dec {
         });
     }
 
+    /// Decodes the block's sequences: a window of them at a time in the fast path
+    /// ([`Dec::fast_sequences`]), and any sequence it does not take — a long length, the last
+    /// sequence, any error — one at a time ([`Dec::sequence`]).
     pub(super) fn sequences(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
         b.loop_(|b| {
+            let stopped = self.fast_sequences(b, c, p);
+            b.if_(stopped, |b| self.sequence(b, c, p));
+        });
+    }
+
+    /// One sequence at `s`, with every check of the CPU decoder; leaves the enclosing loop (`break`)
+    /// at the block's end and on any error.
+    fn sequence(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
+        {
             let s = b.read(self.s);
             let d = b.read(self.d);
             let token = self.byte(b, c, s);
@@ -207,11 +226,7 @@ impl Dec {
             let long_copy = b.gt(longest, c.thirty_two);
             let offset_less_one = b.sub(offset, c.one);
             let bad_offset = b.ge(offset_less_one, d2);
-            let m = Matched {
-                offset,
-                offset_less_one,
-                ml,
-            };
+            let m = Matched { offset, ml };
             let rare = b.or(overflow, long_copy);
             let rare = b.or(rare, bad_offset);
             b.if_else(
@@ -220,7 +235,7 @@ impl Dec {
                 |b| self.short_sequence(b, c, p, &f, &m),
             );
             b.assign(self.d, d3);
-        });
+        }
     }
 
     /// A match length of 15 or more: its first extension byte (inside the block: the sequence is
@@ -345,7 +360,7 @@ impl Dec {
     /// division per byte or sequence): with `r = ⌈65536 / offset⌉`, `⌊k · r / 65536⌋ = ⌊k / offset⌋`
     /// for every `k` below 32 and offset ≥ 1, as the error `k · (r − 65536 / offset) / 65536` is
     /// below 1/2048, less than the gap `1 / offset` to the next integer for offsets up to 2048. `r` is
-    /// a shuffle of [`Seq::recips`] from lane `offset − 1` — instead of a division per sequence, which
+    /// a shuffle of [`Seq::recips`] from lane `offset` — instead of a division per sequence, which
     /// is about 18 SASS instructions on sm_90, one of them a quarter-rate `MUFU.RCP`. (An offset of
     /// 32 or more needs none of it: [`Dec::match_round`] reads `offset` bytes back.)
     fn match_source(
@@ -356,11 +371,11 @@ impl Dec {
         m: &Matched,
         to: Val<U32>,
     ) -> Val<U32> {
-        let r = b.shuffle(ShuffleMode::Index, p.recips, m.offset_less_one, Mask::FULL);
+        let r = b.shuffle(ShuffleMode::Index, p.recips, m.offset, Mask::FULL);
         let q = b.mul(p.lane, r);
         let q = b.shr(q, c.sixteen);
-        let q = b.add(q, c.one);
         let back = b.mul(q, m.offset);
+        let back = b.add(back, m.offset);
         b.sub(to, back)
     }
 
@@ -375,21 +390,21 @@ impl Dec {
         });
         // The match may read the literals other lanes just wrote.
         b.warp_sync(Mask::FULL);
-        self.match_round(b, c, p, f, m);
+        self.match_round(b, c, p, f.d2, m);
     }
 
     /// The first 32 bytes of the sequence's match. With an offset of 32 or more (most matches) every
     /// lane reads `offset` bytes back, all of it written before this round; shorter offsets repeat
     /// their bytes ([`Dec::match_source`]).
-    fn match_round(
+    pub(super) fn match_round(
         &self,
         b: &mut KernelBuilder,
         c: &Consts,
         p: &Seq,
-        f: &Fields,
+        d2: Val<U32>,
         m: &Matched,
     ) -> Val<U32> {
-        let to = b.add(p.lane_out, f.d2);
+        let to = b.add(p.lane_out, d2);
         let copies = b.lt(p.lane, m.ml);
         let copy = |b: &mut KernelBuilder, from: Val<U32>| {
             b.if_(copies, |b| {
@@ -397,7 +412,7 @@ impl Dec {
                 b.store_byte(self.buf, to, byte);
             });
         };
-        let far = b.ge(m.offset_less_one, c.thirty_one);
+        let far = b.gt(m.offset, c.thirty_one);
         b.if_else(
             far,
             |b| {
@@ -436,9 +451,23 @@ impl Dec {
         b.if_(overrun, |b| self.fail_at(b, decode_status::OVERRUN, f.s));
         self.copy_literals(b, c, p, f);
         b.warp_sync(Mask::FULL);
-        let to = self.match_round(b, c, p, f, m);
-        // Later rounds read `period` bytes back: the smallest multiple of the offset of at least 32,
-        // so within what earlier rounds (or earlier sequences) wrote, and equal by periodicity.
+        let to = self.match_round(b, c, p, f.d2, m);
+        self.match_rest(b, c, p, to, m);
+    }
+
+    /// A match's bytes past its first 32 (none for a match of at most 32), lane `l` of the round
+    /// at `k` writing `to + k`: each round reads `period` bytes back, the smallest multiple of the
+    /// offset of at least 32, so within what earlier rounds (or earlier sequences) wrote, and equal
+    /// by periodicity.
+    pub(super) fn match_rest(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        to: Val<U32>,
+        m: &Matched,
+    ) {
+        let Matched { offset, ml, .. } = *m;
         let rounds = b.add(offset, c.thirty_one);
         let rounds = b.div(rounds, offset);
         let period = b.mul(rounds, offset);

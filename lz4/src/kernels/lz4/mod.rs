@@ -51,6 +51,7 @@ mod decode;
 mod decompress_kernel;
 mod decompress_layout;
 mod decompress_seq;
+mod decompress_window;
 pub mod device;
 mod encode;
 mod encode_fast;
