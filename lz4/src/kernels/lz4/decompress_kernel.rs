@@ -42,13 +42,27 @@ use warpforge_ir::{Access, Kernel, Mask};
 
 /// Builds the decompress kernel with `warps_per_block` warps (pages) per block.
 pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
+    decompress_kernel(warps_per_block, true)
+}
+
+/// The decompress kernel without its window parse: every sequence parsed and checked alone, as
+/// before the window (`decompress_window.rs`). Same parameters, statuses and pages, more
+/// instructions; kept as the reference the window is tested against.
+pub fn lz4_decompress_kernel_one_at_a_time(warps_per_block: u32) -> Kernel {
+    decompress_kernel(warps_per_block, false)
+}
+
+fn decompress_kernel(warps_per_block: u32, window: bool) -> Kernel {
     let mut b = KernelBuilder::new("lz4_decompress_pages", 32 * warps_per_block);
     let blocks = b.buffer::<U32>("blocks", Access::ReadOnly);
     let spans = b.buffer::<U32>("spans", Access::ReadOnly);
     let output = b.buffer::<U32>("output", Access::ReadWrite);
     let status = b.buffer::<U32>("status", Access::ReadWrite);
     let pages = b.scalar_param::<U32>("pages");
-    let k = Dec::declare(&mut b, AnyArray::of(blocks), AnyArray::of(output));
+    let k = Dec {
+        window,
+        ..Dec::declare(&mut b, AnyArray::of(blocks), AnyArray::of(output))
+    };
     let c = Consts::new(&mut b);
     let pages = b.param(pages);
     let block = b.block_index();

@@ -106,6 +106,9 @@ pub(super) struct Dec {
     pub round: Local<U32>,
     /// The fast path's place in its window: the lane holding the next sequence's fields.
     pub rel: Local<U32>,
+    /// Whether sequences are parsed a window at a time (`decompress_window.rs`) before falling back
+    /// to one at a time; always, except in the reference kernel the window is tested against.
+    pub window: bool,
 }
 
 impl Dec {
@@ -128,6 +131,7 @@ impl Dec {
             i: b.local("i"),
             round: b.local("round"),
             rel: b.local("rel"),
+            window: true,
         }
     }
 }

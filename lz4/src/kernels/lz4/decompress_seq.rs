@@ -173,8 +173,12 @@ impl Dec {
     /// sequence, any error — one at a time ([`Dec::sequence`]).
     pub(super) fn sequences(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
         b.loop_(|b| {
-            let stopped = self.fast_sequences(b, c, p);
-            b.if_(stopped, |b| self.sequence(b, c, p));
+            if self.window {
+                let stopped = self.fast_sequences(b, c, p);
+                b.if_(stopped, |b| self.sequence(b, c, p));
+            } else {
+                self.sequence(b, c, p);
+            }
         });
     }
 
