@@ -6,13 +6,15 @@
 //! kernel's slots, the decoded pages byte for byte.
 
 use anyhow::{anyhow, bail, Context, Result};
-use warpforge::ir::verify;
+use warpforge::ir::{verify, Kernel as IrKernel};
 use warpforge::kernel_io::PageMeta;
 use warpforge::kernels::lz4::{
-    compress_scratch_bytes, decode_status, same_filled_pattern, Lz4Level,
+    compress_scratch_bytes, decode_status, lz4_decompress_kernel_one_at_a_time,
+    same_filled_pattern, Lz4Level,
 };
 use warpforge::kernels::{
-    blocks_for, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel, Lz4WarpDecompressKernel,
+    blocks_for, warps_per_block, Kernel, Lz4CompactKernel, Lz4WarpCompressKernel,
+    Lz4WarpDecompressKernel,
 };
 use warpforge::runtime::cuda::CudaKernel;
 use warpforge::runtime::cudarc::driver::{CudaSlice, PushKernelArg};
@@ -30,10 +32,13 @@ pub struct Runs {
 }
 
 fn load(gpu: &Gpu, kernel: &dyn Kernel) -> Result<CudaKernel> {
-    let ir = kernel.ir_for(Backend::Cuda);
-    let verified = verify(&ir).map_err(|e| anyhow!("{}: {e:?}", kernel.name()))?;
+    load_ir(gpu, &kernel.ir_for(Backend::Cuda))
+}
+
+fn load_ir(gpu: &Gpu, ir: &IrKernel) -> Result<CudaKernel> {
+    let verified = verify(ir).map_err(|e| anyhow!("{}: {e:?}", ir.name))?;
     CudaKernel::load(&gpu.ctx, &gpu.info, &verified, gpu.info.sm())
-        .with_context(|| format!("loading {}", kernel.name()))
+        .with_context(|| format!("loading {}", ir.name))
 }
 
 /// One launch of a page kernel over `pages` pages: its buffers in parameter order, then the count.
@@ -154,12 +159,93 @@ fn words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// The decompress kernel on every set's compacted LZ4 blocks, timed (each run scaled to a whole
+/// set's page bytes) and then checked: every status OK, every page byte for byte. `None` when no
+/// page of any set compressed to LZ4.
+fn time_decompress(
+    gpu: &Gpu,
+    kernel: &CudaKernel,
+    name: &str,
+    pages: &[Page],
+    sets: &Sets,
+    runs: Runs,
+    bufs: &[SetBuffers],
+) -> Result<Option<Figure>> {
+    let n = sets.pages_per_set;
+    let set_bytes = (n * PAGE_SIZE) as u64;
+    let mut seconds = Vec::new();
+    let total = (runs.warmup + runs.timed).max(sets.len());
+    for run in 0..total {
+        let b = &bufs[run % sets.len()];
+        let lz4 = b.lz4_pages.len();
+        if lz4 == 0 {
+            continue;
+        }
+        let t = gpu.time(|| {
+            launch(
+                gpu,
+                kernel,
+                lz4,
+                &[&b.compact, &b.spans, &b.decoded, &b.status],
+            )
+        })?;
+        if run >= total - runs.timed {
+            seconds.push(t / (lz4 * PAGE_SIZE) as f64 * set_bytes as f64);
+        }
+    }
+    let mut decoded_pages = 0u64;
+    for (s, b) in bufs.iter().enumerate() {
+        let lz4 = b.lz4_pages.len();
+        let decoded = gpu.download(&b.decoded, lz4 * PAGE_SIZE)?;
+        let status = words(&gpu.download(&b.status, lz4 * 4)?);
+        let set = &pages[sets.range(s)];
+        decoded_pages += par_check(lz4, |range| {
+            let mut ok = 0u64;
+            for k in range {
+                let i = b.lz4_pages[k];
+                if status[k] & 0xff != decode_status::OK {
+                    bail!(
+                        "{name} decompress, set {s}: page {i}: status {:#x}",
+                        status[k]
+                    );
+                }
+                if decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE] != set[i] {
+                    bail!("{name} decompress, set {s}: page {i} decodes to a different page");
+                }
+                ok += 1;
+            }
+            Ok(ok)
+        })?;
+    }
+    if seconds.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Figure {
+        backend: name.into(),
+        op: "decompress".into(),
+        scope: Scope::DeviceResident,
+        clock: "CUDA events".into(),
+        bytes: set_bytes,
+        seconds,
+        ratio: None,
+        fallback_pages: Some(0),
+        verified_pages: decoded_pages,
+        note: "decodes the level's compacted LZ4 blocks (raw and same-filled pages need no kernel); \
+               each run's time scaled to a whole set's page bytes; every page compared byte for byte"
+            .into(),
+    }))
+}
+
 /// Every level's three kernels on the sets; figures into `report`.
 pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Report) -> Result<()> {
     let n = sets.pages_per_set;
     let set_bytes = (n * PAGE_SIZE) as u64;
     let compact = load(gpu, &Lz4CompactKernel::new(n))?;
     let decompress = load(gpu, &Lz4WarpDecompressKernel::new(n))?;
+    let one_at_a_time = load_ir(
+        gpu,
+        &lz4_decompress_kernel_one_at_a_time(warps_per_block(Backend::Cuda)),
+    )?;
     // The compress kernel's working memory: one buffer, since the launches run one after another.
     let scratch: CudaSlice<u8> = gpu.zeros(compress_scratch_bytes(Lz4Level::DEFAULT, n))?;
     let mut bufs = (0..sets.len())
@@ -276,70 +362,28 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
                     .into(),
         });
 
-        let mut seconds = Vec::new();
-        let total = (runs.warmup + runs.timed).max(sets.len());
-        for run in 0..total {
-            let b = &bufs[run % sets.len()];
-            let lz4 = b.lz4_pages.len();
-            if lz4 == 0 {
-                continue;
-            }
-            let t = gpu.time(|| {
-                launch(
-                    gpu,
-                    &decompress,
-                    lz4,
-                    &[&b.compact, &b.spans, &b.decoded, &b.status],
-                )
-            })?;
-            if run >= total - runs.timed {
-                seconds.push(t / (lz4 * PAGE_SIZE) as f64 * set_bytes as f64);
-            }
-        }
-        let mut decoded_pages = 0u64;
-        for (s, b) in bufs.iter().enumerate() {
-            let lz4 = b.lz4_pages.len();
-            let decoded = gpu.download(&b.decoded, lz4 * PAGE_SIZE)?;
-            let status = words(&gpu.download(&b.status, lz4 * 4)?);
-            let set = &pages[sets.range(s)];
-            decoded_pages += par_check(lz4, |range| {
-                let mut ok = 0u64;
-                for k in range {
-                    let i = b.lz4_pages[k];
-                    if status[k] & 0xff != decode_status::OK {
-                        bail!(
-                            "{name} decompress, set {s}: page {i}: status {:#x}",
-                            status[k]
-                        );
-                    }
-                    if decoded[k * PAGE_SIZE..(k + 1) * PAGE_SIZE] != set[i] {
-                        bail!("{name} decompress, set {s}: page {i} decodes to a different page");
-                    }
-                    ok += 1;
-                }
-                Ok(ok)
-            })?;
-        }
-        if seconds.is_empty() {
+        let Some(figure) = time_decompress(gpu, &decompress, &name, pages, sets, runs, &bufs)?
+        else {
             report
                 .skipped
                 .push(format!("{name} decompress: no page compressed to LZ4"));
             continue;
+        };
+        report.figures.push(figure);
+        if level == Lz4Level::DEFAULT {
+            // The same blocks through the kernel without its window parse: what the window buys.
+            let one = format!("{name} (one sequence at a time)");
+            if let Some(mut figure) =
+                time_decompress(gpu, &one_at_a_time, &one, pages, sets, runs, &bufs)?
+            {
+                figure.note = format!(
+                    "the decompress kernel without its window parse (lz4_decompress_kernel_one_at_a_time) \
+                     on the same blocks, beside the row above; {}",
+                    figure.note
+                );
+                report.figures.push(figure);
+            }
         }
-        report.figures.push(Figure {
-            backend: name,
-            op: "decompress".into(),
-            scope: Scope::DeviceResident,
-            clock: "CUDA events".into(),
-            bytes: set_bytes,
-            seconds,
-            ratio: None,
-            fallback_pages: Some(0),
-            verified_pages: decoded_pages,
-            note: "decodes the level's compacted LZ4 blocks (raw and same-filled pages need no kernel); \
-                   each run's time scaled to a whole set's page bytes; every page compared byte for byte"
-                .into(),
-        });
     }
     Ok(())
 }

@@ -45,15 +45,21 @@ pub fn lz4_decompress_kernel(warps_per_block: u32) -> Kernel {
     decompress_kernel(warps_per_block, true)
 }
 
-/// The decompress kernel without its window parse: every sequence parsed and checked alone, as
-/// before the window (`decompress_window.rs`). Same parameters, statuses and pages, more
-/// instructions; kept as the reference the window is tested against.
+/// The decompress kernel without its window parse (`lz4_decompress_one_at_a_time`): every sequence
+/// parsed and checked alone, as before the window (`decompress_window.rs`). Same parameters,
+/// statuses and pages, more instructions; kept as the reference the window is tested against, and
+/// timed beside it by the GPU bench (`examples/gpu_kernel_bench`).
 pub fn lz4_decompress_kernel_one_at_a_time(warps_per_block: u32) -> Kernel {
     decompress_kernel(warps_per_block, false)
 }
 
 fn decompress_kernel(warps_per_block: u32, window: bool) -> Kernel {
-    let mut b = KernelBuilder::new("lz4_decompress_pages", 32 * warps_per_block);
+    let name = if window {
+        "lz4_decompress_pages"
+    } else {
+        "lz4_decompress_one_at_a_time"
+    };
+    let mut b = KernelBuilder::new(name, 32 * warps_per_block);
     let blocks = b.buffer::<U32>("blocks", Access::ReadOnly);
     let spans = b.buffer::<U32>("spans", Access::ReadOnly);
     let output = b.buffer::<U32>("output", Access::ReadWrite);
