@@ -23,7 +23,7 @@
 //! `ptx-sim`), `WARPFORGE_DIFF_SEED` the first seed. Without an adapter the WebGPU test skips loudly;
 //! with `WARPFORGE_REQUIRE_WEBGPU=1` (CI) it fails.
 
-use crate::common;
+use crate::common::{self, Rng};
 
 use std::collections::BTreeMap;
 
@@ -36,23 +36,6 @@ use warpforge::runtime::sim::{self, SimOptions};
 use warpforge::runtime::webgpu::{WebGpuDevice, WebGpuError};
 use warpforge::runtime::{Backend, BufferArg, LaunchError, Launcher};
 use warpforge::wgsl::Requirements;
-
-/// A splitmix64 stream: the test's only source of randomness, so a seed reproduces a case.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 /// Elements per buffer: the generator's indices stay below it.
 const BUFFER_ELEMENTS: usize = 1024;

@@ -5,6 +5,7 @@
 //! blocks of every level and of lz4_flex, for blocks built to stop the window at each of its edges,
 //! and for mutated blocks; on the IR simulator, the PTX simulator for every target and WebGPU.
 
+use crate::common::Rng;
 use crate::lz4_device::{everywhere, word, Case};
 use warpforge::ir::verify;
 use warpforge::kernels::lz4::pages::{page, PageKind};
@@ -14,23 +15,6 @@ use warpforge::kernels::lz4::{
 };
 use warpforge::runtime::sim::{self, SimOptions};
 use warpforge::runtime::BufferArg;
-
-/// SplitMix64: the mutations are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Appends a length field's continuation bytes for `n` (the part above the token's 15).
 fn length_bytes(out: &mut Vec<u8>, mut n: usize) {
@@ -192,12 +176,12 @@ fn the_window_parse_decodes_and_rejects_exactly_as_one_sequence_at_a_time() {
         }
     }
     assert!(codes.len() >= 5, "status codes covered: {codes:?}");
-    let case = Case {
-        kernel: lz4_decompress_kernel(1),
-        blocks: n as u32,
-        buffers: vec![data, spans, vec![0xEE; n * PAGE_SIZE], vec![0xEE; n * 4]],
-        inputs: 2,
-        check: Box::new(move |backend, out| {
+    let case = Case::decompress(
+        lz4_decompress_kernel(1),
+        data,
+        spans,
+        n,
+        Box::new(move |backend, out| {
             for g in 0..n {
                 let (got, want) = (word(&out[3], g), word(&want_status, g));
                 assert_eq!(got, want, "{backend}: block {g}: status");
@@ -208,6 +192,6 @@ fn the_window_parse_decodes_and_rejects_exactly_as_one_sequence_at_a_time() {
                 );
             }
         }),
-    };
+    );
     everywhere(test, &case);
 }

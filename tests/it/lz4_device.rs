@@ -80,6 +80,26 @@ pub(crate) struct Case {
     pub check: Check,
 }
 
+impl Case {
+    /// The decompress kernel `kernel` (one warp per block) over `n` blocks: their bytes (padded) and
+    /// spans in, pages and status words out, both filled with 0xEE first.
+    pub fn decompress(
+        kernel: Kernel,
+        data: Vec<u8>,
+        spans: Vec<u8>,
+        n: usize,
+        check: Check,
+    ) -> Case {
+        Case {
+            kernel,
+            blocks: n as u32,
+            buffers: vec![data, spans, vec![0xEE; n * PAGE_SIZE], vec![0xEE; n * 4]],
+            inputs: 2,
+            check,
+        }
+    }
+}
+
 /// The case checked after it ran on the IR simulator, the PTX simulator for every target (neither
 /// may find anything) and WebGPU (a loud skip without an adapter).
 pub(crate) fn everywhere(test: &str, case: &Case) {

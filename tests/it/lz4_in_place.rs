@@ -124,12 +124,12 @@ fn decompress_kernel_decodes_in_place_and_stops_blocks_that_overtake_their_input
     assert!(starts.len() >= 12, "alignments covered: {starts:?}");
     warpforge::kernel_io::pad_blocks(&mut data);
     let n = want.len();
-    let case = Case {
-        kernel: lz4_decompress_kernel(1),
-        blocks: n as u32,
-        buffers: vec![data, spans, vec![0xEE; n * PAGE_SIZE], vec![0xEE; n * 4]],
-        inputs: 2,
-        check: Box::new(move |backend, out| {
+    let case = Case::decompress(
+        lz4_decompress_kernel(1),
+        data,
+        spans,
+        n,
+        Box::new(move |backend, out| {
             for (g, (len, expected)) in want.iter().enumerate() {
                 let status = word(&out[3], g);
                 let got = &out[2][g * PAGE_SIZE..(g + 1) * PAGE_SIZE];
@@ -152,6 +152,6 @@ fn decompress_kernel_decodes_in_place_and_stops_blocks_that_overtake_their_input
                 }
             }
         }),
-    };
+    );
     everywhere(test, &case);
 }

@@ -6,7 +6,7 @@
 //! so floats too must be bit-identical. Runs on a GPU machine (`scripts/gpu-check.sh run`); skips
 //! loudly elsewhere (a failure with `WARPFORGE_REQUIRE_CUDA=1`).
 
-use crate::common;
+use crate::common::{self, Rng};
 
 use std::path::PathBuf;
 
@@ -33,18 +33,8 @@ fn corpus_dir() -> PathBuf {
     }
 }
 
-/// A splitmix64 stream (the inputs of `sim/tests/it/ptx_nvcc.rs`).
-struct Rng(u64);
-
+/// The inputs of `sim/tests/it/ptx_nvcc.rs`, from the same splitmix64 stream.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     /// `n` integers in `-100..100`, as i32 or f32 little-endian bytes.
     fn ints(&mut self, n: usize, float: bool) -> Vec<u8> {
         (0..n)
