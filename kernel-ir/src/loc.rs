@@ -77,6 +77,24 @@ impl SourceLocs {
         self.by_path.remove(path)
     }
 
+    /// Moves every position down by `n` top-level statements (`body[k]…` becomes `body[k + n]…`):
+    /// for statements put in front of the body.
+    pub fn shift_body(&mut self, n: usize) {
+        let shifted = std::mem::take(&mut self.by_path)
+            .into_iter()
+            .map(|(path, loc)| {
+                let moved = path
+                    .strip_prefix("body[")
+                    .and_then(|rest| rest.split_once(']'))
+                    .and_then(|(k, tail)| {
+                        Some(format!("body[{}]{tail}", k.parse::<usize>().ok()? + n))
+                    });
+                (moved.unwrap_or(path), loc)
+            })
+            .collect();
+        self.by_path = shifted;
+    }
+
     /// Whether no position is recorded.
     pub fn is_empty(&self) -> bool {
         self.by_path.is_empty()

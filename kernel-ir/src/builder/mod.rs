@@ -36,8 +36,9 @@ use crate::kernel::{Kernel, LocalVar, Param, ParamKind, SharedArray, ValueInfo};
 use crate::loc::SourceLoc;
 use crate::path::StmtPath;
 use crate::stmt::{Block, Mask, ShuffleMode, Stmt, VoteMode, WarpOp};
-use crate::types::{Access, ScalarType};
+use crate::types::{Access, Literal, ScalarType};
 use crate::verify::{verify, VerifyError};
+use std::collections::HashMap;
 
 /// Builds one [`Kernel`]. Statements are appended to the innermost open block.
 pub struct KernelBuilder {
@@ -48,6 +49,12 @@ pub struct KernelBuilder {
     block_path: StmtPath,
     /// The position given to statements pushed from now on ([`KernelBuilder::set_loc`]).
     loc: Option<SourceLoc>,
+    /// Open `loop` blocks around the statements pushed now.
+    loops: usize,
+    /// Constants asked for inside a loop, defined once in front of the body instead (see
+    /// [`KernelBuilder::lit`]), and the value of each.
+    hoisted: Vec<Stmt>,
+    hoisted_values: HashMap<Literal, crate::Value>,
 }
 
 impl KernelBuilder {
@@ -62,6 +69,9 @@ impl KernelBuilder {
             blocks: vec![Vec::new()],
             block_path: StmtPath::body(),
             loc: None,
+            loops: 0,
+            hoisted: Vec::new(),
+            hoisted_values: HashMap::new(),
         }
     }
 
@@ -108,7 +118,10 @@ impl KernelBuilder {
     /// Verifies and returns the kernel.
     pub fn finish(mut self) -> Result<Kernel, VerifyError> {
         debug_assert_eq!(self.blocks.len(), 1, "a control-flow closure did not close");
-        self.kernel.body = self.blocks.pop().unwrap_or_default();
+        let body = self.blocks.pop().unwrap_or_default();
+        self.kernel.locs.shift_body(self.hoisted.len());
+        self.kernel.body = std::mem::take(&mut self.hoisted);
+        self.kernel.body.extend(body);
         verify(&self.kernel)?;
         Ok(self.kernel)
     }
@@ -228,7 +241,10 @@ impl KernelBuilder {
         self.block_path.push_index(index);
         self.block_path.push_block(name);
         self.blocks.push(Vec::new());
+        let in_loop = name == "loop";
+        self.loops += usize::from(in_loop);
         f(self);
+        self.loops -= usize::from(in_loop);
         self.block_path.pop();
         self.block_path.pop();
         self.blocks.pop().unwrap_or_default()
@@ -239,14 +255,34 @@ impl KernelBuilder {
     /// A constant of kind `T`.
     #[must_use]
     pub fn lit<T: ScalarKind>(&mut self, value: T::Rust) -> Val<T> {
-        self.bind(Expr::Literal(T::literal(value)))
+        self.constant(T::literal(value))
+    }
+
+    /// A constant: where it is asked for, or — inside a loop — once in front of the body, shared by
+    /// every use of the same constant inside loops. A constant costs nothing on a GPU (ptxas and the
+    /// WGSL compilers fold it into the instructions that use it), but a statement inside a loop
+    /// would be emitted and counted by the simulator on every iteration.
+    fn constant<T: ScalarKind>(&mut self, literal: Literal) -> Val<T> {
+        if self.loops == 0 {
+            return self.bind(Expr::Literal(literal));
+        }
+        if let Some(&value) = self.hoisted_values.get(&literal) {
+            return Val::new(value);
+        }
+        let value = self.fresh::<T>();
+        self.hoisted.push(Stmt::Let {
+            value: value.value(),
+            expr: Expr::Literal(literal),
+        });
+        self.hoisted_values.insert(literal, value.value());
+        value
     }
 
     /// A float constant of any float type from a Rust literal's digits (what `#[kernel]` emits for an
     /// unsuffixed float literal, so that it also works in a kernel generic over `F: Float`).
     #[must_use]
     pub fn float_lit<T: Float>(&mut self, text: &str) -> Val<T> {
-        self.bind(Expr::Literal(T::literal_from_text(text)))
+        self.constant(T::literal_from_text(text))
     }
 
     /// A `u32` constant.

@@ -1,6 +1,7 @@
 //! The IR crate's integration tests, one module per subject, in one test binary (one link).
 //! Run one subject with a filter: `cargo test -p warpforge-ir --test it verifier::`.
 
+mod hoisted_constants;
 mod hostile_text;
 mod ir_doc;
 mod macro_registers;
