@@ -96,8 +96,9 @@ impl Dec {
         }
     }
 
-    /// Decodes the sequences of the window at `s`, [`UNROLL`] per loop iteration, until the chain leaves the
-    /// window or reaches one the fast path does not take; advances `s` and `d` past those decoded.
+    /// Decodes the sequences of the window at `s`, [`UNROLL`] per loop iteration, until the chain
+    /// leaves the window or reaches one the fast path does not take; advances `s` and `d` past those
+    /// decoded.
     /// Returns whether it stopped at a sequence it did not take (which [`Dec::sequence`] then decodes
     /// or rejects) rather than at the window's end.
     pub(super) fn fast_sequences(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) -> Val<Bool> {
