@@ -25,6 +25,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::path::{Segment, StmtPath};
+
 /// Where a statement came from: a file (as the Rust compiler names it, e.g. `src/saxpy.rs`), a 1-based
 /// line and a 1-based column. Displays as `file:line:column`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -80,19 +82,25 @@ impl SourceLocs {
     /// Moves every position down by `n` top-level statements (`body[k]…` becomes `body[k + n]…`):
     /// for statements put in front of the body.
     pub fn shift_body(&mut self, n: usize) {
-        let shifted = std::mem::take(&mut self.by_path)
+        let shift = |path: &str| {
+            let old = path.parse::<StmtPath>().ok()?;
+            let [_, Segment::Index(k), rest @ ..] = old.segments() else {
+                return None;
+            };
+            let mut moved = StmtPath::body();
+            moved.push_index(k + n);
+            for segment in rest {
+                match segment {
+                    Segment::Index(i) => moved.push_index(*i),
+                    Segment::Block(name) => moved.push_block(name),
+                }
+            }
+            Some(moved.to_string())
+        };
+        self.by_path = std::mem::take(&mut self.by_path)
             .into_iter()
-            .map(|(path, loc)| {
-                let moved = path
-                    .strip_prefix("body[")
-                    .and_then(|rest| rest.split_once(']'))
-                    .and_then(|(k, tail)| {
-                        Some(format!("body[{}]{tail}", k.parse::<usize>().ok()? + n))
-                    });
-                (moved.unwrap_or(path), loc)
-            })
+            .map(|(path, loc)| (shift(&path).unwrap_or(path), loc))
             .collect();
-        self.by_path = shifted;
     }
 
     /// Whether no position is recorded.

@@ -7,6 +7,7 @@
 
 use crate::common::Rng;
 use crate::lz4_device::{everywhere, word, Case};
+use crate::lz4_in_place::sequence;
 use warpforge::ir::verify;
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::kernels::lz4::{
@@ -15,33 +16,6 @@ use warpforge::kernels::lz4::{
 };
 use warpforge::runtime::sim::{self, SimOptions};
 use warpforge::runtime::BufferArg;
-
-/// Appends a length field's continuation bytes for `n` (the part above the token's 15).
-fn length_bytes(out: &mut Vec<u8>, mut n: usize) {
-    while n >= 255 {
-        out.push(255);
-        n -= 255;
-    }
-    out.push(n as u8);
-}
-
-/// A sequence's token and literal length (a match length of `ml`, at least 4, in the token).
-fn token(out: &mut Vec<u8>, lit: usize, ml: usize) {
-    out.push(((lit.min(15) as u8) << 4) | (ml - 4).min(15) as u8);
-    if lit >= 15 {
-        length_bytes(out, lit - 15);
-    }
-}
-
-/// Appends a sequence: `lit` literal bytes `x`, then a match of `ml` at `offset`.
-fn sequence(out: &mut Vec<u8>, lit: usize, x: u8, offset: u16, ml: usize) {
-    token(out, lit, ml);
-    out.extend(std::iter::repeat_n(x, lit));
-    out.extend_from_slice(&offset.to_le_bytes());
-    if ml - 4 >= 15 {
-        length_bytes(out, ml - 4 - 15);
-    }
-}
 
 /// Blocks shaped at the window's edges: runs of sequences whose sizes put the chain's exit at every
 /// lane (token lengths 3 to 6 bytes, literal lengths 13 to 15, match-length fields of 14, 15, 16,
@@ -53,18 +27,16 @@ fn edge_blocks(rng: &mut Rng) -> Vec<Vec<u8>> {
         let mut block = Vec::new();
         let mut d = 0usize;
         let first = 1 + shape % 15;
-        sequence(&mut block, first, b'a' + shape as u8, 1, 4 + shape);
+        sequence(&mut block, &vec![b'a' + shape as u8; first], 1, 4 + shape);
         d += first + 4 + shape;
         while d < 3000 {
             let lit = [0, 1, 2, 13, 14, 15][rng.below(6)];
             let ml = [4, 18, 19, 20, 4 + 15 + 254, 4 + 15 + 255, 32, 33][rng.below(8)];
             let offset = [1, 2, 7, 31, 32, 33, 300][rng.below(7)].min(d as u16);
-            sequence(&mut block, lit, b'0' + (d % 10) as u8, offset, ml);
+            sequence(&mut block, &vec![b'0' + (d % 10) as u8; lit], offset, ml);
             d += lit + ml;
         }
-        let rest = PAGE_SIZE.saturating_sub(d);
-        token(&mut block, rest, 4);
-        block.extend(std::iter::repeat_n(b'z', rest));
+        sequence(&mut block, &vec![b'z'; PAGE_SIZE.saturating_sub(d)], 0, 0);
         blocks.push(block);
     }
     blocks

@@ -12,7 +12,7 @@ use warpforge::kernels::lz4::{
 };
 
 /// Appends a length field's continuation bytes for `n` (the part above the token's 15).
-fn length_bytes(out: &mut Vec<u8>, mut n: usize) {
+pub(crate) fn length_bytes(out: &mut Vec<u8>, mut n: usize) {
     while n >= 255 {
         out.push(255);
         n -= 255;
@@ -22,7 +22,7 @@ fn length_bytes(out: &mut Vec<u8>, mut n: usize) {
 
 /// A sequence with `literals` and a match of `ml` bytes at `offset` (none when `ml` is 0: the last
 /// sequence).
-fn sequence(out: &mut Vec<u8>, literals: &[u8], offset: u16, ml: usize) {
+pub(crate) fn sequence(out: &mut Vec<u8>, literals: &[u8], offset: u16, ml: usize) {
     let lit = literals.len();
     let m = if ml == 0 { 0 } else { ml - 4 };
     out.push(((lit.min(15) as u8) << 4) | m.min(15) as u8);

@@ -25,8 +25,9 @@
 //!    [`IN_PLACE_GAP`](super::IN_PLACE_GAP) bytes behind the next unread block byte (checked once
 //!    per sequence; a malformed block that would close the gap stops with
 //!    [`decode_status::OVERRUN`]): literals and match of at most 32 bytes (most of them) take one
-//!    masked step each, with no loop; longer ones loop 32 bytes at a time. A match copies `dst[d + k] = dst[d − offset + (k mod offset)]`;
-//!    `k mod offset` is computed once per sequence for the lanes (a reciprocal, no division per byte),
+//!    masked step each, with no loop; longer ones loop 32 bytes at a time. A match copies
+//!    `dst[d + k] = dst[d − offset + (k mod offset)]`; `k mod offset` is computed once per sequence
+//!    for the lanes (a reciprocal, no division per byte),
 //!    and a long match's later rounds read the bytes `offset · ⌈32 / offset⌉` back, which the earlier
 //!    rounds wrote, so overlapping matches need no per-byte arithmetic either.
 //! 4. **Write out** the page as words, each lane every 32nd word (conflict-free shared reads,

@@ -185,61 +185,59 @@ impl Dec {
     /// One sequence at `s`, with every check of the CPU decoder; leaves the enclosing loop (`break`)
     /// at the block's end and on any error.
     fn sequence(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq) {
-        {
-            let s = b.read(self.s);
-            let d = b.read(self.d);
-            let token = self.byte(b, c, s);
-            let lit = b.shr(token, c.four);
-            let s1 = b.add(s, c.one);
-            b.assign(self.s, s1);
-            b.assign(self.len, lit);
-            let long = b.eq(lit, c.fifteen);
-            b.if_(long, |b| {
-                self.read_length(b, c, p);
-                self.break_if_failed(b, c);
-            });
-            let lit = b.read(self.len);
-            let s = b.read(self.s);
-            let s2 = b.add(s, lit);
-            let d2 = b.add(d, lit);
-            let f = Fields { s, d, lit, s2, d2 };
-            // The block ends within the literals or the offset: the last sequence, or an error.
-            let s3 = b.add(s2, c.two);
-            let last = b.ge(s3, p.send);
-            b.if_(last, |b| self.last_sequence(b, c, p, &f, token));
-            let offset = self.offset_at(b, c, s2);
-            let nibble = b.and(token, c.fifteen);
-            b.assign(self.len, nibble);
-            b.assign(self.s, s3);
-            let long = b.eq(nibble, c.fifteen);
-            b.if_(long, |b| self.long_match_length(b, c, p, &f, offset, s3));
-            let ml = b.read(self.len);
-            let ml = b.add(ml, c.four);
-            // One test for everything the short path does not handle: output overflow (literals or
-            // match), the page reaching into the unread block, a bad offset, literals or a match
-            // longer than 32 bytes.
-            let d3 = b.add(d2, ml);
-            let next = b.read(self.s);
-            // (`obase + gap` is not kept for the whole page: one register less, which on sm_90
-            // is the difference between 40 and 48 warps per SM.)
-            let room = b.sub(next, p.obase);
-            let room = b.sub(room, c.gap);
-            let limit = b.min(room, c.page);
-            let overflow = b.gt(d3, limit);
-            let longest = b.max(lit, ml);
-            let long_copy = b.gt(longest, c.thirty_two);
-            let offset_less_one = b.sub(offset, c.one);
-            let bad_offset = b.ge(offset_less_one, d2);
-            let m = Matched { offset, ml };
-            let rare = b.or(overflow, long_copy);
-            let rare = b.or(rare, bad_offset);
-            b.if_else(
-                rare,
-                |b| self.long_sequence(b, c, p, &f, &m, room),
-                |b| self.short_sequence(b, c, p, &f, &m),
-            );
-            b.assign(self.d, d3);
-        }
+        let s = b.read(self.s);
+        let d = b.read(self.d);
+        let token = self.byte(b, c, s);
+        let lit = b.shr(token, c.four);
+        let s1 = b.add(s, c.one);
+        b.assign(self.s, s1);
+        b.assign(self.len, lit);
+        let long = b.eq(lit, c.fifteen);
+        b.if_(long, |b| {
+            self.read_length(b, c, p);
+            self.break_if_failed(b, c);
+        });
+        let lit = b.read(self.len);
+        let s = b.read(self.s);
+        let s2 = b.add(s, lit);
+        let d2 = b.add(d, lit);
+        let f = Fields { s, d, lit, s2, d2 };
+        // The block ends within the literals or the offset: the last sequence, or an error.
+        let s3 = b.add(s2, c.two);
+        let last = b.ge(s3, p.send);
+        b.if_(last, |b| self.last_sequence(b, c, p, &f, token));
+        let offset = self.offset_at(b, c, s2);
+        let nibble = b.and(token, c.fifteen);
+        b.assign(self.len, nibble);
+        b.assign(self.s, s3);
+        let long = b.eq(nibble, c.fifteen);
+        b.if_(long, |b| self.long_match_length(b, c, p, &f, offset, s3));
+        let ml = b.read(self.len);
+        let ml = b.add(ml, c.four);
+        // One test for everything the short path does not handle: output overflow (literals or
+        // match), the page reaching into the unread block, a bad offset, literals or a match
+        // longer than 32 bytes.
+        let d3 = b.add(d2, ml);
+        let next = b.read(self.s);
+        // (`obase + gap` is not kept for the whole page: one register less, which on sm_90
+        // is the difference between 40 and 48 warps per SM.)
+        let room = b.sub(next, p.obase);
+        let room = b.sub(room, c.gap);
+        let limit = b.min(room, c.page);
+        let overflow = b.gt(d3, limit);
+        let longest = b.max(lit, ml);
+        let long_copy = b.gt(longest, c.thirty_two);
+        let offset_less_one = b.sub(offset, c.one);
+        let bad_offset = b.ge(offset_less_one, d2);
+        let m = Matched { offset, ml };
+        let rare = b.or(overflow, long_copy);
+        let rare = b.or(rare, bad_offset);
+        b.if_else(
+            rare,
+            |b| self.long_sequence(b, c, p, &f, &m, room),
+            |b| self.short_sequence(b, c, p, &f, &m),
+        );
+        b.assign(self.d, d3);
     }
 
     /// A match length of 15 or more: its first extension byte (inside the block: the sequence is
@@ -385,16 +383,33 @@ impl Dec {
 
     /// The common sequence: literals and match of at most 32 bytes, checked already.
     fn short_sequence(&self, b: &mut KernelBuilder, c: &Consts, p: &Seq, f: &Fields, m: &Matched) {
-        let copies = b.lt(p.lane, f.lit);
+        let at = (f.lit, f.d, f.d2);
+        self.literals_then_match(b, c, p, at, m, |b| b.add(f.s, p.lane));
+    }
+
+    /// At most 32 literals (lane `l` copies the one at `lit_from(b)`, evaluated only where some lane
+    /// copies) to the page at `d`, then the first round of the match at `d2`
+    /// ([`Dec::match_round`], whose destination it returns). `(lit, d, d2)`: the literal length
+    /// and where literals and match go.
+    pub(super) fn literals_then_match(
+        &self,
+        b: &mut KernelBuilder,
+        c: &Consts,
+        p: &Seq,
+        (lit, d, d2): (Val<U32>, Val<U32>, Val<U32>),
+        m: &Matched,
+        lit_from: impl FnOnce(&mut KernelBuilder) -> Val<U32>,
+    ) -> Val<U32> {
+        let copies = b.lt(p.lane, lit);
         b.if_(copies, |b| {
-            let from = b.add(f.s, p.lane);
+            let from = lit_from(b);
             let byte = b.load_byte(self.buf, from);
-            let to = b.add(p.lane_out, f.d);
+            let to = b.add(p.lane_out, d);
             b.store_byte(self.buf, to, byte);
         });
         // The match may read the literals other lanes just wrote.
         b.warp_sync(Mask::FULL);
-        self.match_round(b, c, p, f.d2, m);
+        self.match_round(b, c, p, d2, m)
     }
 
     /// The first 32 bytes of the sequence's match. With an offset of 32 or more (most matches) every
@@ -443,7 +458,7 @@ impl Dec {
         m: &Matched,
         room: Val<U32>,
     ) {
-        let Matched { offset, ml, .. } = *m;
+        let Matched { offset, ml } = *m;
         self.check_literals(b, c, f);
         self.check_offset(b, c, f, offset);
         let left = b.sub(c.page, f.d2);
@@ -471,7 +486,7 @@ impl Dec {
         to: Val<U32>,
         m: &Matched,
     ) {
-        let Matched { offset, ml, .. } = *m;
+        let Matched { offset, ml } = *m;
         let rounds = b.add(offset, c.thirty_one);
         let rounds = b.div(rounds, offset);
         let period = b.mul(rounds, offset);

@@ -167,17 +167,8 @@ impl Dec {
             on_stop(b);
             b.break_();
         });
-        let copies = b.lt(p.lane, lit);
-        b.if_(copies, |b| {
-            let from = b.add(w.lit_from, r);
-            let byte = b.load_byte(self.buf, from);
-            let to = b.add(p.lane_out, d);
-            b.store_byte(self.buf, to, byte);
-        });
-        // The match may read the literals other lanes just wrote.
-        b.warp_sync(Mask::FULL);
         let m = Matched { offset, ml };
-        let to = self.match_round(b, c, p, d2, &m);
+        let to = self.literals_then_match(b, c, p, (lit, d, d2), &m, |b| b.add(w.lit_from, r));
         let long = b.gt(ml, c.thirty_two);
         b.if_(long, |b| self.match_rest(b, c, p, to, &m));
         (next, d3)
