@@ -357,6 +357,16 @@ fn the_cuda_host_pipeline_on_the_simulator_matches_the_reference() {
             back, pages,
             "batch {batch_size}: the decode does not round-trip"
         );
+        // The compressor's own pages: uploaded from directly, the same records.
+        let mut input = gpu.host_pages(n).expect("host pages");
+        input.copy_from_slice(pages);
+        let locked = gpu.compress_batch(&input).expect("compress_batch");
+        assert_eq!(locked.pages, result.pages);
+        assert_eq!(
+            gpu.stats().cpu_fallback_pages,
+            0,
+            "every batch ran on the simulator"
+        );
     }
 }
 

@@ -94,12 +94,34 @@ fn the_replayed_pipeline_round_trips_and_equals_the_reference() {
     assert_eq!(tape.launches(), launches, "replay records nothing");
     assert_eq!(gpu.stats().cpu_fallback_pages, 0);
 
-    // The owned-records API replays the same launches.
+    // compress_batch from pages in ordinary memory replays the same launches.
     tape.rewind();
     let owned = gpu.compress_batch(&pages).expect("compress_batch");
     assert_eq!(owned.pages, expected);
-    assert_eq!(gpu.decompress_batch(&owned.pages).expect("decode"), pages);
     assert_eq!(gpu.stats().cpu_fallback_pages, 0);
+
+    // decompress_batch sends every page to the kernel (its output downloads straight into the
+    // compressor's pages): other launches, recorded and replayed on a tape of their own.
+    let (mut owned_gpu, owned_tape) = replaying();
+    let mut input = owned_gpu.host_pages(pages.len()).expect("host pages");
+    input.copy_from_slice(&pages);
+    let records = owned_gpu
+        .compress_batch(&input)
+        .expect("compress_batch")
+        .pages;
+    assert_eq!(records, expected);
+    assert_eq!(owned_gpu.decompress_batch(&records).expect("decode"), pages);
+    owned_tape.replay();
+    for _ in 0..2 {
+        owned_tape.rewind();
+        let replayed = owned_gpu.compress_batch(&input).expect("replayed");
+        assert_eq!(replayed.pages, expected);
+        let back = owned_gpu
+            .decompress_batch(&records)
+            .expect("replayed decode");
+        assert_eq!(back, pages);
+    }
+    assert_eq!(owned_gpu.stats().cpu_fallback_pages, 0);
 }
 
 #[test]

@@ -36,6 +36,7 @@ mod gpu_batch;
 mod gpu_check_script;
 mod half_floats;
 mod half_math;
+mod host_pages;
 mod host_pipeline;
 mod launch_shapes;
 mod layout;

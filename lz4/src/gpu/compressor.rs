@@ -7,7 +7,8 @@ use std::time::Instant;
 use super::driver_cuda::CudaDriver;
 use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
-use super::engine::{all_failed, chunk_ranges, Engine, LaunchEngine};
+use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
+use super::host_pages::{HostPages, HostPool, PageInput};
 use super::ring_state::RingEngine;
 use super::{
     BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
@@ -22,6 +23,8 @@ use crate::{CompressedPage, PAGE_SIZE};
 enum Input<'a> {
     /// The caller's pages.
     Pages(&'a [Page]),
+    /// Pages the engine gave out (uploaded from directly when they are page-locked).
+    Host(&'a HostPages),
     /// The first pages of the engine's staging buffer.
     Staged(usize),
 }
@@ -40,6 +43,14 @@ pub struct GpuBatchCompressor {
     /// The packed records `compress_batch` builds its owned ones from, kept so its buffers are
     /// reused from call to call.
     packed: PackedRecords,
+    /// Ordinary memory for `decompress_batch`'s output when the engine cannot give any.
+    spare: HostPool<Vec<u8>>,
+}
+
+/// Where a decompress call writes.
+enum Target<'a> {
+    Pages(&'a mut [Page]),
+    Host(&'a mut HostPages),
 }
 
 impl GpuBatchCompressor {
@@ -143,6 +154,7 @@ impl GpuBatchCompressor {
             batches_seen: 0,
             poisoned: None,
             packed: PackedRecords::new(),
+            spare: HostPool::default(),
         }
     }
 
@@ -202,7 +214,14 @@ impl GpuBatchCompressor {
     /// the records are the same either way. After a sticky error every chunk goes to the CPU. The
     /// records are owned, one allocation per LZ4 or raw page: [`GpuBatchCompressor::compress_into`]
     /// packs them into two reusable buffers instead.
-    pub fn compress_batch(&mut self, pages: &[[u8; PAGE_SIZE]]) -> Result<BatchResult, GpuError> {
+    ///
+    /// `pages` may be any slice or vector of pages, or [`HostPages`] from
+    /// [`GpuBatchCompressor::host_pages`]: those are page-locked on CUDA and uploaded without the
+    /// staging copy that pages in ordinary memory need.
+    pub fn compress_batch<P: PageInput + ?Sized>(
+        &mut self,
+        pages: &P,
+    ) -> Result<BatchResult, GpuError> {
         let start = Instant::now();
         let mut packed = std::mem::take(&mut self.packed);
         let times = self.compress_into(pages, &mut packed);
@@ -215,13 +234,29 @@ impl GpuBatchCompressor {
 
     /// [`GpuBatchCompressor::compress_batch`] into `out` (cleared first, its buffers reused): one
     /// record per page, packed, with no allocation per page. The timings are those of
-    /// [`BatchResult`].
-    pub fn compress_into(
+    /// [`BatchResult`]. `pages` as for [`GpuBatchCompressor::compress_batch`].
+    pub fn compress_into<P: PageInput + ?Sized>(
         &mut self,
-        pages: &[[u8; PAGE_SIZE]],
+        pages: &P,
         out: &mut PackedRecords,
     ) -> Result<BatchTimes, GpuError> {
-        self.compress_from(Input::Pages(pages), out)
+        let input = match pages.host_pages() {
+            Some(host) => Input::Host(host),
+            None => Input::Pages(pages.pages()),
+        };
+        self.compress_from(input, out)
+    }
+
+    /// `pages` pages of host memory for [`GpuBatchCompressor::compress_batch`]'s input (or any use):
+    /// page-locked on CUDA, so the upload reads them where they are; ordinary memory on the other
+    /// backends. The contents are what an earlier holder left there, or zeroes. Dropping them gives
+    /// the memory back to this compressor, and the next call reuses it.
+    pub fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
+        match self.engine.host_pages(pages) {
+            Ok(pages) => Ok(pages),
+            // A device that cannot allocate any more still gets its pages from ordinary memory.
+            Err(_) => vec_pages(&self.spare, pages),
+        }
     }
 
     /// Input pages to fill in place before [`GpuBatchCompressor::compress_staged`]: at least `pages`
@@ -256,11 +291,13 @@ impl GpuBatchCompressor {
         let batch = self.config.batch_size;
         let n = match input {
             Input::Pages(pages) => pages.len(),
+            Input::Host(pages) => pages.len(),
             Input::Staged(n) => n,
         };
         out.reset(n);
         let outcomes = match (&self.poisoned, input) {
             (None, Input::Pages(pages)) => self.engine.compress_chunks(pages, batch, out),
+            (None, Input::Host(pages)) => self.engine.compress_host(pages, batch, out),
             (None, Input::Staged(n)) => self.engine.compress_staged(n, batch, out),
             (Some(why), _) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
@@ -292,6 +329,7 @@ impl GpuBatchCompressor {
                     let level = self.config.algorithm.lz4_level();
                     let records = match input {
                         Input::Pages(pages) => reference::compress(&pages[range.clone()], level),
+                        Input::Host(pages) => reference::compress(&pages[range.clone()], level),
                         Input::Staged(_) => reference::compress(
                             &pages_of(self.engine.staged()?)[range.clone()],
                             level,
@@ -316,14 +354,14 @@ impl GpuBatchCompressor {
     }
 
     /// Decompresses `pages` in chunks of `batch_size`. A chunk the GPU fails is redone on the CPU; a
-    /// malformed page is [`GpuError::Corrupt`] with its index in `pages`. The output is a fresh
-    /// vector: [`GpuBatchCompressor::decompress_into`] writes into the caller's pages instead.
-    pub fn decompress_batch(
-        &mut self,
-        pages: &[CompressedPage],
-    ) -> Result<Vec<[u8; PAGE_SIZE]>, GpuError> {
-        let mut out: Vec<Page> = super::fresh_pages::zeroed_pages(pages.len());
-        self.decompress_into(&pages, &mut out)?;
+    /// malformed page is [`GpuError::Corrupt`] with its index in `pages`. The output is [`HostPages`]
+    /// from this compressor's pool (page-locked on CUDA; `Deref` to a slice of pages,
+    /// [`HostPages::to_vec`] for a vector): memory a dropped result gave back is reused, so a
+    /// streaming caller pays no page faults for fresh memory. [`GpuBatchCompressor::decompress_into`]
+    /// writes into the caller's pages instead.
+    pub fn decompress_batch(&mut self, pages: &[CompressedPage]) -> Result<HostPages, GpuError> {
+        let mut out = self.host_pages(pages.len())?;
+        self.decode(&pages, Target::Host(&mut out))?;
         Ok(out)
     }
 
@@ -336,20 +374,35 @@ impl GpuBatchCompressor {
         records: &dyn Records,
         out: &mut [[u8; PAGE_SIZE]],
     ) -> Result<(), GpuError> {
-        if records.count() != out.len() {
+        self.decode(records, Target::Pages(out))
+    }
+
+    fn decode(&mut self, records: &dyn Records, mut target: Target<'_>) -> Result<(), GpuError> {
+        let pages = match &target {
+            Target::Pages(out) => out.len(),
+            Target::Host(out) => out.len(),
+        };
+        if records.count() != pages {
             return Err(GpuError::Config(format!(
-                "decompress_into: {} records for {} output pages",
+                "decompress_into: {} records for {pages} output pages",
                 records.count(),
-                out.len()
             )));
         }
         let batch = self.config.batch_size;
-        let outcomes = match &self.poisoned {
-            None => self.engine.decompress_chunks(records, batch, out),
-            Some(why) => {
+        let outcomes = match (&self.poisoned, &mut target) {
+            (None, Target::Pages(out)) => self.engine.decompress_chunks(records, batch, out),
+            (None, Target::Host(out)) => self.engine.decompress_host(records, batch, out),
+            (Some(why), _) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
-                out.chunks(batch).map(|_| Err(why.clone())).collect()
+                chunk_ranges(pages, batch)
+                    .iter()
+                    .map(|_| Err(why.clone()))
+                    .collect()
             }
+        };
+        let out: &mut [Page] = match target {
+            Target::Pages(out) => out,
+            Target::Host(out) => out,
         };
         for (k, (dst, outcome)) in out.chunks_mut(batch).zip(outcomes).enumerate() {
             let first = k * batch;

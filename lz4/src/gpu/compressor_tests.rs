@@ -62,6 +62,11 @@ impl Engine for FakeEngine {
         Ok(self.staging.get_mut(pages))
     }
 
+    fn host_pages(&mut self, _: usize) -> Result<HostPages, GpuError> {
+        // As a device that cannot give page-locked memory: the compressor uses ordinary memory.
+        Err(GpuError::NotAvailable("fake: no page-locked memory".into()))
+    }
+
     fn staged(&self) -> Result<&[u8], GpuError> {
         Ok(self.staging.bytes())
     }

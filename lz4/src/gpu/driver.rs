@@ -33,8 +33,9 @@ pub trait Driver {
     type Event;
     /// Device memory (bytes).
     type Buffer;
-    /// Page-locked host memory (bytes), the source and target of asynchronous copies.
-    type Host;
+    /// Page-locked host memory (bytes), the source and target of asynchronous copies; its address
+    /// does not change while it lives.
+    type Host: Send + Sync + 'static;
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
@@ -73,6 +74,17 @@ pub trait Driver {
         src: &Self::Buffer,
         len: usize,
         dst: &mut Self::Host,
+    ) -> Result<(), GpuError> {
+        self.download_at(stream, src, len, dst, 0)
+    }
+    /// Queues a copy of the first `len` bytes of `src` to `dst` from byte `offset` on.
+    fn download_at(
+        &self,
+        stream: &Self::Stream,
+        src: &Self::Buffer,
+        len: usize,
+        dst: &mut Self::Host,
+        offset: usize,
     ) -> Result<(), GpuError>;
     /// Queues a launch of a page kernel over `pages` pages: `args`, then the page count.
     fn launch(

@@ -101,15 +101,22 @@ impl Driver for CudaDriver {
         Ok(stream.upload(bytes, dst)?)
     }
 
-    fn download(
+    fn download_at(
         &self,
         stream: &Self::Stream,
         src: &Self::Buffer,
         len: usize,
         dst: &mut Self::Host,
+        offset: usize,
     ) -> Result<(), GpuError> {
         let host = dst.as_mut_slice()?;
-        Ok(stream.download(src, &mut host[..len])?)
+        let size = host.len();
+        let Some(bytes) = host.get_mut(offset..offset + len) else {
+            return Err(GpuError::NotAvailable(format!(
+                "download of {len} bytes to byte {offset} of a {size}-byte page-locked buffer"
+            )));
+        };
+        Ok(stream.download(src, bytes)?)
     }
 
     fn launch(

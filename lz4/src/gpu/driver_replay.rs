@@ -368,13 +368,15 @@ impl Driver for ReplayDriver {
         self.tape.device(|| copy(src, len, dst, "replay: upload"))
     }
 
-    fn download(
+    fn download_at(
         &self,
         _: &(),
         src: &Vec<u8>,
         len: usize,
         dst: &mut Vec<u8>,
+        offset: usize,
     ) -> Result<(), GpuError> {
+        let dst = dst.get_mut(offset..).unwrap_or_default();
         self.tape.device(|| copy(src, len, dst, "replay: download"))
     }
 

@@ -93,14 +93,20 @@ impl Driver for LaunchDriver {
         copy(src, len, dst, "upload")
     }
 
-    fn download(
+    fn download_at(
         &self,
         _: &(),
         src: &Vec<u8>,
         len: usize,
         dst: &mut Vec<u8>,
+        offset: usize,
     ) -> Result<(), GpuError> {
-        copy(src, len, dst, "download")
+        copy(
+            src,
+            len,
+            dst.get_mut(offset..).unwrap_or_default(),
+            "download",
+        )
     }
 
     fn launch(

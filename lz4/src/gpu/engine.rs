@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::host_pages::{HostPages, HostPool};
 use super::{GpuDeviceInfo, GpuError};
 use crate::archive::{PackedRecords, Record, Records};
 use crate::kernel_io::{pages_of, DecodeError, Lz4Kernels, Page};
@@ -59,6 +60,34 @@ pub trait Engine {
         batch: usize,
         out: &mut [Page],
     ) -> Vec<DecodeOutcome>;
+    /// `pages` pages of host memory from the engine's pool, page-locked where its copies need it
+    /// (contents: what an earlier holder left, or zeroes).
+    fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError>;
+    /// [`Engine::compress_chunks`] on pages this engine gave out: uploaded straight from them where
+    /// the engine can.
+    fn compress_host(
+        &mut self,
+        pages: &HostPages,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        self.compress_chunks(pages, batch, out)
+    }
+    /// [`Engine::decompress_chunks`] into pages this engine gave out: downloaded straight into them
+    /// where the engine can.
+    fn decompress_host(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
+        out: &mut HostPages,
+    ) -> Vec<DecodeOutcome> {
+        self.decompress_chunks(records, batch, out)
+    }
+}
+
+/// Pages in ordinary memory, for engines (and callers) whose copies need no page-locked buffer.
+pub fn vec_pages(pool: &HostPool<Vec<u8>>, pages: usize) -> Result<HostPages, GpuError> {
+    pool.take(pages, |bytes| Ok(vec![0u8; bytes]), |v| Ok(&mut v[..]))
 }
 
 /// Every chunk of a call over `pages` pages failed with `error` (before anything ran).
@@ -113,6 +142,7 @@ pub fn unstaged(pages: usize, staged: usize) -> GpuError {
 pub struct LaunchEngine {
     kernels: Lz4Kernels,
     staging: VecStaging,
+    pool: HostPool<Vec<u8>>,
 }
 
 impl LaunchEngine {
@@ -121,6 +151,7 @@ impl LaunchEngine {
         LaunchEngine {
             kernels,
             staging: VecStaging::default(),
+            pool: HostPool::default(),
         }
     }
 }
@@ -181,6 +212,10 @@ impl Engine for LaunchEngine {
         });
         self.staging = staging;
         outcomes
+    }
+
+    fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
+        vec_pages(&self.pool, pages)
     }
 
     fn decompress_chunks(

@@ -4,6 +4,10 @@
 //! checks the status words and writes every page of the caller's output — decoded, raw or
 //! same-filled — in one parallel pass. Nothing is zero-filled that the kernel writes, nothing the
 //! kernel only writes is uploaded, and no buffer is allocated per batch.
+//!
+//! Into the engine's own page-locked pages ([`Dest::Host`], `decompress_batch`), every page goes to
+//! the kernel (raw and same-filled ones as LZ4 blocks, `page_blocks.rs`) so that the decoded batch is
+//! in page order and downloads straight into the caller's pages: stage C only checks status words.
 
 use std::ops::Range;
 
@@ -11,6 +15,7 @@ use rayon::prelude::*;
 
 use super::driver::{Arg, Driver};
 use super::engine::DecodeOutcome;
+use super::page_blocks::device_block;
 use super::ring::Stages;
 use super::ring_state::{RingEngine, COPY_PART, SIMPLE, TOO_LONG};
 use super::GpuError;
@@ -24,14 +29,27 @@ pub(super) struct DecompressStages<'a, D: Driver> {
     pub engine: &'a mut RingEngine<D>,
     pub records: &'a dyn Records,
     pub ranges: &'a [Range<usize>],
-    pub out: &'a mut [Page],
+    pub out: Dest<'a, D>,
+}
+
+/// Where the decoded pages go.
+pub(super) enum Dest<'a, D: Driver> {
+    /// The caller's pages (from the slot's download buffer).
+    Pages(&'a mut [Page]),
+    /// Page-locked pages the engine gave out: downloaded into directly.
+    Host(&'a mut D::Host),
 }
 
 impl<D: Driver> Stages for DecompressStages<'_, D> {
     type Output = Result<(), DecodeError>;
 
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
-        issue_decompress(self.engine, slot, self.records, self.ranges[chunk].clone())
+        let range = self.ranges[chunk].clone();
+        let dest = match &mut self.out {
+            Dest::Pages(_) => None,
+            Dest::Host(host) => Some(&mut **host),
+        };
+        issue_decompress(self.engine, slot, self.records, range, dest)
     }
 
     fn compact(&mut self, _: usize) -> Result<(), GpuError> {
@@ -40,8 +58,10 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
     }
 
     fn finish(&mut self, slot: usize, chunk: usize) -> DecodeOutcome {
-        let range = self.ranges[chunk].clone();
-        let out = &mut self.out[range];
+        let out = match &mut self.out {
+            Dest::Pages(out) => Some(&mut out[self.ranges[chunk].clone()]),
+            Dest::Host(_) => None,
+        };
         write_pages(self.engine, slot, self.records, out)
     }
 
@@ -50,22 +70,16 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
     }
 }
 
-/// The LZ4 block of a record that goes to the device (a block longer than any page's is refused on
-/// the host).
-fn device_block(record: RecordRef<'_>) -> Option<&[u8]> {
-    match record {
-        RecordRef::Lz4(block) if block.len() <= LZ4_MAX_PAGE_BLOCK as usize => Some(block),
-        _ => None,
-    }
-}
-
-/// Stage A: place the blocks, gather them, upload blocks and spans, decode, download.
+/// Stage A: place the blocks, gather them, upload blocks and spans, decode, download (into `dest`
+/// from the batch's first page on, when given: then every page is a block).
 fn issue_decompress<D: Driver>(
     engine: &mut RingEngine<D>,
     s: usize,
     records: &dyn Records,
     range: Range<usize>,
+    dest: Option<&mut D::Host>,
 ) -> Result<(), GpuError> {
+    let every = dest.is_some();
     let d = &engine.driver;
     let slot = &mut engine.slots[s];
     let first = range.start;
@@ -78,7 +92,8 @@ fn issue_decompress<D: Driver>(
     let (mut blocks, mut total) = (0usize, 0usize);
     for i in range.clone() {
         let record = records.record(i);
-        let k = match device_block(record) {
+        let too_long = matches!(record, RecordRef::Lz4(b) if b.len() > LZ4_MAX_PAGE_BLOCK as usize);
+        let k = match device_block(record, every) {
             Some(block) => {
                 if total >= slot.cuts.last().map_or(0, |c| c.1) + COPY_PART || slot.cuts.is_empty()
                 {
@@ -89,9 +104,13 @@ fn issue_decompress<D: Driver>(
                     .copy_from_slice(&(block.len() as u32).to_le_bytes());
                 total += block.len();
                 blocks += 1;
-                (blocks - 1) as u32
+                if too_long {
+                    TOO_LONG
+                } else {
+                    (blocks - 1) as u32
+                }
             }
-            None if matches!(record, RecordRef::Lz4(_)) => TOO_LONG,
+            None if too_long => TOO_LONG,
             None => SIMPLE,
         };
         slot.lz4_slot.push(k);
@@ -115,8 +134,8 @@ fn issue_decompress<D: Driver>(
     }
     parts.into_par_iter().for_each(|(pages, piece)| {
         let mut at = 0;
-        for block in pages.filter_map(|i| device_block(records.record(i))) {
-            piece[at..at + block.len()].copy_from_slice(block);
+        for block in pages.filter_map(|i| device_block(records.record(i), every)) {
+            block.write(&mut piece[at..]);
             at += block.len();
         }
     });
@@ -148,16 +167,26 @@ fn issue_decompress<D: Driver>(
     d.wait(&slot.d2h, &slot.ev[3])?;
     d.record(&slot.ev[4], &slot.d2h)?;
     d.download(&slot.d2h, &slot.d_meta, blocks * 4, &mut slot.meta)?;
-    d.download(&slot.d2h, &slot.d_slots, blocks * PAGE_SIZE, &mut slot.out)?;
+    match dest {
+        Some(host) => d.download_at(
+            &slot.d2h,
+            &slot.d_slots,
+            blocks * PAGE_SIZE,
+            host,
+            first * PAGE_SIZE,
+        )?,
+        None => d.download(&slot.d2h, &slot.d_slots, blocks * PAGE_SIZE, &mut slot.out)?,
+    }
     d.record(&slot.ev[5], &slot.d2h)
 }
 
-/// Stage C: wait for the decoded pages, name the first malformed page or write every page of `out`.
+/// Stage C: wait for the decoded pages, name the first malformed page or write every page of `out`
+/// (`None`: they were downloaded where they belong).
 fn write_pages<D: Driver>(
     engine: &mut RingEngine<D>,
     s: usize,
     records: &dyn Records,
-    out: &mut [Page],
+    out: Option<&mut [Page]>,
 ) -> DecodeOutcome {
     let d = &engine.driver;
     let slot = &engine.slots[s];
@@ -181,6 +210,9 @@ fn write_pages<D: Driver>(
             return Ok(Err(DecodeError { index: i, detail }));
         }
     }
+    let Some(out) = out else {
+        return Ok(Ok(()));
+    };
     let first = slot.first;
     out.par_iter_mut()
         .zip(slot.lz4_slot.par_iter())

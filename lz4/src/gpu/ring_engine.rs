@@ -23,9 +23,10 @@ use warpforge_ir::verify;
 
 use super::driver::Driver;
 use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
+use super::host_pages::{HostPages, HostPool};
 use super::ring::run_pipeline;
 use super::ring_compress::CompressStages;
-use super::ring_decompress::DecompressStages;
+use super::ring_decompress::{DecompressStages, Dest};
 use super::ring_state::{RingEngine, Slot};
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::{PackedRecords, Records};
@@ -69,6 +70,7 @@ impl<D: Driver> RingEngine<D> {
             slots,
             staging: None,
             staging_pages: 0,
+            pool: HostPool::default(),
             batch,
             async_dma,
         })
@@ -179,6 +181,26 @@ impl<D: Driver> Engine for RingEngine<D> {
         outcomes
     }
 
+    fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
+        let driver = &self.driver;
+        self.pool.take(
+            pages,
+            |bytes| driver.alloc_host(bytes, true),
+            |host| driver.host_mut(host),
+        )
+    }
+
+    fn compress_host(
+        &mut self,
+        pages: &HostPages,
+        batch: usize,
+        out: &mut PackedRecords,
+    ) -> Vec<ChunkOutcome> {
+        // Pages of another engine's pool are ordinary memory here: staged by a copy.
+        let host = self.pool.host(pages);
+        self.run_compress(pages, host, batch, out)
+    }
+
     fn decompress_chunks(
         &mut self,
         records: &dyn Records,
@@ -191,7 +213,30 @@ impl<D: Driver> Engine for RingEngine<D> {
             engine: self,
             records,
             ranges: &ranges,
-            out,
+            out: Dest::Pages(out),
+        };
+        run_pipeline(ranges.len(), depth, &mut stages)
+    }
+
+    fn decompress_host(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
+        out: &mut HostPages,
+    ) -> Vec<DecodeOutcome> {
+        let pages = out.len();
+        let pool = &self.pool;
+        let Some(host) = pool.host_mut(out) else {
+            // Another engine's pages: ordinary memory here.
+            return self.decompress_chunks(records, batch, out);
+        };
+        let ranges = chunk_ranges(pages, batch.clamp(1, self.batch));
+        let depth = self.depth();
+        let mut stages = DecompressStages {
+            engine: self,
+            records,
+            ranges: &ranges,
+            out: Dest::Host(host),
         };
         run_pipeline(ranges.len(), depth, &mut stages)
     }

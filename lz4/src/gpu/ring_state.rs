@@ -120,6 +120,8 @@ pub struct RingEngine<D: Driver> {
     /// ([`Engine::staging`](super::engine::Engine::staging)), and how many pages.
     pub(super) staging: Option<D::Host>,
     pub(super) staging_pages: usize,
+    /// Page-locked pages given out to callers ([`super::HostPages`]), reused when they come back.
+    pub(super) pool: super::host_pages::HostPool<D::Host>,
     pub(super) batch: usize,
     pub(super) async_dma: bool,
 }

@@ -61,9 +61,13 @@ pub struct HostBenchReport {
     pub compress: Direction,
     /// Decompression.
     pub decompress: Direction,
-    /// Compression through the owned-records API (`compress_batch`: one allocation per record).
+    /// Compression through the owned-records API (`compress_batch`: one allocation per record) of
+    /// pages in page-locked memory the compressor gave out (`host_pages`; filling them is not timed).
     pub compress_owned: Direction,
-    /// Decompression through `decompress_batch` (owned records in, a fresh output vector out).
+    /// `compress_batch` of pages in ordinary memory (staged by a copy).
+    pub compress_owned_vec: Direction,
+    /// Decompression through `decompress_batch` (owned records in, pages of the compressor's pool
+    /// out, downloaded into directly).
     pub decompress_owned: Direction,
     /// Compression of pages already in the compressor's staging pages (`compress_staged`; filling
     /// them is not timed).
@@ -110,15 +114,34 @@ pub fn run(
         "the recorded round trip changed the pages"
     );
     tape.replay();
+    // The owned APIs on pages of the compressor's pool run other launches (decompress_batch sends
+    // every page to the kernel): a second compressor records them on its own tape.
+    let owned = ReplayTape::new(config.algorithm.lz4_level());
+    let mut locked = GpuBatchCompressor::replaying(config.clone(), Arc::clone(&owned))?;
+    let mut input = locked.host_pages(pages.len())?;
+    input.copy_from_slice(pages);
+    let records = locked
+        .compress_batch(&input)
+        .context("recording compress_batch")?
+        .pages;
+    ensure!(
+        locked
+            .decompress_batch(&records)
+            .context("recording decompress_batch")?
+            == *pages,
+        "the recorded owned round trip changed the pages"
+    );
+    drop(records);
+    owned.replay();
     progress.inc(1);
 
-    let mut times: [(Vec<f64>, Vec<f64>); 5] = Default::default();
+    let mut times: [(Vec<f64>, Vec<f64>); 6] = Default::default();
     let mut timed = |row: usize, f: &mut dyn FnMut() -> anyhow::Result<()>| {
-        let device = tape.device_ns();
+        let device = tape.device_ns() + owned.device_ns();
         let start = Instant::now();
         f()?;
         let wall = start.elapsed().as_nanos() as f64;
-        let device = (tape.device_ns() - device) as f64;
+        let device = (tape.device_ns() + owned.device_ns() - device) as f64;
         times[row].0.push((wall - device) / 1e6);
         times[row].1.push(wall / 1e6);
         anyhow::Ok(())
@@ -153,10 +176,10 @@ pub fn run(
             packed == recorded,
             "run {run}: the replayed staged compression gave other records than the recorded one"
         );
-        // The owned-records API: a Vec of records and a fresh output vector per call.
+        // The owned-records API from pages in ordinary memory: staged by a copy.
         tape.rewind();
         let mut records = Vec::new();
-        timed(2, &mut || {
+        timed(5, &mut || {
             records = gpu.compress_batch(pages)?.pages;
             Ok(())
         })?;
@@ -164,19 +187,32 @@ pub fn run(
             records == recorded.to_records(),
             "run {run}: compress_batch gave other records than the recorded ones"
         );
-        let mut fresh = Vec::new();
-        timed(3, &mut || {
-            fresh = gpu.decompress_batch(&records)?;
+        drop(records);
+        // The owned-records API from page-locked pages the compressor gave out (filled here,
+        // untimed, as a reader would fill them), and decompress_batch into its page-locked pages.
+        owned.rewind();
+        let mut records = Vec::new();
+        timed(2, &mut || {
+            records = locked.compress_batch(&input)?.pages;
             Ok(())
         })?;
         ensure!(
-            fresh.as_slice() == pages,
+            records == recorded.to_records(),
+            "run {run}: compress_batch of host pages gave other records than the recorded ones"
+        );
+        let mut fresh = None;
+        timed(3, &mut || {
+            fresh = Some(locked.decompress_batch(&records)?);
+            Ok(())
+        })?;
+        ensure!(
+            fresh.as_deref() == Some(pages),
             "run {run}: decompress_batch changed the pages"
         );
         drop((records, fresh));
         progress.inc(1);
     }
-    let [c, d, co, dfresh, staged] = times.map(|(host, wall)| Direction {
+    let [c, d, co, dfresh, staged, co_vec] = times.map(|(host, wall)| Direction {
         host_ms: median(host),
         wall_ms: median(wall),
         bytes,
@@ -190,9 +226,10 @@ pub fn run(
         compress: c,
         decompress: d,
         compress_owned: co,
+        compress_owned_vec: co_vec,
         decompress_owned: dfresh,
         compress_staged: staged,
-        cpu_fallback_pages: gpu.stats().cpu_fallback_pages,
+        cpu_fallback_pages: gpu.stats().cpu_fallback_pages + locked.stats().cpu_fallback_pages,
     })
 }
 
@@ -203,7 +240,8 @@ impl HostBenchReport {
             "host pipeline of the CUDA engine on the replay driver (recorded kernel outputs, no GPU; \
              host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
              buffers reused); compress_staged: pages already in the staging pages (filling them \
-             untimed); compress_batch / decompress_batch: owned records, fresh output\n{} pages ({:.1} MiB), batch {} pages x {} ring \
+             untimed); compress_batch: owned records, from host_pages (page-locked on CUDA; filling them untimed); \
+             compress_batch (Vec): from ordinary memory; decompress_batch: owned records in, host pages out\n{} pages ({:.1} MiB), batch {} pages x {} ring \
              slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs\n",
             self.pages,
             (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
@@ -219,10 +257,11 @@ impl HostBenchReport {
             ("decompress", &self.decompress),
             ("compress_staged", &self.compress_staged),
             ("compress_batch", &self.compress_owned),
+            ("compress_batch (Vec)", &self.compress_owned_vec),
             ("decompress_batch", &self.decompress_owned),
         ] {
             s += &format!(
-                "{name:<16}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms)\n",
+                "{name:<20}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms)\n",
                 d.host_ms_per_gib(),
                 d.host_gbps(),
                 d.wall_ms,
@@ -247,6 +286,7 @@ impl HostBenchReport {
             clock: "host",
             compress: direction(&self.compress),
             compress_batch: direction(&self.compress_owned),
+            compress_batch_vec: direction(&self.compress_owned_vec),
             compress_staged: direction(&self.compress_staged),
             cpu_fallback_pages: self.cpu_fallback_pages,
             decompress: direction(&self.decompress),
@@ -272,6 +312,7 @@ struct HostBenchJson<'a> {
     clock: &'static str,
     compress: DirectionJson,
     compress_batch: DirectionJson,
+    compress_batch_vec: DirectionJson,
     compress_staged: DirectionJson,
     cpu_fallback_pages: u64,
     decompress: DirectionJson,

@@ -1,0 +1,152 @@
+//! `HostPages`: the compressor's own (on CUDA page-locked) pages. `decompress_batch` writes into them
+//! and, on the CUDA engine, sends every page to the decode kernel (raw and same-filled pages as LZ4
+//! blocks) so the decoded batch downloads straight into them: that path decodes every record kind on
+//! the simulator and the PTX simulator (sm_70/80/90) without a CPU fallback, reports malformed pages
+//! by index, and reuses the memory a dropped result gave back; `compress_batch` of them equals
+//! `compress_batch` of the same pages in a `Vec`, from this compressor or another.
+
+use std::sync::Arc;
+
+use warpforge::archive::Record;
+use warpforge::codec::{PageCodec, ReferenceCodec};
+use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape};
+use warpforge::kernels::lz4::pages::{page, PageKind};
+use warpforge::ptx::Sm;
+use warpforge::runtime::sim::SimOptions;
+use warpforge::runtime::Launcher;
+use warpforge::{sample_pages, PAGE_SIZE};
+
+type Page = [u8; PAGE_SIZE];
+
+/// Sample pages and every synthetic kind, `n` in all (raw, same-filled and LZ4 records all occur).
+fn pages(n: usize) -> Vec<Page> {
+    let mut pages: Vec<Page> = sample_pages()
+        .expect("the sample pages decode")
+        .into_iter()
+        .step_by(7)
+        .take(n.saturating_sub(PageKind::ALL.len()))
+        .collect();
+    pages.extend(
+        PageKind::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, k)| page(*k, i as u64 + 3)),
+    );
+    pages.truncate(n);
+    pages
+}
+
+fn config(batch_size: usize) -> GpuBatchConfig {
+    GpuBatchConfig {
+        batch_size,
+        ..GpuBatchConfig::default()
+    }
+}
+
+fn kinds(records: &[Record]) -> [usize; 3] {
+    let mut k = [0; 3];
+    for r in records {
+        k[match r {
+            Record::Lz4(_) => 0,
+            Record::Raw(_) => 1,
+            Record::SameFilled(_) => 2,
+        }] += 1;
+    }
+    k
+}
+
+#[test]
+fn decompress_batch_sends_every_page_kind_through_the_kernel_on_sim_and_ptx_sim() {
+    let pages = pages(60);
+    let records = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
+    assert!(
+        kinds(&records).iter().all(|&n| n > 0),
+        "{:?}",
+        kinds(&records)
+    );
+    let launchers = std::iter::once(Launcher::Sim(SimOptions::default()))
+        .chain(Sm::ALL.map(|sm| Launcher::PtxSim(SimOptions::default(), sm)));
+    for launcher in launchers {
+        let name = format!("{:?}", launcher.backend());
+        let mut gpu =
+            GpuBatchCompressor::cuda_pipeline_on(config(16), launcher).expect("no device needed");
+        let back = gpu.decompress_batch(&records).expect("decodes");
+        assert_eq!(back, pages, "{name}");
+        assert_eq!(
+            gpu.stats().cpu_fallback_pages,
+            0,
+            "{name}: every chunk decoded by the kernel ({:?})",
+            gpu.stats().last_failure
+        );
+    }
+}
+
+#[test]
+fn decompress_batch_names_the_malformed_page() {
+    let pages = pages(40);
+    let mut records = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
+    let lz4 = records
+        .iter()
+        .position(|r| matches!(r, Record::Lz4(_)))
+        .expect("an LZ4 record");
+    let launcher = Launcher::Sim(SimOptions::default());
+    let mut gpu = GpuBatchCompressor::cuda_pipeline_on(config(16), launcher).expect("opens");
+    // Too long for any page: refused on the host (its place in the batch still holds a block).
+    let mut too_long = records.clone();
+    too_long[21] = Record::Lz4(vec![0xf0; 6000]);
+    match gpu.decompress_batch(&too_long) {
+        Err(GpuError::Corrupt { page, detail }) => {
+            assert_eq!(page, 21);
+            assert!(detail.contains("longer than any block"), "{detail}");
+        }
+        other => panic!("a too-long block: {other:?}"),
+    }
+    // A block the kernel rejects (a match before the start of the page).
+    records[lz4] = Record::Lz4(vec![0x04, 0x00, 0x05, 0x00]);
+    match gpu.decompress_batch(&records) {
+        Err(GpuError::Corrupt { page, .. }) => assert_eq!(page, lz4),
+        other => panic!("a malformed block: {other:?}"),
+    }
+    assert_eq!(gpu.stats().cpu_fallback_pages, 0);
+}
+
+#[test]
+fn host_pages_are_reused_and_compress_like_a_vec() {
+    let pages = pages(100);
+    let tape = ReplayTape::new(config(32).algorithm.lz4_level());
+    let mut gpu = GpuBatchCompressor::replaying(config(32), Arc::clone(&tape)).expect("no device");
+    let from_vec = gpu.compress_batch(&pages).expect("compress_batch").pages;
+    let mut input = gpu.host_pages(pages.len()).expect("host pages");
+    input.copy_from_slice(&pages);
+    assert_eq!(
+        gpu.compress_batch(&input).expect("compress_batch").pages,
+        from_vec
+    );
+    let back = gpu.decompress_batch(&from_vec).expect("decodes");
+    assert_eq!(back, pages);
+    let addr = back.as_ptr();
+    drop(back);
+    let again = gpu.decompress_batch(&from_vec).expect("decodes");
+    assert_eq!(
+        again.as_ptr(),
+        addr,
+        "the dropped result's memory is reused"
+    );
+    assert_eq!(again.to_vec(), pages);
+    // Another compressor's pages are ordinary memory to this one: staged by a copy, same records.
+    let level = config(32).algorithm.lz4_level();
+    let mut other =
+        GpuBatchCompressor::replaying(config(32), ReplayTape::new(level)).expect("no device");
+    let mut foreign = other.host_pages(pages.len()).expect("host pages");
+    foreign.copy_from_slice(&pages);
+    assert_eq!(
+        gpu.compress_batch(&foreign).expect("compress_batch").pages,
+        from_vec
+    );
+    assert_eq!(gpu.stats().cpu_fallback_pages, 0);
+    assert!(gpu.host_pages(0).expect("no pages").is_empty());
+}
