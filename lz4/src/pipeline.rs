@@ -79,21 +79,36 @@ pub fn compress_file(
         ..Summary::default()
     };
     let batch_pages = codec.batch_pages().max(1);
-    let mut batch: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut batch: Vec<Page> = Vec::new();
     let mut scratch = Vec::new();
     let mut done = 0u64;
     while done < pages {
         let n = (pages - done).min(batch_pages as u64) as usize;
-        batch.resize(n, [0u8; PAGE_SIZE]);
-        for page in batch.iter_mut() {
+        // The codec's own pages when it has them (page-locked on CUDA: uploaded without a copy),
+        // given back to it when the batch is written.
+        let mut host = codec.host_pages(n);
+        let pages_in: &mut [Page] = match &mut host {
+            Some(host) => host,
+            None => {
+                batch.resize(n, [0u8; PAGE_SIZE]);
+                &mut batch
+            }
+        };
+        for page in pages_in.iter_mut() {
             reader
                 .read_exact(page)
                 .with_context(|| format!("{}: read failed at page {done}", input.display()))?;
         }
-        let records = codec
-            .compress(&batch)
-            .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
-        for (record, page) in records.iter().zip(&batch) {
+        let records = match &host {
+            Some(host) => codec.compress_host(host),
+            None => codec.compress(&batch),
+        }
+        .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
+        let pages_in: &[Page] = match &host {
+            Some(host) => host,
+            None => &batch,
+        };
+        for (record, page) in records.iter().zip(pages_in) {
             summary.kinds[kind_index(record)] += 1;
             writer.push(record, page, &mut scratch)?;
         }
@@ -152,7 +167,7 @@ pub fn decompress_file(
     let batch_pages = codec.batch_pages().max(1);
     let mut records = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
-    let mut decoded: Vec<Page> = Vec::with_capacity(batch_pages.min(pages as usize));
+    let mut decoded: Vec<Page> = Vec::new();
     loop {
         records.clear();
         crcs.clear();
@@ -169,8 +184,20 @@ pub fn decompress_file(
         if records.is_empty() {
             break;
         }
-        decoded.resize(records.len(), [0u8; PAGE_SIZE]);
-        if let Err(e) = codec.decompress(&records, &mut decoded)? {
+        // The codec's own pages when it has them (page-locked on CUDA: downloaded into directly).
+        let mut host = codec.host_pages(records.len());
+        let result = match &mut host {
+            Some(host) => codec.decompress_host(&records, host)?,
+            None => {
+                decoded.resize(records.len(), [0u8; PAGE_SIZE]);
+                codec.decompress(&records, &mut decoded)?
+            }
+        };
+        let decoded: &[Page] = match &host {
+            Some(host) => host,
+            None => &decoded,
+        };
+        if let Err(e) = result {
             bail!(
                 "{}: page {}: {}",
                 input.display(),

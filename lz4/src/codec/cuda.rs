@@ -5,7 +5,7 @@
 
 use super::page_codec::PageCodec;
 use crate::archive::Record;
-use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError};
+use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, HostPages, PageInput, PageOutput};
 use crate::kernel_io::{DecodeError, Page};
 use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::SimOptions;
@@ -100,16 +100,46 @@ impl PageCodec for CudaCodec {
     }
 
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>> {
-        let before = self.0.stats().cpu_fallback_pages;
-        let records = self.0.compress_batch(pages)?.pages;
-        self.no_fallback(before, "batch")?;
-        Ok(records)
+        self.compress_from(pages)
     }
 
     fn decompress(
         &mut self,
         records: &[Record],
         out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress_to(records, out)
+    }
+
+    fn host_pages(&mut self, pages: usize) -> Option<HostPages> {
+        self.0.host_pages(pages).ok()
+    }
+
+    fn compress_host(&mut self, pages: &HostPages) -> anyhow::Result<Vec<Record>> {
+        self.compress_from(pages)
+    }
+
+    fn decompress_host(
+        &mut self,
+        records: &[Record],
+        out: &mut HostPages,
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress_to(records, out)
+    }
+}
+
+impl CudaCodec {
+    fn compress_from<P: PageInput + ?Sized>(&mut self, pages: &P) -> anyhow::Result<Vec<Record>> {
+        let before = self.0.stats().cpu_fallback_pages;
+        let records = self.0.compress_batch(pages)?.pages;
+        self.no_fallback(before, "batch")?;
+        Ok(records)
+    }
+
+    fn decompress_to<O: PageOutput + ?Sized>(
+        &mut self,
+        records: &[Record],
+        out: &mut O,
     ) -> anyhow::Result<Result<(), DecodeError>> {
         let before = self.0.stats().cpu_fallback_pages;
         match self.0.decompress_into(&records, out) {

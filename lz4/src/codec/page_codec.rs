@@ -1,6 +1,7 @@
 //! What a page codec is ([`PageCodec`]).
 
 use crate::archive::Record;
+use crate::gpu::HostPages;
 use crate::kernel_io::{DecodeError, Page};
 use crate::Backend;
 
@@ -30,4 +31,22 @@ pub trait PageCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>>;
+    /// `pages` pages of the codec's own memory to read a batch into, when it has any: page-locked on
+    /// CUDA, so [`PageCodec::compress_host`] uploads them and [`PageCodec::decompress_host`]
+    /// downloads into them without a copy. `None` (the default): any memory will do.
+    fn host_pages(&mut self, _pages: usize) -> Option<HostPages> {
+        None
+    }
+    /// [`PageCodec::compress`] of pages from [`PageCodec::host_pages`].
+    fn compress_host(&mut self, pages: &HostPages) -> anyhow::Result<Vec<Record>> {
+        self.compress(pages)
+    }
+    /// [`PageCodec::decompress`] into pages from [`PageCodec::host_pages`].
+    fn decompress_host(
+        &mut self,
+        records: &[Record],
+        out: &mut HostPages,
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress(records, out)
+    }
 }

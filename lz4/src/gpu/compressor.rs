@@ -8,7 +8,7 @@ use super::driver_cuda::CudaDriver;
 use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
 use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
-use super::host_pages::{HostPages, HostPool, PageInput};
+use super::host_pages::{HostPages, HostPool, PageInput, PageOutput};
 use super::ring_state::RingEngine;
 use super::{
     BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
@@ -368,13 +368,17 @@ impl GpuBatchCompressor {
     /// Decodes `records` (owned [`CompressedPage`]s or [`PackedRecords`]) into `out`, one page per
     /// record; every page of `out` is written. A chunk the GPU fails is redone on the CPU; a malformed
     /// page is [`GpuError::Corrupt`] with its index in `records`, and a length mismatch is
-    /// [`GpuError::Config`].
-    pub fn decompress_into(
+    /// [`GpuError::Config`]. `out` may be any slice or vector of pages, or [`HostPages`] from
+    /// [`GpuBatchCompressor::host_pages`], which the CUDA engine downloads into directly.
+    pub fn decompress_into<O: PageOutput + ?Sized>(
         &mut self,
         records: &dyn Records,
-        out: &mut [[u8; PAGE_SIZE]],
+        out: &mut O,
     ) -> Result<(), GpuError> {
-        self.decode(records, Target::Pages(out))
+        if let Some(host) = out.host_pages_mut() {
+            return self.decode(records, Target::Host(host));
+        }
+        self.decode(records, Target::Pages(out.pages_mut()))
     }
 
     fn decode(&mut self, records: &dyn Records, mut target: Target<'_>) -> Result<(), GpuError> {

@@ -286,6 +286,46 @@ impl PageInput for HostPages {
     }
 }
 
+/// Where [`decompress_into`](super::GpuBatchCompressor::decompress_into) writes: pages in any memory
+/// (`[Page]`, `Vec<Page>`, `[Page; N]`), or [`HostPages`], which the compressor that gave them out
+/// downloads into directly.
+pub trait PageOutput {
+    /// The pages.
+    fn pages_mut(&mut self) -> &mut [Page];
+    /// The pages as [`HostPages`], when they are.
+    fn host_pages_mut(&mut self) -> Option<&mut HostPages> {
+        None
+    }
+}
+
+impl PageOutput for [Page] {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        self
+    }
+}
+
+impl PageOutput for Vec<Page> {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        self
+    }
+}
+
+impl<const N: usize> PageOutput for [Page; N] {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        self
+    }
+}
+
+impl PageOutput for HostPages {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        self
+    }
+
+    fn host_pages_mut(&mut self) -> Option<&mut HostPages> {
+        Some(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

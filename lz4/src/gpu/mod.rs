@@ -61,7 +61,7 @@ pub use device::{
 pub use device_codec::{DeviceBuffer, DeviceCodec, DeviceRecords, PageSpan};
 pub use driver_replay::ReplayTape;
 pub use error::GpuError;
-pub use host_pages::{HostPages, PageInput};
+pub use host_pages::{HostPages, PageInput, PageOutput};
 pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
     NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,
