@@ -316,6 +316,21 @@ fn cuda_batches_match_the_reference_when_a_gpu_is_present() {
                 .expect("decompress_batch"),
             pages
         );
+        // Page-locked pages of the compressor: uploaded from and downloaded into directly.
+        let mut locked = gpu.host_pages(pages.len()).expect("page-locked pages");
+        locked.copy_from_slice(&pages);
+        let from_locked = gpu.compress_batch(&locked).expect("compress_batch");
+        assert_eq!(from_locked.pages, expected, "from host pages");
+        locked.iter_mut().for_each(|p| p.fill(0x5a));
+        gpu.decompress_into(&from_locked.pages, &mut locked)
+            .expect("decompress_into host pages");
+        assert_eq!(locked, pages, "into host pages");
+        assert_eq!(
+            gpu.stats().cpu_fallbacks,
+            0,
+            "{:?}",
+            gpu.stats().last_failure
+        );
         // Injected after a batch already ran: it hits the next call's first chunk.
         gpu.inject_faults([0]);
         let again = gpu.compress_batch(&pages).expect("compress_batch");
