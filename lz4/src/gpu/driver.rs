@@ -12,6 +12,31 @@ use warpforge_ir::Verified;
 use super::{GpuDeviceInfo, GpuError};
 use crate::runtime::{Clock, Loaded};
 
+/// Host memory addressed by a raw pointer that stays valid while the memory lives (so that
+/// [`super::HostPages`] can hand it out without holding a reference into it).
+pub trait HostMemory {
+    /// The address of the first byte, derived without a reference to the bytes.
+    fn base(&self) -> *const u8;
+    /// The same, to write through.
+    fn base_mut(&mut self) -> *mut u8;
+    /// Bytes.
+    fn bytes(&self) -> usize;
+}
+
+impl HostMemory for Vec<u8> {
+    fn base(&self) -> *const u8 {
+        self.as_ptr()
+    }
+
+    fn base_mut(&mut self) -> *mut u8 {
+        self.as_mut_ptr()
+    }
+
+    fn bytes(&self) -> usize {
+        self.len()
+    }
+}
+
 /// A kernel argument: a device buffer the kernel reads, one it writes, or its working memory.
 pub enum Arg<'a, B> {
     /// Read only.
@@ -33,9 +58,8 @@ pub trait Driver {
     type Event;
     /// Device memory (bytes).
     type Buffer;
-    /// Page-locked host memory (bytes), the source and target of asynchronous copies; its address
-    /// does not change while it lives.
-    type Host: Send + Sync + 'static;
+    /// Page-locked host memory (bytes), the source and target of asynchronous copies.
+    type Host: HostMemory + Send + Sync + 'static;
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;

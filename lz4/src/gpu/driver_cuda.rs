@@ -5,7 +5,7 @@
 
 use warpforge_ir::Verified;
 
-use super::driver::{Arg, Driver};
+use super::driver::{Arg, Driver, HostMemory};
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
 use crate::runtime::cuda::{
@@ -185,5 +185,19 @@ fn launch_call(name: &'static str) -> &'static str {
         "lz4_compress" => "cuLaunchKernel(lz4_compress)",
         "lz4_compact" => "cuLaunchKernel(lz4_compact)",
         _ => "cuLaunchKernel",
+    }
+}
+
+impl HostMemory for PinnedBytes {
+    fn base(&self) -> *const u8 {
+        self.as_ptr()
+    }
+
+    fn base_mut(&mut self) -> *mut u8 {
+        self.as_ptr()
+    }
+
+    fn bytes(&self) -> usize {
+        self.len()
     }
 }

@@ -87,7 +87,7 @@ pub trait Engine {
 
 /// Pages in ordinary memory, for engines (and callers) whose copies need no page-locked buffer.
 pub fn vec_pages(pool: &HostPool<Vec<u8>>, pages: usize) -> Result<HostPages, GpuError> {
-    pool.take(pages, |bytes| Ok(vec![0u8; bytes]), |v| Ok(&mut v[..]))
+    pool.take(pages, |bytes| Ok(vec![0u8; bytes]))
 }
 
 /// Every chunk of a call over `pages` pages failed with `error` (before anything ran).

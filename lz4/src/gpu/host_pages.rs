@@ -8,13 +8,13 @@
 
 use std::any::Any;
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::codec::Page;
 use crate::PAGE_SIZE;
 
+use super::driver::HostMemory;
 use super::GpuError;
 
 /// Free buffers a pool keeps at most; a buffer returned beyond them is freed.
@@ -31,6 +31,10 @@ fn next_id() -> u64 {
 trait PoolBuffer: Send + Sync {
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The address of the buffer's first byte.
+    fn base(&self) -> *const u8;
+    /// The same, to write through.
+    fn base_mut(&mut self) -> *mut u8;
     /// Gives the buffer back to its pool (or frees it when the pool is gone or full).
     fn release(self: Box<Self>);
 }
@@ -42,13 +46,21 @@ pub(super) struct Pooled<H> {
     pool: Weak<Mutex<Vec<Pooled<H>>>>,
 }
 
-impl<H: Send + Sync + 'static> PoolBuffer for Pooled<H> {
+impl<H: HostMemory + Send + Sync + 'static> PoolBuffer for Pooled<H> {
     fn as_any(&self) -> &dyn Any {
         self
     }
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+
+    fn base(&self) -> *const u8 {
+        self.host.base()
+    }
+
+    fn base_mut(&mut self) -> *mut u8 {
+        self.host.base_mut()
     }
 
     fn release(self: Box<Self>) {
@@ -67,7 +79,7 @@ pub(super) struct HostPool<H> {
     free: Arc<Mutex<Vec<Pooled<H>>>>,
 }
 
-impl<H: Send + Sync + 'static> Default for HostPool<H> {
+impl<H: HostMemory + Send + Sync + 'static> Default for HostPool<H> {
     fn default() -> Self {
         HostPool {
             id: next_id(),
@@ -76,15 +88,13 @@ impl<H: Send + Sync + 'static> Default for HostPool<H> {
     }
 }
 
-impl<H: Send + Sync + 'static> HostPool<H> {
+impl<H: HostMemory + Send + Sync + 'static> HostPool<H> {
     /// `pages` pages from the smallest free buffer that holds them, or from a new buffer of
-    /// `alloc(bytes)`; `bytes_of` gives a buffer's bytes (whose address must not change while the
-    /// buffer lives, as for page-locked memory and vectors).
+    /// `alloc(bytes)`.
     pub fn take(
         &self,
         pages: usize,
         alloc: impl FnOnce(usize) -> Result<H, GpuError>,
-        bytes_of: impl FnOnce(&mut H) -> Result<&mut [u8], GpuError>,
     ) -> Result<HostPages, GpuError> {
         if pages == 0 {
             return Ok(HostPages::empty());
@@ -99,7 +109,7 @@ impl<H: Send + Sync + 'static> HostPool<H> {
                 .map(|(i, _)| i);
             best.map(|i| free.swap_remove(i))
         };
-        let mut buffer = match reused {
+        let buffer = match reused {
             Some(buffer) => buffer,
             None => Pooled {
                 host: alloc(pages * PAGE_SIZE)?,
@@ -107,16 +117,13 @@ impl<H: Send + Sync + 'static> HostPool<H> {
                 pool: Arc::downgrade(&self.free),
             },
         };
-        let bytes = bytes_of(&mut buffer.host)?;
-        if bytes.len() < pages * PAGE_SIZE {
+        if buffer.host.bytes() < pages * PAGE_SIZE || buffer.host.base().is_null() {
             return Err(GpuError::Config(format!(
                 "a host buffer of {} bytes for {pages} pages",
-                bytes.len()
+                buffer.host.bytes()
             )));
         }
-        let ptr = NonNull::new(bytes.as_mut_ptr().cast::<Page>()).expect("a buffer's address");
         Ok(HostPages {
-            ptr,
             len: pages,
             buffer: Some(Box::new(buffer)),
             pool: self.id,
@@ -150,23 +157,16 @@ impl<H: Send + Sync + 'static> HostPool<H> {
 /// the memory to that compressor's pool (up to four buffers are kept; the rest is freed), so a
 /// streaming caller's next call reuses it. [`HostPages::to_vec`] copies the pages into a `Vec`.
 pub struct HostPages {
-    ptr: NonNull<Page>,
+    /// Pages handed out (the buffer may hold more).
     len: usize,
+    /// `None` only for zero pages.
     buffer: Option<Box<dyn PoolBuffer>>,
     pool: u64,
 }
 
-// SAFETY: `ptr` points into `buffer`'s memory, which the HostPages owns alone (the buffer is `Send +
-// Sync`); the pages are plain bytes, so moving or sharing the handle across threads is moving or
-// sharing a `Box<[Page]>`.
-unsafe impl Send for HostPages {}
-// SAFETY: as above; shared access only reads.
-unsafe impl Sync for HostPages {}
-
 impl HostPages {
     fn empty() -> HostPages {
         HostPages {
-            ptr: NonNull::dangling(),
             len: 0,
             buffer: None,
             pool: 0,
@@ -188,17 +188,25 @@ impl std::ops::Deref for HostPages {
     type Target = [Page];
 
     fn deref(&self) -> &[Page] {
-        // SAFETY: `ptr` addresses `len` pages inside the buffer this handle owns (checked when it was
-        // taken from the pool; a page is 4096 bytes of alignment 1), the buffer's memory does not move
-        // while it lives, and `&self` rules out a `&mut` to the same pages.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        let Some(buffer) = &self.buffer else {
+            return &[];
+        };
+        // SAFETY: the buffer this handle owns holds at least `len` pages (checked when it was taken
+        // from the pool; a page is 4096 bytes of alignment 1) at a non-null base derived without a
+        // reference to its bytes, every byte is initialized (zeroed or written when allocated), and
+        // `&self` rules out a `&mut` to them for the slice's lifetime.
+        unsafe { std::slice::from_raw_parts(buffer.base().cast::<Page>(), self.len) }
     }
 }
 
 impl std::ops::DerefMut for HostPages {
     fn deref_mut(&mut self) -> &mut [Page] {
+        let len = self.len;
+        let Some(buffer) = &mut self.buffer else {
+            return &mut [];
+        };
         // SAFETY: as in `deref`; `&mut self` makes this the only reference to the pages.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+        unsafe { std::slice::from_raw_parts_mut(buffer.base_mut().cast::<Page>(), len) }
     }
 }
 
@@ -335,7 +343,7 @@ mod tests {
     }
 
     fn take(pool: &HostPool<Vec<u8>>, pages: usize) -> HostPages {
-        pool.take(pages, |bytes| Ok(vec![0u8; bytes]), |v| Ok(&mut v[..]))
+        pool.take(pages, |bytes| Ok(vec![0u8; bytes]))
             .expect("memory")
     }
 

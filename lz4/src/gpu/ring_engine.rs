@@ -21,7 +21,7 @@
 
 use warpforge_ir::verify;
 
-use super::driver::Driver;
+use super::driver::{Driver, HostMemory};
 use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
 use super::host_pages::{HostPages, HostPool};
 use super::ring::run_pipeline;
@@ -183,11 +183,16 @@ impl<D: Driver> Engine for RingEngine<D> {
 
     fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
         let driver = &self.driver;
-        self.pool.take(
-            pages,
-            |bytes| driver.alloc_host(bytes, true),
-            |host| driver.host_mut(host),
-        )
+        self.pool.take(pages, |bytes| {
+            let mut host = driver.alloc_host(bytes, true)?;
+            // Page-locked memory starts unspecified: zeroed once, when allocated (reuse keeps what
+            // the last holder wrote).
+            let len = bytes.min(host.bytes());
+            // SAFETY: `base_mut` addresses the new buffer's `host.bytes()` bytes, which nothing
+            // else refers to yet (no copy has been queued on it).
+            unsafe { std::ptr::write_bytes(host.base_mut(), 0, len) };
+            Ok(host)
+        })
     }
 
     fn compress_host(

@@ -26,7 +26,13 @@ pub struct Stream(Arc<CudaStream>);
 pub struct Event(CudaEvent);
 
 /// Page-locked host memory: copies from and to it are asynchronous.
-pub struct PinnedBytes(PinnedHostSlice<u8>);
+pub struct PinnedBytes(PinnedHostSlice<u8>, *mut u8);
+
+// SAFETY: the pointer is the address of the `PinnedHostSlice`'s own allocation (which is `Send` and
+// `Sync`), kept only so the memory can be addressed without a fallible event wait.
+unsafe impl Send for PinnedBytes {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedBytes {}
 
 /// One kernel argument, in parameter order.
 pub enum KernelArg<'a> {
@@ -93,7 +99,11 @@ pub(super) fn alloc_pinned(
             ctx.alloc_pinned::<u8>(bytes)
         }
     };
-    host.map(PinnedBytes).map_err(driver_err("cuMemHostAlloc"))
+    let mut host = host.map_err(driver_err("cuMemHostAlloc"))?;
+    let ptr = host
+        .as_mut_ptr()
+        .map_err(driver_err("cuEventSynchronize"))?;
+    Ok(PinnedBytes(host, ptr))
 }
 
 impl Stream {
@@ -212,5 +222,20 @@ impl PinnedBytes {
         self.0
             .as_mut_slice()
             .map_err(driver_err("cuEventSynchronize"))
+    }
+
+    /// The address of the first byte (no wait: the caller orders its accesses with the copies').
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.1
+    }
+
+    /// Bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
