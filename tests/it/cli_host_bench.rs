@@ -42,6 +42,7 @@ fn host_bench_reports_throughput_and_latency_rows() {
         "decompress",
         "compress_staged",
         "compress_batch",
+        "compress_batch_host",
         "decompress_batch",
     ] {
         assert!(

@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use crate::common::record_kinds as kinds;
+
 use warpforge::archive::Record;
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape};
@@ -41,18 +43,6 @@ fn config(batch_size: usize) -> GpuBatchConfig {
         batch_size,
         ..GpuBatchConfig::default()
     }
-}
-
-fn kinds(records: &[Record]) -> [usize; 3] {
-    let mut k = [0; 3];
-    for r in records {
-        k[match r {
-            Record::Lz4(_) => 0,
-            Record::Raw(_) => 1,
-            Record::SameFilled(_) => 2,
-        }] += 1;
-    }
-    k
 }
 
 #[test]
@@ -137,6 +127,9 @@ fn host_pages_are_reused_and_compress_like_a_vec() {
         "the dropped result's memory is reused"
     );
     assert_eq!(again.to_vec(), pages);
+    drop(again);
+    gpu.release_host_pages(); // the pool emptied: the next call allocates, and still decodes
+    assert_eq!(gpu.decompress_batch(&from_vec).expect("decodes"), pages);
     // Another compressor's pages are ordinary memory to this one: staged by a copy, same records.
     let level = config(32).algorithm.lz4_level();
     let mut other =

@@ -45,17 +45,7 @@ fn the_replayed_pipeline_round_trips_and_equals_the_reference() {
     let expected = ReferenceCodec::default()
         .compress(&pages)
         .expect("reference");
-    let kinds = |records: &[Record]| {
-        let mut k = [0; 3];
-        for r in records {
-            k[match r {
-                Record::Lz4(_) => 0,
-                Record::Raw(_) => 1,
-                Record::SameFilled(_) => 2,
-            }] += 1;
-        }
-        k
-    };
+    let kinds = crate::common::record_kinds;
     assert!(
         kinds(&expected).iter().all(|&n| n > 0),
         "every record kind is exercised: {:?}",

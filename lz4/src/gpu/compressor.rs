@@ -232,6 +232,14 @@ impl GpuBatchCompressor {
         Ok(result)
     }
 
+    /// Frees the host pages given back to this compressor and not taken again (pages still held
+    /// come back to the pool when dropped); the next [`GpuBatchCompressor::host_pages`] or
+    /// [`GpuBatchCompressor::decompress_batch`] allocates.
+    pub fn release_host_pages(&mut self) {
+        self.engine.release_host_pages();
+        self.spare.clear();
+    }
+
     /// [`GpuBatchCompressor::compress_batch`] into `out` (cleared first, its buffers reused): one
     /// record per page, packed, with no allocation per page. The timings are those of
     /// [`BatchResult`]. `pages` as for [`GpuBatchCompressor::compress_batch`].
@@ -251,6 +259,9 @@ impl GpuBatchCompressor {
     /// page-locked on CUDA, so the upload reads them where they are; ordinary memory on the other
     /// backends. The contents are what an earlier holder left there, or zeroes. Dropping them gives
     /// the memory back to this compressor, and the next call reuses it.
+    ///
+    /// The pool keeps up to four buffers that were given back (on CUDA: page-locked memory, which
+    /// the whole system has less of); [`GpuBatchCompressor::release_host_pages`] frees them.
     pub fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
         match self.engine.host_pages(pages) {
             Ok(pages) => Ok(pages),

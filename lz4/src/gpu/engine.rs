@@ -63,6 +63,8 @@ pub trait Engine {
     /// `pages` pages of host memory from the engine's pool, page-locked where its copies need it
     /// (contents: what an earlier holder left, or zeroes).
     fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError>;
+    /// Frees the pages given back to the engine's pool (see [`Engine::host_pages`]).
+    fn release_host_pages(&mut self) {}
     /// [`Engine::compress_chunks`] on pages this engine gave out: uploaded straight from them where
     /// the engine can.
     fn compress_host(
@@ -216,6 +218,10 @@ impl Engine for LaunchEngine {
 
     fn host_pages(&mut self, pages: usize) -> Result<HostPages, GpuError> {
         vec_pages(&self.pool, pages)
+    }
+
+    fn release_host_pages(&mut self) {
+        self.pool.clear();
     }
 
     fn decompress_chunks(

@@ -35,6 +35,8 @@ trait PoolBuffer: Send + Sync {
     fn base(&self) -> *const u8;
     /// The same, to write through.
     fn base_mut(&mut self) -> *mut u8;
+    /// Bytes the buffer holds.
+    fn bytes(&self) -> usize;
     /// Gives the buffer back to its pool (or frees it when the pool is gone or full).
     fn release(self: Box<Self>);
 }
@@ -61,6 +63,10 @@ impl<H: HostMemory + Send + Sync + 'static> PoolBuffer for Pooled<H> {
 
     fn base_mut(&mut self) -> *mut u8 {
         self.host.base_mut()
+    }
+
+    fn bytes(&self) -> usize {
+        self.host.bytes()
     }
 
     fn release(self: Box<Self>) {
@@ -99,6 +105,12 @@ impl<H: HostMemory + Send + Sync + 'static> HostPool<H> {
         if pages == 0 {
             return Ok(HostPages::empty());
         }
+        let bytes = pages
+            .checked_mul(PAGE_SIZE)
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| {
+                GpuError::Config(format!("{pages} host pages do not fit in an address space"))
+            })?;
         let reused = {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
             let best = free
@@ -112,12 +124,12 @@ impl<H: HostMemory + Send + Sync + 'static> HostPool<H> {
         let buffer = match reused {
             Some(buffer) => buffer,
             None => Pooled {
-                host: alloc(pages * PAGE_SIZE)?,
+                host: alloc(bytes)?,
                 pages,
                 pool: Arc::downgrade(&self.free),
             },
         };
-        if buffer.host.bytes() < pages * PAGE_SIZE || buffer.host.base().is_null() {
+        if buffer.host.bytes() < bytes || buffer.host.base().is_null() {
             return Err(GpuError::Config(format!(
                 "a host buffer of {} bytes for {pages} pages",
                 buffer.host.bytes()
@@ -128,6 +140,11 @@ impl<H: HostMemory + Send + Sync + 'static> HostPool<H> {
             buffer: Some(Box::new(buffer)),
             pool: self.id,
         })
+    }
+
+    /// Frees the buffers given back and not taken again (those still held return as usual).
+    pub fn clear(&self) {
+        self.free.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The buffer behind `pages` when this pool gave it out.
@@ -191,10 +208,16 @@ impl std::ops::Deref for HostPages {
         let Some(buffer) = &self.buffer else {
             return &[];
         };
-        // SAFETY: the buffer this handle owns holds at least `len` pages (checked when it was taken
-        // from the pool; a page is 4096 bytes of alignment 1) at a non-null base derived without a
-        // reference to its bytes, every byte is initialized (zeroed or written when allocated), and
-        // `&self` rules out a `&mut` to them for the slice's lifetime.
+        // The engine's drivers get the buffer itself (`HostPool::host_mut`): it must still hold the
+        // pages (checked when taken; this keeps the unsafe code below from trusting them).
+        assert!(
+            buffer.bytes() >= self.len * PAGE_SIZE,
+            "a host buffer shrank"
+        );
+        // SAFETY: the buffer this handle owns holds at least `len` pages (just checked; a page is
+        // 4096 bytes of alignment 1) at a non-null base derived without a reference to its bytes,
+        // every byte is initialized (zeroed or written when allocated), and `&self` rules out a
+        // `&mut` to them for the slice's lifetime.
         unsafe { std::slice::from_raw_parts(buffer.base().cast::<Page>(), self.len) }
     }
 }
@@ -205,6 +228,7 @@ impl std::ops::DerefMut for HostPages {
         let Some(buffer) = &mut self.buffer else {
             return &mut [];
         };
+        assert!(buffer.bytes() >= len * PAGE_SIZE, "a host buffer shrank");
         // SAFETY: as in `deref`; `&mut self` makes this the only reference to the pages.
         unsafe { std::slice::from_raw_parts_mut(buffer.base_mut().cast::<Page>(), len) }
     }
@@ -368,11 +392,25 @@ mod tests {
     }
 
     #[test]
+    fn a_page_count_beyond_the_address_space_is_an_error() {
+        let pool = pool();
+        for pages in [usize::MAX / PAGE_SIZE + 2, usize::MAX] {
+            let got = pool.take(pages, |_| panic!("nothing is allocated"));
+            assert!(matches!(got, Err(GpuError::Config(_))), "{pages}: {got:?}");
+        }
+    }
+
+    #[test]
     fn the_pool_keeps_a_bounded_number_of_buffers() {
         let pool = pool();
         let all: Vec<_> = (0..KEEP + 3).map(|_| take(&pool, 1)).collect();
         drop(all);
         assert_eq!(pool.free.lock().unwrap().len(), KEEP);
+        let held = take(&pool, 1);
+        pool.clear();
+        assert!(pool.free.lock().unwrap().is_empty());
+        drop(held); // given back after the clear: kept again
+        assert_eq!(pool.free.lock().unwrap().len(), 1);
     }
 
     #[test]

@@ -106,6 +106,25 @@ impl<D: Driver> RingEngine<D> {
         run_pipeline(ranges.len(), depth, &mut stages)
     }
 
+    /// Decodes `records` through the ring into `out` (`pages` pages).
+    fn run_decompress(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
+        pages: usize,
+        out: Dest<'_, D>,
+    ) -> Vec<DecodeOutcome> {
+        let ranges = chunk_ranges(pages, batch.clamp(1, self.batch));
+        let depth = self.depth();
+        let mut stages = DecompressStages {
+            engine: self,
+            records,
+            ranges: &ranges,
+            out,
+        };
+        run_pipeline(ranges.len(), depth, &mut stages)
+    }
+
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
     pub(super) fn quiesce(&self) {
         // A stale recorded error makes the drains below return early without waiting: take it first
@@ -195,6 +214,10 @@ impl<D: Driver> Engine for RingEngine<D> {
         })
     }
 
+    fn release_host_pages(&mut self) {
+        self.pool.clear();
+    }
+
     fn compress_host(
         &mut self,
         pages: &HostPages,
@@ -203,7 +226,13 @@ impl<D: Driver> Engine for RingEngine<D> {
     ) -> Vec<ChunkOutcome> {
         // Pages of another engine's pool are ordinary memory here: staged by a copy.
         let host = self.pool.host(pages);
-        self.run_compress(pages, host, batch, out)
+        let outcomes = self.run_compress(pages, host, batch, out);
+        // The caller may reuse or free its pages once this returns: no upload from them may still
+        // be running after a failed chunk.
+        if outcomes.iter().any(Result::is_err) {
+            self.quiesce();
+        }
+        outcomes
     }
 
     fn decompress_chunks(
@@ -212,15 +241,8 @@ impl<D: Driver> Engine for RingEngine<D> {
         batch: usize,
         out: &mut [Page],
     ) -> Vec<DecodeOutcome> {
-        let ranges = chunk_ranges(out.len(), batch.clamp(1, self.batch));
-        let depth = self.depth();
-        let mut stages = DecompressStages {
-            engine: self,
-            records,
-            ranges: &ranges,
-            out: Dest::Pages(out),
-        };
-        run_pipeline(ranges.len(), depth, &mut stages)
+        let pages = out.len();
+        self.run_decompress(records, batch, pages, Dest::Pages(out))
     }
 
     fn decompress_host(
@@ -235,14 +257,12 @@ impl<D: Driver> Engine for RingEngine<D> {
             // Another engine's pages: ordinary memory here.
             return self.decompress_chunks(records, batch, out);
         };
-        let ranges = chunk_ranges(pages, batch.clamp(1, self.batch));
-        let depth = self.depth();
-        let mut stages = DecompressStages {
-            engine: self,
-            records,
-            ranges: &ranges,
-            out: Dest::Host(host),
-        };
-        run_pipeline(ranges.len(), depth, &mut stages)
+        let outcomes = self.run_decompress(records, batch, pages, Dest::Host(host));
+        // A failed chunk is redone on the CPU into the same pages: no download into them may still
+        // be running.
+        if outcomes.iter().any(Result::is_err) {
+            self.quiesce();
+        }
+        outcomes
     }
 }

@@ -200,3 +200,17 @@ impl Rng {
         (0..n).map(|_| self.next() as u8).collect()
     }
 }
+
+/// How many records of each kind (LZ4, raw, same-filled) `records` holds.
+pub fn record_kinds(records: &[warpforge::archive::Record]) -> [usize; 3] {
+    use warpforge::archive::Record;
+    let mut k = [0; 3];
+    for r in records {
+        k[match r {
+            Record::Lz4(_) => 0,
+            Record::Raw(_) => 1,
+            Record::SameFilled(_) => 2,
+        }] += 1;
+    }
+    k
+}
