@@ -143,3 +143,22 @@ fn host_pages_are_reused_and_compress_like_a_vec() {
     assert_eq!(gpu.stats().cpu_fallback_pages, 0);
     assert!(gpu.host_pages(0).expect("no pages").is_empty());
 }
+
+#[test]
+fn latency_round_trips_go_through_host_pages_on_the_cuda_host_pipeline() {
+    use warpforge::gpu::latency::round_trips;
+    let pages = pages(16);
+    let want = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
+    let launcher = Launcher::Sim(SimOptions::default());
+    let mut gpu = GpuBatchCompressor::cuda_pipeline_on(config(8), launcher).expect("opens");
+    let trips = round_trips(&mut gpu, &pages, &want, 2).expect("two checked round trips");
+    assert_eq!(trips.pages, 16);
+    assert_eq!((trips.compress_ms.len(), trips.decompress_ms.len()), (2, 2));
+    assert_eq!(trips.cpu_fallbacks, 0);
+    // A wrong reference is caught, not timed past.
+    let mut wrong = want.clone();
+    wrong[3] = Record::SameFilled(7);
+    assert!(round_trips(&mut gpu, &pages, &wrong, 1).is_err());
+}
