@@ -9,6 +9,7 @@ use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
 use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
 use super::host_pages::{HostPages, HostPool, PageInput, PageOutput};
+use super::records_out::RecordsOut;
 use super::ring_state::RingEngine;
 use super::{
     BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
@@ -29,6 +30,14 @@ enum Input<'a> {
     Staged(usize),
 }
 
+/// Where `pages` are, as a compress call's input.
+fn input_of<P: PageInput + ?Sized>(pages: &P) -> Input<'_> {
+    match pages.host_pages() {
+        Some(host) => Input::Host(host),
+        None => Input::Pages(pages.pages()),
+    }
+}
+
 /// Compresses and decompresses batches of pages on a GPU.
 pub struct GpuBatchCompressor {
     config: GpuBatchConfig,
@@ -40,9 +49,6 @@ pub struct GpuBatchCompressor {
     batches_seen: u64,
     /// Why the device is unusable (a sticky error): from then on every batch goes to the CPU.
     poisoned: Option<String>,
-    /// The packed records `compress_batch` builds its owned ones from, kept so its buffers are
-    /// reused from call to call.
-    packed: PackedRecords,
     /// Ordinary memory for `decompress_batch`'s output when the engine cannot give any.
     spare: HostPool<Vec<u8>>,
 }
@@ -153,7 +159,6 @@ impl GpuBatchCompressor {
             faults: BTreeMap::new(),
             batches_seen: 0,
             poisoned: None,
-            packed: PackedRecords::new(),
             spare: HostPool::default(),
         }
     }
@@ -223,11 +228,10 @@ impl GpuBatchCompressor {
         pages: &P,
     ) -> Result<BatchResult, GpuError> {
         let start = Instant::now();
-        let mut packed = std::mem::take(&mut self.packed);
-        let times = self.compress_into(pages, &mut packed);
-        let records = packed.to_records();
-        self.packed = packed;
-        let mut result = BatchResult::from_times(times?, records);
+        let mut records = Vec::new();
+        // The records are built straight from the device's compacted blocks (one copy of them).
+        let times = self.compress_from(input_of(pages), &mut RecordsOut::Owned(&mut records))?;
+        let mut result = BatchResult::from_times(times, records);
         result.total_time_ns = start.elapsed().as_nanos().max(1) as u64;
         Ok(result)
     }
@@ -248,11 +252,7 @@ impl GpuBatchCompressor {
         pages: &P,
         out: &mut PackedRecords,
     ) -> Result<BatchTimes, GpuError> {
-        let input = match pages.host_pages() {
-            Some(host) => Input::Host(host),
-            None => Input::Pages(pages.pages()),
-        };
-        self.compress_from(input, out)
+        self.compress_from(input_of(pages), &mut RecordsOut::Packed(out))
     }
 
     /// `pages` pages of host memory for [`GpuBatchCompressor::compress_batch`]'s input (or any use):
@@ -290,13 +290,13 @@ impl GpuBatchCompressor {
         if pages > staged {
             return Err(super::engine::unstaged(pages, staged));
         }
-        self.compress_from(Input::Staged(pages), out)
+        self.compress_from(Input::Staged(pages), &mut RecordsOut::Packed(out))
     }
 
     fn compress_from(
         &mut self,
         input: Input<'_>,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Result<BatchTimes, GpuError> {
         let start = Instant::now();
         let batch = self.config.batch_size;
@@ -346,8 +346,8 @@ impl GpuBatchCompressor {
                             level,
                         ),
                     };
-                    for (i, record) in range.clone().zip(&records) {
-                        out.set(i, record.view());
+                    for (i, record) in range.clone().zip(records) {
+                        out.set_owned(i, record);
                     }
                     times.cpu_fallback_pages += range.len();
                     self.stats.cpu_fallback_pages += range.len() as u64;

@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::*;
-use crate::archive::{PackedRecords, Records};
+use crate::archive::Records;
 use crate::codec::{PageCodec, ReferenceCodec};
 use crate::gpu::engine::{chunk_ranges, ChunkOutcome, DecodeOutcome, VecStaging};
+use crate::gpu::records_out::RecordsOut;
 use crate::kernel_io::reference;
 use crate::kernels::lz4::pages::{page, PageKind};
 use crate::runtime::Clock;
@@ -35,7 +36,7 @@ impl Engine for FakeEngine {
         &mut self,
         pages: &[Page],
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         chunk_ranges(pages.len(), batch)
             .into_iter()
@@ -44,8 +45,8 @@ impl Engine for FakeEngine {
                 let records = ReferenceCodec::default()
                     .compress(&pages[range.clone()])
                     .expect("reference");
-                for (i, record) in range.zip(&records) {
-                    out.set(i, record.view());
+                for (i, record) in range.zip(records) {
+                    out.set_owned(i, record);
                 }
                 Ok(Timings {
                     upload_ns: 10,
@@ -75,7 +76,7 @@ impl Engine for FakeEngine {
         &mut self,
         pages: usize,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         let mut staging = std::mem::take(&mut self.staging);
         let outcomes = staging.compress(pages, batch, |input| {

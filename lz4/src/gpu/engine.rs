@@ -5,14 +5,15 @@
 use std::ops::Range;
 
 use super::host_pages::{HostPages, HostPool};
+use super::records_out::RecordsOut;
 use super::{GpuDeviceInfo, GpuError};
-use crate::archive::{PackedRecords, Record, Records};
+use crate::archive::{Record, Records};
 use crate::kernel_io::{pages_of, DecodeError, Lz4Kernels, Page};
 use crate::runtime::Timings;
 use crate::PAGE_SIZE;
 
 /// The outcome of one compressed chunk: its stage times (its records are in the caller's
-/// [`PackedRecords`]), or why the GPU failed it.
+/// [`RecordsOut`]), or why the GPU failed it.
 pub type ChunkOutcome = Result<Timings, GpuError>;
 
 /// The outcome of one decoded chunk: a device failure is `Err`; a malformed page is `Ok(Err(..))`
@@ -38,7 +39,7 @@ pub trait Engine {
         &mut self,
         pages: &[Page],
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome>;
     /// At least `pages` input pages, as bytes, that the caller fills in place before
     /// [`Engine::compress_staged`]: page-locked on CUDA, so the upload reads them directly. Kept and
@@ -51,7 +52,7 @@ pub trait Engine {
         &mut self,
         pages: usize,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome>;
     /// Decodes `records` into `out` (same length) in chunks of `batch` pages; one outcome per chunk.
     fn decompress_chunks(
@@ -71,7 +72,7 @@ pub trait Engine {
         &mut self,
         pages: &HostPages,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         self.compress_chunks(pages, batch, out)
     }
@@ -176,7 +177,7 @@ impl Engine for LaunchEngine {
         &mut self,
         pages: &[Page],
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         chunk_ranges(pages.len(), batch)
             .into_iter()
@@ -186,8 +187,8 @@ impl Engine for LaunchEngine {
                     .kernels
                     .compress(&pages[range])
                     .map_err(GpuError::from)?;
-                for (i, record) in records.iter().enumerate() {
-                    out.set(first + i, record.view());
+                for (i, record) in records.into_iter().enumerate() {
+                    out.set_owned(first + i, record);
                 }
                 Ok(launched.map(|l| l.timings).unwrap_or_default())
             })
@@ -206,7 +207,7 @@ impl Engine for LaunchEngine {
         &mut self,
         pages: usize,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         let mut staging = std::mem::take(&mut self.staging);
         let outcomes = staging.compress(pages, batch, |input| {

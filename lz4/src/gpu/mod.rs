@@ -44,6 +44,7 @@ mod host_pages;
 pub mod latency;
 mod page_blocks;
 mod policy;
+mod records_out;
 mod result;
 pub mod ring;
 mod ring_compress;

@@ -1,17 +1,17 @@
 //! Compression through the ring ([`CompressStages`]): per batch, stage A uploads the pages and
 //! compresses them, stage B downloads the meta words, places each block and compacts, stage C
 //! appends the compressed bytes to the caller's [`PackedRecords`] in one copy and points each page's
-//! record into them. No per-page allocation: a batch costs a handful of copies into buffers that
-//! already exist (or grow once).
+//! record into them (no per-page allocation: a batch costs a handful of copies into buffers that
+//! already exist, or grow once), or builds owned records straight from them ([`RecordsOut`]).
 
 use std::ops::Range;
 
 use super::driver::{Arg, Driver};
 use super::engine::ChunkOutcome;
+use super::records_out::RecordsOut;
 use super::ring::Stages;
 use super::ring_state::{parallel_copy, RingEngine};
 use super::GpuError;
-use crate::archive::{Entry, PackedRecords};
 use crate::kernel_io::{Page, PageMeta};
 use crate::runtime::Timings;
 use crate::PAGE_SIZE;
@@ -25,17 +25,17 @@ fn meta_words(meta: &[u8], i: usize) -> [u32; 4] {
 }
 
 /// The engine seen as the ring's three stages, compressing.
-pub(super) struct CompressStages<'a, D: Driver> {
+pub(super) struct CompressStages<'a, 'o, D: Driver> {
     pub engine: &'a mut RingEngine<D>,
     pub pages: &'a [Page],
     /// The page-locked buffer `pages` are in, when the caller staged them there (uploaded from
     /// directly, no staging copy).
     pub staged: Option<&'a D::Host>,
     pub ranges: &'a [Range<usize>],
-    pub out: &'a mut PackedRecords,
+    pub out: &'a mut RecordsOut<'o>,
 }
 
-impl<D: Driver> Stages for CompressStages<'_, D> {
+impl<D: Driver> Stages for CompressStages<'_, '_, D> {
     type Output = Timings;
 
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
@@ -162,40 +162,29 @@ fn issue_compact<D: Driver>(engine: &mut RingEngine<D>, s: usize) -> Result<(), 
     d.record(&slot.ev[11], &slot.d2h)
 }
 
-/// Stage C: wait for the bytes, append them to `out` and set the batch's records.
+/// Stage C: wait for the bytes and set the batch's records in `out`.
 fn collect<D: Driver>(
     engine: &mut RingEngine<D>,
     s: usize,
     pages: &[Page],
-    out: &mut PackedRecords,
+    out: &mut RecordsOut<'_>,
 ) -> ChunkOutcome {
     let d = &engine.driver;
-    let slot = &engine.slots[s];
+    let slot = &mut engine.slots[s];
     d.synchronize(&slot.ev[11])?;
     d.check()?;
     let meta = d.host(&slot.meta)?;
-    let (data, entries) = out.parts_mut();
-    let base = data.len();
-    data.extend_from_slice(&d.host(&slot.out)?[..slot.total]);
-    let entries = &mut entries[slot.first..slot.first + pages.len()];
-    for (i, (entry, page)) in entries.iter_mut().zip(pages).enumerate() {
-        let corrupt = |detail| GpuError::Corrupt {
-            page: slot.first + i,
-            detail,
-        };
-        *entry = match PageMeta::decode(meta_words(meta, i)).map_err(corrupt)? {
-            PageMeta::Lz4(len) => Entry::Lz4 {
-                at: base + slot.offsets[i] as usize,
-                len: len as u32,
-            },
-            PageMeta::Raw => {
-                let at = data.len();
-                data.extend_from_slice(page);
-                Entry::Raw { at }
-            }
-            PageMeta::SameFilled(pattern) => Entry::SameFilled(pattern),
-        };
+    slot.metas.clear();
+    for i in 0..pages.len() {
+        let decoded =
+            PageMeta::decode(meta_words(meta, i)).map_err(|detail| GpuError::Corrupt {
+                page: slot.first + i,
+                detail,
+            })?;
+        slot.metas.push(decoded);
     }
+    let compacted = &d.host(&slot.out)?[..slot.total];
+    out.set_chunk(slot.first, pages, &slot.metas, compacted, &slot.offsets);
     let ns = |a: usize| d.elapsed_ns(&slot.ev[a], &slot.ev[a + 1]);
     Ok(Timings {
         upload_ns: ns(0)? + ns(6)?,

@@ -9,7 +9,8 @@
 //! Compression (`ring_compress.rs`): upload the pages; compress (each page into its 4 KiB slot, plus 4
 //! meta words); download the meta words only; compute each LZ4 page's offset on the host; upload the
 //! offsets; compact the blocks into one contiguous buffer; download exactly the compressed bytes and
-//! append them, in one copy, to the caller's [`PackedRecords`].
+//! append them, in one copy, to the caller's `PackedRecords` (or build owned records from them:
+//! [`RecordsOut`]).
 //!
 //! Decompression (`ring_decompress.rs`): gather the batch's LZ4 blocks straight into the slot's
 //! page-locked buffer (split across threads), upload blocks and spans, decode, download the decoded
@@ -24,12 +25,13 @@ use warpforge_ir::verify;
 use super::driver::{Driver, HostMemory};
 use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
 use super::host_pages::{HostPages, HostPool};
+use super::records_out::RecordsOut;
 use super::ring::run_pipeline;
 use super::ring_compress::CompressStages;
 use super::ring_decompress::{DecompressStages, Dest};
 use super::ring_state::{RingEngine, Slot};
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
-use crate::archive::{PackedRecords, Records};
+use crate::archive::Records;
 use crate::kernel_io::{pages_of, Page};
 use crate::kernels::Lz4WarpDecompressKernel;
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
@@ -92,7 +94,7 @@ impl<D: Driver> RingEngine<D> {
         pages: &[Page],
         staged: Option<&D::Host>,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         let ranges = chunk_ranges(pages.len(), batch.clamp(1, self.batch));
         let depth = self.depth();
@@ -149,7 +151,7 @@ impl<D: Driver> Engine for RingEngine<D> {
         &mut self,
         pages: &[Page],
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         self.run_compress(pages, None, batch, out)
     }
@@ -183,7 +185,7 @@ impl<D: Driver> Engine for RingEngine<D> {
         &mut self,
         pages: usize,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         let Some(staging) = self.staging.take() else {
             return all_failed(pages, batch, unstaged(pages, 0));
@@ -222,7 +224,7 @@ impl<D: Driver> Engine for RingEngine<D> {
         &mut self,
         pages: &HostPages,
         batch: usize,
-        out: &mut PackedRecords,
+        out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         // Pages of another engine's pool are ordinary memory here: staged by a copy.
         let host = self.pool.host(pages);

@@ -62,6 +62,8 @@ pub(super) struct Slot<D: Driver> {
     pub pages: usize,
     /// Compression: byte offset of each page's block in the compacted output (LZ4 pages only).
     pub offsets: Vec<u32>,
+    /// Compression: each page's meta words, decoded (stage C).
+    pub metas: Vec<crate::kernel_io::PageMeta>,
     /// Compression: bytes of compacted blocks.
     pub total: usize,
     /// Decompression: per page of the batch, its block's index on the device, or [`SIMPLE`] /
@@ -102,6 +104,7 @@ impl<D: Driver> Slot<D> {
             first: 0,
             pages: 0,
             offsets: Vec::with_capacity(batch),
+            metas: Vec::with_capacity(batch),
             total: 0,
             lz4_slot: Vec::with_capacity(batch),
             cuts: Vec::new(),
