@@ -104,10 +104,7 @@ pub fn compress_file(
             None => codec.compress(&batch),
         }
         .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
-        let pages_in: &[Page] = match &host {
-            Some(host) => host,
-            None => &batch,
-        };
+        let pages_in = host.as_deref().unwrap_or(&batch);
         for (record, page) in records.iter().zip(pages_in) {
             summary.kinds[kind_index(record)] += 1;
             writer.push(record, page, &mut scratch)?;
@@ -193,10 +190,7 @@ pub fn decompress_file(
                 codec.decompress(&records, &mut decoded)?
             }
         };
-        let decoded: &[Page] = match &host {
-            Some(host) => host,
-            None => &decoded,
-        };
+        let decoded = host.as_deref().unwrap_or(&decoded);
         if let Err(e) = result {
             bail!(
                 "{}: page {}: {}",

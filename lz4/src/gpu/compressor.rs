@@ -53,12 +53,6 @@ pub struct GpuBatchCompressor {
     spare: HostPool<Vec<u8>>,
 }
 
-/// Where a decompress call writes.
-enum Target<'a> {
-    Pages(&'a mut [Page]),
-    Host(&'a mut HostPages),
-}
-
 impl GpuBatchCompressor {
     /// A compressor on CUDA device `config.device_index`.
     pub fn new(config: GpuBatchConfig) -> Result<GpuBatchCompressor, GpuError> {
@@ -372,7 +366,7 @@ impl GpuBatchCompressor {
     /// writes into the caller's pages instead.
     pub fn decompress_batch(&mut self, pages: &[CompressedPage]) -> Result<HostPages, GpuError> {
         let mut out = self.host_pages(pages.len())?;
-        self.decode(&pages, Target::Host(&mut out))?;
+        self.decompress_into(&pages, &mut out)?;
         Ok(out)
     }
 
@@ -386,17 +380,7 @@ impl GpuBatchCompressor {
         records: &dyn Records,
         out: &mut O,
     ) -> Result<(), GpuError> {
-        if let Some(host) = out.host_pages_mut() {
-            return self.decode(records, Target::Host(host));
-        }
-        self.decode(records, Target::Pages(out.pages_mut()))
-    }
-
-    fn decode(&mut self, records: &dyn Records, mut target: Target<'_>) -> Result<(), GpuError> {
-        let pages = match &target {
-            Target::Pages(out) => out.len(),
-            Target::Host(out) => out.len(),
-        };
+        let pages = out.pages_mut().len();
         if records.count() != pages {
             return Err(GpuError::Config(format!(
                 "decompress_into: {} records for {pages} output pages",
@@ -404,9 +388,11 @@ impl GpuBatchCompressor {
             )));
         }
         let batch = self.config.batch_size;
-        let outcomes = match (&self.poisoned, &mut target) {
-            (None, Target::Pages(out)) => self.engine.decompress_chunks(records, batch, out),
-            (None, Target::Host(out)) => self.engine.decompress_host(records, batch, out),
+        let outcomes = match (&self.poisoned, out.host_pages_mut()) {
+            (None, Some(host)) => self.engine.decompress_host(records, batch, host),
+            (None, None) => self
+                .engine
+                .decompress_chunks(records, batch, out.pages_mut()),
             (Some(why), _) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
                 chunk_ranges(pages, batch)
@@ -415,11 +401,7 @@ impl GpuBatchCompressor {
                     .collect()
             }
         };
-        let out: &mut [Page] = match target {
-            Target::Pages(out) => out,
-            Target::Host(out) => out,
-        };
-        for (k, (dst, outcome)) in out.chunks_mut(batch).zip(outcomes).enumerate() {
+        for (k, (dst, outcome)) in out.pages_mut().chunks_mut(batch).zip(outcomes).enumerate() {
             let first = k * batch;
             let decoded = match outcome {
                 Ok(decoded) => decoded,
