@@ -21,7 +21,7 @@ fn host_bench_reports_throughput_and_latency_rows() {
             "--mib",
             "1",
             "--runs",
-            "1",
+            "2",
             "--json",
             "--corpus",
         ])
@@ -47,6 +47,10 @@ fn host_bench_reports_throughput_and_latency_rows() {
     ] {
         assert!(
             json[row]["host_ms"].as_f64().expect("a number") > 0.0,
+            "{row}: {json}"
+        );
+        assert!(
+            json[row]["host_spread"].as_f64().expect("a number") >= 0.0,
             "{row}: {json}"
         );
     }
