@@ -3,7 +3,8 @@
 //! blocks) so the decoded batch downloads straight into them: that path decodes every record kind on
 //! the simulator and the PTX simulator (sm_70/80/90) without a CPU fallback, reports malformed pages
 //! by index, and reuses the memory a dropped result gave back; `compress_batch` of them equals
-//! `compress_batch` of the same pages in a `Vec`, from this compressor or another.
+//! `compress_batch` of the same pages in a `Vec`, from this compressor or another; a chunk that fails
+//! mid-ring on either path is redone on the CPU with the chunks in flight.
 
 use std::sync::Arc;
 
@@ -161,4 +162,59 @@ fn latency_round_trips_go_through_host_pages_on_the_cuda_host_pipeline() {
     let mut wrong = want.clone();
     wrong[3] = Record::SameFilled(7);
     assert!(round_trips(&mut gpu, &pages, &wrong, 1).is_err());
+}
+
+/// A chunk the device fails mid-ring on the host-pages paths (here the replay driver refuses a launch
+/// that does not match its tape: the last, shorter chunk) is redone on the CPU, with the chunks still
+/// in flight, after the ring drains: `compress_batch` of host pages gives the reference's records and
+/// `decompress_batch` the pages, the earlier chunks still from the device.
+#[test]
+fn a_failed_chunk_on_the_host_pages_paths_is_redone_on_the_cpu() {
+    let pages = pages(80); // ten chunks of 8 pages
+    let n = pages.len() - 1; // the replayed calls' last chunk has 7 pages: not the recorded launch
+    let batch = 8;
+    let slots = config(batch).ring_buffer_slots;
+    let level = config(batch).algorithm.lz4_level();
+    let want = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
+    // At most the ring's chunks in flight fall back, and not all of them.
+    let fell_back = |pages: usize| pages > 0 && pages <= slots * batch && pages < n;
+
+    let tape = ReplayTape::new(level);
+    let mut gpu =
+        GpuBatchCompressor::replaying(config(batch), Arc::clone(&tape)).expect("no device");
+    let mut input = gpu.host_pages(pages.len()).expect("host pages");
+    input.copy_from_slice(&pages);
+    assert_eq!(gpu.compress_batch(&input).expect("recorded").pages, want);
+    tape.replay();
+    tape.rewind();
+    let mut shorter = gpu.host_pages(n).expect("host pages");
+    shorter.copy_from_slice(&pages[..n]);
+    let result = gpu.compress_batch(&shorter).expect("redone on the CPU");
+    assert_eq!(result.pages, want[..n], "no record is lost or changed");
+    assert!(
+        fell_back(result.cpu_fallback_pages),
+        "{}",
+        result.cpu_fallback_pages
+    );
+    let why = gpu.stats().last_failure.clone().expect("a failure");
+    assert!(why.contains("replay"), "{why}");
+
+    // The decode path: its own tape, recorded on all pages, replayed on one page fewer.
+    let tape = ReplayTape::new(level);
+    let mut gpu =
+        GpuBatchCompressor::replaying(config(batch), Arc::clone(&tape)).expect("no device");
+    assert_eq!(gpu.decompress_batch(&want).expect("recorded"), pages);
+    tape.replay();
+    tape.rewind();
+    let back = gpu.decompress_batch(&want[..n]).expect("redone on the CPU");
+    assert_eq!(back, pages[..n]);
+    let redone = gpu.stats().cpu_fallback_pages as usize;
+    assert!(fell_back(redone), "{redone}");
+    drop(back);
+    // The pool still serves the next call, and a matching replay needs no CPU.
+    tape.rewind();
+    assert_eq!(gpu.decompress_batch(&want).expect("replayed"), pages);
+    assert_eq!(gpu.stats().cpu_fallback_pages as usize, redone);
 }
