@@ -43,6 +43,7 @@ fn host_bench_reports_throughput_and_latency_rows() {
         "compress_staged",
         "compress_batch",
         "compress_batch_host",
+        "compress_host",
         "decompress_batch",
     ] {
         assert!(

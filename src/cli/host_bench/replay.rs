@@ -70,6 +70,9 @@ pub struct HostBenchReport {
     /// `compress_batch` of pages in page-locked memory the compressor gave out (`host_pages`;
     /// filling them is not timed).
     pub compress_owned_host: Direction,
+    /// `compress_into` (packed records, buffers reused) of the same host pages: the packed API's cost
+    /// without the staging copy.
+    pub compress_host: Direction,
     /// Decompression through `decompress_batch` (owned records in, pages of the compressor's pool
     /// out, downloaded into directly).
     pub decompress_owned: Direction,
@@ -150,7 +153,7 @@ pub fn run(
     owned.replay();
     progress.inc(1);
 
-    let mut times: [(Vec<f64>, Vec<f64>); 6] = Default::default();
+    let mut times: [(Vec<f64>, Vec<f64>); 7] = Default::default();
     let mut timed = |row: usize, f: &mut dyn FnMut() -> anyhow::Result<()>| {
         let device = tape.device_ns() + owned.device_ns();
         let start = Instant::now();
@@ -217,6 +220,16 @@ pub fn run(
             records == recorded.to_records(),
             "run {run}: compress_batch of host pages gave other records than the recorded ones"
         );
+        // The packed API from the same host pages (the compress launches of compress_batch).
+        owned.rewind();
+        let mut packed_host = recorded.clone();
+        timed(6, &mut || {
+            Ok(locked.compress_into(&input, &mut packed_host).map(drop)?)
+        })?;
+        ensure!(
+            packed_host == recorded,
+            "run {run}: compress_into of host pages gave other records than the recorded ones"
+        );
         let mut fresh = None;
         timed(3, &mut || {
             fresh = Some(locked.decompress_batch(&records)?);
@@ -229,7 +242,7 @@ pub fn run(
         drop((records, fresh));
         progress.inc(1);
     }
-    let [c, d, co, dfresh, staged, co_host] = times.map(|(host, wall)| Direction {
+    let [c, d, co, dfresh, staged, co_host, c_host] = times.map(|(host, wall)| Direction {
         host_spread: spread(&host),
         host_ms: median(host),
         wall_ms: median(wall),
@@ -245,6 +258,7 @@ pub fn run(
         decompress: d,
         compress_owned: co,
         compress_owned_host: co_host,
+        compress_host: c_host,
         decompress_owned: dfresh,
         compress_staged: staged,
         cpu_fallback_pages: gpu.stats().cpu_fallback_pages + locked.stats().cpu_fallback_pages,
@@ -258,7 +272,7 @@ impl HostBenchReport {
             "host pipeline of the CUDA engine on the replay driver (recorded kernel outputs, no GPU; \
              host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
              buffers reused); compress_staged: pages already in the staging pages (filling them \
-             untimed); compress_batch: owned records, pages in a Vec; compress_batch (host pages): the same from \
+             untimed); compress_batch: owned records, pages in a Vec; compress (host pages): compress_into of host_pages; compress_batch (host pages): compress_batch of \
              host_pages (page-locked on CUDA; filling them untimed); decompress_batch: owned records in, host pages out\n{} pages ({:.1} MiB), batch {} pages x {} ring \
              slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs (host spread: the slowest run over the fastest, less 1)\n",
             self.pages,
@@ -275,6 +289,7 @@ impl HostBenchReport {
             ("decompress", &self.decompress),
             ("compress_staged", &self.compress_staged),
             ("compress_batch", &self.compress_owned),
+            ("compress (host pages)", &self.compress_host),
             ("compress_batch (host pages)", &self.compress_owned_host),
             ("decompress_batch", &self.decompress_owned),
         ] {
@@ -308,6 +323,7 @@ impl HostBenchReport {
             compress: direction(&self.compress),
             compress_batch: direction(&self.compress_owned),
             compress_batch_host: direction(&self.compress_owned_host),
+            compress_host: direction(&self.compress_host),
             compress_staged: direction(&self.compress_staged),
             cpu_fallback_pages: self.cpu_fallback_pages,
             decompress: direction(&self.decompress),
@@ -334,6 +350,7 @@ struct HostBenchJson<'a> {
     compress: DirectionJson,
     compress_batch: DirectionJson,
     compress_batch_host: DirectionJson,
+    compress_host: DirectionJson,
     compress_staged: DirectionJson,
     cpu_fallback_pages: u64,
     decompress: DirectionJson,
