@@ -29,7 +29,7 @@ use warpforge_wgsl::{Requirements, Wgsl};
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
 use crate::sim::ptx::{PtxArg, PtxError, PtxKernel, PtxLaunch};
 use crate::sim::{SimError, SimOptions, SimReport};
-use crate::webgpu::{WebGpuDevice, WebGpuError};
+use crate::webgpu::{ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::{BufferArg, Clock, Timings};
 
 /// Where a kernel launches.
@@ -465,6 +465,31 @@ impl Launcher {
                     timings,
                     sim: Some(report),
                 })
+            }
+            _ => Err(kernel.wrong_launcher(self.backend())),
+        }
+    }
+
+    /// One launch of `kernel` over `blocks` blocks on buffers that stay on the device (its buffer
+    /// parameters in order) with `scalars` (as for [`Launcher::launch`]), waiting for the kernel:
+    /// WebGPU only (see `webgpu::ResidentBuffer`). No buffer crosses to or from the host. Returns the
+    /// kernel's nanoseconds from timestamp queries where the device has them.
+    ///
+    /// # Errors
+    ///
+    /// [`LaunchError::WrongLauncher`] on any other launcher or for a kernel loaded for another one;
+    /// the device's errors.
+    pub fn launch_resident(
+        &self,
+        kernel: &Loaded,
+        blocks: u32,
+        buffers: &[&ResidentBuffer],
+        scalars: &[u64],
+    ) -> Result<Option<u64>, LaunchError> {
+        match (self, &kernel.form) {
+            (Launcher::WebGpu(device), Form::Wgsl(wgsl)) => {
+                let bits = block_order(kernel.kernel(), wgsl, scalars);
+                Ok(device.dispatch_resident(wgsl, blocks, buffers, &bits)?)
             }
             _ => Err(kernel.wrong_launcher(self.backend())),
         }

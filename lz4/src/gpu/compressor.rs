@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::driver_cuda::CudaDriver;
 use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
+use super::driver_wgpu::WgpuDriver;
 use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
 use super::host_pages::{HostPages, HostPool, PageInput, PageOutput};
 use super::records_out::RecordsOut;
@@ -89,11 +90,9 @@ impl GpuBatchCompressor {
                 let requirements = crate::auto::webgpu_requirements()?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(GpuError::WebGpu)?;
-                let level = config.algorithm.lz4_level();
-                Box::new(LaunchEngine::new(Lz4Kernels::new(
-                    Launcher::WebGpu(device),
-                    level,
-                )?))
+                // The CUDA engine's ring on buffers that stay on the device.
+                let driver = WgpuDriver::new(Launcher::WebGpu(device))?;
+                Box::new(RingEngine::new(driver, &config)?)
             }
             GpuBackend::Sim => {
                 let sim = Launcher::Sim(Default::default());
@@ -201,8 +200,8 @@ impl GpuBatchCompressor {
         self.stats.last_failure = Some(error.to_string());
         if error.is_sticky() && self.poisoned.is_none() {
             eprintln!(
-                "warpforge: the GPU is unusable after {error} (a sticky error: every later CUDA call \
-                 fails the same way); every further batch of this compressor runs on the CPU"
+                "warpforge: the GPU is unusable after {error} (a sticky error: every later call to the \
+                 device fails the same way); every further batch of this compressor runs on the CPU"
             );
             self.poisoned = Some(error.to_string());
         }

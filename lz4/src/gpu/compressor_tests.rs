@@ -214,3 +214,25 @@ fn after_a_sticky_error_every_batch_goes_to_the_cpu() {
     );
     assert_eq!(gpu.stats().cpu_fallback_pages, 4 + 12 + 12);
 }
+
+#[test]
+fn a_lost_webgpu_device_is_sticky_too() {
+    use crate::runtime::webgpu::WebGpuError;
+    let (mut gpu, chunks) = compressor(4);
+    let input = pages(8);
+    let lost = GpuError::WebGpu(WebGpuError::DeviceLost("adapter `x`: device lost".into()));
+    assert!(lost.is_sticky());
+    assert!(!GpuError::WebGpu(WebGpuError::Map("a map failed".into())).is_sticky());
+    gpu.inject_error(0, lost);
+    let result = gpu.compress_batch(&input).expect("compress_batch");
+    assert_eq!(result.pages.len(), 8);
+    assert_eq!(result.cpu_fallback_pages, 4, "the chunk that lost it");
+    assert!(gpu.unusable().expect("poisoned").contains("device lost"));
+    let before = chunks.load(Ordering::SeqCst);
+    gpu.compress_batch(&input).expect("compress_batch");
+    assert_eq!(
+        chunks.load(Ordering::SeqCst),
+        before,
+        "nothing more to the device"
+    );
+}

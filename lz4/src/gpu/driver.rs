@@ -10,7 +10,7 @@
 use warpforge_ir::Verified;
 
 use super::{GpuDeviceInfo, GpuError};
-use crate::runtime::{Clock, Loaded};
+use crate::runtime::{Backend, Clock, Loaded};
 
 /// Host memory addressed by a raw pointer that stays valid while the memory lives (so that
 /// [`super::HostPages`] can hand it out without holding a reference into it).
@@ -63,10 +63,19 @@ pub trait Driver {
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
+    /// The backend whose launch shape the kernels take (warps per block, blocks per launch): CUDA's
+    /// unless the driver says otherwise.
+    fn backend(&self) -> Backend {
+        Backend::Cuda
+    }
     /// Loads a kernel for this device.
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError>;
-    /// The clock the events measure with.
+    /// The clock the events measure kernels with.
     fn clock(&self) -> Clock;
+    /// The clock the events measure copies with: the kernels' unless the driver says otherwise.
+    fn transfer_clock(&self) -> Clock {
+        self.clock()
+    }
 
     /// A new stream.
     fn stream(&self) -> Result<Self::Stream, GpuError>;

@@ -1,6 +1,6 @@
-//! What a GPU backend does for the batch compressor ([`Engine`]), and the engine of every backend that
-//! runs one launch per chunk through the runtime's launch API ([`LaunchEngine`]: WebGPU, the
-//! simulator). The CUDA engine (`ring_engine.rs`) pipelines chunks through its DMA ring instead.
+//! What a GPU backend does for the batch compressor ([`Engine`]), and the engine that runs one launch
+//! per chunk through the runtime's launch API ([`LaunchEngine`]: the simulator backend). CUDA and
+//! WebGPU pipeline chunks through the ring engine (`ring_engine.rs`) instead.
 
 use std::ops::Range;
 

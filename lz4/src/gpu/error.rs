@@ -78,9 +78,14 @@ impl GpuError {
     }
 
     /// Whether the device can no longer be used by this process (a sticky CUDA error, see
-    /// [`is_sticky`](crate::runtime::cuda::is_sticky)): every later batch must go to the CPU.
+    /// [`is_sticky`](crate::runtime::cuda::is_sticky), or a lost WebGPU device): every later batch
+    /// must go to the CPU.
     pub fn is_sticky(&self) -> bool {
-        matches!(self, GpuError::Cuda { code, .. } if is_sticky(*code))
+        match self {
+            GpuError::Cuda { code, .. } => is_sticky(*code),
+            GpuError::WebGpu(WebGpuError::DeviceLost(_)) => true,
+            _ => false,
+        }
     }
 }
 
@@ -102,6 +107,12 @@ impl From<LaunchError> for GpuError {
             LaunchError::WebGpu(e) => GpuError::WebGpu(e),
             other => GpuError::Launch(other),
         }
+    }
+}
+
+impl From<WebGpuError> for GpuError {
+    fn from(e: WebGpuError) -> GpuError {
+        GpuError::WebGpu(e)
     }
 }
 

@@ -38,6 +38,7 @@ mod driver;
 mod driver_cuda;
 mod driver_replay;
 mod driver_sim;
+mod driver_wgpu;
 mod engine;
 mod error;
 mod host_pages;

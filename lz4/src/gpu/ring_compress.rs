@@ -191,6 +191,6 @@ fn collect<D: Driver>(
         kernel_ns: ns(2)? + ns(8)?,
         download_ns: ns(4)? + ns(10)?,
         kernel_clock: d.clock(),
-        transfer_clock: d.clock(),
+        transfer_clock: d.transfer_clock(),
     })
 }

@@ -35,7 +35,6 @@ use crate::archive::Records;
 use crate::kernel_io::{pages_of, Page};
 use crate::kernels::Lz4WarpDecompressKernel;
 use crate::kernels::{Kernel, Lz4CompactKernel, Lz4WarpCompressKernel};
-use crate::runtime::Backend;
 use crate::PAGE_SIZE;
 
 impl<D: Driver> RingEngine<D> {
@@ -47,7 +46,8 @@ impl<D: Driver> RingEngine<D> {
             config.ring_buffer_slots,
             config.async_dma,
         );
-        let ir = |kernel: &dyn Kernel| kernel.ir_for(Backend::Cuda);
+        let backend = driver.backend();
+        let ir = |kernel: &dyn Kernel| kernel.ir_for(backend);
         let level = config.algorithm.lz4_level();
         let (compress, compact, decompress) = (
             ir(&Lz4WarpCompressKernel::at_level(0, level)),

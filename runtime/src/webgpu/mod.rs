@@ -8,6 +8,9 @@
 //!   limits; when none does, the error names every missing limit with both numbers.
 //! - [`WebGpuDevice::run`] checks the arguments against the kernel's layout, uploads the buffers and the
 //!   parameter block, takes the kernel's pipeline, dispatches and copies the read-write buffers back.
+//! - [`WebGpuDevice::resident_buffer`], [`WebGpuDevice::dispatch_resident`],
+//!   [`WebGpuDevice::read_resident`] and [`WebGpuDevice::finish_read`]: buffers that stay on the device
+//!   between launches, for a pipeline of batches (`resident.rs`).
 //!
 //! **Pipeline cache.** Each [`WebGpuDevice`] builds a kernel's shader module, bind group layout and
 //! compute pipeline on the kernel's first launch and reuses them for every later launch on that device
@@ -40,6 +43,7 @@ mod device;
 mod error;
 mod pipeline;
 mod requirements;
+mod resident;
 mod run;
 mod scopes;
 mod skip;
@@ -52,5 +56,6 @@ pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice, WARPS_VAR};
 pub use error::{AdapterShortfall, WebGpuError};
+pub use resident::{Readback, ResidentBuffer};
 pub use skip::{require_webgpu, skip_webgpu_test, webgpu_or_skip, REQUIRE_WEBGPU_VAR, WEBGPU_HINT};
 pub use subgroups::SubgroupLayout;

@@ -290,7 +290,7 @@ impl WebGpuDevice {
     }
 
     /// Blocks until `submission` has finished and its map callbacks ran.
-    fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<(), WebGpuError> {
+    pub(super) fn wait(&self, submission: wgpu::SubmissionIndex) -> Result<(), WebGpuError> {
         let poll = wgpu::PollType::Wait {
             submission_index: Some(submission),
             timeout: None,
@@ -306,7 +306,7 @@ impl WebGpuDevice {
 
     /// `Device::poll`, except that wgpu's panic on a device that failed fatally (it panics rather than
     /// return an error there) becomes [`WebGpuError::DeviceLost`].
-    fn poll(
+    pub(super) fn poll(
         &self,
         poll: wgpu::PollType,
     ) -> Result<Result<wgpu::PollStatus, wgpu::PollError>, WebGpuError> {

@@ -27,17 +27,22 @@ pub(crate) fn upload(
         usage: usage | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    // `write_buffer` takes whole words: write the aligned prefix as is and the tail padded with zeros.
+    write_padded(queue, &buffer, bytes);
+    buffer
+}
+
+/// Writes `bytes` at the start of `buffer` (at least `bytes.len()` rounded up to a word).
+/// `write_buffer` takes whole words: the aligned prefix goes as is and the tail padded with zeros.
+pub(crate) fn write_padded(queue: &wgpu::Queue, buffer: &wgpu::Buffer, bytes: &[u8]) {
     let aligned = bytes.len() / 4 * 4;
     if aligned > 0 {
-        queue.write_buffer(&buffer, 0, &bytes[..aligned]);
+        queue.write_buffer(buffer, 0, &bytes[..aligned]);
     }
     if aligned < bytes.len() {
         let mut tail = [0u8; 4];
         tail[..bytes.len() - aligned].copy_from_slice(&bytes[aligned..]);
-        queue.write_buffer(&buffer, aligned as u64, &tail);
+        queue.write_buffer(buffer, aligned as u64, &tail);
     }
-    buffer
 }
 
 /// A mappable buffer for reading `size` bytes back.

@@ -1,0 +1,295 @@
+//! [`Driver`] on a WebGPU device: the CUDA engine's host pipeline — the ring, meta-first compaction,
+//! decompression, downloads straight into [`super::HostPages`] — with buffers that stay on the device
+//! between launches (`webgpu::ResidentBuffer`). Before, a WebGPU batch created every buffer at each
+//! launch, uploaded the compress kernel's output slots and scratch (zeroes) and downloaded them again
+//! with the pages' 4 KiB output slots, and waited three times per launch; now each chunk uploads its
+//! pages, downloads its meta words and its compacted blocks, and waits once per kernel.
+//!
+//! WebGPU has one queue: the three streams of a slot are that queue, whose issue order satisfies every
+//! stream and event dependency. A launch waits for its kernel (so the host clock around it bounds the
+//! kernel's time from above). A download is queued at once and lands in its host buffer when an event
+//! recorded after it is synchronized (every `synchronize` the ring makes before it reads a buffer).
+//! A kernel's time comes from timestamp queries where the adapter has them (the host clock around the
+//! synchronized dispatch otherwise, and for a reading the device left unusable); transfers are on the
+//! host clock: an upload's is the copy into wgpu's staging memory, a download's its issue plus the wait
+//! and the copy out at the synchronize that collects it.
+
+use std::cell::{Cell, RefCell};
+use std::time::Instant;
+
+use warpforge_ir::Verified;
+
+use super::driver::{Arg, Driver};
+use super::{GpuDeviceInfo, GpuError};
+use crate::kernels::blocks_for;
+use crate::runtime::webgpu::{Readback, ResidentBuffer, WebGpuDevice};
+use crate::runtime::{Backend, Clock, Launcher, Loaded};
+
+/// A queued download: its read-back and where its bytes go.
+struct Pending {
+    /// Downloads queued before it.
+    id: u64,
+    readback: Readback,
+    /// The first destination byte, in a host buffer (a `Vec<u8>`) that the ring keeps alive and does
+    /// not reference until it synchronizes an event recorded after this download.
+    dst: *mut u8,
+}
+
+/// An event: the host clock when it was recorded (plus the time its synchronize spent collecting
+/// downloads), and how many downloads were queued before it.
+#[derive(Default)]
+pub struct WgpuEvent {
+    at_ns: Cell<u64>,
+    downloads: Cell<u64>,
+    /// The kernel launched just before it was recorded, and its time: the span that ends at this event.
+    kernel_ns: Cell<Option<u64>>,
+}
+
+/// A WebGPU device driven like a CUDA device.
+pub struct WgpuDriver {
+    /// `Launcher::WebGpu`.
+    launcher: Launcher,
+    epoch: Instant,
+    /// Downloads queued and not yet collected, oldest first.
+    pending: RefCell<Vec<Pending>>,
+    /// Downloads queued so far.
+    queued: Cell<u64>,
+    /// The last launch's kernel time, until the next event takes it.
+    kernel_ns: Cell<Option<u64>>,
+    /// Whether kernel times come from timestamp queries.
+    timestamps: bool,
+}
+
+impl WgpuDriver {
+    /// Drives the WebGPU device of `launcher`.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::Config`] when `launcher` is not a WebGPU launcher.
+    pub fn new(launcher: Launcher) -> Result<WgpuDriver, GpuError> {
+        if !matches!(launcher, Launcher::WebGpu(_)) {
+            return Err(GpuError::Config(format!(
+                "the WebGPU driver needs a WebGPU launcher, not {}",
+                launcher.backend()
+            )));
+        }
+        let timestamps = match &launcher {
+            // The device is opened with timestamp queries whenever the adapter offers them.
+            Launcher::WebGpu(device) => device.adapter().timestamp_query,
+            _ => false,
+        };
+        Ok(WgpuDriver {
+            timestamps,
+            kernel_ns: Cell::new(None),
+            launcher,
+            epoch: Instant::now(),
+            pending: RefCell::new(Vec::new()),
+            queued: Cell::new(0),
+        })
+    }
+
+    fn device(&self) -> &WebGpuDevice {
+        match &self.launcher {
+            Launcher::WebGpu(device) => device,
+            _ => unreachable!("checked in WgpuDriver::new"),
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+}
+
+impl Driver for WgpuDriver {
+    type Stream = ();
+    type Event = WgpuEvent;
+    type Buffer = ResidentBuffer;
+    type Host = Vec<u8>;
+
+    fn info(&self) -> GpuDeviceInfo {
+        GpuDeviceInfo {
+            index: 0,
+            name: self.launcher.device_name(),
+            // WebGPU reports no device memory or cache size (max_buffer_size is a per-buffer limit).
+            total_memory: 0,
+            l2_cache_size: 0,
+            compute_capability: (0, 0),
+            backend: Backend::WebGpu.into(),
+        }
+    }
+
+    fn backend(&self) -> Backend {
+        Backend::WebGpu
+    }
+
+    fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
+        Ok(self.launcher.load(kernel)?)
+    }
+
+    fn clock(&self) -> Clock {
+        if self.timestamps {
+            Clock::WebGpuTimestamps
+        } else {
+            Clock::HostClock
+        }
+    }
+
+    fn transfer_clock(&self) -> Clock {
+        Clock::HostClock
+    }
+
+    fn stream(&self) -> Result<(), GpuError> {
+        Ok(())
+    }
+
+    fn event(&self) -> Result<WgpuEvent, GpuError> {
+        Ok(WgpuEvent::default())
+    }
+
+    fn alloc(&self, _: &(), bytes: usize) -> Result<ResidentBuffer, GpuError> {
+        Ok(self.device().resident_buffer(bytes)?)
+    }
+
+    fn alloc_host(&self, bytes: usize, _: bool) -> Result<Vec<u8>, GpuError> {
+        Ok(vec![0; bytes])
+    }
+
+    fn host<'h>(&self, host: &'h Vec<u8>) -> Result<&'h [u8], GpuError> {
+        Ok(host)
+    }
+
+    fn host_mut<'h>(&self, host: &'h mut Vec<u8>) -> Result<&'h mut [u8], GpuError> {
+        Ok(host)
+    }
+
+    fn upload(
+        &self,
+        _: &(),
+        src: &Vec<u8>,
+        offset: usize,
+        len: usize,
+        dst: &mut ResidentBuffer,
+    ) -> Result<(), GpuError> {
+        let bytes = offset
+            .checked_add(len)
+            .and_then(|end| src.get(offset..end))
+            .ok_or_else(|| {
+                GpuError::Config(format!(
+                    "an upload of {len} bytes from byte {offset} of a {}-byte host buffer",
+                    src.len()
+                ))
+            })?;
+        Ok(self.device().write_resident(dst, bytes)?)
+    }
+
+    fn download_at(
+        &self,
+        _: &(),
+        src: &ResidentBuffer,
+        len: usize,
+        dst: &mut Vec<u8>,
+        offset: usize,
+    ) -> Result<(), GpuError> {
+        if offset.checked_add(len).is_none_or(|end| end > dst.len()) {
+            return Err(GpuError::Config(format!(
+                "a download of {len} bytes to byte {offset} of a {}-byte host buffer",
+                dst.len()
+            )));
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let readback = self.device().read_resident(src, len)?;
+        // SAFETY: `offset + len <= dst.len()` (checked above), so the pointer and the `len` bytes after
+        // it lie inside `dst`'s allocation; `synchronize` writes them while the ring keeps `dst`
+        // alive and holds no reference into it (the contract of every driver's downloads).
+        let at = unsafe { dst.as_mut_ptr().add(offset) };
+        let id = self.queued.get();
+        self.queued.set(id + 1);
+        self.pending.borrow_mut().push(Pending {
+            id,
+            readback,
+            dst: at,
+        });
+        Ok(())
+    }
+
+    fn launch(
+        &self,
+        _: &(),
+        kernel: &Loaded,
+        _name: &'static str,
+        pages: usize,
+        args: &mut [Arg<'_, ResidentBuffer>],
+    ) -> Result<(), GpuError> {
+        let buffers: Vec<&ResidentBuffer> = args
+            .iter()
+            .map(|a| match a {
+                Arg::In(b) => &**b,
+                Arg::Out(b) | Arg::Scratch(b) => &**b,
+            })
+            .collect();
+        let blocks = blocks_for(pages, Backend::WebGpu);
+        let start = Instant::now();
+        let device_ns = self
+            .launcher
+            .launch_resident(kernel, blocks, &buffers, &[pages as u64])?;
+        let host_ns = start.elapsed().as_nanos() as u64;
+        self.kernel_ns.set(Some(device_ns.unwrap_or(host_ns)));
+        Ok(())
+    }
+
+    fn record(&self, event: &WgpuEvent, _: &()) -> Result<(), GpuError> {
+        event.at_ns.set(self.now_ns());
+        event.downloads.set(self.queued.get());
+        event.kernel_ns.set(self.kernel_ns.take());
+        Ok(())
+    }
+
+    fn wait(&self, _: &(), _: &WgpuEvent) -> Result<(), GpuError> {
+        Ok(())
+    }
+
+    fn synchronize(&self, event: &WgpuEvent) -> Result<(), GpuError> {
+        let start = Instant::now();
+        let due: Vec<Pending> = {
+            let mut pending = self.pending.borrow_mut();
+            let n = pending
+                .iter()
+                .take_while(|p| p.id < event.downloads.get())
+                .count();
+            pending.drain(..n).collect()
+        };
+        for p in due {
+            let len = p.readback.len();
+            // SAFETY: `download_at` checked that `len` bytes from `p.dst` lie inside the destination
+            // buffer, which the ring keeps alive, unreferenced, until this synchronize.
+            let dst = unsafe { std::slice::from_raw_parts_mut(p.dst, len) };
+            self.device().finish_read(p.readback, dst)?;
+        }
+        let spent = start.elapsed().as_nanos() as u64;
+        event.at_ns.set(event.at_ns.get() + spent);
+        Ok(())
+    }
+
+    fn elapsed_ns(&self, from: &WgpuEvent, to: &WgpuEvent) -> Result<u64, GpuError> {
+        Ok(match to.kernel_ns.get() {
+            Some(kernel) => kernel,
+            None => to.at_ns.get().saturating_sub(from.at_ns.get()),
+        })
+    }
+
+    fn settle(&self) -> Result<(), GpuError> {
+        Ok(self.device().wait_idle()?)
+    }
+
+    fn check(&self) -> Result<(), GpuError> {
+        Ok(self.device().health()?)
+    }
+
+    fn drain(&self, _: &()) {
+        // After a failure: the queued downloads are abandoned (their destinations are not written).
+        let _ = self.device().wait_idle();
+        self.pending.borrow_mut().clear();
+    }
+}
