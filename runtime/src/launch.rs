@@ -29,7 +29,7 @@ use warpforge_wgsl::{Requirements, Wgsl};
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
 use crate::sim::ptx::{PtxArg, PtxError, PtxKernel, PtxLaunch};
 use crate::sim::{SimError, SimOptions, SimReport};
-use crate::webgpu::{ResidentBuffer, WebGpuDevice, WebGpuError};
+use crate::webgpu::{KernelTime, ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::{BufferArg, Clock, Timings};
 
 /// Where a kernel launches.
@@ -473,7 +473,7 @@ impl Launcher {
     /// One launch of `kernel` over `blocks` blocks on buffers that stay on the device (its buffer
     /// parameters in order) with `scalars` (as for [`Launcher::launch`]), waiting for the kernel:
     /// WebGPU only (see `webgpu::ResidentBuffer`). No buffer crosses to or from the host. Returns the
-    /// kernel's nanoseconds from timestamp queries where the device has them.
+    /// kernel's time and its clock (`webgpu::KernelTime`).
     ///
     /// # Errors
     ///
@@ -485,7 +485,7 @@ impl Launcher {
         blocks: u32,
         buffers: &[&ResidentBuffer],
         scalars: &[u64],
-    ) -> Result<Option<u64>, LaunchError> {
+    ) -> Result<KernelTime, LaunchError> {
         match (self, &kernel.form) {
             (Launcher::WebGpu(device), Form::Wgsl(wgsl)) => {
                 let bits = block_order(kernel.kernel(), wgsl, scalars);

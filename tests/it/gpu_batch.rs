@@ -50,6 +50,28 @@ fn wgpu(batch_size: usize) -> Option<GpuBatchCompressor> {
 }
 
 #[test]
+fn a_wgpu_batch_the_adapter_cannot_bind_is_refused_when_the_compressor_opens() {
+    if !adapter_or_skip("gpu_batch on WebGPU") {
+        return;
+    }
+    // Level 2's scratch for 2^19 pages is 4 GiB: more than any adapter binds in one buffer.
+    let config = GpuBatchConfig {
+        batch_size: 1 << 19,
+        ..GpuBatchConfig::default()
+    };
+    match GpuBatchCompressor::with_backend(config, GpuBackend::WebGpu) {
+        Err(GpuError::Config(why)) => {
+            assert!(
+                why.contains("batch_size 524288") && why.contains("smaller"),
+                "{why}"
+            )
+        }
+        Err(other) => panic!("a clear configuration error, not {other}"),
+        Ok(_) => panic!("a 4 GiB scratch buffer was accepted"),
+    }
+}
+
+#[test]
 fn wgpu_batches_match_the_reference_and_round_trip() {
     let Some(mut gpu) = wgpu(64) else { return };
     let pages = test_pages();

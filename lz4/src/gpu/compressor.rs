@@ -17,6 +17,7 @@ use super::{
 };
 use crate::archive::{PackedRecords, Records};
 use crate::kernel_io::{pages_of, reference, Lz4Kernels, Page};
+use crate::runtime::webgpu::WebGpuError;
 use crate::runtime::Launcher;
 use crate::{CompressedPage, PAGE_SIZE};
 
@@ -90,9 +91,17 @@ impl GpuBatchCompressor {
                 let requirements = crate::auto::webgpu_requirements()?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(GpuError::WebGpu)?;
-                // The CUDA engine's ring on buffers that stay on the device.
+                // The CUDA engine's ring on buffers that stay on the device, allocated here: a batch
+                // whose buffers the adapter cannot bind is refused now, saying so.
                 let driver = WgpuDriver::new(Launcher::WebGpu(device))?;
-                Box::new(RingEngine::new(driver, &config)?)
+                Box::new(RingEngine::new(driver, &config).map_err(|e| match e {
+                    GpuError::WebGpu(WebGpuError::Arguments(why)) => GpuError::Config(format!(
+                        "batch_size {} does not fit this WebGPU adapter: {why}; use a smaller \
+                         batch_size",
+                        config.batch_size
+                    )),
+                    other => other,
+                })?)
             }
             GpuBackend::Sim => {
                 let sim = Launcher::Sim(Default::default());

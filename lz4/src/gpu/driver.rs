@@ -110,7 +110,10 @@ pub trait Driver {
     ) -> Result<(), GpuError> {
         self.download_at(stream, src, len, dst, 0)
     }
-    /// Queues a copy of the first `len` bytes of `src` to `dst` from byte `offset` on.
+    /// Queues a copy of the first `len` bytes of `src` to `dst` from byte `offset` on. The copy may
+    /// land at any time until an event recorded after it is synchronized (or the stream drained): until
+    /// then `dst` must stay alive, unmoved and unreferenced (the ring's slots and the caller's pages
+    /// it downloads into are, for the whole call).
     fn download_at(
         &self,
         stream: &Self::Stream,
@@ -144,4 +147,7 @@ pub trait Driver {
     fn check(&self) -> Result<(), GpuError>;
     /// Waits for `stream` to drain, ignoring errors (after a failure).
     fn drain(&self, stream: &Self::Stream);
+    /// At the start of each pipelined call: forget copies a previous call queued and never collected
+    /// (a call that unwound from a panic), without writing their destinations.
+    fn begin(&self) {}
 }

@@ -10,7 +10,8 @@
 //! kernel's time from above). A download is queued at once and lands in its host buffer when an event
 //! recorded after it is synchronized (every `synchronize` the ring makes before it reads a buffer).
 //! A kernel's time comes from timestamp queries where the adapter has them (the host clock around the
-//! synchronized dispatch otherwise, and for a reading the device left unusable); transfers are on the
+//! synchronized dispatch otherwise, without the pipeline's first build; after one unusable reading the
+//! driver reports the host clock for every later chunk); transfers are on the
 //! host clock: an upload's is the copy into wgpu's staging memory, a download's its issue plus the wait
 //! and the copy out at the synchronize that collects it.
 
@@ -22,7 +23,7 @@ use warpforge_ir::Verified;
 use super::driver::{Arg, Driver};
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
-use crate::runtime::webgpu::{Readback, ResidentBuffer, WebGpuDevice};
+use crate::runtime::webgpu::{Readback, ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::runtime::{Backend, Clock, Launcher, Loaded};
 
 /// A queued download: its read-back and where its bytes go.
@@ -56,8 +57,12 @@ pub struct WgpuDriver {
     queued: Cell<u64>,
     /// The last launch's kernel time, until the next event takes it.
     kernel_ns: Cell<Option<u64>>,
-    /// Whether kernel times come from timestamp queries.
-    timestamps: bool,
+    /// Whether kernel times come from timestamp queries: the adapter offers them and no reading has
+    /// been unusable yet (from the first one that is, this driver's kernel times are host-clock).
+    timestamps: Cell<bool>,
+    /// Why a queued download was lost (its read-back failed): every later `synchronize` and `check`
+    /// fails until the ring drains, so no chunk reads a buffer its download never reached.
+    lost: RefCell<Option<String>>,
 }
 
 impl WgpuDriver {
@@ -79,7 +84,8 @@ impl WgpuDriver {
             _ => false,
         };
         Ok(WgpuDriver {
-            timestamps,
+            timestamps: Cell::new(timestamps),
+            lost: RefCell::new(None),
             kernel_ns: Cell::new(None),
             launcher,
             epoch: Instant::now(),
@@ -97,6 +103,14 @@ impl WgpuDriver {
 
     fn now_ns(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// `Err` while a lost download is unaccounted for (until the ring drains).
+    fn check_lost(&self) -> Result<(), GpuError> {
+        match self.lost.borrow().as_ref() {
+            Some(why) => Err(GpuError::WebGpu(WebGpuError::Map(why.clone()))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -127,7 +141,7 @@ impl Driver for WgpuDriver {
     }
 
     fn clock(&self) -> Clock {
-        if self.timestamps {
+        if self.timestamps.get() {
             Clock::WebGpuTimestamps
         } else {
             Clock::HostClock
@@ -230,12 +244,13 @@ impl Driver for WgpuDriver {
             })
             .collect();
         let blocks = blocks_for(pages, Backend::WebGpu);
-        let start = Instant::now();
-        let device_ns = self
+        let time = self
             .launcher
             .launch_resident(kernel, blocks, &buffers, &[pages as u64])?;
-        let host_ns = start.elapsed().as_nanos() as u64;
-        self.kernel_ns.set(Some(device_ns.unwrap_or(host_ns)));
+        if time.clock != Clock::WebGpuTimestamps {
+            self.timestamps.set(false);
+        }
+        self.kernel_ns.set(Some(time.ns));
         Ok(())
     }
 
@@ -251,6 +266,7 @@ impl Driver for WgpuDriver {
     }
 
     fn synchronize(&self, event: &WgpuEvent) -> Result<(), GpuError> {
+        self.check_lost()?;
         let start = Instant::now();
         let due: Vec<Pending> = {
             let mut pending = self.pending.borrow_mut();
@@ -260,16 +276,31 @@ impl Driver for WgpuDriver {
                 .count();
             pending.drain(..n).collect()
         };
+        // Every due download is collected even after one fails: a failure marks the driver lost
+        // (see `lost`) rather than leave the others unwritten and unreported.
+        let mut first_error = None;
         for p in due {
             let len = p.readback.len();
             // SAFETY: `download_at` checked that `len` bytes from `p.dst` lie inside the destination
-            // buffer, which the ring keeps alive, unreferenced, until this synchronize.
+            // buffer, which the ring keeps alive, unmoved and unreferenced until an event recorded
+            // after the download is synchronized (this call) or its stream drained; a previous call's
+            // downloads never get here (`begin` forgets them).
             let dst = unsafe { std::slice::from_raw_parts_mut(p.dst, len) };
-            self.device().finish_read(p.readback, dst)?;
+            if let Err(error) = self.device().finish_read(p.readback, dst) {
+                first_error.get_or_insert(error);
+            }
         }
         let spent = start.elapsed().as_nanos() as u64;
         event.at_ns.set(event.at_ns.get() + spent);
-        Ok(())
+        match first_error {
+            None => Ok(()),
+            Some(error) => {
+                self.lost
+                    .borrow_mut()
+                    .get_or_insert_with(|| format!("a download was lost: {error}"));
+                Err(error.into())
+            }
+        }
     }
 
     fn elapsed_ns(&self, from: &WgpuEvent, to: &WgpuEvent) -> Result<u64, GpuError> {
@@ -284,6 +315,7 @@ impl Driver for WgpuDriver {
     }
 
     fn check(&self) -> Result<(), GpuError> {
+        self.check_lost()?;
         Ok(self.device().health()?)
     }
 
@@ -291,5 +323,61 @@ impl Driver for WgpuDriver {
         // After a failure: the queued downloads are abandoned (their destinations are not written).
         let _ = self.device().wait_idle();
         self.pending.borrow_mut().clear();
+        self.lost.borrow_mut().take();
+    }
+
+    fn begin(&self) {
+        self.pending.borrow_mut().clear();
+        self.lost.borrow_mut().take();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::webgpu::skip_webgpu_test;
+
+    fn driver(test: &str) -> Option<WgpuDriver> {
+        let requirements = crate::auto::webgpu_requirements().expect("the kernels emit");
+        match WebGpuDevice::new(&requirements) {
+            Ok(device) => {
+                Some(WgpuDriver::new(Launcher::WebGpu(device)).expect("a WebGPU launcher"))
+            }
+            Err(WebGpuError::NoAdapter) => {
+                skip_webgpu_test(test, "no WebGPU adapter");
+                None
+            }
+            Err(error) => panic!("{test}: opening a WebGPU device: {error}"),
+        }
+    }
+
+    #[test]
+    fn downloads_land_at_the_synchronize_and_a_new_call_forgets_stale_ones() {
+        let test = "downloads_land_at_the_synchronize_and_a_new_call_forgets_stale_ones";
+        let Some(d) = driver(test) else { return };
+        let bytes: Vec<u8> = (0..64).collect();
+        let mut buffer = d.alloc(&(), 64).expect("a buffer");
+        d.upload(&(), &bytes, 0, 64, &mut buffer).expect("upload");
+        let mut host = vec![0u8; 80];
+        d.download_at(&(), &buffer, 60, &mut host, 20)
+            .expect("queued");
+        let event = d.event().expect("an event");
+        d.record(&event, &()).expect("recorded");
+        d.synchronize(&event).expect("collected");
+        assert_eq!(host[20..], bytes[..60], "the bytes at their offset");
+        assert!(host[..20].iter().all(|&b| b == 0), "nothing before it");
+        // A download a call queued and never collected (it unwound) is forgotten, never written.
+        let mut stale = vec![0xAA; 64];
+        d.download_at(&(), &buffer, 64, &mut stale, 0)
+            .expect("queued");
+        d.begin();
+        let event = d.event().expect("an event");
+        d.record(&event, &()).expect("recorded");
+        d.synchronize(&event).expect("nothing to collect");
+        assert!(stale.iter().all(|&b| b == 0xAA), "a forgotten download");
+        // Copies past either end are errors, not panics.
+        assert!(d.download_at(&(), &buffer, 10, &mut host, 75).is_err());
+        assert!(d.upload(&(), &host, 70, 20, &mut buffer).is_err());
+        assert!(d.check().is_ok());
     }
 }

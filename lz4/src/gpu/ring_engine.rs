@@ -96,6 +96,7 @@ impl<D: Driver> RingEngine<D> {
         batch: usize,
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
+        self.driver.begin();
         let ranges = chunk_ranges(pages.len(), batch.clamp(1, self.batch));
         let depth = self.depth();
         let mut stages = CompressStages {
@@ -116,6 +117,7 @@ impl<D: Driver> RingEngine<D> {
         pages: usize,
         out: Dest<'_, D>,
     ) -> Vec<DecodeOutcome> {
+        self.driver.begin();
         let ranges = chunk_ranges(pages, batch.clamp(1, self.batch));
         let depth = self.depth();
         let mut stages = DecompressStages {

@@ -11,6 +11,7 @@
 //! them (as [`WebGpuDevice::run`] does). Every device stage runs inside error scopes.
 
 use std::sync::mpsc;
+use std::time::Instant;
 
 use warpforge_wgsl::Wgsl;
 
@@ -23,6 +24,17 @@ use super::transfer::{
     check_maps, copy_out, gpu_size, request_maps, staging, upload, write_padded,
 };
 use super::WebGpuError;
+use crate::Clock;
+
+/// A kernel's time and the clock that measured it: timestamp queries, or the host clock around the
+/// synchronized dispatch (without building its pipeline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelTime {
+    /// Nanoseconds.
+    pub ns: u64,
+    /// [`Clock::WebGpuTimestamps`] or [`Clock::HostClock`].
+    pub clock: Clock,
+}
 
 /// A storage buffer on the device, kept between launches: zeroed when created.
 pub struct ResidentBuffer {
@@ -112,13 +124,14 @@ impl WebGpuDevice {
         }
         let scopes = ErrorScopes::push(&self.device);
         write_padded(&self.queue, &dst.buffer, bytes);
-        scopes.pop("upload")
+        let outcome = scopes.pop("upload");
+        self.after(outcome)
     }
 
     /// Dispatches `kernel` over `blocks` blocks on `buffers` (in binding order) with `scalars` (the
     /// parameter block's members in order, as for [`WebGpuDevice::run`]) and waits for it. Returns the
-    /// kernel's nanoseconds from timestamp queries, or `None` where the device has none or the
-    /// reading is unusable.
+    /// kernel's time: from timestamp queries where the device has them and the reading is usable, else
+    /// the host clock around the synchronized dispatch (the pipeline's first build not included).
     ///
     /// # Errors
     ///
@@ -130,7 +143,19 @@ impl WebGpuDevice {
         blocks: u32,
         buffers: &[&ResidentBuffer],
         scalars: &[u64],
-    ) -> Result<Option<u64>, WebGpuError> {
+    ) -> Result<KernelTime, WebGpuError> {
+        let outcome = self.dispatch_checked(kernel, blocks, buffers, scalars);
+        self.after(outcome)
+    }
+
+    /// [`WebGpuDevice::dispatch_resident`] before the health check that follows it.
+    fn dispatch_checked(
+        &self,
+        kernel: &Wgsl,
+        blocks: u32,
+        buffers: &[&ResidentBuffer],
+        scalars: &[u64],
+    ) -> Result<KernelTime, WebGpuError> {
         check_layout(kernel)?;
         let name = &kernel.entry_point;
         if buffers.len() != kernel.buffers.len() || scalars.len() != kernel.params.members.len() {
@@ -151,6 +176,7 @@ impl WebGpuDevice {
         let compiled = self
             .pipelines
             .get_or_build(&self.device, kernel, Code::Wgsl)?;
+        let start = Instant::now();
         let scopes = ErrorScopes::push(&self.device);
         let params = kernel.params_bytes_grid([blocks, 1, 1], scalars);
         let params = upload(
@@ -198,13 +224,21 @@ impl WebGpuDevice {
             .map(|t| request_maps(std::slice::from_ref(&t.staging)));
         scopes.pop("dispatch")?;
         self.wait(submission)?;
-        match (&timestamps, maps) {
+        let host = KernelTime {
+            ns: start.elapsed().as_nanos() as u64,
+            clock: Clock::HostClock,
+        };
+        let device_ns = match (&timestamps, maps) {
             (Some(timestamps), Some(maps)) => {
                 check_maps(&maps, &["kernel timestamps"])?;
-                timestamps.read(self.queue.get_timestamp_period())
+                timestamps.read(self.queue.get_timestamp_period())?
             }
-            _ => Ok(None),
-        }
+            _ => None,
+        };
+        Ok(device_ns.map_or(host, |ns| KernelTime {
+            ns,
+            clock: Clock::WebGpuTimestamps,
+        }))
     }
 
     /// Queues a copy of the first `len` bytes of `src` for the host and requests its mapping; collect
@@ -220,6 +254,12 @@ impl WebGpuDevice {
                 src.len
             )));
         }
+        let outcome = self.queue_read(src, len);
+        self.after(outcome)
+    }
+
+    /// [`WebGpuDevice::read_resident`] before the health check that follows it.
+    fn queue_read(&self, src: &ResidentBuffer, len: usize) -> Result<Readback, WebGpuError> {
         let size = gpu_size(len as u64, 4);
         let scopes = ErrorScopes::push(&self.device);
         let staging = staging(&self.device, "read-back", size);
@@ -256,14 +296,26 @@ impl WebGpuDevice {
                 dst.len()
             )));
         }
-        self.wait(readback.submission.clone())?;
-        match readback.mapped.try_recv() {
-            Ok(Ok(())) => copy_out(&readback.staging, "read-back", dst),
-            Ok(Err(error)) => Err(WebGpuError::Map(format!("read-back: {error}"))),
-            Err(_) => Err(WebGpuError::Map(
-                "read-back was not mapped after waiting for the device".into(),
-            )),
+        let outcome = self.wait(readback.submission.clone()).and_then(|()| {
+            match readback.mapped.try_recv() {
+                Ok(Ok(())) => copy_out(&readback.staging, "read-back", dst),
+                Ok(Err(error)) => Err(WebGpuError::Map(format!("read-back: {error}"))),
+                Err(_) => Err(WebGpuError::Map(
+                    "read-back was not mapped after waiting for the device".into(),
+                )),
+            }
+        });
+        self.after(outcome)
+    }
+
+    /// `outcome`, unless the device was lost or an error escaped the scopes meanwhile: after a failure
+    /// the device is polled first, so that a loss is reported as such rather than as its symptom (as
+    /// [`WebGpuDevice::run`] does).
+    fn after<T>(&self, outcome: Result<T, WebGpuError>) -> Result<T, WebGpuError> {
+        if outcome.is_err() {
+            let _ = self.poll(wgpu::PollType::Poll);
         }
+        self.check_health().and(outcome)
     }
 
     /// Waits for every submission so far.
