@@ -29,7 +29,7 @@ use warpforge_wgsl::{Requirements, Wgsl};
 use crate::cuda::{CudaDevice, CudaError, CudaKernel};
 use crate::sim::ptx::{PtxArg, PtxError, PtxKernel, PtxLaunch};
 use crate::sim::{SimError, SimOptions, SimReport};
-use crate::webgpu::{KernelTime, ResidentBuffer, WebGpuDevice, WebGpuError};
+use crate::webgpu::{Dispatch, ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::{BufferArg, Clock, Timings};
 
 /// Where a kernel launches.
@@ -471,25 +471,25 @@ impl Launcher {
     }
 
     /// One launch of `kernel` over `blocks` blocks on buffers that stay on the device (its buffer
-    /// parameters in order) with `scalars` (as for [`Launcher::launch`]), waiting for the kernel:
-    /// WebGPU only (see `webgpu::ResidentBuffer`). No buffer crosses to or from the host. Returns the
-    /// kernel's time and its clock (`webgpu::KernelTime`).
+    /// parameters in order) with `scalars` (as for [`Launcher::launch`]), submitted without waiting:
+    /// WebGPU only (see `webgpu::ResidentBuffer`). No buffer crosses to or from the host.
+    /// `WebGpuDevice::finish_dispatch` waits for it and gives the kernel's time.
     ///
     /// # Errors
     ///
     /// [`LaunchError::WrongLauncher`] on any other launcher or for a kernel loaded for another one;
     /// the device's errors.
-    pub fn launch_resident(
+    pub fn submit_resident(
         &self,
         kernel: &Loaded,
         blocks: u32,
         buffers: &[&ResidentBuffer],
         scalars: &[u64],
-    ) -> Result<KernelTime, LaunchError> {
+    ) -> Result<Dispatch, LaunchError> {
         match (self, &kernel.form) {
             (Launcher::WebGpu(device), Form::Wgsl(wgsl)) => {
                 let bits = block_order(kernel.kernel(), wgsl, scalars);
-                Ok(device.dispatch_resident(wgsl, blocks, buffers, &bits)?)
+                Ok(device.submit_resident(wgsl, blocks, buffers, &bits)?)
             }
             _ => Err(kernel.wrong_launcher(self.backend())),
         }

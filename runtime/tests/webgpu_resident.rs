@@ -1,7 +1,8 @@
-//! Device-resident WebGPU work (`ResidentBuffer`, `dispatch_resident`, `read_resident`): a kernel's
-//! output feeds the next launch without crossing to the host, read-backs of any length come back
-//! byte for byte, and a launch or copy that does not fit is an error that says so. Checked against
-//! plain Rust on whatever adapter this machine has (lavapipe in CI).
+//! Device-resident WebGPU work (`ResidentBuffer`, `submit_resident`/`dispatch_resident`,
+//! `read_resident`): a kernel's output feeds the next launch without crossing to the host, a
+//! launch's time comes from timestamp queries exactly where the adapter has them, read-backs of any
+//! length come back byte for byte, and a launch or copy that does not fit is an error that says so.
+//! Checked against plain Rust on whatever adapter this machine has (lavapipe in CI).
 //!
 //! Without an adapter every test prints a loud SKIPPED line, unless `WARPFORGE_REQUIRE_WEBGPU=1`, which
 //! makes it a failure.
@@ -9,6 +10,7 @@
 use std::sync::OnceLock;
 
 use warpforge_runtime::webgpu::{WebGpuDevice, WebGpuError};
+use warpforge_runtime::Clock;
 
 #[path = "support/wgsl_kernels.rs"]
 #[allow(dead_code)]
@@ -51,13 +53,27 @@ fn resident_launches_chain_on_the_device_and_read_back_exactly() {
     device.write_resident(&a, &bytes).expect("write");
     let kernel = add_one();
     let blocks = n.div_ceil(64);
-    // a -> b -> a: twice `+ 1` without the words leaving the device.
-    device
-        .dispatch_resident(&kernel, blocks, &[&a, &b], &[u64::from(n)])
+    // a -> b -> a: twice `+ 1` without the words leaving the device; the first launch is only
+    // submitted, the second queued behind it on the same queue.
+    let first = device
+        .submit_resident(&kernel, blocks, &[&a, &b], &[u64::from(n)])
         .expect("first launch");
-    device
+    let second = device
         .dispatch_resident(&kernel, blocks, &[&b, &a], &[u64::from(n)])
         .expect("second launch");
+    let first = device.finish_dispatch(first).expect("collected");
+    let clock = if device.adapter().timestamp_query {
+        Clock::WebGpuTimestamps
+    } else {
+        Clock::HostClock
+    };
+    for time in [first, second] {
+        assert!(time.ns > 0, "{time:?}");
+        assert_eq!(
+            time.clock, clock,
+            "timestamps exactly where the adapter has them"
+        );
+    }
     // Both read-backs queued before either is collected; one of an odd length.
     let whole = device.read_resident(&a, bytes.len()).expect("read");
     let part = device.read_resident(&b, 7).expect("read");

@@ -6,16 +6,19 @@
 //! pages, downloads its meta words and its compacted blocks, and waits once per kernel.
 //!
 //! WebGPU has one queue: the three streams of a slot are that queue, whose issue order satisfies every
-//! stream and event dependency. A launch waits for its kernel (so the host clock around it bounds the
-//! kernel's time from above). A download is queued at once and lands in its host buffer when an event
-//! recorded after it is synchronized (every `synchronize` the ring makes before it reads a buffer).
-//! A kernel's time comes from timestamp queries where the adapter has them (the host clock around the
-//! synchronized dispatch otherwise, without the pipeline's first build; after one unusable reading the
-//! driver reports the host clock for every later chunk); transfers are on the
-//! host clock: an upload's is the copy into wgpu's staging memory, a download's its issue plus the wait
-//! and the copy out at the synchronize that collects it.
+//! stream and event dependency. Nothing waits when it is issued: a launch is submitted and the host
+//! goes on (staging the next chunk, building the last one's records) while the GPU runs it; a download
+//! is queued at once and lands in its host buffer when an event recorded after it is synchronized
+//! (every `synchronize` the ring makes before it reads a buffer), which also collects the kernels
+//! issued before that event. A kernel's time comes from timestamp queries where the adapter has them
+//! (else the host clock from its submission to the synchronize that collects it, an upper bound; after
+//! one unusable reading the driver reports the host clock for every later chunk); transfers are on the
+//! host clock: an upload's is the copy into wgpu's staging memory, a download's the wait for its copy
+//! and the copy out at the synchronize that collects it (not queueing it: on lavapipe, which runs the
+//! queue on the host's threads, queueing a copy waits for the kernel before it).
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use warpforge_ir::Verified;
@@ -23,7 +26,7 @@ use warpforge_ir::Verified;
 use super::driver::{Arg, Driver};
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
-use crate::runtime::webgpu::{Readback, ResidentBuffer, WebGpuDevice, WebGpuError};
+use crate::runtime::webgpu::{Dispatch, Readback, ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::runtime::{Backend, Clock, Launcher, Loaded};
 
 /// A queued download: its read-back and where its bytes go.
@@ -37,13 +40,14 @@ struct Pending {
 }
 
 /// An event: the host clock when it was recorded (plus the time its synchronize spent collecting
-/// downloads), and how many downloads were queued before it.
+/// downloads and kernels), and how many downloads and launches were issued before it.
 #[derive(Default)]
 pub struct WgpuEvent {
     at_ns: Cell<u64>,
     downloads: Cell<u64>,
-    /// The kernel launched just before it was recorded, and its time: the span that ends at this event.
-    kernel_ns: Cell<Option<u64>>,
+    launches: Cell<u64>,
+    /// The launch issued just before it was recorded: the span that ends at this event is its kernel.
+    kernel: Cell<Option<u64>>,
 }
 
 /// A WebGPU device driven like a CUDA device.
@@ -55,8 +59,16 @@ pub struct WgpuDriver {
     pending: RefCell<Vec<Pending>>,
     /// Downloads queued so far.
     queued: Cell<u64>,
-    /// The last launch's kernel time, until the next event takes it.
-    kernel_ns: Cell<Option<u64>>,
+    /// Host time spent queueing read-backs (see `now_ns`).
+    queueing_ns: Cell<u64>,
+    /// Launches submitted and not yet collected, oldest first, with their ids.
+    dispatches: RefCell<Vec<(u64, Dispatch)>>,
+    /// Launches issued so far.
+    launched: Cell<u64>,
+    /// The last launch, until the next event takes it.
+    last_launch: Cell<Option<u64>>,
+    /// The times of collected launches this call, by id, until `elapsed_ns` takes them.
+    kernel_times: RefCell<BTreeMap<u64, u64>>,
     /// Whether kernel times come from timestamp queries: the adapter offers them and no reading has
     /// been unusable yet (from the first one that is, this driver's kernel times are host-clock).
     timestamps: Cell<bool>,
@@ -86,11 +98,15 @@ impl WgpuDriver {
         Ok(WgpuDriver {
             timestamps: Cell::new(timestamps),
             lost: RefCell::new(None),
-            kernel_ns: Cell::new(None),
+            dispatches: RefCell::new(Vec::new()),
+            launched: Cell::new(0),
+            last_launch: Cell::new(None),
+            kernel_times: RefCell::new(BTreeMap::new()),
             launcher,
             epoch: Instant::now(),
             pending: RefCell::new(Vec::new()),
             queued: Cell::new(0),
+            queueing_ns: Cell::new(0),
         })
     }
 
@@ -101,8 +117,20 @@ impl WgpuDriver {
         }
     }
 
+    /// The events' clock: the host clock less the time spent queueing read-backs, which is where
+    /// an adapter that runs the queue on the host's own threads (lavapipe) waits for the kernels
+    /// before them; on a GPU queueing does not wait and this is the host clock.
     fn now_ns(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        (self.epoch.elapsed().as_nanos() as u64).saturating_sub(self.queueing_ns.get())
+    }
+
+    /// Forgets every queued download (unwritten) and launch, and a lost download.
+    fn forget(&self) {
+        self.pending.borrow_mut().clear();
+        self.dispatches.borrow_mut().clear();
+        self.kernel_times.borrow_mut().clear();
+        self.last_launch.set(None);
+        self.lost.borrow_mut().take();
     }
 
     /// `Err` while a lost download is unaccounted for (until the ring drains).
@@ -213,7 +241,11 @@ impl Driver for WgpuDriver {
         if len == 0 {
             return Ok(());
         }
-        let readback = self.device().read_resident(src, len)?;
+        let queueing = Instant::now();
+        let readback = self.device().read_resident(src, len);
+        let waited = queueing.elapsed().as_nanos() as u64;
+        self.queueing_ns.set(self.queueing_ns.get() + waited);
+        let readback = readback?;
         // SAFETY: `offset + len <= dst.len()` (checked above), so the pointer and the `len` bytes after
         // it lie inside `dst`'s allocation; `synchronize` writes them while the ring keeps `dst`
         // alive and holds no reference into it (the contract of every driver's downloads).
@@ -244,20 +276,21 @@ impl Driver for WgpuDriver {
             })
             .collect();
         let blocks = blocks_for(pages, Backend::WebGpu);
-        let time = self
+        let dispatch = self
             .launcher
-            .launch_resident(kernel, blocks, &buffers, &[pages as u64])?;
-        if time.clock != Clock::WebGpuTimestamps {
-            self.timestamps.set(false);
-        }
-        self.kernel_ns.set(Some(time.ns));
+            .submit_resident(kernel, blocks, &buffers, &[pages as u64])?;
+        let id = self.launched.get();
+        self.launched.set(id + 1);
+        self.dispatches.borrow_mut().push((id, dispatch));
+        self.last_launch.set(Some(id));
         Ok(())
     }
 
     fn record(&self, event: &WgpuEvent, _: &()) -> Result<(), GpuError> {
         event.at_ns.set(self.now_ns());
         event.downloads.set(self.queued.get());
-        event.kernel_ns.set(self.kernel_ns.take());
+        event.launches.set(self.launched.get());
+        event.kernel.set(self.last_launch.take());
         Ok(())
     }
 
@@ -267,6 +300,33 @@ impl Driver for WgpuDriver {
 
     fn synchronize(&self, event: &WgpuEvent) -> Result<(), GpuError> {
         self.check_lost()?;
+        // A failure marks the driver lost (see `lost`) after everything due was collected, rather
+        // than leave the rest unwritten and unreported.
+        let mut first_error = None;
+        // First the kernels issued before the event: their times, and any error they hit. Waiting
+        // for them is kernel time, so it is not added to the event.
+        let done: Vec<(u64, Dispatch)> = {
+            let mut dispatches = self.dispatches.borrow_mut();
+            let n = dispatches
+                .iter()
+                .take_while(|(id, _)| *id < event.launches.get())
+                .count();
+            dispatches.drain(..n).collect()
+        };
+        for (id, dispatch) in done {
+            match self.device().finish_dispatch(dispatch) {
+                Ok(time) => {
+                    if time.clock != Clock::WebGpuTimestamps {
+                        self.timestamps.set(false);
+                    }
+                    self.kernel_times.borrow_mut().insert(id, time.ns);
+                }
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        // Then the downloads: the wait for their copies and the copy out count as download time.
         let start = Instant::now();
         let due: Vec<Pending> = {
             let mut pending = self.pending.borrow_mut();
@@ -276,9 +336,6 @@ impl Driver for WgpuDriver {
                 .count();
             pending.drain(..n).collect()
         };
-        // Every due download is collected even after one fails: a failure marks the driver lost
-        // (see `lost`) rather than leave the others unwritten and unreported.
-        let mut first_error = None;
         for p in due {
             let len = p.readback.len();
             // SAFETY: `download_at` checked that `len` bytes from `p.dst` lie inside the destination
@@ -297,17 +354,23 @@ impl Driver for WgpuDriver {
             Some(error) => {
                 self.lost
                     .borrow_mut()
-                    .get_or_insert_with(|| format!("a download was lost: {error}"));
+                    .get_or_insert_with(|| format!("a download or kernel failed: {error}"));
                 Err(error.into())
             }
         }
     }
 
     fn elapsed_ns(&self, from: &WgpuEvent, to: &WgpuEvent) -> Result<u64, GpuError> {
-        Ok(match to.kernel_ns.get() {
-            Some(kernel) => kernel,
-            None => to.at_ns.get().saturating_sub(from.at_ns.get()),
-        })
+        if let Some(id) = to.kernel.get() {
+            if !self.kernel_times.borrow().contains_key(&id) {
+                // Asked before a synchronize collected it: collect it now.
+                self.synchronize(to)?;
+            }
+            if let Some(ns) = self.kernel_times.borrow_mut().remove(&id) {
+                return Ok(ns);
+            }
+        }
+        Ok(to.at_ns.get().saturating_sub(from.at_ns.get()))
     }
 
     fn settle(&self) -> Result<(), GpuError> {
@@ -322,13 +385,11 @@ impl Driver for WgpuDriver {
     fn drain(&self, _: &()) {
         // After a failure: the queued downloads are abandoned (their destinations are not written).
         let _ = self.device().wait_idle();
-        self.pending.borrow_mut().clear();
-        self.lost.borrow_mut().take();
+        self.forget();
     }
 
     fn begin(&self) {
-        self.pending.borrow_mut().clear();
-        self.lost.borrow_mut().take();
+        self.forget();
     }
 }
 

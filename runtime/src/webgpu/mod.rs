@@ -56,6 +56,6 @@ pub use adapters::{list_adapters, AdapterSummary};
 pub use arguments::BufferArg;
 pub use device::{find_adapter, WebGpuDevice, WARPS_VAR};
 pub use error::{AdapterShortfall, WebGpuError};
-pub use resident::{KernelTime, Readback, ResidentBuffer};
+pub use resident::{Dispatch, KernelTime, Readback, ResidentBuffer};
 pub use skip::{require_webgpu, skip_webgpu_test, webgpu_or_skip, REQUIRE_WEBGPU_VAR, WEBGPU_HINT};
 pub use subgroups::SubgroupLayout;

@@ -6,9 +6,10 @@
 //! each read-write one both ways and waits three times per launch.
 //!
 //! Everything goes to the device's one queue in issue order: a write is applied before any later
-//! submission, a read-back copies what the submissions before it left. A dispatch waits for its
-//! kernel before it returns, and reports the kernel's time from timestamp queries where the device has
-//! them (as [`WebGpuDevice::run`] does). Every device stage runs inside error scopes.
+//! submission, a read-back copies what the submissions before it left. A dispatch is submitted without
+//! waiting ([`WebGpuDevice::submit_resident`]) or waited for ([`WebGpuDevice::dispatch_resident`]);
+//! either way its time comes from timestamp queries where the device has them (as
+//! [`WebGpuDevice::run`]'s does). Every device stage runs inside error scopes.
 
 use std::sync::mpsc;
 use std::time::Instant;
@@ -53,6 +54,18 @@ impl ResidentBuffer {
         self.len == 0
     }
 }
+
+/// A dispatch in flight ([`WebGpuDevice::submit_resident`]); [`WebGpuDevice::finish_dispatch`] waits
+/// for it and gives its time. Dropping it abandons only the time.
+pub struct Dispatch {
+    submission: wgpu::SubmissionIndex,
+    submitted: Instant,
+    /// Its timestamps on their way back, where the device has them.
+    timestamps: Option<(Timestamps, MapOutcomes)>,
+}
+
+/// The mapping outcomes of staging buffers, by index ([`request_maps`]).
+type MapOutcomes = mpsc::Receiver<(usize, Result<(), wgpu::BufferAsyncError>)>;
 
 /// A read-back in flight: the first `len` bytes of a resident buffer, copied into a mappable buffer by
 /// a submitted command, its mapping requested.
@@ -144,18 +157,64 @@ impl WebGpuDevice {
         buffers: &[&ResidentBuffer],
         scalars: &[u64],
     ) -> Result<KernelTime, WebGpuError> {
-        let outcome = self.dispatch_checked(kernel, blocks, buffers, scalars);
-        self.after(outcome)
+        let dispatch = self.submit_resident(kernel, blocks, buffers, scalars)?;
+        self.finish_dispatch(dispatch)
     }
 
-    /// [`WebGpuDevice::dispatch_resident`] before the health check that follows it.
-    fn dispatch_checked(
+    /// [`WebGpuDevice::dispatch_resident`] without waiting: the dispatch is submitted (after every
+    /// earlier submission) and its time collected later with [`WebGpuDevice::finish_dispatch`].
+    ///
+    /// # Errors
+    ///
+    /// As [`WebGpuDevice::dispatch_resident`], for what shows before the kernel runs.
+    pub fn submit_resident(
         &self,
         kernel: &Wgsl,
         blocks: u32,
         buffers: &[&ResidentBuffer],
         scalars: &[u64],
-    ) -> Result<KernelTime, WebGpuError> {
+    ) -> Result<Dispatch, WebGpuError> {
+        let outcome = self.submit_checked(kernel, blocks, buffers, scalars);
+        self.after(outcome)
+    }
+
+    /// Waits for `dispatch` and returns the kernel's time: from its timestamp queries where the device
+    /// has them and the reading is usable, else the host clock from its submission to the end of this
+    /// wait (an upper bound, the looser the later it is collected).
+    ///
+    /// # Errors
+    ///
+    /// The device's errors while the kernel ran; [`WebGpuError::Map`] when its timestamps could not be
+    /// read back.
+    pub fn finish_dispatch(&self, dispatch: Dispatch) -> Result<KernelTime, WebGpuError> {
+        let outcome = self.wait(dispatch.submission).and_then(|()| {
+            let host = KernelTime {
+                ns: dispatch.submitted.elapsed().as_nanos() as u64,
+                clock: Clock::HostClock,
+            };
+            let device_ns = match &dispatch.timestamps {
+                Some((timestamps, maps)) => {
+                    check_maps(maps, &["kernel timestamps"])?;
+                    timestamps.read(self.queue.get_timestamp_period())?
+                }
+                None => None,
+            };
+            Ok(device_ns.map_or(host, |ns| KernelTime {
+                ns,
+                clock: Clock::WebGpuTimestamps,
+            }))
+        });
+        self.after(outcome)
+    }
+
+    /// [`WebGpuDevice::submit_resident`] before the health check that follows it.
+    fn submit_checked(
+        &self,
+        kernel: &Wgsl,
+        blocks: u32,
+        buffers: &[&ResidentBuffer],
+        scalars: &[u64],
+    ) -> Result<Dispatch, WebGpuError> {
         check_layout(kernel)?;
         let name = &kernel.entry_point;
         if buffers.len() != kernel.buffers.len() || scalars.len() != kernel.params.members.len() {
@@ -176,7 +235,6 @@ impl WebGpuDevice {
         let compiled = self
             .pipelines
             .get_or_build(&self.device, kernel, Code::Wgsl)?;
-        let start = Instant::now();
         let scopes = ErrorScopes::push(&self.device);
         let params = kernel.params_bytes_grid([blocks, 1, 1], scalars);
         let params = upload(
@@ -218,27 +276,18 @@ impl WebGpuDevice {
         if let Some(timestamps) = &timestamps {
             timestamps.resolve(&mut encoder);
         }
+        let submitted = Instant::now();
         let submission = self.queue.submit([encoder.finish()]);
-        let maps = timestamps
-            .as_ref()
-            .map(|t| request_maps(std::slice::from_ref(&t.staging)));
+        let timestamps = timestamps.map(|t| {
+            let maps = request_maps(std::slice::from_ref(&t.staging));
+            (t, maps)
+        });
         scopes.pop("dispatch")?;
-        self.wait(submission)?;
-        let host = KernelTime {
-            ns: start.elapsed().as_nanos() as u64,
-            clock: Clock::HostClock,
-        };
-        let device_ns = match (&timestamps, maps) {
-            (Some(timestamps), Some(maps)) => {
-                check_maps(&maps, &["kernel timestamps"])?;
-                timestamps.read(self.queue.get_timestamp_period())?
-            }
-            _ => None,
-        };
-        Ok(device_ns.map_or(host, |ns| KernelTime {
-            ns,
-            clock: Clock::WebGpuTimestamps,
-        }))
+        Ok(Dispatch {
+            submission,
+            submitted,
+            timestamps,
+        })
     }
 
     /// Queues a copy of the first `len` bytes of `src` for the host and requests its mapping; collect
