@@ -72,8 +72,9 @@ pub struct WgpuDriver {
     /// Whether kernel times come from timestamp queries: the adapter offers them and no reading has
     /// been unusable yet (from the first one that is, this driver's kernel times are host-clock).
     timestamps: Cell<bool>,
-    /// Why a queued download was lost (its read-back failed): every later `synchronize` and `check`
-    /// fails until the ring drains, so no chunk reads a buffer its download never reached.
+    /// Why a queued download or kernel failed: every later operation (`synchronize`, `check`, and
+    /// issuing an upload, launch or download) fails until the ring drains, so no chunk reads a buffer
+    /// its download never reached and the ring's next step fails into its drain.
     lost: RefCell<Option<String>>,
 }
 
@@ -212,6 +213,7 @@ impl Driver for WgpuDriver {
         len: usize,
         dst: &mut ResidentBuffer,
     ) -> Result<(), GpuError> {
+        self.check_lost()?;
         let bytes = offset
             .checked_add(len)
             .and_then(|end| src.get(offset..end))
@@ -232,6 +234,7 @@ impl Driver for WgpuDriver {
         dst: &mut Vec<u8>,
         offset: usize,
     ) -> Result<(), GpuError> {
+        self.check_lost()?;
         if offset.checked_add(len).is_none_or(|end| end > dst.len()) {
             return Err(GpuError::Config(format!(
                 "a download of {len} bytes to byte {offset} of a {}-byte host buffer",
@@ -268,6 +271,7 @@ impl Driver for WgpuDriver {
         pages: usize,
         args: &mut [Arg<'_, ResidentBuffer>],
     ) -> Result<(), GpuError> {
+        self.check_lost()?;
         let buffers: Vec<&ResidentBuffer> = args
             .iter()
             .map(|a| match a {
@@ -316,10 +320,17 @@ impl Driver for WgpuDriver {
         for (id, dispatch) in done {
             match self.device().finish_dispatch(dispatch) {
                 Ok(time) => {
+                    // From the first unusable reading on, every kernel time is the host clock's, as
+                    // `clock()` then says.
                     if time.clock != Clock::WebGpuTimestamps {
                         self.timestamps.set(false);
                     }
-                    self.kernel_times.borrow_mut().insert(id, time.ns);
+                    let ns = if self.timestamps.get() {
+                        time.ns
+                    } else {
+                        time.host_ns
+                    };
+                    self.kernel_times.borrow_mut().insert(id, ns);
                 }
                 Err(error) => {
                     first_error.get_or_insert(error);

@@ -27,14 +27,17 @@ use super::transfer::{
 use super::WebGpuError;
 use crate::Clock;
 
-/// A kernel's time and the clock that measured it: timestamp queries, or the host clock around the
-/// synchronized dispatch (without building its pipeline).
+/// A kernel's time and the clock that measured it: timestamp queries, or the host clock from its
+/// submission to the wait that collected it (without building its pipeline).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelTime {
-    /// Nanoseconds.
+    /// Nanoseconds, by `clock`.
     pub ns: u64,
-    /// [`Clock::WebGpuTimestamps`] or [`Clock::HostClock`].
+    /// [`Clock::WebGpuTimestamps`] where the device has them and the reading was usable, else
+    /// [`Clock::HostClock`].
     pub clock: Clock,
+    /// The host clock's figure, always (an upper bound).
+    pub host_ns: u64,
 }
 
 /// A storage buffer on the device, kept between launches: zeroed when created.
@@ -179,30 +182,32 @@ impl WebGpuDevice {
     }
 
     /// Waits for `dispatch` and returns the kernel's time: from its timestamp queries where the device
-    /// has them and the reading is usable, else the host clock from its submission to the end of this
+    /// has them and the reading is usable (one that could not be read back counts as unusable: the
+    /// kernel's output is not in doubt), else the host clock from its submission to the end of this
     /// wait (an upper bound, the looser the later it is collected).
     ///
     /// # Errors
     ///
-    /// The device's errors while the kernel ran; [`WebGpuError::Map`] when its timestamps could not be
-    /// read back.
+    /// The device's errors while the kernel ran.
     pub fn finish_dispatch(&self, dispatch: Dispatch) -> Result<KernelTime, WebGpuError> {
-        let outcome = self.wait(dispatch.submission).and_then(|()| {
-            let host = KernelTime {
-                ns: dispatch.submitted.elapsed().as_nanos() as u64,
-                clock: Clock::HostClock,
-            };
-            let device_ns = match &dispatch.timestamps {
-                Some((timestamps, maps)) => {
-                    check_maps(maps, &["kernel timestamps"])?;
-                    timestamps.read(self.queue.get_timestamp_period())?
-                }
-                None => None,
-            };
-            Ok(device_ns.map_or(host, |ns| KernelTime {
-                ns,
-                clock: Clock::WebGpuTimestamps,
-            }))
+        let outcome = self.wait(dispatch.submission).map(|()| {
+            let host_ns = dispatch.submitted.elapsed().as_nanos() as u64;
+            let device_ns = dispatch.timestamps.as_ref().and_then(|(timestamps, maps)| {
+                check_maps(maps, &["kernel timestamps"]).ok()?;
+                timestamps.read(self.queue.get_timestamp_period()).ok()?
+            });
+            match device_ns {
+                Some(ns) => KernelTime {
+                    ns,
+                    clock: Clock::WebGpuTimestamps,
+                    host_ns,
+                },
+                None => KernelTime {
+                    ns: host_ns,
+                    clock: Clock::HostClock,
+                    host_ns,
+                },
+            }
         });
         self.after(outcome)
     }
