@@ -31,8 +31,6 @@ use crate::runtime::{Backend, Clock, Launcher, Loaded};
 
 /// A queued download: its read-back and where its bytes go.
 struct Pending {
-    /// Downloads queued before it.
-    id: u64,
     readback: Readback,
     /// The first destination byte, in a host buffer (a `Vec<u8>`) that the ring keeps alive and does
     /// not reference until it synchronizes an event recorded after this download.
@@ -55,13 +53,13 @@ pub struct WgpuDriver {
     /// `Launcher::WebGpu`.
     launcher: Launcher,
     epoch: Instant,
-    /// Downloads queued and not yet collected, oldest first.
-    pending: RefCell<Vec<Pending>>,
+    /// Downloads queued and not yet collected, oldest first, with their ids (downloads queued before).
+    pending: RefCell<Vec<(u64, Pending)>>,
     /// Downloads queued so far.
     queued: Cell<u64>,
     /// Host time spent queueing read-backs (see `now_ns`).
     queueing_ns: Cell<u64>,
-    /// Launches submitted and not yet collected, oldest first, with their ids.
+    /// Launches submitted and not yet collected, oldest first, with their ids (launches before).
     dispatches: RefCell<Vec<(u64, Dispatch)>>,
     /// Launches issued so far.
     launched: Cell<u64>,
@@ -85,17 +83,14 @@ impl WgpuDriver {
     ///
     /// [`GpuError::Config`] when `launcher` is not a WebGPU launcher.
     pub fn new(launcher: Launcher) -> Result<WgpuDriver, GpuError> {
-        if !matches!(launcher, Launcher::WebGpu(_)) {
+        let Launcher::WebGpu(device) = &launcher else {
             return Err(GpuError::Config(format!(
                 "the WebGPU driver needs a WebGPU launcher, not {}",
                 launcher.backend()
             )));
-        }
-        let timestamps = match &launcher {
-            // The device is opened with timestamp queries whenever the adapter offers them.
-            Launcher::WebGpu(device) => device.adapter().timestamp_query,
-            _ => false,
         };
+        // The device is opened with timestamp queries whenever the adapter offers them.
+        let timestamps = device.adapter().timestamp_query;
         Ok(WgpuDriver {
             timestamps: Cell::new(timestamps),
             lost: RefCell::new(None),
@@ -141,6 +136,14 @@ impl WgpuDriver {
             None => Ok(()),
         }
     }
+}
+
+/// Takes the entries of `queue` (oldest first) whose ids are below `count`: those issued before an
+/// event that recorded `count`.
+fn issued_before<T>(queue: &RefCell<Vec<(u64, T)>>, count: u64) -> Vec<(u64, T)> {
+    let mut queue = queue.borrow_mut();
+    let n = queue.iter().take_while(|(id, _)| *id < count).count();
+    queue.drain(..n).collect()
 }
 
 impl Driver for WgpuDriver {
@@ -255,11 +258,9 @@ impl Driver for WgpuDriver {
         let at = unsafe { dst.as_mut_ptr().add(offset) };
         let id = self.queued.get();
         self.queued.set(id + 1);
-        self.pending.borrow_mut().push(Pending {
-            id,
-            readback,
-            dst: at,
-        });
+        self.pending
+            .borrow_mut()
+            .push((id, Pending { readback, dst: at }));
         Ok(())
     }
 
@@ -309,15 +310,7 @@ impl Driver for WgpuDriver {
         let mut first_error = None;
         // First the kernels issued before the event: their times, and any error they hit. Waiting
         // for them is kernel time, so it is not added to the event.
-        let done: Vec<(u64, Dispatch)> = {
-            let mut dispatches = self.dispatches.borrow_mut();
-            let n = dispatches
-                .iter()
-                .take_while(|(id, _)| *id < event.launches.get())
-                .count();
-            dispatches.drain(..n).collect()
-        };
-        for (id, dispatch) in done {
+        for (id, dispatch) in issued_before(&self.dispatches, event.launches.get()) {
             match self.device().finish_dispatch(dispatch) {
                 Ok(time) => {
                     // From the first unusable reading on, every kernel time is the host clock's, as
@@ -339,15 +332,7 @@ impl Driver for WgpuDriver {
         }
         // Then the downloads: the wait for their copies and the copy out count as download time.
         let start = Instant::now();
-        let due: Vec<Pending> = {
-            let mut pending = self.pending.borrow_mut();
-            let n = pending
-                .iter()
-                .take_while(|p| p.id < event.downloads.get())
-                .count();
-            pending.drain(..n).collect()
-        };
-        for p in due {
+        for (_, p) in issued_before(&self.pending, event.downloads.get()) {
             let len = p.readback.len();
             // SAFETY: `download_at` checked that `len` bytes from `p.dst` lie inside the destination
             // buffer, which the ring keeps alive, unmoved and unreferenced until an event recorded

@@ -9,6 +9,7 @@ use warpforge_ir::Access;
 use warpforge_wgsl::Wgsl;
 
 use super::scopes::ErrorScopes;
+use super::timestamps::Timestamps;
 use super::WebGpuError;
 
 /// A kernel compiled for one device.
@@ -133,5 +134,58 @@ fn layout_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLay
             min_binding_size: None,
         },
         count: None,
+    }
+}
+
+impl Pipeline {
+    /// The bind group of one launch of `kernel`: `buffers` at their bindings (binding order), then the
+    /// parameter block `params`. Call inside error scopes.
+    pub(crate) fn bind_group(
+        &self,
+        device: &wgpu::Device,
+        kernel: &Wgsl,
+        buffers: &[&wgpu::Buffer],
+        params: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = (kernel.buffers.iter())
+            .zip(buffers)
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding.binding,
+                resource: buffer.as_entire_binding(),
+            })
+            .chain([wgpu::BindGroupEntry {
+                binding: kernel.params.binding,
+                resource: params.as_entire_binding(),
+            }])
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&kernel.entry_point),
+            layout: &self.bind_group_layout,
+            entries: &entries,
+        })
+    }
+
+    /// An encoder holding one compute pass of `kernel` over `(x, y, z)` workgroups on `bind_group`,
+    /// with `timestamps` written at its beginning and end where given. Call inside error scopes.
+    pub(crate) fn encode(
+        &self,
+        device: &wgpu::Device,
+        kernel: &Wgsl,
+        bind_group: &wgpu::BindGroup,
+        (x, y, z): (u32, u32, u32),
+        timestamps: Option<&Timestamps>,
+    ) -> wgpu::CommandEncoder {
+        let label = Some(kernel.entry_point.as_str());
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label,
+                timestamp_writes: timestamps.map(Timestamps::writes),
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.dispatch_workgroups(x, y, z);
+        }
+        encoder
     }
 }

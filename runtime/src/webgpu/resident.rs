@@ -250,34 +250,16 @@ impl WebGpuDevice {
             params.len() as u64,
             wgpu::BufferUsages::UNIFORM,
         );
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = (kernel.buffers.iter())
-            .zip(buffers)
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: binding.binding,
-                resource: buffer.buffer.as_entire_binding(),
-            })
-            .chain([wgpu::BindGroupEntry {
-                binding: kernel.params.binding,
-                resource: params.as_entire_binding(),
-            }])
-            .collect();
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(name),
-            layout: &compiled.bind_group_layout,
-            entries: &entries,
-        });
+        let buffers: Vec<&wgpu::Buffer> = buffers.iter().map(|b| &b.buffer).collect();
+        let bind_group = compiled.bind_group(&self.device, kernel, &buffers, &params);
         let timestamps = Timestamps::new(&self.device);
-        let mut encoder = (self.device)
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(name) });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(name),
-                timestamp_writes: timestamps.as_ref().map(Timestamps::writes),
-            });
-            pass.set_pipeline(&compiled.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(x, y, z);
-        }
+        let mut encoder = compiled.encode(
+            &self.device,
+            kernel,
+            &bind_group,
+            (x, y, z),
+            timestamps.as_ref(),
+        );
         if let Some(timestamps) = &timestamps {
             timestamps.resolve(&mut encoder);
         }

@@ -189,24 +189,8 @@ impl WebGpuDevice {
         let compiled = self.pipelines.get_or_build(device, kernel, code)?;
 
         let scopes = ErrorScopes::push(device);
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = kernel
-            .buffers
-            .iter()
-            .zip(&gpu_buffers)
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: binding.binding,
-                resource: buffer.as_entire_binding(),
-            })
-            .chain([wgpu::BindGroupEntry {
-                binding: kernel.params.binding,
-                resource: params_buffer.as_entire_binding(),
-            }])
-            .collect();
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&kernel.entry_point),
-            layout: &compiled.bind_group_layout,
-            entries: &entries,
-        });
+        let buffer_refs: Vec<&wgpu::Buffer> = gpu_buffers.iter().collect();
+        let bind_group = compiled.bind_group(device, kernel, &buffer_refs, &params_buffer);
         scopes.pop("bind group")?;
 
         // The read-write buffers and their staging copies, in binding order.
@@ -226,18 +210,7 @@ impl WebGpuDevice {
             .collect();
         let timestamps = Timestamps::new(device);
         let kernel_start = Instant::now();
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some(&kernel.entry_point),
-        });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&kernel.entry_point),
-                timestamp_writes: timestamps.as_ref().map(Timestamps::writes),
-            });
-            pass.set_pipeline(&compiled.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(x, y, z);
-        }
+        let encoder = compiled.encode(device, kernel, &bind_group, (x, y, z), timestamps.as_ref());
         let dispatched = queue.submit([encoder.finish()]);
         scopes.pop("dispatch")?;
         self.wait(dispatched)?;
