@@ -14,17 +14,21 @@ pub struct BackendChoice(Option<Backend>);
 /// The `--backend` values with their help, parsed into a [`BackendChoice`].
 pub fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoice> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let help = |backend: Backend| match backend {
+    let help = |backend: Backend| {
+        match backend {
         Backend::Cpu => "lz4_flex on all cores",
         Backend::Reference => {
             "the CPU reference of the warp kernels (byte-identical to the kernels)"
         }
         Backend::Sim => "the LZ4 warp kernels on the CPU simulator, sanitizer on",
         Backend::PtxSim => "not supported by compress/decompress yet (warpforge run takes it)",
-        Backend::WebGpu => "the LZ4 warp kernels on a WebGPU adapter",
+        Backend::WebGpu => {
+            "the LZ4 warp kernels on a WebGPU adapter (the batch API's ring, CPU fallback per failed batch)"
+        }
         Backend::Cuda => {
             "the LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch)"
         }
+    }
     };
     let auto = PossibleValue::new("auto").help(
         "cuda on a supported CUDA GPU, else webgpu on a hardware adapter that runs the kernels, else \
@@ -84,6 +88,13 @@ pub fn run_pipeline(
         (backend, Some(level)) => format!("{backend} at level {}", level.number()),
     };
     report(verb, &with, &summary);
+    let fell_back = codec.cpu_fallback_pages();
+    if fell_back > 0 {
+        eprintln!(
+            "{fell_back} of these pages were redone on the CPU after GPU failures (each said above); \
+             the output is the same either way"
+        );
+    }
     Ok(())
 }
 

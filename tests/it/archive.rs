@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use indicatif::ProgressBar;
-use warpforge::codec::{CpuCodec, KernelCodec, PageCodec, ReferenceCodec};
+use warpforge::codec::{open, Backend, CpuCodec, KernelCodec, PageCodec, ReferenceCodec};
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::pipeline::{compress_file, decompress_file};
 
@@ -74,8 +74,15 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     ) {
         return;
     }
-    let mut webgpu = KernelCodec::webgpu().expect("a WebGPU codec");
-    let from_gpu = round_trip(&mut webgpu, &dir, &pages, &original);
+    // What `--backend webgpu` runs: the batch API's ring, with its CPU fallback, which must not
+    // have been needed.
+    let mut webgpu = open(Backend::WebGpu).expect("a WebGPU codec");
+    let name = webgpu.describe();
+    assert!(
+        name.starts_with("webgpu on ") && name.contains(", warps "),
+        "names the adapter and how warps are lowered: {name}"
+    );
+    let from_gpu = round_trip(webgpu.as_mut(), &dir, &pages, &original);
     assert_eq!(
         from_gpu, reference,
         "the webgpu archive is byte-identical to the reference archive"
@@ -83,8 +90,53 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
     // And every backend reads every other's archive.
     let cpu_archive = dir.path("cpu.wfpa");
     let back = dir.path("cross.pages");
-    decompress_file(&cpu_archive, &back, &mut webgpu, &ProgressBar::hidden())
+    decompress_file(&cpu_archive, &back, webgpu.as_mut(), &ProgressBar::hidden())
         .expect("webgpu reads lz4_flex blocks");
+    assert_eq!(std::fs::read(&back).expect("read"), original);
+    assert_eq!(
+        webgpu.cpu_fallback_pages(),
+        0,
+        "{}: pages were redone on the CPU, so the WebGPU path was not what made these archives",
+        webgpu.describe()
+    );
+    // The kernels one launch per call (KernelCodec) write the same archive.
+    let mut launches = KernelCodec::webgpu().expect("a WebGPU codec");
+    let per_launch = round_trip(&mut launches, &dir, &pages, &original);
+    assert_eq!(
+        per_launch, reference,
+        "the per-launch webgpu archive is byte-identical"
+    );
+}
+
+#[test]
+fn the_cli_webgpu_backend_writes_the_reference_archive_and_says_what_ran() {
+    if !common::adapter_or_skip(
+        "the_cli_webgpu_backend_writes_the_reference_archive_and_says_what_ran",
+    ) {
+        return;
+    }
+    let dir = TempDir::new("cli-webgpu");
+    let pages = dir.path("in.pages");
+    let original = page_file(&pages, 3);
+    let reference = dir.path("reference.wfpa");
+    let archive = dir.path("webgpu.wfpa");
+    let back = dir.path("back.pages");
+    for (backend, out) in [("reference", &reference), ("webgpu", &archive)] {
+        let run = warpforge(&["compress", "--backend", backend, s(&pages), s(out)]);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "compress --backend {backend}: {err}");
+        assert!(err.contains(&format!("with {backend} at level 2")), "{err}");
+        assert!(!err.contains("redone on the CPU"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read(&archive).expect("read"),
+        std::fs::read(&reference).expect("read"),
+        "compress --backend webgpu writes the reference's archive"
+    );
+    let run = warpforge(&["decompress", "--backend", "webgpu", s(&archive), s(&back)]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "decompress --backend webgpu: {err}");
+    assert!(!err.contains("redone on the CPU"), "{err}");
     assert_eq!(std::fs::read(&back).expect("read"), original);
 }
 

@@ -6,19 +6,22 @@
 //! | `cpu` | lz4_flex on every core | lz4_flex's blocks |
 //! | `reference` | warpforge's CPU reference on every core | identical to `webgpu` (and `cuda`) |
 //! | `sim` | the LZ4 warp kernels on the CPU simulator (sanitizer on), [`KernelCodec`] | identical to `reference` |
-//! | `webgpu` | the LZ4 warp kernels through wgpu, [`KernelCodec`] | identical to `reference` |
-//! | `cuda` | the LZ4 warp kernels on a CUDA GPU through the batch API ([`CudaCodec`]) | identical to `reference` |
+//! | `webgpu` | the LZ4 warp kernels on a WebGPU adapter through the batch API ([`BatchCodec`]) | identical to `reference` |
+//! | `cuda` | the LZ4 warp kernels on a CUDA GPU through the batch API ([`BatchCodec`]) | identical to `reference` |
+//!
+//! [`KernelCodec`] runs the kernels one synchronous launch per call on any launcher (the simulator,
+//! or a WebGPU device for tests that want that path).
 //!
 //! Every backend decodes every archive: the blocks are standard LZ4.
 
+mod batch;
 mod cpu;
-mod cuda;
 mod kernel;
 mod open;
 mod page_codec;
 mod reference_codec;
 
-pub use cuda::CudaCodec;
+pub use batch::{BatchCodec, SOFTWARE_BATCH_PAGES};
 pub use kernel::KernelCodec;
 pub use open::{open, open_at, open_auto, open_auto_at};
 pub use page_codec::{PageCodec, BATCH_PAGES};

@@ -1,7 +1,7 @@
 //! Opening a codec by [`Backend`], or by `--backend auto`'s rule ([`crate::auto`]).
 
+use super::batch::BatchCodec;
 use super::cpu::CpuCodec;
-use super::cuda::CudaCodec;
 use super::kernel::KernelCodec;
 use super::page_codec::PageCodec;
 use super::reference_codec::ReferenceCodec;
@@ -12,7 +12,7 @@ use crate::runtime::Launcher;
 use crate::Backend;
 
 /// The codec of `backend` (CUDA: device 0 through the batch API; WebGPU: the first adapter that runs
-/// the kernels), compressing at the default level.
+/// the kernels, through the batch API too), compressing at the default level.
 pub fn open(backend: Backend) -> anyhow::Result<Box<dyn PageCodec>> {
     open_at(backend, Lz4Level::DEFAULT)
 }
@@ -31,9 +31,9 @@ pub fn open_at(backend: Backend, level: Lz4Level) -> anyhow::Result<Box<dyn Page
             Launcher::Sim(SimOptions::default()),
             level,
         )?),
-        Backend::WebGpu => Box::new(KernelCodec::webgpu_at(level)?),
-        Backend::Cuda => Box::new(CudaCodec::at_level(0, level)?),
-        Backend::PtxSim => Box::new(CudaCodec::ptx_sim_with(SimOptions::default(), level)?),
+        Backend::WebGpu => Box::new(BatchCodec::webgpu_at(level)?),
+        Backend::Cuda => Box::new(BatchCodec::at_level(0, level)?),
+        Backend::PtxSim => Box::new(BatchCodec::ptx_sim_with(SimOptions::default(), level)?),
     })
 }
 

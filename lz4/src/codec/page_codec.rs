@@ -23,6 +23,11 @@ pub trait PageCodec {
     fn batch_pages(&self) -> usize {
         BATCH_PAGES
     }
+    /// Pages the codec redid on the CPU after a GPU failure, over its life (the batch API's CPU
+    /// fallback; each failure is also said on stderr). 0 for codecs without one.
+    fn cpu_fallback_pages(&self) -> u64 {
+        0
+    }
     /// One record per page.
     fn compress(&mut self, pages: &[Page]) -> anyhow::Result<Vec<Record>>;
     /// Decodes `records` into `out` (same length).

@@ -91,17 +91,7 @@ impl GpuBatchCompressor {
                 let requirements = crate::auto::webgpu_requirements()?;
                 let device = crate::runtime::webgpu::WebGpuDevice::new(&requirements)
                     .map_err(GpuError::WebGpu)?;
-                // The CUDA engine's ring on buffers that stay on the device, allocated here: a batch
-                // whose buffers the adapter cannot bind is refused now, saying so.
-                let driver = WgpuDriver::new(Launcher::WebGpu(device))?;
-                Box::new(RingEngine::new(driver, &config).map_err(|e| match e {
-                    GpuError::WebGpu(WebGpuError::Arguments(why)) => GpuError::Config(format!(
-                        "batch_size {} does not fit this WebGPU adapter: {why}; use a smaller \
-                         batch_size",
-                        config.batch_size
-                    )),
-                    other => other,
-                })?)
+                return GpuBatchCompressor::webgpu_on(config, device);
             }
             GpuBackend::Sim => {
                 let sim = Launcher::Sim(Default::default());
@@ -120,6 +110,25 @@ impl GpuBatchCompressor {
             }
         };
         Ok(GpuBatchCompressor::with_engine(config, engine))
+    }
+
+    /// A compressor on an opened WebGPU `device` (for a caller that chose the adapter, or sized the
+    /// batch by it): the CUDA engine's ring on buffers that stay on the device, allocated here, so a
+    /// batch whose buffers the adapter cannot bind is refused now ([`GpuError::Config`], saying so).
+    pub fn webgpu_on(
+        config: GpuBatchConfig,
+        device: crate::runtime::webgpu::WebGpuDevice,
+    ) -> Result<GpuBatchCompressor, GpuError> {
+        config.validate()?;
+        let driver = WgpuDriver::new(Launcher::WebGpu(device))?;
+        let engine = RingEngine::new(driver, &config).map_err(|e| match e {
+            GpuError::WebGpu(WebGpuError::Arguments(why)) => GpuError::Config(format!(
+                "batch_size {} does not fit this WebGPU adapter: {why}; use a smaller batch_size",
+                config.batch_size
+            )),
+            other => other,
+        })?;
+        Ok(GpuBatchCompressor::with_engine(config, Box::new(engine)))
     }
 
     /// A compressor running the CUDA engine's host pipeline — the async-DMA ring, meta-first
@@ -173,6 +182,12 @@ impl GpuBatchCompressor {
     /// The device in use.
     pub fn device(&self) -> GpuDeviceInfo {
         self.engine.info()
+    }
+
+    /// The backend and device in a line: `cuda on NVIDIA H100 …`, `webgpu on llvmpipe (…) (vulkan),
+    /// warps emulated (workgroup memory and barriers)`.
+    pub fn describe(&self) -> String {
+        self.engine.describe()
     }
 
     /// Running totals over every `compress_batch` call.

@@ -63,6 +63,12 @@ pub trait Driver {
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
+    /// The backend and device in a line, e.g. `webgpu on NVIDIA H100 (vulkan), warps on 32-lane
+    /// subgroups`.
+    fn describe(&self) -> String {
+        let info = self.info();
+        format!("{} on {}", info.backend, info.name)
+    }
     /// The backend whose launch shape the kernels take (warps per block, blocks per launch): CUDA's
     /// unless the driver says otherwise.
     fn backend(&self) -> Backend {

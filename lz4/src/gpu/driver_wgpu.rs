@@ -28,6 +28,7 @@ use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
 use crate::runtime::webgpu::{Dispatch, Readback, ResidentBuffer, WebGpuDevice, WebGpuError};
 use crate::runtime::{Backend, Clock, Launcher, Loaded};
+use crate::wgsl::WarpLowering;
 
 /// A queued download: its read-back and where its bytes go.
 struct Pending {
@@ -162,6 +163,14 @@ impl Driver for WgpuDriver {
             compute_capability: (0, 0),
             backend: Backend::WebGpu.into(),
         }
+    }
+
+    fn describe(&self) -> String {
+        let warps = match self.device().warp_lowering() {
+            WarpLowering::Emulated => "warps emulated".to_string(),
+            WarpLowering::Subgroups { width } => format!("warps on {width}-lane subgroups"),
+        };
+        format!("{}, {warps}", self.launcher.describe())
     }
 
     fn backend(&self) -> Backend {

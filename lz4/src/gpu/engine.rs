@@ -32,6 +32,11 @@ pub fn chunk_ranges(pages: usize, batch: usize) -> Vec<Range<usize>> {
 pub trait Engine {
     /// The device.
     fn info(&self) -> GpuDeviceInfo;
+    /// The backend and device in a line ([`super::driver::Driver::describe`]).
+    fn describe(&self) -> String {
+        let info = self.info();
+        format!("{} on {}", info.backend, info.name)
+    }
     /// Compresses `pages` in chunks of `batch` pages, setting each page's record in `out` (which holds
     /// one record per page); one outcome per chunk, in order. A failed chunk's records are unspecified
     /// (the caller redoes it).
@@ -171,6 +176,10 @@ impl Engine for LaunchEngine {
             compute_capability: (0, 0),
             backend: launcher.backend().into(),
         }
+    }
+
+    fn describe(&self) -> String {
+        self.kernels.launcher().describe()
     }
 
     fn compress_chunks(

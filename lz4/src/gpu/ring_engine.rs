@@ -149,6 +149,10 @@ impl<D: Driver> Engine for RingEngine<D> {
         self.driver.info()
     }
 
+    fn describe(&self) -> String {
+        self.driver.describe()
+    }
+
     fn compress_chunks(
         &mut self,
         pages: &[Page],

@@ -220,7 +220,7 @@ pub fn run(
         let name = format!("sim (CPU simulator, L2, first {} pages)", prefix.len());
         rows.push(measure(&mut codec, &name, prefix, 0.0)?);
         // The same pages through the CUDA engine's host pipeline, the kernels' sm_80 PTX executed.
-        let mut ptx = warpforge::codec::CudaCodec::ptx_sim_with(
+        let mut ptx = warpforge::codec::BatchCodec::ptx_sim_with(
             SimOptions {
                 sanitize: false,
                 ..SimOptions::default()
@@ -237,7 +237,7 @@ pub fn run(
         skipped.push("sim, ptx-sim: --sim-pages 0".into());
     }
     match warpforge::gpu::cuda_probe() {
-        Ok(_) => match warpforge::codec::CudaCodec::new(0) {
+        Ok(_) => match warpforge::codec::BatchCodec::new(0) {
             Ok(mut codec) => {
                 let name = codec.describe();
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
@@ -253,20 +253,17 @@ pub fn run(
         Err(why) => skipped.push(format!("cuda: {why}")),
     }
     if with_webgpu {
-        match KernelCodec::webgpu() {
+        // The batch API's ring, as `--backend webgpu` runs it; the name says how warps are lowered.
+        match warpforge::codec::BatchCodec::webgpu_at(Lz4Level::DEFAULT) {
             Ok(mut codec) => {
-                let launcher = codec.kernels().launcher();
-                let warps = match launcher {
-                    warpforge::runtime::Launcher::WebGpu(device) => match device.warp_lowering() {
-                        warpforge::wgsl::WarpLowering::Emulated => "warps emulated".into(),
-                        warpforge::wgsl::WarpLowering::Subgroups { width } => {
-                            format!("warps on {width}-lane subgroups")
-                        }
-                    },
-                    _ => String::new(),
-                };
-                let name = format!("webgpu ({}, {warps})", launcher.device_name());
+                let name = codec.describe();
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
+                let fell_back = codec.compressor().stats().cpu_fallback_pages;
+                if fell_back > 0 {
+                    skipped.push(format!(
+                        "webgpu: {fell_back} pages were compressed on the CPU after GPU failures; its row is not a GPU figure"
+                    ));
+                }
             }
             Err(e) => skipped.push(format!("webgpu: {e:#}")),
         }

@@ -1,7 +1,9 @@
-//! The `cuda` backend: the archive pipeline over [`crate::gpu::GpuBatchCompressor`] on a CUDA GPU, with
-//! its async-DMA ring and per-batch CPU fallback. The `ptx-sim` backend is the same engine — ring,
-//! meta-first compaction, decompression — with the PTX simulator standing in for the driver; there a
-//! batch that fails is an error, not a CPU fallback (the point is to check the CUDA path).
+//! The `cuda` and `webgpu` backends: the archive pipeline over [`crate::gpu::GpuBatchCompressor`] on a
+//! CUDA GPU or a WebGPU adapter, with its ring (buffers that stay on the device, uploads, kernels and
+//! downloads in flight together) and per-batch CPU fallback, which the summary counts. The `ptx-sim`
+//! backend is the same engine — ring, meta-first compaction, decompression — with the PTX simulator
+//! standing in for the driver; there a batch that fails is an error, not a CPU fallback (the point is
+//! to check the CUDA path).
 
 use super::page_codec::PageCodec;
 use crate::archive::Record;
@@ -9,22 +11,28 @@ use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, HostPages, PageIn
 use crate::kernel_io::{DecodeError, Page};
 use crate::kernels::lz4::Lz4Level;
 use crate::runtime::sim::SimOptions;
+use crate::runtime::webgpu::WebGpuDevice;
 use crate::runtime::Launcher;
 use crate::Algorithm;
 use crate::Backend;
 
-/// A CUDA device (or the PTX simulator standing in for one) running the LZ4 warp kernels.
-pub struct CudaCodec(GpuBatchCompressor, Backend);
+/// Pages per batch on a software WebGPU adapter (lavapipe runs the level-2 kernel at tens of pages a
+/// second on two cores).
+pub const SOFTWARE_BATCH_PAGES: usize = 256;
 
-impl CudaCodec {
+/// A CUDA device, a WebGPU adapter (or the PTX simulator standing in for a CUDA device) running the
+/// LZ4 warp kernels through the batch API.
+pub struct BatchCodec(GpuBatchCompressor, Backend);
+
+impl BatchCodec {
     /// Opens CUDA device `device_index` with the default batch configuration.
-    pub fn new(device_index: u32) -> Result<CudaCodec, GpuError> {
-        CudaCodec::at_level(device_index, Lz4Level::DEFAULT)
+    pub fn new(device_index: u32) -> Result<BatchCodec, GpuError> {
+        BatchCodec::at_level(device_index, Lz4Level::DEFAULT)
     }
 
-    /// [`CudaCodec::new`] compressing at `level`.
-    pub fn at_level(device_index: u32, level: Lz4Level) -> Result<CudaCodec, GpuError> {
-        Ok(CudaCodec(
+    /// [`BatchCodec::new`] compressing at `level`.
+    pub fn at_level(device_index: u32, level: Lz4Level) -> Result<BatchCodec, GpuError> {
+        Ok(BatchCodec(
             GpuBatchCompressor::new(GpuBatchConfig {
                 device_index,
                 algorithm: Algorithm::Lz4Level(level),
@@ -34,21 +42,44 @@ impl CudaCodec {
         ))
     }
 
-    /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
-    /// configuration.
-    pub fn ptx_sim() -> Result<CudaCodec, GpuError> {
-        CudaCodec::ptx_sim_with(SimOptions::default(), Lz4Level::DEFAULT)
+    /// The first WebGPU adapter that runs the kernels (hardware before software), compressing at
+    /// `level`. On a software adapter (lavapipe, SwiftShader, WARP: the kernels run on the host's
+    /// cores) a batch is [`SOFTWARE_BATCH_PAGES`] pages, so a call returns, and the progress bar moves,
+    /// every few seconds rather than minutes, and the ring's buffers take megabytes, not hundreds.
+    pub fn webgpu_at(level: Lz4Level) -> anyhow::Result<BatchCodec> {
+        let device = WebGpuDevice::new(&crate::auto::webgpu_requirements()?)
+            .map_err(|e| anyhow::anyhow!("no WebGPU adapter can run the LZ4 kernels: {e}"))?;
+        let default = GpuBatchConfig::default();
+        let config = GpuBatchConfig {
+            algorithm: Algorithm::Lz4Level(level),
+            batch_size: if device.adapter().is_software {
+                SOFTWARE_BATCH_PAGES
+            } else {
+                default.batch_size
+            },
+            ..default
+        };
+        Ok(BatchCodec(
+            GpuBatchCompressor::webgpu_on(config, device)?,
+            Backend::WebGpu,
+        ))
     }
 
-    /// [`CudaCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off),
+    /// The CUDA engine's host pipeline on the PTX simulator (the kernels' sm_80 PTX), default batch
+    /// configuration.
+    pub fn ptx_sim() -> Result<BatchCodec, GpuError> {
+        BatchCodec::ptx_sim_with(SimOptions::default(), Lz4Level::DEFAULT)
+    }
+
+    /// [`BatchCodec::ptx_sim`] with the simulator's options (the bench turns the sanitizer off),
     /// compressing at `level`.
-    pub fn ptx_sim_with(options: SimOptions, level: Lz4Level) -> Result<CudaCodec, GpuError> {
+    pub fn ptx_sim_with(options: SimOptions, level: Lz4Level) -> Result<BatchCodec, GpuError> {
         let launcher = Launcher::PtxSim(options, crate::ptx::Sm::Sm80);
         let config = GpuBatchConfig {
             algorithm: Algorithm::Lz4Level(level),
             ..GpuBatchConfig::default()
         };
-        Ok(CudaCodec(
+        Ok(BatchCodec(
             GpuBatchCompressor::cuda_pipeline_on(config, launcher)?,
             Backend::PtxSim,
         ))
@@ -72,15 +103,19 @@ impl CudaCodec {
     }
 }
 
-impl PageCodec for CudaCodec {
+impl PageCodec for BatchCodec {
     fn backend(&self) -> Backend {
         self.1
     }
 
     fn describe(&self) -> String {
         let d = self.0.device();
-        if self.1 == Backend::PtxSim {
-            return format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name);
+        match self.1 {
+            Backend::PtxSim => {
+                return format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name)
+            }
+            Backend::WebGpu => return self.0.describe(),
+            _ => {}
         }
         format!(
             "cuda on {} (device {}, SM {}.{})",
@@ -111,6 +146,10 @@ impl PageCodec for CudaCodec {
         self.decompress_to(records, out)
     }
 
+    fn cpu_fallback_pages(&self) -> u64 {
+        self.0.stats().cpu_fallback_pages
+    }
+
     fn host_pages(&mut self, pages: usize) -> Option<HostPages> {
         self.0.host_pages(pages).ok()
     }
@@ -128,7 +167,7 @@ impl PageCodec for CudaCodec {
     }
 }
 
-impl CudaCodec {
+impl BatchCodec {
     fn compress_from<P: PageInput + ?Sized>(&mut self, pages: &P) -> anyhow::Result<Vec<Record>> {
         let before = self.0.stats().cpu_fallback_pages;
         let records = self.0.compress_batch(pages)?.pages;
