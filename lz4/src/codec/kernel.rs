@@ -1,6 +1,7 @@
-//! [`KernelCodec`]: the `sim` and `webgpu` backends — the LZ4 warp kernels on a runtime launcher, one
-//! launch per batch, through the same buffers and record decoding as every backend, so their archives
-//! can be compared byte for byte. On the simulator a sanitizer finding fails the batch, naming it.
+//! [`KernelCodec`]: the `sim` backend, and the kernels one launch per call on any launcher (a WebGPU
+//! device, for tests of that path: `--backend webgpu` runs the batch API's ring, [`super::BatchCodec`])
+//! — through the same buffers and record decoding as every backend, so their archives can be compared
+//! byte for byte. On the simulator a sanitizer finding fails the batch, naming it.
 
 use super::page_codec::PageCodec;
 use crate::archive::Record;
