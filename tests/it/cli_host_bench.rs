@@ -1,6 +1,6 @@
-//! `warpforge host-bench` end to end on a small corpus: every row measured with no CPU fallback, and
-//! the latency rows (1,000 calls of a 64-page batch, each checked by the command itself) with
-//! ordered percentiles.
+//! `warpforge host-bench` end to end on a small corpus: every row measured with no CPU fallback, the
+//! CLI pipeline's rows (each round trip checked by the command itself), and the latency rows (1,000
+//! calls of a 64-page batch, each checked by the command itself) with ordered percentiles.
 
 use std::process::Command;
 
@@ -53,6 +53,14 @@ fn host_bench_reports_throughput_and_latency_rows() {
         assert!(
             json[row]["host_spread"].as_f64().expect("a number") >= 0.0,
             "{row}: {json}"
+        );
+    }
+    let pipeline = &json["cli_pipeline"];
+    assert_eq!(pipeline["cpu_fallback_pages"], 0, "{pipeline}");
+    for row in ["compress_file", "decompress_file"] {
+        assert!(
+            pipeline[row]["host_ms"].as_f64().expect("a number") > 0.0,
+            "{row}: {pipeline}"
         );
     }
     let latency = &json["latency_64_pages"];

@@ -42,6 +42,13 @@ impl BatchCodec {
         ))
     }
 
+    /// The archive pipeline over a compressor the caller opened (its backend, batch and ring as
+    /// configured): CPU fallback as [`GpuBatchCompressor`] does it.
+    pub fn with_compressor(compressor: GpuBatchCompressor) -> BatchCodec {
+        let backend = compressor.device().backend;
+        BatchCodec(compressor, backend)
+    }
+
     /// The first WebGPU adapter that runs the kernels (hardware before software), compressing at
     /// `level`. On a software adapter (lavapipe, SwiftShader, WARP: the kernels run on the host's
     /// cores) a batch is [`SOFTWARE_BATCH_PAGES`] pages, so a call returns, and the progress bar moves,

@@ -1,6 +1,7 @@
 //! `warpforge host-bench`: the arguments and the printing around [`replay::run`].
 
 mod latency;
+mod pipeline;
 mod replay;
 
 use std::path::PathBuf;
@@ -60,11 +61,13 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
     let report = replay::run(&pages, args.runs, GpuBatchConfig::default(), &progress)?;
     progress.set_message("host-bench latency");
     let latency = latency::run(&pages, latency::CALLS, GpuBatchConfig::default())?;
+    progress.set_message("host-bench CLI pipeline");
+    let pipeline = pipeline::run(&pages, args.runs, GpuBatchConfig::default())?;
     progress.finish_and_clear();
     if args.json {
-        println!("{}", report.json(&latency));
+        println!("{}", report.json(&latency, &pipeline));
     } else {
-        print!("{}{}", report.text(), latency.text());
+        print!("{}{}{}", report.text(), latency.text(), pipeline.text());
     }
     Ok(())
 }

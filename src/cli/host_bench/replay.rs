@@ -41,6 +41,30 @@ impl Direction {
         self.host_ms * GIB / self.bytes as f64
     }
 
+    /// The row of the text report.
+    pub fn row(&self, name: &str) -> String {
+        format!(
+            "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms; \
+             host spread {:.0}%)\n",
+            self.host_ms_per_gib(),
+            self.host_gbps(),
+            self.wall_ms,
+            self.host_ms,
+            self.host_spread * 1e2
+        )
+    }
+
+    /// The object of `--json`.
+    pub(super) fn json(&self) -> DirectionJson {
+        DirectionJson {
+            host_gbps: self.host_gbps(),
+            host_ms: self.host_ms,
+            host_ms_per_gib: self.host_ms_per_gib(),
+            host_spread: self.host_spread,
+            wall_ms: self.wall_ms,
+        }
+    }
+
     /// Pages' bytes per second of host work, GB/s (10⁹ B/s).
     pub fn host_gbps(&self) -> f64 {
         self.bytes as f64 / (self.host_ms.max(1e-9) / 1e3) / 1e9
@@ -83,13 +107,13 @@ pub struct HostBenchReport {
     pub cpu_fallback_pages: u64,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
 /// The slowest of `v` over the fastest, less 1 (0 for one value or a fastest of 0).
-fn spread(v: &[f64]) -> f64 {
+pub(super) fn spread(v: &[f64]) -> f64 {
     let fastest = v.iter().copied().fold(f64::INFINITY, f64::min);
     let slowest = v.iter().copied().fold(0.0, f64::max);
     if fastest > 0.0 && fastest.is_finite() {
@@ -300,32 +324,27 @@ impl HostBenchReport {
             ("compress_batch (host pages)", &self.compress_owned_host),
             ("decompress_batch", &self.decompress_owned),
         ] {
-            s += &format!(
-                "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms; \
-                 host spread {:.0}%)\n",
-                d.host_ms_per_gib(),
-                d.host_gbps(),
-                d.wall_ms,
-                d.host_ms,
-                d.host_spread * 1e2
-            );
+            s += &d.row(name);
         }
         s += &format!("CPU fallbacks: {} pages\n", self.cpu_fallback_pages);
         s
     }
 
     /// The report as one JSON object.
-    pub fn json(&self, latency: &super::latency::Latency) -> String {
+    pub fn json(
+        &self,
+        latency: &super::latency::Latency,
+        pipeline: &super::pipeline::Pipeline,
+    ) -> String {
         let level = self.config.algorithm.lz4_level().to_string();
-        let direction = |d: &Direction| DirectionJson {
-            host_gbps: d.host_gbps(),
-            host_ms: d.host_ms,
-            host_ms_per_gib: d.host_ms_per_gib(),
-            host_spread: d.host_spread,
-            wall_ms: d.wall_ms,
-        };
+        let direction = Direction::json;
         let report = HostBenchJson {
             batch_size: self.config.batch_size,
+            cli_pipeline: PipelineJson {
+                compress_file: pipeline.compress.json(),
+                cpu_fallback_pages: pipeline.cpu_fallback_pages,
+                decompress_file: pipeline.decompress.json(),
+            },
             clock: "host",
             compress: direction(&self.compress),
             compress_batch: direction(&self.compress_owned),
@@ -353,6 +372,7 @@ impl HostBenchReport {
 #[derive(Serialize)]
 struct HostBenchJson<'a> {
     batch_size: usize,
+    cli_pipeline: PipelineJson,
     clock: &'static str,
     compress: DirectionJson,
     compress_batch: DirectionJson,
@@ -372,9 +392,17 @@ struct HostBenchJson<'a> {
     stored_bytes: usize,
 }
 
+/// The CLI pipeline's rows in [`HostBenchJson`].
+#[derive(Serialize)]
+struct PipelineJson {
+    compress_file: DirectionJson,
+    cpu_fallback_pages: u64,
+    decompress_file: DirectionJson,
+}
+
 /// One direction of [`HostBenchJson`] (keys in alphabetical order too).
 #[derive(Serialize)]
-struct DirectionJson {
+pub(super) struct DirectionJson {
     host_gbps: f64,
     host_ms: f64,
     host_ms_per_gib: f64,

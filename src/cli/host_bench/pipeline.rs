@@ -1,0 +1,141 @@
+//! `warpforge host-bench`'s CLI pipeline rows: `warpforge compress` and `decompress` as the CLI runs
+//! them, through the batch API's codec (`BatchCodec`) on the replay driver. `compress_file` reads the
+//! page file into the compressor's host pages, compresses and writes the archive (a CRC per page,
+//! synced, then renamed); `decompress_file` reads the archive back, decodes, checks every page's CRC
+//! and writes the pages (synced, then renamed). The files are in the temp directory. Host work is the
+//! call's wall time minus the driver's device stand-in time, so it includes the file system's work and
+//! the syncs' waits on this machine's disk: what the CLI costs beside the in-memory APIs on the same
+//! pages. After every timed run, outside the timed region, the archive is compared with the recorded
+//! one and the pages written with the input.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{ensure, Context};
+use indicatif::ProgressBar;
+
+use warpforge::codec::{BatchCodec, Page};
+use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
+use warpforge::pipeline::{compress_file, decompress_file};
+use warpforge::PAGE_SIZE;
+
+use super::replay::{median, spread, Direction};
+
+/// The CLI pipeline's two rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pipeline {
+    /// `compress_file`: page file to archive.
+    pub compress: Direction,
+    /// `decompress_file`: archive to page file.
+    pub decompress: Direction,
+    /// Pages redone on the CPU (must be 0).
+    pub cpu_fallback_pages: u64,
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> anyhow::Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!(
+            "warpforge-host-bench-pipeline-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Times `runs` round trips of `pages` through the CLI pipeline (after one untimed recording run).
+pub fn run(pages: &[Page], runs: usize, config: GpuBatchConfig) -> anyhow::Result<Pipeline> {
+    ensure!(
+        !pages.is_empty() && runs > 0,
+        "the pipeline rows need pages and runs"
+    );
+    let scratch = Scratch::new()?;
+    let input = scratch.path("pages.bin");
+    let archive = scratch.path("pages.wfpa");
+    let output = scratch.path("decoded.bin");
+    std::fs::write(&input, pages.as_flattened())
+        .with_context(|| format!("cannot write {}", input.display()))?;
+    let tape = ReplayTape::new(config.algorithm.lz4_level());
+    let mut codec =
+        BatchCodec::with_compressor(GpuBatchCompressor::replaying(config, Arc::clone(&tape))?);
+    let hidden = ProgressBar::hidden();
+    // Recording run (untimed): the kernels' outputs computed on the CPU.
+    compress_file(&input, &archive, &mut codec, &hidden).context("recording compress_file")?;
+    decompress_file(&archive, &output, &mut codec, &hidden).context("recording decompress_file")?;
+    let recorded = std::fs::read(&archive)?;
+    same_pages(&output, pages)?;
+    tape.replay();
+
+    let mut times: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    for run in 0..runs {
+        tape.rewind();
+        for (row, times) in times.iter_mut().enumerate() {
+            let device = tape.device_ns();
+            let start = Instant::now();
+            if row == 0 {
+                compress_file(&input, &archive, &mut codec, &hidden)?;
+            } else {
+                decompress_file(&archive, &output, &mut codec, &hidden)?;
+            }
+            let wall = start.elapsed().as_nanos() as f64;
+            let device = (tape.device_ns() - device) as f64;
+            times.0.push((wall - device) / 1e6);
+            times.1.push(wall / 1e6);
+        }
+        ensure!(
+            std::fs::read(&archive)? == recorded,
+            "run {run}: compress_file wrote another archive than the recorded run"
+        );
+        same_pages(&output, pages).with_context(|| format!("run {run}"))?;
+    }
+    let bytes = pages.len() * PAGE_SIZE;
+    let [compress, decompress] = times.map(|(host, wall)| Direction {
+        host_spread: spread(&host),
+        host_ms: median(host),
+        wall_ms: median(wall),
+        bytes,
+    });
+    Ok(Pipeline {
+        compress,
+        decompress,
+        cpu_fallback_pages: codec.compressor().stats().cpu_fallback_pages,
+    })
+}
+
+fn same_pages(file: &Path, pages: &[Page]) -> anyhow::Result<()> {
+    let written = std::fs::read(file)?;
+    ensure!(
+        written == pages.as_flattened(),
+        "decompress_file did not give back the pages"
+    );
+    Ok(())
+}
+
+impl Pipeline {
+    /// The rows as text, after a line that says what they time.
+    pub fn text(&self) -> String {
+        format!(
+            "CLI pipeline (warpforge compress / decompress through the batch API on the replay driver, \
+             files in the temp directory; host work includes reading, writing, CRCs and the syncs' waits):\n{}{}\
+             CLI pipeline CPU fallbacks: {} pages\n",
+            self.compress.row("compress_file"),
+            self.decompress.row("decompress_file"),
+            self.cpu_fallback_pages
+        )
+    }
+}
