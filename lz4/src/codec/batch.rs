@@ -118,16 +118,14 @@ impl PageCodec for BatchCodec {
     fn describe(&self) -> String {
         let d = self.0.device();
         match self.1 {
-            Backend::PtxSim => {
-                return format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name)
-            }
-            Backend::WebGpu => return self.0.describe(),
-            _ => {}
+            Backend::PtxSim => format!("ptx-sim: the CUDA engine's host pipeline on {}", d.name),
+            Backend::Cuda => format!(
+                "cuda on {} (device {}, SM {}.{})",
+                d.name, d.index, d.compute_capability.0, d.compute_capability.1
+            ),
+            // WebGPU (the adapter and how warps are lowered), or a compressor the caller opened.
+            _ => self.0.describe(),
         }
-        format!(
-            "cuda on {} (device {}, SM {}.{})",
-            d.name, d.index, d.compute_capability.0, d.compute_capability.1
-        )
     }
 
     /// A full ring: every slot gets a batch per call, so uploads, kernels and downloads overlap.
@@ -199,5 +197,24 @@ impl BatchCodec {
             })),
             Err(e) => Err(e.into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::ReplayTape;
+
+    #[test]
+    fn a_codec_over_the_callers_compressor_names_that_compressor() {
+        let config = GpuBatchConfig::default();
+        let tape = ReplayTape::new(config.algorithm.lz4_level());
+        let compressor = GpuBatchCompressor::replaying(config, tape).expect("a replay compressor");
+        let codec = BatchCodec::with_compressor(compressor);
+        assert_eq!(codec.backend(), Backend::Sim);
+        let name = codec.describe();
+        assert!(name.contains("replay driver"), "{name}");
+        assert!(!name.starts_with("cuda"), "{name}");
+        assert_eq!(codec.batch_pages(), 3 * 4096);
     }
 }
