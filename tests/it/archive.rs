@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use indicatif::ProgressBar;
-use warpforge::codec::{open, Backend, CpuCodec, KernelCodec, PageCodec, ReferenceCodec};
+use warpforge::codec::{
+    open, Backend, BatchCodec, CpuCodec, KernelCodec, PageCodec, ReferenceCodec,
+};
+use warpforge::gpu::{GpuBackend, GpuBatchCompressor, GpuBatchConfig};
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::pipeline::{compress_file, decompress_file};
 
@@ -106,6 +109,31 @@ fn every_backend_round_trips_and_reference_equals_webgpu() {
         per_launch, reference,
         "the per-launch webgpu archive is byte-identical"
     );
+}
+
+#[test]
+fn pages_the_batch_codec_redid_on_the_cpu_are_counted_and_the_archive_is_unchanged() {
+    let dir = TempDir::new("fallback");
+    let pages = dir.path("in.pages");
+    let original = page_file(&pages, 1);
+    let reference = round_trip(&mut ReferenceCodec::default(), &dir, &pages, &original);
+    // The batch API on the simulator, 4 pages a batch; its first batch fails on purpose.
+    let config = GpuBatchConfig {
+        batch_size: 4,
+        ..GpuBatchConfig::default()
+    };
+    let mut compressor =
+        GpuBatchCompressor::with_backend(config, GpuBackend::Sim).expect("a sim compressor");
+    compressor.inject_faults([0]);
+    let mut codec = BatchCodec::with_compressor(compressor);
+    let archive = dir.path("fallback.wfpa");
+    compress_file(&pages, &archive, &mut codec, &ProgressBar::hidden()).expect("compresses");
+    assert_eq!(
+        std::fs::read(&archive).expect("read"),
+        reference,
+        "the same archive, the failed batch redone on the CPU"
+    );
+    assert_eq!(codec.cpu_fallback_pages(), 4, "{}", codec.describe());
 }
 
 #[test]
