@@ -21,7 +21,10 @@ pub fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendC
             "the CPU reference of the warp kernels (byte-identical to the kernels)"
         }
         Backend::Sim => "the LZ4 warp kernels on the CPU simulator, sanitizer on",
-        Backend::PtxSim => "not supported by compress/decompress yet (warpforge run takes it)",
+        Backend::PtxSim => {
+            "the CUDA engine's host pipeline with the PTX simulator running the kernels' sm_80 PTX \
+             (slow; a failed batch is an error, not a CPU fallback)"
+        }
         Backend::WebGpu => {
             "the LZ4 warp kernels on a WebGPU adapter (the batch API's ring, CPU fallback per failed batch)"
         }

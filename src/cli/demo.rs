@@ -28,6 +28,13 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let (mut codec, auto) = open_codec(args.backend, Lz4Level::DEFAULT)?;
     let rows = kind_rows(codec.as_mut(), &pages)?;
     print!("{}", text(&rows, &codec.describe()));
+    let fell_back = codec.cpu_fallback_pages();
+    if fell_back > 0 {
+        println!(
+            "{fell_back} pages were redone on the CPU after GPU failures (each said on stderr): \
+             their records are the reference's, their times not the GPU's"
+        );
+    }
     if let Some(line) = auto {
         println!("{line}");
     }

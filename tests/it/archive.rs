@@ -137,9 +137,9 @@ fn pages_the_batch_codec_redid_on_the_cpu_are_counted_and_the_archive_is_unchang
 }
 
 #[test]
-fn the_cli_webgpu_backend_writes_the_reference_archive_and_says_what_ran() {
+fn the_cli_webgpu_backend_writes_the_reference_archive_without_cpu_fallback() {
     if !common::adapter_or_skip(
-        "the_cli_webgpu_backend_writes_the_reference_archive_and_says_what_ran",
+        "the_cli_webgpu_backend_writes_the_reference_archive_without_cpu_fallback",
     ) {
         return;
     }

@@ -16,8 +16,8 @@ use crate::runtime::Launcher;
 use crate::Algorithm;
 use crate::Backend;
 
-/// Pages per batch on a software WebGPU adapter (lavapipe runs the level-2 kernel at tens of pages a
-/// second on two cores).
+/// Pages per batch on a software WebGPU adapter (on this project's 2-core VM lavapipe compresses
+/// about 50-150 pages a second, by level and path).
 pub const SOFTWARE_BATCH_PAGES: usize = 256;
 
 /// A CUDA device, a WebGPU adapter (or the PTX simulator standing in for a CUDA device) running the
@@ -51,8 +51,9 @@ impl BatchCodec {
 
     /// The first WebGPU adapter that runs the kernels (hardware before software), compressing at
     /// `level`. On a software adapter (lavapipe, SwiftShader, WARP: the kernels run on the host's
-    /// cores) a batch is [`SOFTWARE_BATCH_PAGES`] pages, so a call returns, and the progress bar moves,
-    /// every few seconds rather than minutes, and the ring's buffers take megabytes, not hundreds.
+    /// cores) a batch is [`SOFTWARE_BATCH_PAGES`] pages, so a call of the pipeline (a batch per ring
+    /// slot: 768 pages) returns, and the progress bar moves, every 5-15 s there rather than every few
+    /// minutes, and the ring's buffers take megabytes, not hundreds.
     pub fn webgpu_at(level: Lz4Level) -> anyhow::Result<BatchCodec> {
         let device = WebGpuDevice::new(&crate::auto::webgpu_requirements()?)
             .map_err(|e| anyhow::anyhow!("no WebGPU adapter can run the LZ4 kernels: {e}"))?;

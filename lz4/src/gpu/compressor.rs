@@ -185,7 +185,7 @@ impl GpuBatchCompressor {
     }
 
     /// The backend and device in a line: `cuda on NVIDIA H100 …`, `webgpu on llvmpipe (…) (vulkan),
-    /// warps emulated (workgroup memory and barriers)`.
+    /// warps emulated`, `webgpu on … , warps on 32-lane subgroups`.
     pub fn describe(&self) -> String {
         self.engine.describe()
     }

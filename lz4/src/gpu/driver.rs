@@ -63,8 +63,8 @@ pub trait Driver {
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
-    /// The backend and device in a line, e.g. `webgpu on NVIDIA H100 (vulkan), warps on 32-lane
-    /// subgroups`.
+    /// The backend and device in a line: `{backend} on {name}` unless the driver says more (the
+    /// WebGPU driver adds how warps are lowered).
     fn describe(&self) -> String {
         let info = self.info();
         format!("{} on {}", info.backend, info.name)

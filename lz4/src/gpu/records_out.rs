@@ -76,7 +76,8 @@ impl RecordsOut<'_> {
             RecordsOut::Owned(v) => {
                 // On the calling thread: each record is allocated from the arena of the thread that
                 // will most likely free it. Built on rayon's threads, in their own glibc arenas, the
-                // same records took 2-3x as long per call (docs/host-pipeline.md).
+                // same records took up to 2.8x as long per call on a 2-vCPU VM
+                // (docs/host-pipeline.md; not measured on a many-core host).
                 let records = &mut v[first..first + pages.len()];
                 for (i, (record, page)) in records.iter_mut().zip(pages).enumerate() {
                     *record = match metas[i] {

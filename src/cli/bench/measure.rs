@@ -261,7 +261,7 @@ pub fn run(
                 let fell_back = codec.compressor().stats().cpu_fallback_pages;
                 if fell_back > 0 {
                     skipped.push(format!(
-                        "webgpu: {fell_back} pages were compressed on the CPU after GPU failures; its row is not a GPU figure"
+                        "webgpu: {fell_back} pages were redone on the CPU after GPU failures; its row is not a GPU figure"
                     ));
                 }
             }

@@ -37,14 +37,30 @@ pub struct Pipeline {
 struct Scratch(PathBuf);
 
 impl Scratch {
+    /// A directory of its own in the temp directory: created, never one that was already there
+    /// (which it would delete when done).
     fn new() -> anyhow::Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!(
-            "warpforge-host-bench-pipeline-{}",
+        let base = std::env::temp_dir();
+        for attempt in 0..1000 {
+            let dir = base.join(format!(
+                "warpforge-host-bench-pipeline-{}-{attempt}",
+                std::process::id()
+            ));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(Scratch(dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(
+                        anyhow::Error::new(e).context(format!("cannot create {}", dir.display()))
+                    )
+                }
+            }
+        }
+        anyhow::bail!(
+            "{}: 1000 warpforge-host-bench-pipeline-{}-* directories already exist",
+            base.display(),
             std::process::id()
-        ));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Scratch(dir))
+        )
     }
 
     fn path(&self, name: &str) -> PathBuf {
