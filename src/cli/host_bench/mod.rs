@@ -1,5 +1,6 @@
 //! `warpforge host-bench`: the arguments and the printing around [`replay::run`].
 
+mod direction;
 mod latency;
 mod pipeline;
 mod replay;

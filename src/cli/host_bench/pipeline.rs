@@ -20,7 +20,7 @@ use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::pipeline::{compress_file, decompress_file};
 use warpforge::PAGE_SIZE;
 
-use super::replay::{median, spread, Direction};
+use super::direction::{median, spread, Direction};
 
 /// The CLI pipeline's two rows.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,58 +18,7 @@ use warpforge::codec::Page;
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::PAGE_SIZE;
 
-/// Bytes in a GiB.
-const GIB: f64 = (1u64 << 30) as f64;
-
-/// One direction's figures, medians over the timed runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Direction {
-    /// Host work per call (wall time minus device stand-in time), ms.
-    pub host_ms: f64,
-    /// Wall time per call, ms (host clock; includes the replay driver's copies).
-    pub wall_ms: f64,
-    /// How far the runs' host work spread: the slowest run's over the fastest run's, less 1 (0.2:
-    /// the slowest took 20% longer). 0 with one run.
-    pub host_spread: f64,
-    /// Bytes of pages per call.
-    pub bytes: usize,
-}
-
-impl Direction {
-    /// Host milliseconds per GiB of pages.
-    pub fn host_ms_per_gib(&self) -> f64 {
-        self.host_ms * GIB / self.bytes as f64
-    }
-
-    /// The row of the text report.
-    pub fn row(&self, name: &str) -> String {
-        format!(
-            "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms; \
-             host spread {:.0}%)\n",
-            self.host_ms_per_gib(),
-            self.host_gbps(),
-            self.wall_ms,
-            self.host_ms,
-            self.host_spread * 1e2
-        )
-    }
-
-    /// The object of `--json`.
-    pub(super) fn json(&self) -> DirectionJson {
-        DirectionJson {
-            host_gbps: self.host_gbps(),
-            host_ms: self.host_ms,
-            host_ms_per_gib: self.host_ms_per_gib(),
-            host_spread: self.host_spread,
-            wall_ms: self.wall_ms,
-        }
-    }
-
-    /// Pages' bytes per second of host work, GB/s (10⁹ B/s).
-    pub fn host_gbps(&self) -> f64 {
-        self.bytes as f64 / (self.host_ms.max(1e-9) / 1e3) / 1e9
-    }
-}
+use super::direction::{median, spread, Direction, DirectionJson};
 
 /// What `warpforge host-bench` measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,22 +54,6 @@ pub struct HostBenchReport {
     pub compress_staged: Direction,
     /// Pages redone on the CPU (must be 0: the replayed GPU path handled every page).
     pub cpu_fallback_pages: u64,
-}
-
-pub(super) fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
-/// The slowest of `v` over the fastest, less 1 (0 for one value or a fastest of 0).
-pub(super) fn spread(v: &[f64]) -> f64 {
-    let fastest = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let slowest = v.iter().copied().fold(0.0, f64::max);
-    if fastest > 0.0 && fastest.is_finite() {
-        slowest / fastest - 1.0
-    } else {
-        0.0
-    }
 }
 
 /// Whether the owned `records` are `recorded`, compared in place: the check allocates nothing, so the
@@ -398,27 +331,4 @@ struct PipelineJson {
     compress_file: DirectionJson,
     cpu_fallback_pages: u64,
     decompress_file: DirectionJson,
-}
-
-/// One direction of [`HostBenchJson`] (keys in alphabetical order too).
-#[derive(Serialize)]
-pub(super) struct DirectionJson {
-    host_gbps: f64,
-    host_ms: f64,
-    host_ms_per_gib: f64,
-    host_spread: f64,
-    wall_ms: f64,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::spread;
-
-    #[test]
-    fn spread_is_the_slowest_over_the_fastest_less_one() {
-        assert!((spread(&[2.0, 3.0, 2.5]) - 0.5).abs() < 1e-12);
-        assert_eq!(spread(&[4.0]), 0.0);
-        assert_eq!(spread(&[]), 0.0);
-        assert_eq!(spread(&[0.0, 1.0]), 0.0);
-    }
 }
