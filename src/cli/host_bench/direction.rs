@@ -26,13 +26,15 @@ impl Direction {
         self.host_ms * GIB / self.bytes as f64
     }
 
-    /// The row of the text report.
-    pub fn row(&self, name: &str) -> String {
+    /// The row of the text report, its host work also as a multiple of `staged`'s (the staged path
+    /// of the same run, what the owned APIs are measured against).
+    pub fn row(&self, name: &str, staged: &Direction) -> String {
         format!(
-            "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s   (wall {:.1} ms, of which host {:.1} ms; \
-             host spread {:.0}%)\n",
+            "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s  {:>6.2}x staged   (wall {:.1} ms, of which \
+             host {:.1} ms; host spread {:.0}%)\n",
             self.host_ms_per_gib(),
             self.host_gbps(),
+            self.host_ms_per_gib() / staged.host_ms_per_gib().max(1e-12),
             self.wall_ms,
             self.host_ms,
             self.host_spread * 1e2

@@ -68,7 +68,12 @@ pub fn run(args: HostBenchArgs) -> Result<()> {
     if args.json {
         println!("{}", report.json(&latency, &pipeline));
     } else {
-        print!("{}{}{}", report.text(), latency.text(), pipeline.text());
+        print!(
+            "{}{}{}",
+            report.text(),
+            latency.text(),
+            pipeline.text(&report.compress_staged)
+        );
     }
     Ok(())
 }

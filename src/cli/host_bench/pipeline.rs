@@ -143,14 +143,15 @@ fn same_pages(file: &Path, pages: &[Page]) -> anyhow::Result<()> {
 }
 
 impl Pipeline {
-    /// The rows as text, after a line that says what they time.
-    pub fn text(&self) -> String {
+    /// The rows as text, after a line that says what they time; `staged` is the same run's
+    /// `compress_staged` row.
+    pub fn text(&self, staged: &Direction) -> String {
         format!(
             "CLI pipeline (warpforge compress / decompress through the batch API on the replay driver, \
              files in the temp directory; host work includes reading, writing, CRCs and the syncs' waits):\n{}{}\
              CLI pipeline CPU fallbacks: {} pages\n",
-            self.compress.row("compress_file"),
-            self.decompress.row("decompress_file"),
+            self.compress.row("compress_file", staged),
+            self.decompress.row("decompress_file", staged),
             self.cpu_fallback_pages
         )
     }

@@ -238,7 +238,7 @@ impl HostBenchReport {
              buffers reused); compress_staged: pages already in the staging pages (filling them \
              untimed); compress_batch: owned records, pages in a Vec; compress (host pages): compress_into of host_pages; compress_batch (host pages): compress_batch of \
              host_pages (page-locked on CUDA; filling them untimed); decompress_batch: owned records in, host pages out\n{} pages ({:.1} MiB), batch {} pages x {} ring \
-             slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs (host spread: the slowest run over the fastest, less 1)\n",
+             slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs (x staged: host work over compress_staged's; host spread: the slowest run over the fastest, less 1)\n",
             self.pages,
             (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
             self.config.batch_size,
@@ -257,7 +257,7 @@ impl HostBenchReport {
             ("compress_batch (host pages)", &self.compress_owned_host),
             ("decompress_batch", &self.decompress_owned),
         ] {
-            s += &d.row(name);
+            s += &d.row(name, &self.compress_staged);
         }
         s += &format!("CPU fallbacks: {} pages\n", self.cpu_fallback_pages);
         s
