@@ -1,6 +1,8 @@
 //! One row of `warpforge host-bench` ([`Direction`]): the median host work and wall time of a call
 //! over the timed runs, their spread, and the row's text and JSON.
 
+use std::time::Instant;
+
 use serde::Serialize;
 
 /// Bytes in a GiB.
@@ -58,14 +60,51 @@ impl Direction {
     }
 }
 
+/// One row's timed calls: each call's host work (its wall time minus the driver's device stand-in
+/// time) and its wall time, ms.
+#[derive(Default)]
+pub struct Runs {
+    host: Vec<f64>,
+    wall: Vec<f64>,
+}
+
+impl Runs {
+    /// Runs `f` once, timed; `device_ns` reads the replay drivers' running total of device stand-in
+    /// time.
+    pub fn time<T>(
+        &mut self,
+        device_ns: impl Fn() -> u64,
+        f: impl FnOnce() -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let device = device_ns();
+        let start = Instant::now();
+        let out = f()?;
+        let wall = start.elapsed().as_nanos() as f64;
+        let device = (device_ns() - device) as f64;
+        self.host.push((wall - device) / 1e6);
+        self.wall.push(wall / 1e6);
+        Ok(out)
+    }
+
+    /// The row: medians over the runs and the host work's spread, `bytes` of pages per call.
+    pub fn direction(self, bytes: usize) -> Direction {
+        Direction {
+            host_spread: spread(&self.host),
+            host_ms: median(self.host),
+            wall_ms: median(self.wall),
+            bytes,
+        }
+    }
+}
+
 /// The median of `v` (the upper one for an even count).
-pub fn median(mut v: Vec<f64>) -> f64 {
+fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
 
 /// The slowest of `v` over the fastest, less 1 (0 for one value or a fastest of 0).
-pub fn spread(v: &[f64]) -> f64 {
+fn spread(v: &[f64]) -> f64 {
     let fastest = v.iter().copied().fold(f64::INFINITY, f64::min);
     let slowest = v.iter().copied().fold(0.0, f64::max);
     if fastest > 0.0 && fastest.is_finite() {

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
@@ -20,7 +19,7 @@ use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::pipeline::{compress_file, decompress_file};
 use warpforge::PAGE_SIZE;
 
-use super::direction::{median, spread, Direction};
+use super::direction::{Direction, Runs};
 
 /// The CLI pipeline's two rows.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,22 +96,16 @@ pub fn run(pages: &[Page], runs: usize, config: GpuBatchConfig) -> anyhow::Resul
     same_pages(&output, pages)?;
     tape.replay();
 
-    let mut times: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    let (mut compress, mut decompress) = (Runs::default(), Runs::default());
+    let device = || tape.device_ns();
     for run in 0..runs {
         tape.rewind();
-        for (row, times) in times.iter_mut().enumerate() {
-            let device = tape.device_ns();
-            let start = Instant::now();
-            if row == 0 {
-                compress_file(&input, &archive, &mut codec, &hidden)?;
-            } else {
-                decompress_file(&archive, &output, &mut codec, &hidden)?;
-            }
-            let wall = start.elapsed().as_nanos() as f64;
-            let device = (tape.device_ns() - device) as f64;
-            times.0.push((wall - device) / 1e6);
-            times.1.push(wall / 1e6);
-        }
+        compress.time(device, || {
+            compress_file(&input, &archive, &mut codec, &hidden).map(drop)
+        })?;
+        decompress.time(device, || {
+            decompress_file(&archive, &output, &mut codec, &hidden).map(drop)
+        })?;
         ensure!(
             std::fs::read(&archive)? == recorded,
             "run {run}: compress_file wrote another archive than the recorded run"
@@ -120,15 +113,9 @@ pub fn run(pages: &[Page], runs: usize, config: GpuBatchConfig) -> anyhow::Resul
         same_pages(&output, pages).with_context(|| format!("run {run}"))?;
     }
     let bytes = pages.len() * PAGE_SIZE;
-    let [compress, decompress] = times.map(|(host, wall)| Direction {
-        host_spread: spread(&host),
-        host_ms: median(host),
-        wall_ms: median(wall),
-        bytes,
-    });
     Ok(Pipeline {
-        compress,
-        decompress,
+        compress: compress.direction(bytes),
+        decompress: decompress.direction(bytes),
         cpu_fallback_pages: codec.compressor().stats().cpu_fallback_pages,
     })
 }

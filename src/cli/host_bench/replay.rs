@@ -7,7 +7,6 @@
 //! run, outside the timed region, each decoded page is compared with its input.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
@@ -18,7 +17,7 @@ use warpforge::codec::Page;
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::PAGE_SIZE;
 
-use super::direction::{median, spread, Direction, DirectionJson};
+use super::direction::{Direction, DirectionJson, Runs};
 
 /// What `warpforge host-bench` measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,17 +116,8 @@ pub fn run(
     owned.replay();
     progress.inc(1);
 
-    let mut times: [(Vec<f64>, Vec<f64>); 7] = Default::default();
-    let mut timed = |row: usize, f: &mut dyn FnMut() -> anyhow::Result<()>| {
-        let device = tape.device_ns() + owned.device_ns();
-        let start = Instant::now();
-        f()?;
-        let wall = start.elapsed().as_nanos() as f64;
-        let device = (tape.device_ns() + owned.device_ns() - device) as f64;
-        times[row].0.push((wall - device) / 1e6);
-        times[row].1.push(wall / 1e6);
-        anyhow::Ok(())
-    };
+    let mut times: [Runs; 7] = Default::default();
+    let device = || tape.device_ns() + owned.device_ns();
     // The packed buffers start with the recorded records' capacity, so the first timed run reuses
     // them as every later one does (a streaming caller's steady state).
     let mut packed = recorded.clone();
@@ -136,14 +126,14 @@ pub fn run(
         // The packed API, its buffers reused from run to run (as a streaming caller reuses them).
         tape.rewind();
         decoded.iter_mut().for_each(|p| p.fill(0xa5));
-        timed(0, &mut || {
+        times[0].time(device, || {
             Ok(gpu.compress_into(pages, &mut packed).map(drop)?)
         })?;
         ensure!(
             packed == recorded,
             "run {run}: the replayed compression gave other records than the recorded one"
         );
-        timed(1, &mut || Ok(gpu.decompress_into(&packed, &mut decoded)?))?;
+        times[1].time(device, || Ok(gpu.decompress_into(&packed, &mut decoded)?))?;
         ensure!(
             decoded.as_slice() == pages,
             "run {run}: the replayed round trip changed the pages"
@@ -154,7 +144,7 @@ pub fn run(
         gpu.staging_pages(pages.len())?
             .copy_from_slice(pages.as_flattened());
         packed.clear();
-        timed(4, &mut || {
+        times[4].time(device, || {
             Ok(gpu.compress_staged(pages.len(), &mut packed).map(drop)?)
         })?;
         ensure!(
@@ -163,11 +153,7 @@ pub fn run(
         );
         // The owned-records API from pages in ordinary memory: staged by a copy.
         tape.rewind();
-        let mut records = Vec::new();
-        timed(2, &mut || {
-            records = gpu.compress_batch(pages)?.pages;
-            Ok(())
-        })?;
+        let records = times[2].time(device, || Ok(gpu.compress_batch(pages)?.pages))?;
         ensure!(
             same_records(&records, &recorded),
             "run {run}: compress_batch gave other records than the recorded ones"
@@ -176,42 +162,29 @@ pub fn run(
         // The owned-records API from page-locked pages the compressor gave out (filled here,
         // untimed, as a reader would fill them), and decompress_batch into its page-locked pages.
         owned.rewind();
-        let mut records = Vec::new();
-        timed(5, &mut || {
-            records = locked.compress_batch(&input)?.pages;
-            Ok(())
-        })?;
+        let records = times[5].time(device, || Ok(locked.compress_batch(&input)?.pages))?;
         ensure!(
             same_records(&records, &recorded),
             "run {run}: compress_batch of host pages gave other records than the recorded ones"
         );
         // The packed API from the same host pages (the compress launches of compress_batch).
         owned.rewind();
-        timed(6, &mut || {
+        times[6].time(device, || {
             Ok(locked.compress_into(&input, &mut packed_host).map(drop)?)
         })?;
         ensure!(
             packed_host == recorded,
             "run {run}: compress_into of host pages gave other records than the recorded ones"
         );
-        let mut fresh = None;
-        timed(3, &mut || {
-            fresh = Some(locked.decompress_batch(&records)?);
-            Ok(())
-        })?;
+        let fresh = times[3].time(device, || Ok(locked.decompress_batch(&records)?))?;
         ensure!(
-            fresh.as_deref() == Some(pages),
+            *fresh == *pages,
             "run {run}: decompress_batch changed the pages"
         );
         drop((records, fresh));
         progress.inc(1);
     }
-    let [c, d, co, dfresh, staged, co_host, c_host] = times.map(|(host, wall)| Direction {
-        host_spread: spread(&host),
-        host_ms: median(host),
-        wall_ms: median(wall),
-        bytes,
-    });
+    let [c, d, co, dfresh, staged, co_host, c_host] = times.map(|runs| runs.direction(bytes));
     Ok(HostBenchReport {
         pages: pages.len(),
         runs,
