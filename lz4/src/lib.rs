@@ -28,6 +28,7 @@ pub mod gpu;
 pub mod kernel_io;
 pub mod kernels;
 pub mod pipeline;
+mod writeback;
 
 pub use backend::Backend;
 

@@ -11,6 +11,7 @@ use indicatif::ProgressBar;
 
 use crate::archive::{ArchiveError, ArchiveReader, ArchiveWriter, Record};
 use crate::codec::{Page, PageCodec};
+use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
 
 pub use crate::codec::BATCH_PAGES;
@@ -171,6 +172,7 @@ pub fn decompress_file(
     let mut records = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut decoded: Vec<Page> = Vec::new();
+    let mut writeback = Writeback::default();
     loop {
         records.clear();
         crcs.clear();
@@ -212,6 +214,7 @@ pub fn decompress_file(
             out.write_all(page)?;
         }
         done += records.len() as u64;
+        writeback.wrote(&mut out, done * PAGE_SIZE as u64)?;
         progress.set_position(done);
     }
     reader.finish().map_err(|e| page_error(e, input))?;

@@ -8,7 +8,11 @@ use std::path::{Path, PathBuf};
 use super::format::{
     footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN,
 };
+use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
+
+/// The archive's write buffer: large writes (16 per 16 MiB of records, not 2,048).
+const OUT_BUFFER: usize = 1 << 20;
 
 /// Writes an archive of a known number of pages to `OUT.partial`, renamed to `OUT` by
 /// [`ArchiveWriter::finish`]; dropped unfinished, it removes the partial file.
@@ -22,6 +26,7 @@ pub struct ArchiveWriter {
     written: u64,
     records_len: u64,
     archive_crc: crc32fast::Hasher,
+    writeback: Writeback,
     done: bool,
 }
 
@@ -30,7 +35,7 @@ impl ArchiveWriter {
     pub fn create(target: &Path, pages: u64) -> Result<Self, ArchiveError> {
         let partial = sibling(target, "partial");
         let crc_path = sibling(target, "crc.partial");
-        let mut out = BufWriter::new(File::create(&partial)?);
+        let mut out = BufWriter::with_capacity(OUT_BUFFER, File::create(&partial)?);
         let spill = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -52,6 +57,7 @@ impl ArchiveWriter {
             written: 0,
             records_len: 0,
             archive_crc,
+            writeback: Writeback::default(),
             done: false,
         })
     }
@@ -74,6 +80,8 @@ impl ArchiveWriter {
         self.out.write_all(scratch)?;
         self.archive_crc.update(scratch);
         self.records_len += scratch.len() as u64;
+        self.writeback
+            .wrote(&mut self.out, HEADER_LEN + self.records_len)?;
         let crcs = self.crcs.as_mut().expect("present until finish");
         crcs.write_all(&crc32fast::hash(original).to_le_bytes())?;
         self.written += 1;
