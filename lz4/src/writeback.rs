@@ -40,12 +40,7 @@ fn start(file: &File, offset: u64, len: u64) {
     // SAFETY: sync_file_range takes a descriptor and three integers and touches no memory of ours;
     // the descriptor stays open while `file` is borrowed.
     let rc = unsafe {
-        libc::sync_file_range(
-            file.as_raw_fd(),
-            offset,
-            len,
-            libc::SYNC_FILE_RANGE_WRITE,
-        )
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
     };
     // A refusal (a filesystem or system without it) only leaves the work to the final sync, which
     // reports any real write error.
