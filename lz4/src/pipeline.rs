@@ -82,6 +82,7 @@ pub fn compress_file(
     let batch_pages = codec.batch_pages().max(1);
     let mut batch: Vec<Page> = Vec::new();
     let mut scratch = Vec::new();
+    let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut done = 0u64;
     while done < pages {
         let n = (pages - done).min(batch_pages as u64) as usize;
@@ -106,15 +107,22 @@ pub fn compress_file(
                 )
             })?;
         }
-        let records = match &host {
-            Some(host) => codec.compress_host(host),
-            None => codec.compress(&batch),
-        }
-        .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
+        // The pages' CRCs on a pool thread while the batch compresses (on a GPU the calling thread
+        // mostly waits for the device then).
         let pages_in = host.as_deref().unwrap_or(&batch);
-        for (record, page) in records.iter().zip(pages_in) {
+        crcs.clear();
+        let records = rayon::in_place_scope(|s| {
+            let crcs = &mut crcs;
+            s.spawn(move |_| crcs.extend(pages_in.iter().map(|page| crc32fast::hash(page))));
+            match &host {
+                Some(host) => codec.compress_host(host),
+                None => codec.compress(&batch),
+            }
+        })
+        .with_context(|| format!("compressing pages {done}..{}", done + n as u64))?;
+        for (record, &crc) in records.iter().zip(&crcs) {
             summary.kinds[kind_index(record)] += 1;
-            writer.push(record, page, &mut scratch)?;
+            writer.push_with_crc(record, crc, &mut scratch)?;
         }
         done += n as u64;
         progress.set_position(done);
@@ -198,7 +206,7 @@ pub fn decompress_file(
                 codec.decompress(&records, &mut decoded)?
             }
         };
-        let decoded = host.as_deref().unwrap_or(&decoded);
+        let decoded = &host.as_deref().unwrap_or(&decoded)[..records.len()];
         if let Err(e) = result {
             bail!(
                 "{}: page {}: {}",
@@ -207,12 +215,24 @@ pub fn decompress_file(
                 e.detail
             );
         }
-        for (i, (page, crc)) in decoded.iter().zip(&crcs).enumerate() {
-            if crc32fast::hash(page) != *crc {
-                bail!("{}: page {}: the decoded page does not match its checksum (the archive is corrupted)", input.display(), done + i as u64);
-            }
-            out.write_all(page)?;
+        // The pages are checked on a pool thread while they are written: a page that fails its
+        // checksum fails the run, and the partial output is removed.
+        let mut corrupt = None;
+        let written = rayon::in_place_scope(|s| {
+            let corrupt = &mut corrupt;
+            let crcs = &crcs;
+            s.spawn(move |_| {
+                *corrupt = decoded
+                    .iter()
+                    .zip(crcs)
+                    .position(|(page, &crc)| crc32fast::hash(page) != crc)
+            });
+            decoded.iter().try_for_each(|page| out.write_all(page))
+        });
+        if let Some(i) = corrupt {
+            bail!("{}: page {}: the decoded page does not match its checksum (the archive is corrupted)", input.display(), done + i as u64);
         }
+        written?;
         done += records.len() as u64;
         writeback.wrote(&mut out, done * PAGE_SIZE as u64)?;
         progress.set_position(done);

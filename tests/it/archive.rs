@@ -302,6 +302,100 @@ fn corruption_is_reported_with_the_page_index() {
     assert!(!out.exists());
 }
 
+/// The reference codec in batches of `.0` pages, so a run spans several batches.
+struct SmallBatches(usize);
+
+impl PageCodec for SmallBatches {
+    fn backend(&self) -> Backend {
+        Backend::Reference
+    }
+    fn batch_pages(&self) -> usize {
+        self.0
+    }
+    fn compress(
+        &mut self,
+        pages: &[warpforge::codec::Page],
+    ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+        ReferenceCodec::default().compress(pages)
+    }
+    fn decompress(
+        &mut self,
+        records: &[warpforge::archive::Record],
+        out: &mut [warpforge::codec::Page],
+    ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
+        ReferenceCodec::default().decompress(records, out)
+    }
+}
+
+/// Each record's page index and byte offset in `archive` (header 20 bytes; kinds 0 LZ4, 1 raw, 2
+/// same-filled).
+fn record_offsets(archive: &[u8], pages: usize) -> Vec<usize> {
+    let mut at = 20;
+    (0..pages)
+        .map(|_| {
+            let start = at;
+            at += match archive[at] {
+                0 => 5 + u32::from_le_bytes(archive[at + 1..at + 5].try_into().unwrap()) as usize,
+                1 => 1 + warpforge::PAGE_SIZE,
+                2 => 9,
+                kind => panic!("record kind {kind} at byte {at}"),
+            };
+            start
+        })
+        .collect()
+}
+
+/// The pages' checksums are checked beside the writes (on another thread): a page that decodes
+/// but does not match its checksum, in a later batch than the first, still fails the run with its
+/// own index and leaves no output.
+#[test]
+fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
+    let dir = TempDir::new("crc-batches");
+    let pages = dir.path("in.pages");
+    let original = page_file(&pages, 3);
+    let count = original.len() / warpforge::PAGE_SIZE;
+    let archive_path = dir.path("a.wfpa");
+    compress_file(
+        &pages,
+        &archive_path,
+        &mut SmallBatches(7),
+        &ProgressBar::hidden(),
+    )
+    .expect("compresses");
+    let archive = std::fs::read(&archive_path).expect("read");
+    // The last LZ4 record whose block starts with literals, past the first batch.
+    let offsets = record_offsets(&archive, count);
+    let (index, at) = offsets
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|&(i, &at)| i >= 7 && archive[at] == 0 && archive[at + 5] >> 4 > 0)
+        .map(|(i, &at)| (i, at))
+        .expect("an LZ4 record with literals after page 7");
+    let mut bad = archive.clone();
+    bad[at + 6] ^= 0x5a; // its first literal: the block still decodes, to another page
+    let path = dir.path("bad.wfpa");
+    std::fs::write(&path, &bad).expect("write");
+    let out = dir.path("bad.pages");
+    let err = decompress_file(&path, &out, &mut SmallBatches(7), &ProgressBar::hidden())
+        .expect_err("a page that fails its checksum fails the run")
+        .to_string();
+    assert!(
+        err.contains(&format!("page {index}:")) && err.contains("checksum"),
+        "page {index} of {count}: {err}"
+    );
+    assert!(!out.exists() && !dir.path("bad.pages.partial").exists());
+    // The untouched archive still decodes to the pages, across the same batches.
+    decompress_file(
+        &archive_path,
+        &out,
+        &mut SmallBatches(7),
+        &ProgressBar::hidden(),
+    )
+    .expect("decompresses");
+    assert_eq!(std::fs::read(&out).expect("read"), original);
+}
+
 #[test]
 fn fuzzer_found_inputs_are_rejected_cleanly() {
     use warpforge::archive::ArchiveReader;

@@ -69,6 +69,17 @@ impl ArchiveWriter {
         original: &[u8; PAGE_SIZE],
         scratch: &mut Vec<u8>,
     ) -> Result<(), ArchiveError> {
+        self.push_with_crc(record, crc32fast::hash(original), scratch)
+    }
+
+    /// [`ArchiveWriter::push`] with the CRC-32 of the page the record encodes computed by the caller
+    /// (`crc32fast::hash(original)`), for instance on another thread while the batch compresses.
+    pub fn push_with_crc(
+        &mut self,
+        record: &Record,
+        page_crc: u32,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ArchiveError> {
         if self.written == self.pages {
             return Err(ArchiveError::Header(format!(
                 "more than the {} pages announced",
@@ -83,7 +94,7 @@ impl ArchiveWriter {
         self.writeback
             .wrote(&mut self.out, HEADER_LEN + self.records_len)?;
         let crcs = self.crcs.as_mut().expect("present until finish");
-        crcs.write_all(&crc32fast::hash(original).to_le_bytes())?;
+        crcs.write_all(&page_crc.to_le_bytes())?;
         self.written += 1;
         Ok(())
     }
