@@ -396,6 +396,60 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
     assert_eq!(std::fs::read(&out).expect("read"), original);
 }
 
+/// A page file that shrinks while it is compressed (another process truncates it) fails the run
+/// with the first page that could not be read, though the pages are read a batch ahead on another
+/// thread, and leaves no archive behind.
+#[test]
+fn a_page_file_that_shrinks_during_the_run_names_the_first_unread_page() {
+    /// The reference codec in batches of 100 pages; its first call truncates `path` to `to` pages.
+    struct Truncating {
+        path: PathBuf,
+        to: u64,
+    }
+    impl PageCodec for Truncating {
+        fn backend(&self) -> Backend {
+            Backend::Reference
+        }
+        fn batch_pages(&self) -> usize {
+            100
+        }
+        fn compress(
+            &mut self,
+            pages: &[warpforge::codec::Page],
+        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+            if self.to > 0 {
+                let file = std::fs::OpenOptions::new().write(true).open(&self.path)?;
+                file.set_len(self.to * warpforge::PAGE_SIZE as u64)?;
+                self.to = 0;
+            }
+            ReferenceCodec::default().compress(pages)
+        }
+        fn decompress(
+            &mut self,
+            records: &[warpforge::archive::Record],
+            out: &mut [warpforge::codec::Page],
+        ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
+            ReferenceCodec::default().decompress(records, out)
+        }
+    }
+    let dir = TempDir::new("shrinking");
+    let pages = dir.path("in.pages");
+    // 600 pages (2.4 MiB): more than the reader's 1 MiB buffer holds, so pages past 256 are read
+    // from the file after the first batch has truncated it.
+    let bytes: Vec<u8> = (0..600u64).flat_map(|s| page(PageKind::Text, s)).collect();
+    std::fs::write(&pages, &bytes).expect("write pages");
+    let archive = dir.path("a.wfpa");
+    let mut codec = Truncating {
+        path: pages.clone(),
+        to: 450,
+    };
+    let err = compress_file(&pages, &archive, &mut codec, &ProgressBar::hidden())
+        .expect_err("a file cut short fails the run")
+        .to_string();
+    assert!(err.contains("read failed at page 450"), "{err}");
+    assert!(!archive.exists() && !dir.path("a.wfpa.partial").exists());
+}
+
 #[test]
 fn fuzzer_found_inputs_are_rejected_cleanly() {
     use warpforge::archive::ArchiveReader;
