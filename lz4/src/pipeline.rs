@@ -1,5 +1,6 @@
 //! `warpforge compress` / `decompress` as library functions: stream pages through a codec in batches,
-//! with bounded memory, a progress bar, and no partial output left behind on failure.
+//! with bounded memory (two batches of pages while compressing: one compresses while the next is
+//! read), a progress bar, and no partial output left behind on failure.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
