@@ -302,20 +302,41 @@ fn corruption_is_reported_with_the_page_index() {
     assert!(!out.exists());
 }
 
-/// The reference codec in batches of `.0` pages, so a run spans several batches.
-struct SmallBatches(usize);
+/// The reference codec in batches of `batch` pages, recording each call's page count in `calls`.
+/// With `truncate`, its first compress call cuts that file to that many pages, as another process
+/// shrinking the input mid-run would.
+struct SmallBatches {
+    batch: usize,
+    calls: Vec<usize>,
+    truncate: Option<(PathBuf, u64)>,
+}
+
+impl SmallBatches {
+    fn of(batch: usize) -> SmallBatches {
+        SmallBatches {
+            batch,
+            calls: Vec::new(),
+            truncate: None,
+        }
+    }
+}
 
 impl PageCodec for SmallBatches {
     fn backend(&self) -> Backend {
         Backend::Reference
     }
     fn batch_pages(&self) -> usize {
-        self.0
+        self.batch
     }
     fn compress(
         &mut self,
         pages: &[warpforge::codec::Page],
     ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+        self.calls.push(pages.len());
+        if let Some((path, to)) = self.truncate.take() {
+            let file = std::fs::OpenOptions::new().write(true).open(path)?;
+            file.set_len(to * warpforge::PAGE_SIZE as u64)?;
+        }
         ReferenceCodec::default().compress(pages)
     }
     fn decompress(
@@ -323,6 +344,7 @@ impl PageCodec for SmallBatches {
         records: &[warpforge::archive::Record],
         out: &mut [warpforge::codec::Page],
     ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
+        self.calls.push(records.len());
         ReferenceCodec::default().decompress(records, out)
     }
 }
@@ -358,7 +380,7 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
     compress_file(
         &pages,
         &archive_path,
-        &mut SmallBatches(7),
+        &mut SmallBatches::of(7),
         &ProgressBar::hidden(),
     )
     .expect("compresses");
@@ -377,9 +399,14 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
     let path = dir.path("bad.wfpa");
     std::fs::write(&path, &bad).expect("write");
     let out = dir.path("bad.pages");
-    let err = decompress_file(&path, &out, &mut SmallBatches(7), &ProgressBar::hidden())
-        .expect_err("a page that fails its checksum fails the run")
-        .to_string();
+    let err = decompress_file(
+        &path,
+        &out,
+        &mut SmallBatches::of(7),
+        &ProgressBar::hidden(),
+    )
+    .expect_err("a page that fails its checksum fails the run")
+    .to_string();
     assert!(
         err.contains(&format!("page {index}:")) && err.contains("checksum"),
         "page {index} of {count}: {err}"
@@ -389,7 +416,7 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
     decompress_file(
         &archive_path,
         &out,
-        &mut SmallBatches(7),
+        &mut SmallBatches::of(7),
         &ProgressBar::hidden(),
     )
     .expect("decompresses");
@@ -401,37 +428,6 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
 /// thread, and leaves no archive behind.
 #[test]
 fn a_page_file_that_shrinks_during_the_run_names_the_first_unread_page() {
-    /// The reference codec in batches of 100 pages; its first call truncates `path` to `to` pages.
-    struct Truncating {
-        path: PathBuf,
-        to: u64,
-    }
-    impl PageCodec for Truncating {
-        fn backend(&self) -> Backend {
-            Backend::Reference
-        }
-        fn batch_pages(&self) -> usize {
-            100
-        }
-        fn compress(
-            &mut self,
-            pages: &[warpforge::codec::Page],
-        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
-            if self.to > 0 {
-                let file = std::fs::OpenOptions::new().write(true).open(&self.path)?;
-                file.set_len(self.to * warpforge::PAGE_SIZE as u64)?;
-                self.to = 0;
-            }
-            ReferenceCodec::default().compress(pages)
-        }
-        fn decompress(
-            &mut self,
-            records: &[warpforge::archive::Record],
-            out: &mut [warpforge::codec::Page],
-        ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
-            ReferenceCodec::default().decompress(records, out)
-        }
-    }
     let dir = TempDir::new("shrinking");
     let pages = dir.path("in.pages");
     // 600 pages (2.4 MiB): more than the reader's 1 MiB buffer holds, so pages past 256 are read
@@ -439,9 +435,9 @@ fn a_page_file_that_shrinks_during_the_run_names_the_first_unread_page() {
     let bytes: Vec<u8> = (0..600u64).flat_map(|s| page(PageKind::Text, s)).collect();
     std::fs::write(&pages, &bytes).expect("write pages");
     let archive = dir.path("a.wfpa");
-    let mut codec = Truncating {
-        path: pages.clone(),
-        to: 450,
+    let mut codec = SmallBatches {
+        truncate: Some((pages.clone(), 450)),
+        ..SmallBatches::of(100)
     };
     let err = compress_file(&pages, &archive, &mut codec, &ProgressBar::hidden())
         .expect_err("a file cut short fails the run")
@@ -488,41 +484,11 @@ fn fuzzer_found_inputs_are_rejected_cleanly() {
 /// `slots × batch_size` to overlap), in order, and both directions still round-trip.
 #[test]
 fn the_pipeline_feeds_each_codec_its_batch_size() {
-    struct Recording {
-        batch: usize,
-        calls: Vec<usize>,
-    }
-    impl PageCodec for Recording {
-        fn backend(&self) -> warpforge::codec::Backend {
-            warpforge::codec::Backend::Reference
-        }
-        fn batch_pages(&self) -> usize {
-            self.batch
-        }
-        fn compress(
-            &mut self,
-            pages: &[warpforge::codec::Page],
-        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
-            self.calls.push(pages.len());
-            ReferenceCodec::default().compress(pages)
-        }
-        fn decompress(
-            &mut self,
-            records: &[warpforge::archive::Record],
-            out: &mut [warpforge::codec::Page],
-        ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
-            self.calls.push(records.len());
-            ReferenceCodec::default().decompress(records, out)
-        }
-    }
     let dir = TempDir::new("batching");
     let pages = dir.path("in.pages");
     let original = page_file(&pages, 3);
     let count = original.len() / warpforge::PAGE_SIZE;
-    let mut codec = Recording {
-        batch: 7,
-        calls: Vec::new(),
-    };
+    let mut codec = SmallBatches::of(7);
     let archive = round_trip(&mut codec, &dir, &pages, &original);
     let mut expected: Vec<usize> = (0..count).step_by(7).map(|i| 7.min(count - i)).collect();
     assert!(expected.len() > 1, "{count} pages make several calls");
