@@ -1,9 +1,10 @@
 //! Early writeback for output files that are synced when complete (the archive, the decompressed page
-//! file): every [`STEP`] bytes the kernel is asked to start writing what has been written so far
-//! (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`, as RocksDB's `bytes_per_sync` does), so the disk
-//! works while the pipeline goes on and the final `fsync` waits for the last step's bytes rather than
-//! the whole file. It does not make anything durable by itself: the final `sync_all` still does, and
-//! still reports any write error. On other systems it does nothing.
+//! file): every [`STEP`] bytes the writer's buffer is flushed and the kernel is asked to start writing
+//! what has been written so far (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`, as RocksDB's
+//! `bytes_per_sync` does), so the disk works while the pipeline goes on and the final `fsync` finds
+//! most of the file written already. It does not make anything durable by itself: the final
+//! `sync_all` still does, and still reports any write error (the request without a wait flag does not
+//! consume it). On other systems only the flush happens.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -25,30 +26,38 @@ impl Writeback {
             return Ok(());
         }
         out.flush()?;
-        start(out.get_ref(), self.started, written - self.started);
+        // A refusal (a file system or system without it) only leaves the work to the final sync,
+        // which reports any real write error.
+        let _ = start(out.get_ref(), self.started, written - self.started);
         self.started = written;
         Ok(())
     }
 }
 
+/// Asks the kernel to start writing `len` bytes of `file` from `offset`; does not wait for them.
 #[cfg(target_os = "linux")]
-fn start(file: &File, offset: u64, len: u64) {
+fn start(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
-    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-        return;
-    };
+    let invalid = |_| std::io::Error::from(std::io::ErrorKind::InvalidInput);
+    let (offset, len) = (
+        i64::try_from(offset).map_err(invalid)?,
+        i64::try_from(len).map_err(invalid)?,
+    );
     // SAFETY: sync_file_range takes a descriptor and three integers and touches no memory of ours;
     // the descriptor stays open while `file` is borrowed.
     let rc = unsafe {
         libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
     };
-    // A refusal (a filesystem or system without it) only leaves the work to the final sync, which
-    // reports any real write error.
-    let _ = rc;
+    match rc {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn start(_: &File, _: u64, _: u64) {}
+fn start(_: &File, _: u64, _: u64) -> std::io::Result<()> {
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {
@@ -72,6 +81,8 @@ mod tests {
         wb.wrote(&mut out, STEP + STEP / 2).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), STEP);
         out.flush().unwrap();
+        // The request itself is accepted for a written range of a regular file.
+        start(out.get_ref(), 0, STEP).expect("sync_file_range on a regular file");
         let back = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(back, vec![7u8; (STEP * 3 / 2) as usize]);

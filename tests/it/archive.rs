@@ -385,13 +385,14 @@ fn a_checksum_failure_in_a_later_batch_names_its_page_and_leaves_no_output() {
     )
     .expect("compresses");
     let archive = std::fs::read(&archive_path).expect("read");
-    // The last LZ4 record whose block starts with literals, past the first batch.
+    // The last LZ4 record whose block starts with 1–14 literals (no length byte), past the first
+    // batch.
     let offsets = record_offsets(&archive, count);
     let (index, at) = offsets
         .iter()
         .enumerate()
         .rev()
-        .find(|&(i, &at)| i >= 7 && archive[at] == 0 && archive[at + 5] >> 4 > 0)
+        .find(|&(i, &at)| i >= 7 && archive[at] == 0 && (1..15).contains(&(archive[at + 5] >> 4)))
         .map(|(i, &at)| (i, at))
         .expect("an LZ4 record with literals after page 7");
     let mut bad = archive.clone();
@@ -444,6 +445,38 @@ fn a_page_file_that_shrinks_during_the_run_names_the_first_unread_page() {
         .to_string();
     assert!(err.contains("read failed at page 450"), "{err}");
     assert!(!archive.exists() && !dir.path("a.wfpa.partial").exists());
+}
+
+/// Page files of 0 pages, 1 page, exactly one and two batches, and two batches and one page round
+/// trip through the pipeline (which reads a batch ahead), each batch handed over whole and in order.
+#[test]
+fn empty_single_page_and_whole_batch_page_files_round_trip() {
+    let dir = TempDir::new("batch-edges");
+    for count in [0usize, 1, 7, 14, 15] {
+        let pages = dir.path("in.pages");
+        let original: Vec<u8> = (0..count as u64)
+            .flat_map(|s| page(PageKind::Text, s))
+            .collect();
+        std::fs::write(&pages, &original).expect("write pages");
+        let (archive, back) = (dir.path("a.wfpa"), dir.path("back.pages"));
+        let mut codec = SmallBatches::of(7);
+        let summary = compress_file(&pages, &archive, &mut codec, &ProgressBar::hidden())
+            .unwrap_or_else(|e| panic!("{count} pages: {e:#}"));
+        assert_eq!(summary.pages, count as u64);
+        decompress_file(&archive, &back, &mut codec, &ProgressBar::hidden())
+            .unwrap_or_else(|e| panic!("{count} pages: {e:#}"));
+        assert_eq!(
+            std::fs::read(&back).expect("read"),
+            original,
+            "{count} pages"
+        );
+        let batches: Vec<usize> = (0..count).step_by(7).map(|i| 7.min(count - i)).collect();
+        assert_eq!(
+            codec.calls,
+            [&batches[..], &batches[..]].concat(),
+            "{count} pages"
+        );
+    }
 }
 
 #[test]

@@ -11,7 +11,8 @@ use super::format::{
 use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
 
-/// The archive's write buffer: large writes (16 per 16 MiB of records, not 2,048).
+/// The archive's write buffer: large writes (with the writeback's flush every 2 MiB, about 3 per
+/// 2 MiB of records instead of 256).
 const OUT_BUFFER: usize = 1 << 20;
 
 /// Writes an archive of a known number of pages to `OUT.partial`, renamed to `OUT` by

@@ -5,8 +5,11 @@
 //! and writes the pages (synced, then renamed). The files are in the temp directory. Host work is the
 //! call's wall time minus the driver's device stand-in time, so it includes the file system's work and
 //! the syncs' waits on this machine's disk: what the CLI costs beside the in-memory APIs on the same
-//! pages. After every timed run, outside the timed region, the archive is compared with the recorded
-//! one and the pages written with the input.
+//! pages. Work the pipeline runs on pool threads beside the compress call (the next batch's read,
+//! the CRCs) is hidden behind that call, device stand-in included, as it would be behind a GPU's
+//! work; on this project's 2-vCPU VM the stand-in's copies compete with it for the cores. After
+//! every timed run, outside the timed region, the archive is compared with the recorded one and the
+//! pages written with the input.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
