@@ -187,17 +187,36 @@ impl<R: Read + Seek> ArchiveReader<R> {
         }
     }
 
-    fn take(&mut self, n: u64, what: &str, record_at: u64) -> Result<Vec<u8>, ArchiveError> {
+    /// Reads the next `buf.len()` bytes of the records (part of the record at `record_at`, `what`
+    /// for the error) into `buf`, into the archive checksum.
+    fn take_into(
+        &mut self,
+        buf: &mut [u8],
+        what: &str,
+        record_at: u64,
+    ) -> Result<(), ArchiveError> {
+        let n = buf.len() as u64;
         if self.offset + n > self.records_end {
             return Err(self.page_error(
                 record_at,
                 format!("{what} runs past the end of the records"),
             ));
         }
-        let bytes = read_exact(&mut self.records, n as usize)?;
-        self.archive_crc.update(&bytes);
+        self.records.read_exact(buf)?;
+        self.archive_crc.update(buf);
         self.offset += n;
-        Ok(bytes)
+        Ok(())
+    }
+
+    /// [`ArchiveReader::take_into`] a fixed-size field (no allocation).
+    fn take<const N: usize>(
+        &mut self,
+        what: &str,
+        record_at: u64,
+    ) -> Result<[u8; N], ArchiveError> {
+        let mut field = [0u8; N];
+        self.take_into(&mut field, what, record_at)?;
+        Ok(field)
     }
 
     /// The next record with the CRC its page must have, or `None` after the last page.
@@ -212,26 +231,31 @@ impl<R: Read + Seek> ArchiveReader<R> {
             return Ok(None);
         }
         let at = self.offset;
-        let kind = self.take(1, "the record kind", at)?[0];
+        let [kind] = self.take::<1>("the record kind", at)?;
         let record = match kind {
             0 => {
-                let len = le_u32(&self.take(4, "the block length", at)?);
+                let len = u32::from_le_bytes(self.take("the block length", at)?);
                 if len == 0 || len as usize >= PAGE_SIZE + PAGE_SIZE / 255 + 16 {
                     return Err(self.page_error(
                         at,
                         format!("LZ4 block length {len} is impossible for one page"),
                     ));
                 }
-                Record::Lz4(self.take(u64::from(len), "the LZ4 block", at)?)
+                let mut block = vec![0u8; len as usize];
+                self.take_into(&mut block, "the LZ4 block", at)?;
+                Record::Lz4(block)
             }
             1 => {
-                let bytes = self.take(PAGE_SIZE as u64, "the raw page", at)?;
-                Record::Raw(Box::new(bytes.try_into().expect("a page")))
+                let mut page = Box::new([0u8; PAGE_SIZE]);
+                self.take_into(&mut page[..], "the raw page", at)?;
+                Record::Raw(page)
             }
-            2 => Record::SameFilled(le_u64(&self.take(8, "the pattern", at)?)),
+            2 => Record::SameFilled(u64::from_le_bytes(self.take("the pattern", at)?)),
             other => return Err(self.page_error(at, format!("unknown record kind {other}"))),
         };
-        let crc = le_u32(&read_exact(&mut self.crcs, 4)?);
+        let mut crc = [0u8; 4];
+        self.crcs.read_exact(&mut crc)?;
+        let crc = u32::from_le_bytes(crc);
         self.next += 1;
         Ok(Some((record, crc)))
     }
