@@ -4,12 +4,14 @@
 //!
 //! ```text
 //! gpu_kernel_bench --pages FILE [--mib 1024] [--sets 8] [--runs 40] [--warmup 8] [--host-runs 3]
-//!                  [--nvcomp libnvcomp.so.6] [--only ours,nvcomp,pcie,host,latency,fused,cpu,webgpu]
-//!                  [--latency-calls 1000] [--fused-pages 16384] [--json OUT.json]
+//!                  [--nvcomp libnvcomp.so.6] [--only ours,nvcomp,pcie,host,latency,cli,fused,cpu,webgpu]
+//!                  [--latency-calls 1000] [--fused-pages 16384] [--cli-mib 256] [--json OUT.json]
 //! gpu_kernel_bench --nvcomp-info libnvcomp.so.6   # open nvCOMP, print its version and sizes (no GPU)
 //! ```
 //!
-//! `--only cpu,webgpu` needs no CUDA device. `latency`: `--latency-calls` round trips of one 64-page
+//! `--only cpu,webgpu,cli` needs no CUDA device (`cli` then runs `--backend cpu` alone). `cli`: the
+//! CLI's file pipeline (`warpforge compress`/`decompress`, files in the temp directory, synced) on the
+//! first `--cli-mib` MiB, `--backend cuda` beside `--backend cpu`. `latency`: `--latency-calls` round trips of one 64-page
 //! batch through the CUDA batch API (p50/p99 of the wall time per call). `fused`: the LZ4 device
 //! functions inside the fused XOR-delta kernels beside the batch level-0 kernels, on the first
 //! `--fused-pages` pages (`examples/lz4_fused`).
@@ -21,6 +23,7 @@
 //! every section ran and verified, 1 when one failed, 2 for bad arguments or no usable CUDA device.
 //! `scripts/gpu-check.sh perf` runs it (docs/gpu.md).
 
+mod cli;
 mod extra;
 #[path = "../lz4_fused/run.rs"]
 mod fused_run;
@@ -33,14 +36,15 @@ mod report;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use warpforge::codec::Backend;
 use warpforge::PAGE_SIZE;
 
 use gpu::{Gpu, Page, Sets};
 use ours::Runs;
 use report::{Figure, Report, Scope};
 
-const SECTIONS: [&str; 8] = [
-    "ours", "nvcomp", "pcie", "host", "latency", "fused", "cpu", "webgpu",
+const SECTIONS: [&str; 9] = [
+    "ours", "nvcomp", "pcie", "host", "latency", "cli", "fused", "cpu", "webgpu",
 ];
 
 struct Args {
@@ -51,6 +55,7 @@ struct Args {
     host_runs: usize,
     latency_calls: usize,
     fused_pages: usize,
+    cli_mib: usize,
     nvcomp: Option<String>,
     only: Vec<String>,
     json: Option<String>,
@@ -70,6 +75,7 @@ fn parse() -> Result<Args, String> {
         host_runs: 3,
         latency_calls: 1000,
         fused_pages: 16384,
+        cli_mib: 256,
         nvcomp: None,
         only: SECTIONS.iter().map(|s| s.to_string()).collect(),
         json: None,
@@ -88,6 +94,7 @@ fn parse() -> Result<Args, String> {
             "--host-runs" => a.host_runs = num(value()?)?,
             "--latency-calls" => a.latency_calls = num(value()?)?,
             "--fused-pages" => a.fused_pages = num(value()?)?,
+            "--cli-mib" => a.cli_mib = num(value()?)?,
             "--nvcomp" => a.nvcomp = Some(value()?),
             "--json" => a.json = Some(value()?),
             "--nvcomp-info" => a.nvcomp_info = Some(value()?),
@@ -106,10 +113,16 @@ fn parse() -> Result<Args, String> {
     if a.pages.is_empty() && a.nvcomp_info.is_none() {
         return Err("--pages FILE is required (a file of whole 4 KiB pages)".into());
     }
-    if a.mib == 0 || a.sets == 0 || a.runs.timed == 0 || a.latency_calls == 0 || a.fused_pages == 0
+    if a.mib == 0
+        || a.sets == 0
+        || a.runs.timed == 0
+        || a.latency_calls == 0
+        || a.fused_pages == 0
+        || a.cli_mib == 0
     {
         return Err(
-            "--mib, --sets, --runs, --latency-calls and --fused-pages must be at least 1".into(),
+            "--mib, --sets, --runs, --latency-calls, --fused-pages and --cli-mib must be at least 1"
+                .into(),
         );
     }
     if a.only.iter().any(|s| s == "nvcomp") && a.nvcomp.is_none() && a.nvcomp_info.is_none() {
@@ -224,6 +237,11 @@ fn run(args: Args) -> Result<ExitCode> {
                 host::webgpu(&pages, args.host_runs, r)
             });
         }
+        if on("cli") {
+            section(&mut report, "CLI pipeline", |r| {
+                cli::run(&pages, args.cli_mib, args.host_runs, &[Backend::Cpu], r)
+            });
+        }
         write_json(&report, args.json.as_deref());
         print!("{}", report.text());
         return Ok(if report.failures.is_empty() {
@@ -299,6 +317,18 @@ fn run(args: Args) -> Result<ExitCode> {
     if on("latency") {
         section(&mut report, "64-page latency", |r| {
             extra::latency(&pages, args.latency_calls, r)
+        });
+        write_json(&report, args.json.as_deref());
+    }
+    if on("cli") {
+        section(&mut report, "CLI pipeline", |r| {
+            cli::run(
+                &pages,
+                args.cli_mib,
+                args.host_runs,
+                &[Backend::Cuda, Backend::Cpu],
+                r,
+            )
         });
         write_json(&report, args.json.as_deref());
     }
