@@ -10,7 +10,9 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use indicatif::ProgressBar;
 
-use crate::archive::{ArchiveError, ArchiveReader, ArchiveWriter, Record};
+use crate::archive::{
+    ArchiveError, ArchiveReader, ArchiveWriter, PackedRecords, Record, RecordRef,
+};
 use crate::codec::{Page, PageCodec};
 use crate::gpu::HostPages;
 use crate::writeback::Writeback;
@@ -45,12 +47,33 @@ impl Summary {
     }
 }
 
-fn kind_index(record: &Record) -> usize {
+fn kind_index(record: RecordRef<'_>) -> usize {
     match record {
-        Record::Lz4(_) => 0,
-        Record::Raw(_) => 1,
-        Record::SameFilled(_) => 2,
+        RecordRef::Lz4(_) => 0,
+        RecordRef::Raw(_) => 1,
+        RecordRef::SameFilled(_) => 2,
     }
+}
+
+/// Appends a batch's records, one per page with its page's CRC, counting their kinds.
+fn write_batch<'r>(
+    writer: &mut ArchiveWriter,
+    summary: &mut Summary,
+    records: impl ExactSizeIterator<Item = RecordRef<'r>>,
+    crcs: &[u32],
+) -> anyhow::Result<()> {
+    if records.len() != crcs.len() {
+        bail!(
+            "the codec gave {} records for {} pages",
+            records.len(),
+            crcs.len()
+        );
+    }
+    for (record, &crc) in records.zip(crcs) {
+        summary.kinds[kind_index(record)] += 1;
+        writer.push_ref(record, crc)?;
+    }
+    Ok(())
 }
 
 /// Compresses the flat page file `input` into the archive `output`.
@@ -82,8 +105,8 @@ pub fn compress_file(
         ..Summary::default()
     };
     let batch_pages = codec.batch_pages().max(1) as u64;
-    let mut scratch = Vec::new();
     let mut crcs = Vec::with_capacity(batch_pages.min(pages) as usize);
+    let mut packed = PackedRecords::new();
     let mut spare = None;
     let mut current = InputBatch::take(codec, batch_pages.min(pages) as usize, &mut spare);
     read_pages(&mut reader, current.pages_mut(), 0, input)?;
@@ -97,20 +120,25 @@ pub fn compress_file(
         // then), pool threads compute its pages' CRCs and read the next batch.
         crcs.clear();
         let mut read_next = Ok(());
-        let records = rayon::in_place_scope(|s| {
+        let owned = rayon::in_place_scope(|s| {
             let (crcs, pages_in) = (&mut crcs, current.pages());
             s.spawn(move |_| crcs.extend(pages_in.iter().map(|page| crc32fast::hash(page))));
             if let Some(next) = next.as_mut() {
                 let (reader, read_next, next) = (&mut reader, &mut read_next, next.pages_mut());
                 s.spawn(move |_| *read_next = read_pages(reader, next, done + n, input));
             }
-            current.compress(codec)
+            current.compress(codec, &mut packed)
         })
         .with_context(|| format!("compressing pages {done}..{}", done + n))?;
         read_next?;
-        for (record, &crc) in records.iter().zip(&crcs) {
-            summary.kinds[kind_index(record)] += 1;
-            writer.push_with_crc(record, crc, &mut scratch)?;
+        match &owned {
+            Some(records) => write_batch(
+                &mut writer,
+                &mut summary,
+                records.iter().map(Record::view),
+                &crcs,
+            )?,
+            None => write_batch(&mut writer, &mut summary, packed.iter(), &crcs)?,
         }
         done += n;
         progress.set_position(done);
@@ -157,10 +185,15 @@ impl InputBatch {
         }
     }
 
-    fn compress(&self, codec: &mut dyn PageCodec) -> anyhow::Result<Vec<Record>> {
+    /// Compresses the batch: into `packed` from the codec's pages (`None`), or into owned records.
+    fn compress(
+        &self,
+        codec: &mut dyn PageCodec,
+        packed: &mut PackedRecords,
+    ) -> anyhow::Result<Option<Vec<Record>>> {
         match self {
-            InputBatch::Codec(host) => codec.compress_host(host),
-            InputBatch::Owned(pages) => codec.compress(pages),
+            InputBatch::Codec(host) => codec.compress_host_packed(host, packed).map(|()| None),
+            InputBatch::Owned(pages) => codec.compress(pages).map(Some),
         }
     }
 
@@ -248,7 +281,7 @@ pub fn decompress_file(
         while records.len() < batch_pages {
             match reader.next_record().map_err(|e| page_error(e, input))? {
                 Some((record, crc)) => {
-                    summary.kinds[kind_index(&record)] += 1;
+                    summary.kinds[kind_index(record.view())] += 1;
                     records.push(record);
                     crcs.push(crc);
                 }

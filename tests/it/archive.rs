@@ -136,6 +136,67 @@ fn pages_the_batch_codec_redid_on_the_cpu_are_counted_and_the_archive_is_unchang
     assert_eq!(codec.cpu_fallback_pages(), 4, "{}", codec.describe());
 }
 
+/// A codec that gives out host pages but has no packed path of its own goes through
+/// `PageCodec::compress_host_packed`'s default (its owned records, packed), and writes the same
+/// archive as the batch codec's packed path and the reference.
+#[test]
+fn a_codec_with_host_pages_and_no_packed_path_writes_the_same_archive() {
+    /// The batch codec without its `compress_host_packed`.
+    struct Forwarding(BatchCodec);
+    impl PageCodec for Forwarding {
+        fn backend(&self) -> Backend {
+            self.0.backend()
+        }
+        fn batch_pages(&self) -> usize {
+            self.0.batch_pages()
+        }
+        fn compress(
+            &mut self,
+            pages: &[warpforge::codec::Page],
+        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+            self.0.compress(pages)
+        }
+        fn decompress(
+            &mut self,
+            records: &[warpforge::archive::Record],
+            out: &mut [warpforge::codec::Page],
+        ) -> anyhow::Result<Result<(), warpforge::codec::DecodeError>> {
+            self.0.decompress(records, out)
+        }
+        fn host_pages(&mut self, pages: usize) -> Option<warpforge::gpu::HostPages> {
+            self.0.host_pages(pages)
+        }
+        fn compress_host(
+            &mut self,
+            pages: &warpforge::gpu::HostPages,
+        ) -> anyhow::Result<Vec<warpforge::archive::Record>> {
+            self.0.compress_host(pages)
+        }
+    }
+    let dir = TempDir::new("packed-default");
+    let pages = dir.path("in.pages");
+    let original = page_file(&pages, 1);
+    let reference = round_trip(&mut ReferenceCodec::default(), &dir, &pages, &original);
+    let sim = || {
+        let config = GpuBatchConfig {
+            batch_size: 4,
+            ..GpuBatchConfig::default()
+        };
+        BatchCodec::with_compressor(
+            GpuBatchCompressor::with_backend(config, GpuBackend::Sim).expect("a sim compressor"),
+        )
+    };
+    for (name, codec) in [
+        ("the batch codec", &mut sim() as &mut dyn PageCodec),
+        ("the default packed path", &mut Forwarding(sim())),
+    ] {
+        let archive = dir.path("packed.wfpa");
+        compress_file(&pages, &archive, codec, &ProgressBar::hidden()).expect("compresses");
+        assert_eq!(std::fs::read(&archive).expect("read"), reference, "{name}");
+        assert_eq!(codec.cpu_fallback_pages(), 0, "{name}");
+    }
+}
+
 #[test]
 fn the_cli_webgpu_backend_writes_the_reference_archive_without_cpu_fallback() {
     if !common::adapter_or_skip(

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::format::{
     footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN,
 };
+use super::RecordRef;
 use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
 
@@ -68,30 +69,43 @@ impl ArchiveWriter {
         &mut self,
         record: &Record,
         original: &[u8; PAGE_SIZE],
-        scratch: &mut Vec<u8>,
     ) -> Result<(), ArchiveError> {
-        self.push_with_crc(record, crc32fast::hash(original), scratch)
+        self.push_ref(record.view(), crc32fast::hash(original))
     }
 
-    /// [`ArchiveWriter::push`] with the CRC-32 of the page the record encodes computed by the caller
-    /// (`crc32fast::hash(original)`), for instance on another thread while the batch compresses.
-    pub fn push_with_crc(
-        &mut self,
-        record: &Record,
-        page_crc: u32,
-        scratch: &mut Vec<u8>,
-    ) -> Result<(), ArchiveError> {
+    /// Appends the record of the next page, borrowed (from [`PackedRecords`](super::PackedRecords)
+    /// or a [`Record`]), with the CRC-32 of the page it encodes computed by the caller
+    /// (`crc32fast::hash(page)`), for instance on another thread while the batch compresses. The
+    /// record's bytes go straight to the output buffer.
+    pub fn push_ref(&mut self, record: RecordRef<'_>, page_crc: u32) -> Result<(), ArchiveError> {
         if self.written == self.pages {
             return Err(ArchiveError::Header(format!(
                 "more than the {} pages announced",
                 self.pages
             )));
         }
-        scratch.clear();
-        record.encode(scratch);
-        self.out.write_all(scratch)?;
-        self.archive_crc.update(scratch);
-        self.records_len += scratch.len() as u64;
+        // The kind and the fixed fields (at most 9 bytes), then the block or page where it lies.
+        let mut head = [0u8; 9];
+        let (head, body): (&[u8], &[u8]) = match record {
+            RecordRef::Lz4(block) => {
+                head[1..5].copy_from_slice(&(block.len() as u32).to_le_bytes());
+                (&head[..5], block)
+            }
+            RecordRef::Raw(page) => {
+                head[0] = 1;
+                (&head[..1], &page[..])
+            }
+            RecordRef::SameFilled(pattern) => {
+                head[0] = 2;
+                head[1..9].copy_from_slice(&pattern.to_le_bytes());
+                (&head[..9], &[])
+            }
+        };
+        for part in [head, body] {
+            self.out.write_all(part)?;
+            self.archive_crc.update(part);
+        }
+        self.records_len += (head.len() + body.len()) as u64;
         self.writeback
             .wrote(&mut self.out, HEADER_LEN + self.records_len)?;
         let crcs = self.crcs.as_mut().expect("present until finish");

@@ -6,7 +6,7 @@
 //! to check the CUDA path).
 
 use super::page_codec::PageCodec;
-use crate::archive::Record;
+use crate::archive::{PackedRecords, Record};
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, HostPages, PageInput, PageOutput};
 use crate::kernel_io::{DecodeError, Page};
 use crate::kernels::lz4::Lz4Level;
@@ -162,6 +162,16 @@ impl PageCodec for BatchCodec {
 
     fn compress_host(&mut self, pages: &HostPages) -> anyhow::Result<Vec<Record>> {
         self.compress_from(pages)
+    }
+
+    fn compress_host_packed(
+        &mut self,
+        pages: &HostPages,
+        out: &mut PackedRecords,
+    ) -> anyhow::Result<()> {
+        let before = self.0.stats().cpu_fallback_pages;
+        self.0.compress_into(pages, out)?;
+        self.no_fallback(before, "batch")
     }
 
     fn decompress_host(

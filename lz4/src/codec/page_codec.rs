@@ -1,6 +1,6 @@
 //! What a page codec is ([`PageCodec`]).
 
-use crate::archive::Record;
+use crate::archive::{PackedRecords, Record};
 use crate::gpu::HostPages;
 use crate::kernel_io::{DecodeError, Page};
 use crate::Backend;
@@ -45,6 +45,19 @@ pub trait PageCodec {
     /// [`PageCodec::compress`] of pages from [`PageCodec::host_pages`].
     fn compress_host(&mut self, pages: &HostPages) -> anyhow::Result<Vec<Record>> {
         self.compress(pages)
+    }
+    /// [`PageCodec::compress_host`] into packed records (`out`, its previous records replaced): one
+    /// buffer for the whole batch instead of an allocation per record, where the codec has such a path
+    /// (the batch API's). By default through `compress_host`.
+    fn compress_host_packed(
+        &mut self,
+        pages: &HostPages,
+        out: &mut PackedRecords,
+    ) -> anyhow::Result<()> {
+        let records = self.compress_host(pages)?;
+        out.clear();
+        records.iter().for_each(|record| out.push(record.view()));
+        Ok(())
     }
     /// [`PageCodec::decompress`] into pages from [`PageCodec::host_pages`].
     fn decompress_host(
