@@ -49,6 +49,7 @@ mod lz4_kernels;
 mod lz4_levels;
 mod math_functions;
 mod op_table;
+mod pipeline_batches;
 mod ptx;
 mod ptx_corpus_cuda;
 mod ptx_sim;
