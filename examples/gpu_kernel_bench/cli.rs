@@ -15,7 +15,7 @@ use warpforge::pipeline::{compress_file, decompress_file};
 use warpforge::PAGE_SIZE;
 
 use crate::gpu::Page;
-use crate::report::{Figure, Report, Scope};
+use crate::report::{Figure, Report};
 
 /// A folder of the run's files, removed when dropped.
 struct Scratch(PathBuf);
@@ -103,12 +103,6 @@ fn one_backend(
         ("decompress", ds, None),
     ] {
         report.figures.push(Figure {
-            backend: name.clone(),
-            op: op.into(),
-            scope: Scope::HostToHost,
-            clock: "host clock".into(),
-            bytes,
-            seconds,
             ratio,
             fallback_pages: Some(fell_back),
             verified_pages: pages.len() as u64,
@@ -116,6 +110,7 @@ fn one_backend(
                 "the CLI's file pipeline, files to files; ratio over the whole archive (framing, CRCs \
                  and footer included); fallback counts both directions of every timed run; {files}"
             ),
+            ..Figure::host_to_host(&name, op, bytes, seconds)
         });
     }
     Ok(())

@@ -287,16 +287,10 @@ pub fn lz4_flex(pages: &[Page], runs: usize, report: &mut Report) -> Result<()> 
         ("decompress", ds, None, same),
     ] {
         report.figures.push(Figure {
-            backend: name.clone(),
-            op: op.into(),
-            scope: Scope::HostToHost,
-            clock: "host clock".into(),
-            bytes,
-            seconds,
             ratio,
-            fallback_pages: None,
             verified_pages: verified,
             note: "CpuCodec (`warpforge bench`'s cpu row): pages in host memory, every core".into(),
+            ..Figure::host_to_host(&name, op, bytes, seconds)
         });
     }
     Ok(())

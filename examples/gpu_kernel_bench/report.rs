@@ -63,6 +63,23 @@ pub fn median(seconds: &[f64]) -> f64 {
 }
 
 impl Figure {
+    /// A host-to-host figure on the host clock, with no ratio, fallback path, verified pages or note
+    /// until the caller sets them.
+    pub fn host_to_host(backend: &str, op: &str, bytes: u64, seconds: Vec<f64>) -> Figure {
+        Figure {
+            backend: backend.into(),
+            op: op.into(),
+            scope: Scope::HostToHost,
+            clock: "host clock".into(),
+            bytes,
+            seconds,
+            ratio: None,
+            fallback_pages: None,
+            verified_pages: 0,
+            note: String::new(),
+        }
+    }
+
     /// GB/s (10⁹ B/s) at the median run.
     pub fn gbps(&self) -> f64 {
         self.bytes as f64 / median(&self.seconds) / 1e9
