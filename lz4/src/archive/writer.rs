@@ -179,3 +179,60 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     name.push(format!(".{suffix}"));
     path.with_file_name(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::archive::ArchiveReader;
+
+    /// Every record kind through `push` (the writer's CRC) and `push_ref` (the caller's) reads back
+    /// as written, with its page's CRC; a record past the announced count is refused.
+    #[test]
+    fn pushed_records_of_every_kind_read_back_with_their_crcs() {
+        let dir = std::env::temp_dir().join(format!("warpforge-writer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("a.wfpa");
+        let mut text = [0u8; PAGE_SIZE];
+        text.iter_mut()
+            .enumerate()
+            .for_each(|(i, b)| *b = b"page text "[i % 10]);
+        let mut noise = [0u8; PAGE_SIZE];
+        noise.iter_mut().enumerate().for_each(|(i, b)| {
+            *b = (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3];
+        });
+        let pattern = 0x0807_0605_0403_0201u64;
+        let mut filled = [0u8; PAGE_SIZE];
+        filled
+            .chunks_exact_mut(8)
+            .for_each(|c| c.copy_from_slice(&pattern.to_le_bytes()));
+        let block = lz4_flex::block::compress(&text);
+        let records = [
+            (Record::Lz4(block), text),
+            (Record::Raw(Box::new(noise)), noise),
+            (Record::SameFilled(pattern), filled),
+        ];
+        let mut writer = ArchiveWriter::create(&target, 6).unwrap();
+        for (record, page) in &records {
+            writer.push(record, page).unwrap();
+        }
+        for (record, page) in &records {
+            writer
+                .push_ref(record.view(), crc32fast::hash(page))
+                .unwrap();
+        }
+        let extra = writer.push_ref(records[2].0.view(), 0);
+        assert!(matches!(extra, Err(ArchiveError::Header(_))), "{extra:?}");
+        let size = writer.finish().unwrap();
+        let bytes = std::fs::read(&target).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(size, bytes.len() as u64);
+        let mut reader = ArchiveReader::from_bytes(&bytes).unwrap();
+        for (record, page) in records.iter().chain(&records) {
+            let (read, crc) = reader.next_record().unwrap().expect("a record");
+            assert_eq!(&read, record);
+            assert_eq!(crc, crc32fast::hash(page));
+        }
+        assert!(reader.next_record().unwrap().is_none());
+        reader.finish().unwrap();
+    }
+}
