@@ -20,7 +20,8 @@ mod reader;
 mod writer;
 
 pub use format::{
-    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, MAGIC, VERSION,
+    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, MAGIC,
+    RECORD_HEAD_MAX, VERSION,
 };
 
 pub(crate) use packed::Entry;

@@ -6,7 +6,7 @@ use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::{
-    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN,
+    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, RECORD_HEAD_MAX,
 };
 use super::RecordRef;
 use crate::writeback::Writeback;
@@ -84,23 +84,8 @@ impl ArchiveWriter {
                 self.pages
             )));
         }
-        // The kind and the fixed fields (at most 9 bytes), then the block or page where it lies.
-        let mut head = [0u8; 9];
-        let (head, body): (&[u8], &[u8]) = match record {
-            RecordRef::Lz4(block) => {
-                head[1..5].copy_from_slice(&(block.len() as u32).to_le_bytes());
-                (&head[..5], block)
-            }
-            RecordRef::Raw(page) => {
-                head[0] = 1;
-                (&head[..1], &page[..])
-            }
-            RecordRef::SameFilled(pattern) => {
-                head[0] = 2;
-                head[1..9].copy_from_slice(&pattern.to_le_bytes());
-                (&head[..9], &[])
-            }
-        };
+        let mut head = [0u8; RECORD_HEAD_MAX];
+        let (head, body) = record.parts(&mut head);
         for part in [head, body] {
             self.out.write_all(part)?;
             self.archive_crc.update(part);
