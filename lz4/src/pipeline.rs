@@ -271,7 +271,8 @@ pub fn decompress_file(
     };
     let mut done = 0u64;
     let batch_pages = codec.batch_pages().max(1);
-    let mut records = Vec::with_capacity(batch_pages.min(pages as usize));
+    // A batch's records packed in one buffer (no allocation per record), reused batch to batch.
+    let mut records = PackedRecords::new();
     let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
     let mut decoded: Vec<Page> = Vec::new();
     let mut writeback = Writeback::default();
@@ -279,25 +280,27 @@ pub fn decompress_file(
         records.clear();
         crcs.clear();
         while records.len() < batch_pages {
-            match reader.next_record().map_err(|e| page_error(e, input))? {
-                Some((record, crc)) => {
-                    summary.kinds[kind_index(record.view())] += 1;
-                    records.push(record);
-                    crcs.push(crc);
-                }
+            match reader
+                .next_packed(&mut records)
+                .map_err(|e| page_error(e, input))?
+            {
+                Some(crc) => crcs.push(crc),
                 None => break,
             }
         }
         if records.is_empty() {
             break;
         }
+        records
+            .iter()
+            .for_each(|record| summary.kinds[kind_index(record)] += 1);
         // The codec's own pages when it has them (page-locked on CUDA: downloaded into directly).
         let mut host = codec.host_pages(records.len());
         let result = match &mut host {
-            Some(host) => codec.decompress_host(&records, host)?,
+            Some(host) => codec.decompress_host_packed(&records, host)?,
             None => {
                 decoded.resize(records.len(), [0u8; PAGE_SIZE]);
-                codec.decompress(&records, &mut decoded)?
+                codec.decompress_packed(&records, &mut decoded)?
             }
         };
         let decoded = &host.as_deref().unwrap_or(&decoded)[..records.len()];

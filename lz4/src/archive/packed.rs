@@ -238,6 +238,16 @@ impl PackedRecords {
     pub(crate) fn parts_mut(&mut self) -> (&mut Vec<u8>, &mut [Entry]) {
         (&mut self.data, &mut self.entries)
     }
+
+    /// The data buffer, to append bytes that [`PackedRecords::push_entry`] will point into.
+    pub(crate) fn data_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.data
+    }
+
+    /// Appends a record whose bytes (if any) are already in the data buffer.
+    pub(crate) fn push_entry(&mut self, entry: Entry) {
+        self.entries.push(entry);
+    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,14 @@
 //! every decoded page against its CRC.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::format::{
     footer_len, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, MAGIC, VERSION,
 };
+use super::packed::Entry;
+use super::{PackedRecords, RecordRef};
 use crate::PAGE_SIZE;
 
 /// Reads an archive record by record, from a file ([`ArchiveReader::open`]) or from memory
@@ -21,6 +23,13 @@ pub struct ArchiveReader<R: Read + Seek = File> {
     records_end: u64,
     archive_crc: crc32fast::Hasher,
     expected_archive_crc: u32,
+}
+
+/// A record's kind and fixed fields, before its bytes.
+enum Head {
+    Lz4(u32),
+    Raw,
+    SameFilled(u64),
 }
 
 fn read_exact(r: &mut impl Read, n: usize) -> std::io::Result<Vec<u8>> {
@@ -219,8 +228,47 @@ impl<R: Read + Seek> ArchiveReader<R> {
         Ok(field)
     }
 
-    /// The next record with the CRC its page must have, or `None` after the last page.
-    pub fn next_record(&mut self) -> Result<Option<(Record, u32)>, ArchiveError> {
+    /// Reads the next `n` bytes of the records (part of the record at `record_at`, `what` for the
+    /// error) onto the end of `data`, straight from the read buffer, into the archive checksum.
+    fn take_extend(
+        &mut self,
+        data: &mut Vec<u8>,
+        n: usize,
+        what: &str,
+        record_at: u64,
+    ) -> Result<(), ArchiveError> {
+        if self.offset + n as u64 > self.records_end {
+            return Err(self.page_error(
+                record_at,
+                format!("{what} runs past the end of the records"),
+            ));
+        }
+        let start = data.len();
+        let mut left = n;
+        while left > 0 {
+            let buf = match self.records.fill_buf() {
+                Ok([]) => Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof)),
+                other => other,
+            };
+            let buf = match buf {
+                Ok(buf) => buf,
+                Err(e) => {
+                    data.truncate(start);
+                    return Err(e.into());
+                }
+            };
+            let k = buf.len().min(left);
+            data.extend_from_slice(&buf[..k]);
+            self.records.consume(k);
+            left -= k;
+        }
+        self.archive_crc.update(&data[start..]);
+        self.offset += n as u64;
+        Ok(())
+    }
+
+    /// The next record's offset, kind and fixed fields, or `None` after the last page.
+    fn next_head(&mut self) -> Result<Option<(u64, Head)>, ArchiveError> {
         if self.next == self.pages {
             if self.offset != self.records_end {
                 return Err(ArchiveError::Truncated(format!(
@@ -232,7 +280,7 @@ impl<R: Read + Seek> ArchiveReader<R> {
         }
         let at = self.offset;
         let [kind] = self.take::<1>("the record kind", at)?;
-        let record = match kind {
+        let head = match kind {
             0 => {
                 let len = u32::from_le_bytes(self.take("the block length", at)?);
                 if len == 0 || len as usize >= PAGE_SIZE + PAGE_SIZE / 255 + 16 {
@@ -241,22 +289,64 @@ impl<R: Read + Seek> ArchiveReader<R> {
                         format!("LZ4 block length {len} is impossible for one page"),
                     ));
                 }
+                Head::Lz4(len)
+            }
+            1 => Head::Raw,
+            2 => Head::SameFilled(u64::from_le_bytes(self.take("the pattern", at)?)),
+            other => return Err(self.page_error(at, format!("unknown record kind {other}"))),
+        };
+        Ok(Some((at, head)))
+    }
+
+    /// The CRC of the page whose record was just read; moves to the next page.
+    fn next_crc(&mut self) -> Result<u32, ArchiveError> {
+        let mut crc = [0u8; 4];
+        self.crcs.read_exact(&mut crc)?;
+        self.next += 1;
+        Ok(u32::from_le_bytes(crc))
+    }
+
+    /// The next record with the CRC its page must have, or `None` after the last page.
+    pub fn next_record(&mut self) -> Result<Option<(Record, u32)>, ArchiveError> {
+        let Some((at, head)) = self.next_head()? else {
+            return Ok(None);
+        };
+        let record = match head {
+            Head::Lz4(len) => {
                 let mut block = vec![0u8; len as usize];
                 self.take_into(&mut block, "the LZ4 block", at)?;
                 Record::Lz4(block)
             }
-            1 => {
+            Head::Raw => {
                 let mut page = Box::new([0u8; PAGE_SIZE]);
                 self.take_into(&mut page[..], "the raw page", at)?;
                 Record::Raw(page)
             }
-            2 => Record::SameFilled(u64::from_le_bytes(self.take("the pattern", at)?)),
-            other => return Err(self.page_error(at, format!("unknown record kind {other}"))),
+            Head::SameFilled(pattern) => Record::SameFilled(pattern),
         };
-        let mut crc = [0u8; 4];
-        self.crcs.read_exact(&mut crc)?;
-        let crc = u32::from_le_bytes(crc);
-        self.next += 1;
-        Ok(Some((record, crc)))
+        Ok(Some((record, self.next_crc()?)))
+    }
+
+    /// [`ArchiveReader::next_record`] appended to `out` (its bytes copied once, from the read
+    /// buffer into the packed buffer: no allocation per record); returns the CRC its page must have,
+    /// or `None` after the last page. The same checks and errors.
+    pub fn next_packed(&mut self, out: &mut PackedRecords) -> Result<Option<u32>, ArchiveError> {
+        let Some((at, head)) = self.next_head()? else {
+            return Ok(None);
+        };
+        match head {
+            Head::Lz4(len) => {
+                let start = out.data_mut().len();
+                self.take_extend(out.data_mut(), len as usize, "the LZ4 block", at)?;
+                out.push_entry(Entry::Lz4 { at: start, len });
+            }
+            Head::Raw => {
+                let start = out.data_mut().len();
+                self.take_extend(out.data_mut(), PAGE_SIZE, "the raw page", at)?;
+                out.push_entry(Entry::Raw { at: start });
+            }
+            Head::SameFilled(pattern) => out.push(RecordRef::SameFilled(pattern)),
+        }
+        Ok(Some(self.next_crc()?))
     }
 }

@@ -6,7 +6,7 @@
 //! to check the CUDA path).
 
 use super::page_codec::PageCodec;
-use crate::archive::{PackedRecords, Record};
+use crate::archive::{PackedRecords, Record, Records};
 use crate::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, HostPages, PageInput, PageOutput};
 use crate::kernel_io::{DecodeError, Page};
 use crate::kernels::lz4::Lz4Level;
@@ -149,7 +149,7 @@ impl PageCodec for BatchCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
-        self.decompress_to(records, out)
+        self.decompress_to(&records, out)
     }
 
     fn cpu_fallback_pages(&self) -> u64 {
@@ -179,6 +179,22 @@ impl PageCodec for BatchCodec {
         records: &[Record],
         out: &mut HostPages,
     ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress_to(&records, out)
+    }
+
+    fn decompress_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress_to(records, out)
+    }
+
+    fn decompress_host_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut HostPages,
+    ) -> anyhow::Result<Result<(), DecodeError>> {
         self.decompress_to(records, out)
     }
 }
@@ -193,11 +209,11 @@ impl BatchCodec {
 
     fn decompress_to<O: PageOutput + ?Sized>(
         &mut self,
-        records: &[Record],
+        records: &dyn Records,
         out: &mut O,
     ) -> anyhow::Result<Result<(), DecodeError>> {
         let before = self.0.stats().cpu_fallback_pages;
-        match self.0.decompress_into(&records, out) {
+        match self.0.decompress_into(records, out) {
             Ok(()) => {
                 self.no_fallback(before, "decode")?;
                 Ok(Ok(()))

@@ -1,7 +1,7 @@
 //! The `cpu` backend: lz4_flex on every core (same-filled and raw pages as in the kernels' format).
 
 use super::page_codec::PageCodec;
-use crate::archive::Record;
+use crate::archive::{PackedRecords, Record, Records};
 use crate::kernel_io::reference::{decode_all, parallel_map};
 use crate::kernel_io::{DecodeError, Page};
 use crate::kernels::lz4::same_filled_pattern;
@@ -42,9 +42,22 @@ impl PageCodec for CpuCodec {
         records: &[Record],
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
-        Ok(decode_all(records, out, |block, page| {
-            lz4_flex::block::decompress_into(block, page)
-                .map_err(|e| format!("malformed LZ4 block: {e}"))
-        }))
+        Ok(decode(&records, out))
     }
+
+    fn decompress_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        Ok(decode(records, out))
+    }
+}
+
+/// lz4_flex on every core over `records`.
+fn decode(records: &dyn Records, out: &mut [Page]) -> Result<(), DecodeError> {
+    decode_all(records, 0, out, |block, page| {
+        lz4_flex::block::decompress_into(block, page)
+            .map_err(|e| format!("malformed LZ4 block: {e}"))
+    })
 }

@@ -59,6 +59,24 @@ pub trait PageCodec {
         records.iter().for_each(|record| out.push(record.view()));
         Ok(())
     }
+    /// [`PageCodec::decompress`] of packed records (as the file pipeline reads them: no allocation per
+    /// record). By default through `decompress` of the owned records.
+    fn decompress_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress(&records.to_records(), out)
+    }
+    /// [`PageCodec::decompress_packed`] into pages from [`PageCodec::host_pages`]. By default through
+    /// `decompress_host` of the owned records.
+    fn decompress_host_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut HostPages,
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        self.decompress_host(&records.to_records(), out)
+    }
     /// [`PageCodec::decompress`] into pages from [`PageCodec::host_pages`].
     fn decompress_host(
         &mut self,

@@ -1,7 +1,7 @@
 //! [`ReferenceCodec`]: warpforge's CPU reference as a page codec.
 
 use super::page_codec::PageCodec;
-use crate::archive::Record;
+use crate::archive::{PackedRecords, Record};
 use crate::kernel_io::{reference, DecodeError, Page};
 use crate::kernels::lz4::Lz4Level;
 use crate::Backend;
@@ -34,5 +34,13 @@ impl PageCodec for ReferenceCodec {
         out: &mut [Page],
     ) -> anyhow::Result<Result<(), DecodeError>> {
         Ok(reference::decompress(records, out))
+    }
+
+    fn decompress_packed(
+        &mut self,
+        records: &PackedRecords,
+        out: &mut [Page],
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        Ok(reference::decompress_records(records, 0, out))
     }
 }

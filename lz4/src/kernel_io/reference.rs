@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::page::Page;
-use super::transfer::{fill_ref, fill_simple, DecodeError};
+use super::transfer::{fill_ref, DecodeError};
 use crate::archive::Record;
 use crate::archive::{RecordRef, Records};
 use crate::kernels::lz4::{encode_page_level, lz4_decompress_block, Lz4Level, PageEncoding};
@@ -18,9 +18,7 @@ pub fn compress(pages: &[Page], level: Lz4Level) -> Vec<Record> {
 
 /// Decodes `records` into `out` (same length) on every core.
 pub fn decompress(records: &[Record], out: &mut [Page]) -> Result<(), DecodeError> {
-    decode_all(records, out, |block, page| {
-        lz4_decompress_block(block, page).map_err(|e| e.to_string())
-    })
+    decompress_records(&records, 0, out)
 }
 
 /// Decodes records `first..first + out.len()` of `records` into `out` on every core (rayon); a
@@ -30,23 +28,9 @@ pub fn decompress_records(
     first: usize,
     out: &mut [Page],
 ) -> Result<(), DecodeError> {
-    out.par_iter_mut()
-        .enumerate()
-        .map(|(i, page)| match records.record(first + i) {
-            RecordRef::Lz4(block) => match lz4_decompress_block(block, page) {
-                Ok(PAGE_SIZE) => Ok(()),
-                Ok(n) => Err(format!("the LZ4 block decodes to {n} bytes, not a page")),
-                Err(e) => Err(e.to_string()),
-            }
-            .map_err(|detail| DecodeError { index: i, detail }),
-            simple => {
-                fill_ref(simple, page);
-                Ok(())
-            }
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect()
+    decode_all(records, first, out, |block, page| {
+        lz4_decompress_block(block, page).map_err(|e| e.to_string())
+    })
 }
 
 /// The record of an encoding from the reference algorithm (the kernels' format).
@@ -63,22 +47,27 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     items.par_iter().map(&f).collect()
 }
 
-/// Decodes LZ4 records with `decode` (which returns the decoded length), others directly, on every
-/// core (rayon). A block that does not decode to exactly one page is an error; the first malformed
-/// page (lowest index) is reported.
+/// Decodes records `first..` of `records` into `out` (as many as both have), LZ4 records with
+/// `decode` (which returns the decoded length), others directly, on every core (rayon). A block that
+/// does not decode to exactly one page is an error; the first malformed page (lowest index, counted
+/// from `first`) is reported.
 pub fn decode_all(
-    records: &[Record],
+    records: &dyn Records,
+    first: usize,
     out: &mut [Page],
     decode: impl Fn(&[u8], &mut Page) -> Result<usize, String> + Sync,
 ) -> Result<(), DecodeError> {
-    let errors: Vec<DecodeError> = records
-        .par_iter()
-        .zip(out.par_iter_mut())
+    let n = out.len().min(records.count().saturating_sub(first));
+    let errors: Vec<DecodeError> = out[..n]
+        .par_iter_mut()
         .enumerate()
-        .filter_map(|(index, (record, page))| {
-            let Record::Lz4(block) = record else {
-                fill_simple(record, page);
-                return None;
+        .filter_map(|(index, page)| {
+            let block = match records.record(first + index) {
+                RecordRef::Lz4(block) => block,
+                simple => {
+                    fill_ref(simple, page);
+                    return None;
+                }
             };
             let detail = match decode(block, page) {
                 Ok(PAGE_SIZE) => return None,
