@@ -20,12 +20,11 @@ mod reader;
 mod writer;
 
 pub use format::{
-    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, MAGIC,
-    RECORD_HEAD_MAX, VERSION,
+    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, MAGIC, VERSION,
 };
 
 pub(crate) use packed::Entry;
-pub use packed::{PackedRecords, RecordRef, Records};
+pub use packed::{PackedRecords, RecordRef, Records, RECORD_HEAD_MAX};
 pub use reader::ArchiveReader;
 pub use writer::ArchiveWriter;
 

@@ -51,6 +51,33 @@ impl RecordRef<'_> {
     }
 }
 
+/// The most bytes a record has before its block or page: the kind and a pattern.
+pub const RECORD_HEAD_MAX: usize = 9;
+
+impl<'r> RecordRef<'r> {
+    /// The record's bytes in an archive, in two parts: its kind and fixed fields, written into
+    /// `head` (kind 0: the block length, 4 bytes; kind 2: the pattern, 8), then its block or page
+    /// where it lies (empty for kind 2).
+    pub fn parts<'h>(self, head: &'h mut [u8; RECORD_HEAD_MAX]) -> (&'h [u8], &'r [u8]) {
+        match self {
+            RecordRef::Lz4(block) => {
+                head[0] = 0;
+                head[1..5].copy_from_slice(&(block.len() as u32).to_le_bytes());
+                (&head[..5], block)
+            }
+            RecordRef::Raw(page) => {
+                head[0] = 1;
+                (&head[..1], &page[..])
+            }
+            RecordRef::SameFilled(pattern) => {
+                head[0] = 2;
+                head[1..9].copy_from_slice(&pattern.to_le_bytes());
+                (&head[..9], &[])
+            }
+        }
+    }
+}
+
 impl Record {
     /// The record, borrowed.
     pub fn view(&self) -> RecordRef<'_> {
@@ -59,6 +86,14 @@ impl Record {
             Record::Raw(page) => RecordRef::Raw(page),
             Record::SameFilled(pattern) => RecordRef::SameFilled(*pattern),
         }
+    }
+
+    /// Appends the record's bytes to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let mut head = [0u8; RECORD_HEAD_MAX];
+        let (head, body) = self.view().parts(&mut head);
+        out.extend_from_slice(head);
+        out.extend_from_slice(body);
     }
 }
 

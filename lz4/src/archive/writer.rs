@@ -6,9 +6,9 @@ use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::format::{
-    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN, RECORD_HEAD_MAX,
+    footer_len, header, ArchiveError, Record, END_MAGIC, FOOTER_MAGIC, HEADER_LEN,
 };
-use super::RecordRef;
+use super::{RecordRef, RECORD_HEAD_MAX};
 use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
 
