@@ -30,6 +30,11 @@ pub struct GpuDeviceInfo {
 }
 
 impl GpuDeviceInfo {
+    /// The backend and device in a line: `{backend} on {name}`.
+    pub fn describe(&self) -> String {
+        format!("{} on {}", self.backend, self.name)
+    }
+
     /// Pages per batch: enough to fill 80% of the L2 cache with input pages (so the kernels read from
     /// L2 while the next batch streams in), at least 1024 and at most 1/8 of device memory (a size the
     /// device does not report does not bound it).

@@ -66,8 +66,7 @@ pub trait Driver {
     /// The backend and device in a line: `{backend} on {name}` unless the driver says more (the
     /// WebGPU driver adds how warps are lowered).
     fn describe(&self) -> String {
-        let info = self.info();
-        format!("{} on {}", info.backend, info.name)
+        self.info().describe()
     }
     /// The backend whose launch shape the kernels take (warps per block, blocks per launch): CUDA's
     /// unless the driver says otherwise.

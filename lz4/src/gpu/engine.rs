@@ -34,8 +34,7 @@ pub trait Engine {
     fn info(&self) -> GpuDeviceInfo;
     /// The backend and device in a line ([`super::driver::Driver::describe`]).
     fn describe(&self) -> String {
-        let info = self.info();
-        format!("{} on {}", info.backend, info.name)
+        self.info().describe()
     }
     /// Compresses `pages` in chunks of `batch` pages, setting each page's record in `out` (which holds
     /// one record per page); one outcome per chunk, in order. A failed chunk's records are unspecified
