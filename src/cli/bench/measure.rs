@@ -229,7 +229,7 @@ pub fn run(
         )?;
         let name = format!("ptx-sim (CUDA pipeline, L2, first {} pages)", prefix.len());
         rows.push(measure(&mut ptx, &name, prefix, 0.0)?);
-        let fell_back = ptx.compressor().stats().cpu_fallback_pages;
+        let fell_back = ptx.cpu_fallback_pages();
         if fell_back > 0 {
             anyhow::bail!("ptx-sim: {fell_back} pages fell back to the CPU during the bench");
         }
@@ -241,7 +241,7 @@ pub fn run(
             Ok(mut codec) => {
                 let name = codec.describe();
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
-                let fell_back = codec.compressor().stats().cpu_fallback_pages;
+                let fell_back = codec.cpu_fallback_pages();
                 if fell_back > 0 {
                     skipped.push(format!(
                         "cuda: {fell_back} pages were compressed on the CPU after GPU failures; its row is not a GPU figure"
@@ -258,7 +258,7 @@ pub fn run(
             Ok(mut codec) => {
                 let name = codec.describe();
                 rows.push(measure(&mut codec, &name, pages, budget_s)?);
-                let fell_back = codec.compressor().stats().cpu_fallback_pages;
+                let fell_back = codec.cpu_fallback_pages();
                 if fell_back > 0 {
                     skipped.push(format!(
                         "webgpu: {fell_back} pages were redone on the CPU after GPU failures; its row is not a GPU figure"

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use anyhow::{ensure, Context};
 use indicatif::ProgressBar;
 
-use warpforge::codec::{BatchCodec, Page};
+use warpforge::codec::{BatchCodec, Page, PageCodec};
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, ReplayTape};
 use warpforge::pipeline::{compress_file, decompress_file};
 use warpforge::PAGE_SIZE;
@@ -119,7 +119,7 @@ pub fn run(pages: &[Page], runs: usize, config: GpuBatchConfig) -> anyhow::Resul
     Ok(Pipeline {
         compress: compress.direction(bytes),
         decompress: decompress.direction(bytes),
-        cpu_fallback_pages: codec.compressor().stats().cpu_fallback_pages,
+        cpu_fallback_pages: codec.cpu_fallback_pages(),
     })
 }
 
