@@ -14,8 +14,7 @@ pub struct BackendChoice(Option<Backend>);
 /// The `--backend` values with their help, parsed into a [`BackendChoice`].
 pub fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendChoice> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    let help = |backend: Backend| {
-        match backend {
+    let help = |backend: Backend| match backend {
         Backend::Cpu => "lz4_flex on all cores",
         Backend::Reference => {
             "the CPU reference of the warp kernels (byte-identical to the kernels)"
@@ -26,12 +25,12 @@ pub fn backend_choice() -> impl clap::builder::TypedValueParser<Value = BackendC
              (slow; a failed batch is an error, not a CPU fallback)"
         }
         Backend::WebGpu => {
-            "the LZ4 warp kernels on a WebGPU adapter (the batch API's ring, CPU fallback per failed batch)"
+            "the LZ4 warp kernels on a WebGPU adapter (the batch API's ring, CPU fallback per \
+             failed batch)"
         }
         Backend::Cuda => {
             "the LZ4 warp kernels on CUDA device 0 (async-DMA ring, CPU fallback per failed batch)"
         }
-    }
     };
     let auto = PossibleValue::new("auto").help(
         "cuda on a supported CUDA GPU, else webgpu on a hardware adapter that runs the kernels, else \
