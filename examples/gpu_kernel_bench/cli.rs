@@ -5,7 +5,7 @@
 //! writing, the early writeback and the final `fsync` before the rename. Every run's output is
 //! checked: the decompressed file byte for byte against the page file; the archive through that.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -16,23 +16,6 @@ use warpforge::PAGE_SIZE;
 
 use crate::gpu::Page;
 use crate::report::{Figure, Report};
-
-/// A folder of the run's files, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!("gpu_kernel_bench-cli-{}", std::process::id()));
-        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The first `mib` MiB of `pages` through the CLI pipeline on `backends`, `runs` timed calls each way
 /// after one untimed round trip.
@@ -45,13 +28,17 @@ pub fn run(
 ) -> Result<()> {
     let count = pages.len().min((mib << 20) / PAGE_SIZE).max(1);
     let pages = &pages[..count];
-    let scratch = Scratch::new()?;
-    let input = scratch.0.join("in.pages");
+    // A folder of the run's files, removed when dropped.
+    let scratch = tempfile::Builder::new()
+        .prefix("gpu_kernel_bench-cli-")
+        .tempdir()
+        .context("cannot create a scratch folder")?;
+    let input = scratch.path().join("in.pages");
     std::fs::write(&input, pages.as_flattened())
         .with_context(|| format!("cannot write {}", input.display()))?;
     for &backend in backends {
         let mut codec = open(backend).with_context(|| format!("--backend {backend}"))?;
-        one_backend(codec.as_mut(), &input, &scratch.0, pages, runs, report)
+        one_backend(codec.as_mut(), &input, scratch.path(), pages, runs, report)
             .with_context(|| format!("--backend {backend}"))?;
     }
     Ok(())

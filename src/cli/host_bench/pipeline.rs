@@ -11,7 +11,7 @@
 //! every timed run, outside the timed region, the archive is compared with the recorded one and the
 //! pages written with the input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{ensure, Context};
@@ -35,57 +35,25 @@ pub struct Pipeline {
     pub cpu_fallback_pages: u64,
 }
 
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    /// A directory of its own in the temp directory: created, never one that was already there
-    /// (which it would delete when done).
-    fn new() -> anyhow::Result<Scratch> {
-        let base = std::env::temp_dir();
-        for attempt in 0..1000 {
-            let dir = base.join(format!(
-                "warpforge-host-bench-pipeline-{}-{attempt}",
-                std::process::id()
-            ));
-            match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(Scratch(dir)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(
-                        anyhow::Error::new(e).context(format!("cannot create {}", dir.display()))
-                    )
-                }
-            }
-        }
-        anyhow::bail!(
-            "{}: 1000 warpforge-host-bench-pipeline-{}-* directories already exist",
-            base.display(),
-            std::process::id()
-        )
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Times `runs` round trips of `pages` through the CLI pipeline (after one untimed recording run).
 pub fn run(pages: &[Page], runs: usize, config: GpuBatchConfig) -> anyhow::Result<Pipeline> {
     ensure!(
         !pages.is_empty() && runs > 0,
         "the pipeline rows need pages and runs"
     );
-    let scratch = Scratch::new()?;
-    let input = scratch.path("pages.bin");
-    let archive = scratch.path("pages.wfpa");
-    let output = scratch.path("decoded.bin");
+    // A directory of its own in the temp directory, removed when dropped.
+    let scratch = tempfile::Builder::new()
+        .prefix("warpforge-host-bench-pipeline-")
+        .tempdir()
+        .with_context(|| {
+            format!(
+                "cannot create a scratch directory in {}",
+                std::env::temp_dir().display()
+            )
+        })?;
+    let input = scratch.path().join("pages.bin");
+    let archive = scratch.path().join("pages.wfpa");
+    let output = scratch.path().join("decoded.bin");
     std::fs::write(&input, pages.as_flattened())
         .with_context(|| format!("cannot write {}", input.display()))?;
     let tape = ReplayTape::new(config.algorithm.lz4_level());
