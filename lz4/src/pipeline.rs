@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use crate::archive::{
     ArchiveError, ArchiveReader, ArchiveWriter, PackedRecords, Record, RecordRef,
 };
-use crate::codec::{Page, PageCodec};
+use crate::codec::{DecodeError, Page, PageCodec};
 use crate::gpu::HostPages;
 use crate::writeback::Writeback;
 use crate::PAGE_SIZE;
@@ -108,14 +108,14 @@ pub fn compress_file(
     let mut crcs = Vec::with_capacity(batch_pages.min(pages) as usize);
     let mut packed = PackedRecords::new();
     let mut spare = None;
-    let mut current = InputBatch::take(codec, batch_pages.min(pages) as usize, &mut spare);
+    let mut current = PageBatch::take(codec, batch_pages.min(pages) as usize, &mut spare);
     read_pages(&mut reader, current.pages_mut(), 0, input)?;
     let mut done = 0u64;
     while done < pages {
         let n = current.pages().len() as u64;
         let rest = pages - done - n;
         let mut next =
-            (rest > 0).then(|| InputBatch::take(codec, rest.min(batch_pages) as usize, &mut spare));
+            (rest > 0).then(|| PageBatch::take(codec, rest.min(batch_pages) as usize, &mut spare));
         // While the batch compresses (on a GPU the calling thread mostly waits for the device
         // then), pool threads compute its pages' CRCs and read the next batch.
         crcs.clear();
@@ -151,37 +151,38 @@ pub fn compress_file(
     Ok(summary)
 }
 
-/// One batch of input pages: the codec's own (page-locked on CUDA, so the upload reads them where
-/// they are; given back to the codec when dropped) or ordinary memory, kept for the next batch.
-enum InputBatch {
+/// One batch of pages, compressed from or decompressed into: the codec's own (page-locked on CUDA, so
+/// the upload reads them and the download writes them where they are; given back to the codec when
+/// dropped) or ordinary memory, kept for the next batch.
+enum PageBatch {
     Codec(HostPages),
     Owned(Vec<Page>),
 }
 
-impl InputBatch {
+impl PageBatch {
     /// Room for `n` pages.
-    fn take(codec: &mut dyn PageCodec, n: usize, spare: &mut Option<Vec<Page>>) -> InputBatch {
+    fn take(codec: &mut dyn PageCodec, n: usize, spare: &mut Option<Vec<Page>>) -> PageBatch {
         match codec.host_pages(n) {
-            Some(host) => InputBatch::Codec(host),
+            Some(host) => PageBatch::Codec(host),
             None => {
                 let mut pages = spare.take().unwrap_or_default();
                 pages.resize(n, [0u8; PAGE_SIZE]);
-                InputBatch::Owned(pages)
+                PageBatch::Owned(pages)
             }
         }
     }
 
     fn pages(&self) -> &[Page] {
         match self {
-            InputBatch::Codec(host) => host,
-            InputBatch::Owned(pages) => pages,
+            PageBatch::Codec(host) => host,
+            PageBatch::Owned(pages) => pages,
         }
     }
 
     fn pages_mut(&mut self) -> &mut [Page] {
         match self {
-            InputBatch::Codec(host) => host,
-            InputBatch::Owned(pages) => pages,
+            PageBatch::Codec(host) => host,
+            PageBatch::Owned(pages) => pages,
         }
     }
 
@@ -192,14 +193,26 @@ impl InputBatch {
         packed: &mut PackedRecords,
     ) -> anyhow::Result<Option<Vec<Record>>> {
         match self {
-            InputBatch::Codec(host) => codec.compress_host_packed(host, packed).map(|()| None),
-            InputBatch::Owned(pages) => codec.compress(pages).map(Some),
+            PageBatch::Codec(host) => codec.compress_host_packed(host, packed).map(|()| None),
+            PageBatch::Owned(pages) => codec.compress(pages).map(Some),
+        }
+    }
+
+    /// Decodes `records` into the batch (as many pages as records).
+    fn decompress(
+        &mut self,
+        codec: &mut dyn PageCodec,
+        records: &PackedRecords,
+    ) -> anyhow::Result<Result<(), DecodeError>> {
+        match self {
+            PageBatch::Codec(host) => codec.decompress_host_packed(records, host),
+            PageBatch::Owned(pages) => codec.decompress_packed(records, pages),
         }
     }
 
     /// Returns ordinary memory to `spare` for a later batch (the codec's pages go back to it).
     fn give_back(self, spare: &mut Option<Vec<Page>>) {
-        if let InputBatch::Owned(pages) = self {
+        if let PageBatch::Owned(pages) = self {
             *spare = Some(pages);
         }
     }
@@ -274,7 +287,7 @@ pub fn decompress_file(
     // A batch's records packed in one buffer (no allocation per record), reused batch to batch.
     let mut records = PackedRecords::new();
     let mut crcs = Vec::with_capacity(batch_pages.min(pages as usize));
-    let mut decoded: Vec<Page> = Vec::new();
+    let mut spare = None;
     let mut writeback = Writeback::default();
     loop {
         records.clear();
@@ -294,16 +307,9 @@ pub fn decompress_file(
         records
             .iter()
             .for_each(|record| summary.kinds[kind_index(record)] += 1);
-        // The codec's own pages when it has them (page-locked on CUDA: downloaded into directly).
-        let mut host = codec.host_pages(records.len());
-        let result = match &mut host {
-            Some(host) => codec.decompress_host_packed(&records, host)?,
-            None => {
-                decoded.resize(records.len(), [0u8; PAGE_SIZE]);
-                codec.decompress_packed(&records, &mut decoded)?
-            }
-        };
-        let decoded = &host.as_deref().unwrap_or(&decoded)[..records.len()];
+        let mut batch = PageBatch::take(codec, records.len(), &mut spare);
+        let result = batch.decompress(codec, &records)?;
+        let decoded = batch.pages();
         if let Err(e) = result {
             bail!(
                 "{}: page {}: {}",
@@ -330,6 +336,7 @@ pub fn decompress_file(
             bail!("{}: page {}: the decoded page does not match its checksum (the archive is corrupted)", input.display(), done + i as u64);
         }
         written?;
+        batch.give_back(&mut spare);
         done += records.len() as u64;
         writeback.wrote(&mut out, done * PAGE_SIZE as u64)?;
         progress.set_position(done);
