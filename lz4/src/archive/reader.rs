@@ -244,23 +244,22 @@ impl<R: Read + Seek> ArchiveReader<R> {
             ));
         }
         let start = data.len();
-        let mut left = n;
-        while left > 0 {
-            let buf = match self.records.fill_buf() {
-                Ok([]) => Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof)),
-                other => other,
-            };
-            let buf = match buf {
-                Ok(buf) => buf,
-                Err(e) => {
-                    data.truncate(start);
-                    return Err(e.into());
+        let mut copy = |mut left: usize| -> std::io::Result<()> {
+            while left > 0 {
+                let buf = self.records.fill_buf()?;
+                if buf.is_empty() {
+                    return Err(std::io::ErrorKind::UnexpectedEof.into());
                 }
-            };
-            let k = buf.len().min(left);
-            data.extend_from_slice(&buf[..k]);
-            self.records.consume(k);
-            left -= k;
+                let k = buf.len().min(left);
+                data.extend_from_slice(&buf[..k]);
+                self.records.consume(k);
+                left -= k;
+            }
+            Ok(())
+        };
+        if let Err(e) = copy(n) {
+            data.truncate(start);
+            return Err(e.into());
         }
         self.archive_crc.update(&data[start..]);
         self.offset += n as u64;
