@@ -11,8 +11,8 @@
 //!
 //! `--only cpu,webgpu,cli` needs no CUDA device (`cli` then runs `--backend cpu` alone). `cli`: the
 //! CLI's file pipeline (`warpforge compress`/`decompress`, files in the temp directory, synced) on the
-//! first `--cli-mib` MiB, `--backend cuda` beside `--backend cpu`. `latency`: `--latency-calls` round trips of one 64-page
-//! batch through the CUDA batch API (p50/p99 of the wall time per call). `fused`: the LZ4 device
+//! first `--cli-mib` MiB, `--backend cuda` beside `--backend cpu`. `latency`: `--latency-calls` round
+//! trips of one 64-page batch through the CUDA batch API (p50/p99 of the wall time per call). `fused`: the LZ4 device
 //! functions inside the fused XOR-delta kernels beside the batch level-0 kernels, on the first
 //! `--fused-pages` pages (`examples/lz4_fused`).
 //!
