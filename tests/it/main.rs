@@ -56,6 +56,7 @@ mod ptx_sim;
 mod ptx_sim_pipeline;
 mod reference_gpu_batch_doc;
 mod reference_lz4_kernel_doc;
+mod registered_pages;
 mod sim;
 mod spirv_webgpu;
 mod targets;

@@ -11,6 +11,7 @@ use super::driver_wgpu::WgpuDriver;
 use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
 use super::host_pages::{HostPages, HostPool, PageInput, PageOutput};
 use super::records_out::RecordsOut;
+use super::registered::{RegisteredPages, Registration};
 use super::ring_state::RingEngine;
 use super::{
     BatchResult, BatchStats, BatchTimes, GpuBackend, GpuBatchConfig, GpuDeviceInfo, GpuError,
@@ -30,13 +31,17 @@ enum Input<'a> {
     Host(&'a HostPages),
     /// The first pages of the engine's staging buffer.
     Staged(usize),
+    /// The caller's pages, registered (uploaded from where they are by the engine that registered
+    /// them).
+    Registered(&'a [Page], &'a Registration),
 }
 
 /// Where `pages` are, as a compress call's input.
 fn input_of<P: PageInput + ?Sized>(pages: &P) -> Input<'_> {
-    match pages.host_pages() {
-        Some(host) => Input::Host(host),
-        None => Input::Pages(pages.pages()),
+    match (pages.host_pages(), pages.registration()) {
+        (Some(host), _) => Input::Host(host),
+        (None, Some(registration)) => Input::Registered(pages.pages(), registration),
+        (None, None) => Input::Pages(pages.pages()),
     }
 }
 
@@ -287,6 +292,25 @@ impl GpuBatchCompressor {
         }
     }
 
+    /// Registers the caller's `pages` with this compressor's device until the returned
+    /// [`RegisteredPages`] is dropped: [`GpuBatchCompressor::compress_batch`] and
+    /// [`GpuBatchCompressor::compress_into`] then upload straight from them and
+    /// [`GpuBatchCompressor::decompress_into`] downloads straight into them (no staging copy, no
+    /// copy out of a download buffer). On CUDA they are page-locked in place (`cuMemHostRegister`):
+    /// that takes time and pins the memory, so register a buffer that is reused, once, rather than
+    /// pages for one call. On the simulator backend nothing is registered
+    /// ([`RegisteredPages::in_place`] says which).
+    ///
+    /// A driver that refuses the registration (CUDA: memory already registered, or more than the
+    /// system lets a process lock) is a [`GpuError`] naming the call; the pages then work as
+    /// ordinary memory with every call.
+    pub fn register<'a>(&mut self, pages: &'a mut [Page]) -> Result<RegisteredPages<'a>, GpuError> {
+        // SAFETY: the registration goes into the `RegisteredPages`, which borrows `pages` for as long
+        // as it lives and drops the registration first.
+        let registration = unsafe { self.engine.register(pages) }?;
+        Ok(RegisteredPages::new(pages, registration))
+    }
+
     /// Input pages to fill in place before [`GpuBatchCompressor::compress_staged`]: at least `pages`
     /// pages, as bytes (what an earlier call left there until written). On CUDA they are page-locked,
     /// so the upload reads them where the caller put them (a file read straight into them skips the
@@ -321,12 +345,17 @@ impl GpuBatchCompressor {
             Input::Pages(pages) => pages.len(),
             Input::Host(pages) => pages.len(),
             Input::Staged(n) => n,
+            Input::Registered(pages, _) => pages.len(),
         };
         out.reset(n);
         let outcomes = match (&self.poisoned, input) {
             (None, Input::Pages(pages)) => self.engine.compress_chunks(pages, batch, out),
             (None, Input::Host(pages)) => self.engine.compress_host(pages, batch, out),
             (None, Input::Staged(n)) => self.engine.compress_staged(n, batch, out),
+            (None, Input::Registered(pages, registration)) => {
+                self.engine
+                    .compress_registered(pages, registration, batch, out)
+            }
             (Some(why), _) => {
                 let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
                 all_failed(n, batch, why)
@@ -358,6 +387,9 @@ impl GpuBatchCompressor {
                     let records = match input {
                         Input::Pages(pages) => reference::compress(&pages[range.clone()], level),
                         Input::Host(pages) => reference::compress(&pages[range.clone()], level),
+                        Input::Registered(pages, _) => {
+                            reference::compress(&pages[range.clone()], level)
+                        }
                         Input::Staged(_) => reference::compress(
                             &pages_of(self.engine.staged()?)[range.clone()],
                             level,
@@ -411,18 +443,20 @@ impl GpuBatchCompressor {
             )));
         }
         let batch = self.config.batch_size;
-        let outcomes = match (&self.poisoned, out.host_pages_mut()) {
-            (None, Some(host)) => self.engine.decompress_host(records, batch, host),
-            (None, None) => self
-                .engine
-                .decompress_chunks(records, batch, out.pages_mut()),
-            (Some(why), _) => {
-                let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
-                chunk_ranges(pages, batch)
-                    .iter()
-                    .map(|_| Err(why.clone()))
-                    .collect()
-            }
+        let outcomes = if let Some(why) = &self.poisoned {
+            let why = GpuError::NotAvailable(format!("the GPU is unusable after {why}"));
+            chunk_ranges(pages, batch)
+                .iter()
+                .map(|_| Err(why.clone()))
+                .collect()
+        } else if let Some(host) = out.host_pages_mut() {
+            self.engine.decompress_host(records, batch, host)
+        } else if let Some((registration, pages)) = out.registered_mut() {
+            self.engine
+                .decompress_registered(records, batch, pages, registration)
+        } else {
+            self.engine
+                .decompress_chunks(records, batch, out.pages_mut())
         };
         for (k, (dst, outcome)) in out.pages_mut().chunks_mut(batch).zip(outcomes).enumerate() {
             let first = k * batch;

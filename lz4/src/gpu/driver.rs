@@ -60,6 +60,8 @@ pub trait Driver {
     type Buffer;
     /// Page-locked host memory (bytes), the source and target of asynchronous copies.
     type Host: HostMemory + Send + Sync + 'static;
+    /// The caller's memory registered for copies in place ([`Driver::register`]).
+    type Registration: Send + Sync + 'static;
 
     /// The device, as the batch API reports it.
     fn info(&self) -> GpuDeviceInfo;
@@ -104,6 +106,31 @@ pub trait Driver {
         offset: usize,
         len: usize,
         dst: &mut Self::Buffer,
+    ) -> Result<(), GpuError>;
+    /// Registers `bytes` bytes of the caller's memory at `base` for [`Driver::upload_from`] and
+    /// [`Driver::download_into`] in place until the registration is dropped: page-locked on CUDA
+    /// (`cuMemHostRegister`); nothing on the drivers whose copies read and write any memory.
+    ///
+    /// # Safety
+    ///
+    /// The bytes must be one live allocation that outlives the registration.
+    unsafe fn register(&self, base: *mut u8, bytes: usize) -> Result<Self::Registration, GpuError>;
+    /// Queues a copy of `src` to the start of `dst`. Until an event recorded after it is
+    /// synchronized (or the stream drained) `src` must stay alive, unmoved and unwritten: registered
+    /// memory is read by the device while the host goes on.
+    fn upload_from(
+        &self,
+        stream: &Self::Stream,
+        src: &[u8],
+        dst: &mut Self::Buffer,
+    ) -> Result<(), GpuError>;
+    /// Queues a copy of the first `dst.len()` bytes of `src` to `dst`, with
+    /// [`Driver::download_at`]'s contract on `dst`.
+    fn download_into(
+        &self,
+        stream: &Self::Stream,
+        src: &Self::Buffer,
+        dst: &mut [u8],
     ) -> Result<(), GpuError>;
     /// Queues a copy of the first `len` bytes of `src` to `dst`.
     fn download(

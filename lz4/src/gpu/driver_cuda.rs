@@ -9,7 +9,7 @@ use super::driver::{Arg, Driver, HostMemory};
 use super::{GpuDeviceInfo, GpuError};
 use crate::kernels::blocks_for;
 use crate::runtime::cuda::{
-    CudaDevice, DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream,
+    CudaDevice, DeviceBytes, Event, HostRegistration, KernelArg, PinnedBytes, Scalar, Stream,
 };
 use crate::runtime::{Backend, Clock, Launcher, Loaded};
 
@@ -43,6 +43,7 @@ impl Driver for CudaDriver {
     type Event = Event;
     type Buffer = DeviceBytes;
     type Host = PinnedBytes;
+    type Registration = HostRegistration;
 
     fn info(&self) -> GpuDeviceInfo {
         self.info.clone()
@@ -99,6 +100,29 @@ impl Driver for CudaDriver {
             )));
         };
         Ok(stream.upload(bytes, dst)?)
+    }
+
+    unsafe fn register(&self, base: *mut u8, bytes: usize) -> Result<HostRegistration, GpuError> {
+        // SAFETY: the caller's contract, passed on.
+        Ok(unsafe { self.device().register_host(base, bytes) }?)
+    }
+
+    fn upload_from(
+        &self,
+        stream: &Self::Stream,
+        src: &[u8],
+        dst: &mut Self::Buffer,
+    ) -> Result<(), GpuError> {
+        Ok(stream.upload(src, dst)?)
+    }
+
+    fn download_into(
+        &self,
+        stream: &Self::Stream,
+        src: &Self::Buffer,
+        dst: &mut [u8],
+    ) -> Result<(), GpuError> {
+        Ok(stream.download(src, dst)?)
     }
 
     fn download_at(

@@ -312,6 +312,7 @@ impl Driver for ReplayDriver {
     type Event = std::cell::Cell<u64>;
     type Buffer = Vec<u8>;
     type Host = Vec<u8>;
+    type Registration = ();
 
     fn info(&self) -> GpuDeviceInfo {
         GpuDeviceInfo {
@@ -366,6 +367,21 @@ impl Driver for ReplayDriver {
     ) -> Result<(), GpuError> {
         let src = src.get(offset..).unwrap_or_default();
         self.tape.device(|| copy(src, len, dst, "replay: upload"))
+    }
+
+    unsafe fn register(&self, _: *mut u8, _: usize) -> Result<(), GpuError> {
+        // Copies here are host copies: they read and write any memory.
+        Ok(())
+    }
+
+    fn upload_from(&self, _: &(), src: &[u8], dst: &mut Vec<u8>) -> Result<(), GpuError> {
+        self.tape
+            .device(|| copy(src, src.len(), dst, "replay: upload"))
+    }
+
+    fn download_into(&self, _: &(), src: &Vec<u8>, dst: &mut [u8]) -> Result<(), GpuError> {
+        self.tape
+            .device(|| copy(src, dst.len(), dst, "replay: download"))
     }
 
     fn download_at(

@@ -37,6 +37,7 @@ impl Driver for LaunchDriver {
     type Event = Cell<u64>;
     type Buffer = Vec<u8>;
     type Host = Vec<u8>;
+    type Registration = ();
 
     fn info(&self) -> GpuDeviceInfo {
         GpuDeviceInfo {
@@ -91,6 +92,19 @@ impl Driver for LaunchDriver {
     ) -> Result<(), GpuError> {
         let src = src.get(offset..).unwrap_or_default();
         copy(src, len, dst, "upload")
+    }
+
+    unsafe fn register(&self, _: *mut u8, _: usize) -> Result<(), GpuError> {
+        // Copies here are host copies: they read and write any memory.
+        Ok(())
+    }
+
+    fn upload_from(&self, _: &(), src: &[u8], dst: &mut Vec<u8>) -> Result<(), GpuError> {
+        copy(src, src.len(), dst, "upload")
+    }
+
+    fn download_into(&self, _: &(), src: &Vec<u8>, dst: &mut [u8]) -> Result<(), GpuError> {
+        copy(src, dst.len(), dst, "download")
     }
 
     fn download_at(

@@ -152,6 +152,7 @@ impl Driver for WgpuDriver {
     type Event = WgpuEvent;
     type Buffer = ResidentBuffer;
     type Host = Vec<u8>;
+    type Registration = ();
 
     fn info(&self) -> GpuDeviceInfo {
         GpuDeviceInfo {
@@ -217,15 +218,19 @@ impl Driver for WgpuDriver {
         Ok(host)
     }
 
+    unsafe fn register(&self, _: *mut u8, _: usize) -> Result<(), GpuError> {
+        // WebGPU writes buffers from any host memory and maps its own readback buffers.
+        Ok(())
+    }
+
     fn upload(
         &self,
-        _: &(),
+        stream: &(),
         src: &Vec<u8>,
         offset: usize,
         len: usize,
         dst: &mut ResidentBuffer,
     ) -> Result<(), GpuError> {
-        self.check_lost()?;
         let bytes = offset
             .checked_add(len)
             .and_then(|end| src.get(offset..end))
@@ -235,24 +240,37 @@ impl Driver for WgpuDriver {
                     src.len()
                 ))
             })?;
-        Ok(self.device().write_resident(dst, bytes)?)
+        self.upload_from(stream, bytes, dst)
+    }
+
+    fn upload_from(&self, _: &(), src: &[u8], dst: &mut ResidentBuffer) -> Result<(), GpuError> {
+        self.check_lost()?;
+        Ok(self.device().write_resident(dst, src)?)
     }
 
     fn download_at(
         &self,
-        _: &(),
+        stream: &(),
         src: &ResidentBuffer,
         len: usize,
         dst: &mut Vec<u8>,
         offset: usize,
     ) -> Result<(), GpuError> {
-        self.check_lost()?;
-        if offset.checked_add(len).is_none_or(|end| end > dst.len()) {
+        let size = dst.len();
+        let Some(dst) = offset
+            .checked_add(len)
+            .and_then(|end| dst.get_mut(offset..end))
+        else {
             return Err(GpuError::Config(format!(
-                "a download of {len} bytes to byte {offset} of a {}-byte host buffer",
-                dst.len()
+                "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
             )));
-        }
+        };
+        self.download_into(stream, src, dst)
+    }
+
+    fn download_into(&self, _: &(), src: &ResidentBuffer, dst: &mut [u8]) -> Result<(), GpuError> {
+        self.check_lost()?;
+        let len = dst.len();
         if len == 0 {
             return Ok(());
         }
@@ -261,10 +279,9 @@ impl Driver for WgpuDriver {
         let waited = queueing.elapsed().as_nanos() as u64;
         self.queueing_ns.set(self.queueing_ns.get() + waited);
         let readback = readback?;
-        // SAFETY: `offset + len <= dst.len()` (checked above), so the pointer and the `len` bytes after
-        // it lie inside `dst`'s allocation; `synchronize` writes them while the ring keeps `dst`
-        // alive and holds no reference into it (the contract of every driver's downloads).
-        let at = unsafe { dst.as_mut_ptr().add(offset) };
+        // `synchronize` writes the `len` bytes at `dst` while the ring keeps them alive and holds no
+        // reference into them (the contract of every driver's downloads).
+        let at = dst.as_mut_ptr();
         let id = self.queued.get();
         self.queued.set(id + 1);
         self.pending

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use super::host_pages::{HostPages, HostPool};
 use super::records_out::RecordsOut;
+use super::registered::Registration;
 use super::{GpuDeviceInfo, GpuError};
 use crate::archive::{Record, Records};
 use crate::kernel_io::{pages_of, DecodeError, Lz4Kernels, Page};
@@ -79,6 +80,41 @@ pub trait Engine {
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         self.compress_chunks(pages, batch, out)
+    }
+    /// Registers the caller's `pages` for [`Engine::compress_registered`] and
+    /// [`Engine::decompress_registered`] (page-locked in place on CUDA). By default nothing is
+    /// registered: the engine's launches take the pages as they are.
+    ///
+    /// # Safety
+    ///
+    /// `pages` must outlive the registration.
+    unsafe fn register(&mut self, pages: &mut [Page]) -> Result<Registration, GpuError> {
+        let _ = pages;
+        Ok(Registration::none())
+    }
+    /// [`Engine::compress_chunks`] on pages `registration` registered: uploaded from where they are
+    /// when this engine registered them.
+    fn compress_registered(
+        &mut self,
+        pages: &[Page],
+        registration: &Registration,
+        batch: usize,
+        out: &mut RecordsOut<'_>,
+    ) -> Vec<ChunkOutcome> {
+        let _ = registration;
+        self.compress_chunks(pages, batch, out)
+    }
+    /// [`Engine::decompress_chunks`] into pages `registration` registered: downloaded straight into
+    /// them when this engine registered them.
+    fn decompress_registered(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
+        out: &mut [Page],
+        registration: &Registration,
+    ) -> Vec<DecodeOutcome> {
+        let _ = registration;
+        self.decompress_chunks(records, batch, out)
     }
     /// [`Engine::decompress_chunks`] into pages this engine gave out: downloaded straight into them
     /// where the engine can.

@@ -15,6 +15,7 @@ use crate::codec::Page;
 use crate::PAGE_SIZE;
 
 use super::driver::HostMemory;
+use super::registered::Registration;
 use super::GpuError;
 
 /// Free buffers a pool keeps at most; a buffer returned beyond them is freed.
@@ -140,6 +141,11 @@ impl<H: HostMemory + Send + Sync + 'static> HostPool<H> {
             buffer: Some(Box::new(buffer)),
             pool: self.id,
         })
+    }
+
+    /// The pool's id: no other pool (and so no other engine) has it.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Frees the buffers given back and not taken again (those still held return as usual).
@@ -279,13 +285,17 @@ impl<'a> PartialEq<&'a [Page]> for HostPages {
 }
 
 /// What [`compress_batch`](super::GpuBatchCompressor::compress_batch) takes: pages in any memory
-/// (`[Page]`, `Vec<Page>`, `[Page; N]`), or [`HostPages`], which the compressor that gave them out
-/// uploads without a staging copy.
+/// (`[Page]`, `Vec<Page>`, `[Page; N]`), or [`HostPages`] and [`RegisteredPages`](super::RegisteredPages), which the
+/// compressor that gave them out or registered them uploads without a staging copy.
 pub trait PageInput {
     /// The pages.
     fn pages(&self) -> &[Page];
     /// The pages as [`HostPages`], when they are.
     fn host_pages(&self) -> Option<&HostPages> {
+        None
+    }
+    /// The pages' registration, when they are [`RegisteredPages`](super::RegisteredPages).
+    fn registration(&self) -> Option<&Registration> {
         None
     }
 }
@@ -319,13 +329,17 @@ impl PageInput for HostPages {
 }
 
 /// Where [`decompress_into`](super::GpuBatchCompressor::decompress_into) writes: pages in any memory
-/// (`[Page]`, `Vec<Page>`, `[Page; N]`), or [`HostPages`], which the compressor that gave them out
-/// downloads into directly.
+/// (`[Page]`, `Vec<Page>`, `[Page; N]`), or [`HostPages`] and [`RegisteredPages`](super::RegisteredPages), which the
+/// compressor that gave them out or registered them downloads into directly.
 pub trait PageOutput {
     /// The pages.
     fn pages_mut(&mut self) -> &mut [Page];
     /// The pages as [`HostPages`], when they are.
     fn host_pages_mut(&mut self) -> Option<&mut HostPages> {
+        None
+    }
+    /// The pages' registration and the pages, when they are [`RegisteredPages`](super::RegisteredPages).
+    fn registered_mut(&mut self) -> Option<(&Registration, &mut [Page])> {
         None
     }
 }

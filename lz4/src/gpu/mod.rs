@@ -46,6 +46,7 @@ pub mod latency;
 mod page_blocks;
 mod policy;
 mod records_out;
+mod registered;
 mod result;
 pub mod ring;
 mod ring_compress;
@@ -68,6 +69,7 @@ pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
     NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,
 };
+pub use registered::{RegisteredPages, Registration};
 pub use result::{BatchResult, BatchStats, BatchTimes};
 
 /// Whether a supported CUDA GPU (SM 7.0+) is present. Never panics: false without a driver library,

@@ -24,13 +24,22 @@ fn meta_words(meta: &[u8], i: usize) -> [u32; 4] {
     })
 }
 
+/// Where a compress call's uploads read its pages from.
+pub(super) enum Source<'a, D: Driver> {
+    /// Ordinary memory: copied into the slot's page-locked buffer (split across threads) first.
+    Copy,
+    /// The engine's page-locked buffer the pages are in, from its first page on (no staging copy).
+    Host(&'a D::Host),
+    /// The pages where they are: the caller registered them (no staging copy).
+    InPlace,
+}
+
 /// The engine seen as the ring's three stages, compressing.
 pub(super) struct CompressStages<'a, 'o, D: Driver> {
     pub engine: &'a mut RingEngine<D>,
     pub pages: &'a [Page],
-    /// The page-locked buffer `pages` are in, when the caller staged them there (uploaded from
-    /// directly, no staging copy).
-    pub staged: Option<&'a D::Host>,
+    /// Where the uploads read `pages` from.
+    pub source: Source<'a, D>,
     pub ranges: &'a [Range<usize>],
     pub out: &'a mut RecordsOut<'o>,
 }
@@ -41,7 +50,7 @@ impl<D: Driver> Stages for CompressStages<'_, '_, D> {
     fn start(&mut self, slot: usize, chunk: usize) -> Result<(), GpuError> {
         let range = self.ranges[chunk].clone();
         self.engine.slots[slot].first = range.start;
-        issue_compress(self.engine, slot, &self.pages[range], self.staged)
+        issue_compress(self.engine, slot, &self.pages[range], &self.source)
     }
 
     fn compact(&mut self, slot: usize) -> Result<(), GpuError> {
@@ -62,28 +71,31 @@ impl<D: Driver> Stages for CompressStages<'_, '_, D> {
     }
 }
 
-/// Stage A: stage the pages in page-locked memory (split across threads) unless the caller staged
-/// them there, upload, compress, download the meta words.
+/// Stage A: stage the pages in page-locked memory (split across threads) unless they are in some
+/// already, upload, compress, download the meta words.
 fn issue_compress<D: Driver>(
     engine: &mut RingEngine<D>,
     s: usize,
     pages: &[Page],
-    staged: Option<&D::Host>,
+    source: &Source<'_, D>,
 ) -> Result<(), GpuError> {
     let d = &engine.driver;
     let slot = &mut engine.slots[s];
     let n = pages.len();
     slot.pages = n;
     d.record(&slot.ev[0], &slot.h2d)?;
-    match staged {
-        Some(host) => d.upload(
+    match source {
+        Source::Host(host) => d.upload(
             &slot.h2d,
             host,
             slot.first * PAGE_SIZE,
             n * PAGE_SIZE,
             &mut slot.d_in,
         )?,
-        None => {
+        // The pages stay borrowed, unwritten, until the call returns, after every chunk's events
+        // were synchronized (or the streams drained after a failure).
+        Source::InPlace => d.upload_from(&slot.h2d, pages.as_flattened(), &mut slot.d_in)?,
+        Source::Copy => {
             parallel_copy(
                 &mut d.host_mut(&mut slot.input)?[..n * PAGE_SIZE],
                 pages.as_flattened(),

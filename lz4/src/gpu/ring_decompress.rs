@@ -5,7 +5,8 @@
 //! same-filled — in one parallel pass. Nothing is zero-filled that the kernel writes, nothing the
 //! kernel only writes is uploaded, and no buffer is allocated per batch.
 //!
-//! Into the engine's own page-locked pages ([`Dest::Host`], `decompress_batch`), every page goes to
+//! Into the engine's own page-locked pages ([`Dest::Host`], `decompress_batch`) or the caller's
+//! registered pages ([`Dest::InPlace`]), every page goes to
 //! the kernel (raw and same-filled ones as LZ4 blocks, `page_blocks.rs`) so that the decoded batch is
 //! in page order and downloads straight into the caller's pages: stage C only checks status words.
 
@@ -38,6 +39,16 @@ pub(super) enum Dest<'a, D: Driver> {
     Pages(&'a mut [Page]),
     /// Page-locked pages the engine gave out: downloaded into directly.
     Host(&'a mut D::Host),
+    /// The caller's pages, registered: downloaded into directly.
+    InPlace(&'a mut [Page]),
+}
+
+/// Where stage A downloads a batch's decoded pages when not into the slot's buffer.
+enum Target<'t, D: Driver> {
+    /// A page-locked buffer holding the whole call's pages.
+    Host(&'t mut D::Host),
+    /// The batch's own pages.
+    Pages(&'t mut [Page]),
 }
 
 impl<D: Driver> Stages for DecompressStages<'_, D> {
@@ -47,7 +58,8 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
         let range = self.ranges[chunk].clone();
         let dest = match &mut self.out {
             Dest::Pages(_) => None,
-            Dest::Host(host) => Some(&mut **host),
+            Dest::Host(host) => Some(Target::Host(&mut **host)),
+            Dest::InPlace(pages) => Some(Target::Pages(&mut pages[range.clone()])),
         };
         issue_decompress(self.engine, slot, self.records, range, dest)
     }
@@ -60,7 +72,7 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
     fn finish(&mut self, slot: usize, chunk: usize) -> DecodeOutcome {
         let out = match &mut self.out {
             Dest::Pages(out) => Some(&mut out[self.ranges[chunk].clone()]),
-            Dest::Host(_) => None,
+            Dest::Host(_) | Dest::InPlace(_) => None,
         };
         write_pages(self.engine, slot, self.records, out)
     }
@@ -77,7 +89,7 @@ fn issue_decompress<D: Driver>(
     s: usize,
     records: &dyn Records,
     range: Range<usize>,
-    dest: Option<&mut D::Host>,
+    dest: Option<Target<'_, D>>,
 ) -> Result<(), GpuError> {
     let every = dest.is_some();
     let d = &engine.driver;
@@ -168,13 +180,17 @@ fn issue_decompress<D: Driver>(
     d.record(&slot.ev[4], &slot.d2h)?;
     d.download(&slot.d2h, &slot.d_meta, blocks * 4, &mut slot.meta)?;
     match dest {
-        Some(host) => d.download_at(
+        Some(Target::Host(host)) => d.download_at(
             &slot.d2h,
             &slot.d_slots,
             blocks * PAGE_SIZE,
             host,
             first * PAGE_SIZE,
         )?,
+        // Every page of the batch is a block, in page order (`every`).
+        Some(Target::Pages(pages)) => {
+            d.download_into(&slot.d2h, &slot.d_slots, pages.as_flattened_mut())?
+        }
         None => d.download(&slot.d2h, &slot.d_slots, blocks * PAGE_SIZE, &mut slot.out)?,
     }
     d.record(&slot.ev[5], &slot.d2h)

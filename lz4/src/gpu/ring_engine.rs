@@ -26,8 +26,9 @@ use super::driver::{Driver, HostMemory};
 use super::engine::{all_failed, chunk_ranges, unstaged, ChunkOutcome, DecodeOutcome, Engine};
 use super::host_pages::{HostPages, HostPool};
 use super::records_out::RecordsOut;
+use super::registered::Registration;
 use super::ring::run_pipeline;
-use super::ring_compress::CompressStages;
+use super::ring_compress::{CompressStages, Source};
 use super::ring_decompress::{DecompressStages, Dest};
 use super::ring_state::{RingEngine, Slot};
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
@@ -92,7 +93,7 @@ impl<D: Driver> RingEngine<D> {
     fn run_compress(
         &mut self,
         pages: &[Page],
-        staged: Option<&D::Host>,
+        source: Source<'_, D>,
         batch: usize,
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
@@ -102,7 +103,7 @@ impl<D: Driver> RingEngine<D> {
         let mut stages = CompressStages {
             engine: self,
             pages,
-            staged,
+            source,
             ranges: &ranges,
             out,
         };
@@ -159,7 +160,7 @@ impl<D: Driver> Engine for RingEngine<D> {
         batch: usize,
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
-        self.run_compress(pages, None, batch, out)
+        self.run_compress(pages, Source::Copy, batch, out)
     }
 
     fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
@@ -199,7 +200,7 @@ impl<D: Driver> Engine for RingEngine<D> {
         let outcomes = match self.driver.host(&staging) {
             Ok(bytes) if pages <= self.staging_pages => {
                 let input = pages_of(&bytes[..pages * PAGE_SIZE]);
-                self.run_compress(input, Some(&staging), batch, out)
+                self.run_compress(input, Source::Host(&staging), batch, out)
             }
             Ok(_) => all_failed(pages, batch, unstaged(pages, self.staging_pages)),
             Err(e) => all_failed(pages, batch, e),
@@ -233,8 +234,8 @@ impl<D: Driver> Engine for RingEngine<D> {
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         // Pages of another engine's pool are ordinary memory here: staged by a copy.
-        let host = self.pool.host(pages);
-        let outcomes = self.run_compress(pages, host, batch, out);
+        let source = self.pool.host(pages).map_or(Source::Copy, Source::Host);
+        let outcomes = self.run_compress(pages, source, batch, out);
         // The caller may reuse or free its pages once this returns: no upload from them may still
         // be running after a failed chunk.
         if outcomes.iter().any(Result::is_err) {
@@ -251,6 +252,57 @@ impl<D: Driver> Engine for RingEngine<D> {
     ) -> Vec<DecodeOutcome> {
         let pages = out.len();
         self.run_decompress(records, batch, pages, Dest::Pages(out))
+    }
+
+    unsafe fn register(&mut self, pages: &mut [Page]) -> Result<Registration, GpuError> {
+        let bytes = pages.as_flattened_mut();
+        if bytes.is_empty() {
+            return Ok(Registration::none());
+        }
+        // SAFETY: `bytes` is one live allocation (a slice), which outlives the registration (this
+        // method's contract).
+        let held = unsafe { self.driver.register(bytes.as_mut_ptr(), bytes.len()) }?;
+        Ok(Registration::new(self.pool.id(), held))
+    }
+
+    fn compress_registered(
+        &mut self,
+        pages: &[Page],
+        registration: &Registration,
+        batch: usize,
+        out: &mut RecordsOut<'_>,
+    ) -> Vec<ChunkOutcome> {
+        if !registration.is_by(self.pool.id()) {
+            // Registered by another engine: ordinary memory here.
+            return self.compress_chunks(pages, batch, out);
+        }
+        let outcomes = self.run_compress(pages, Source::InPlace, batch, out);
+        // The caller may write its pages once this returns: no upload from them may still be running
+        // after a failed chunk.
+        if outcomes.iter().any(Result::is_err) {
+            self.quiesce();
+        }
+        outcomes
+    }
+
+    fn decompress_registered(
+        &mut self,
+        records: &dyn Records,
+        batch: usize,
+        out: &mut [Page],
+        registration: &Registration,
+    ) -> Vec<DecodeOutcome> {
+        if !registration.is_by(self.pool.id()) {
+            return self.decompress_chunks(records, batch, out);
+        }
+        let pages = out.len();
+        let outcomes = self.run_decompress(records, batch, pages, Dest::InPlace(out));
+        // A failed chunk is redone on the CPU into the same pages: no download into them may still
+        // be running.
+        if outcomes.iter().any(Result::is_err) {
+            self.quiesce();
+        }
+        outcomes
     }
 
     fn decompress_host(

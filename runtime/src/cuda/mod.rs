@@ -19,7 +19,8 @@
 //!
 //! - Engines that pipeline many launches (the LZ4 batch API's DMA ring, its `DeviceCodec`) queue
 //!   their own work: [`CudaDevice::new_stream`], [`Stream`] (device memory, copies,
-//!   [`Stream::launch`], the one `cuLaunchKernel` of warpforge), [`Event`], [`PinnedBytes`]
+//!   [`Stream::launch`], the one `cuLaunchKernel` of warpforge), [`Event`], [`PinnedBytes`],
+//!   [`HostRegistration`] (a caller's memory page-locked in place: [`CudaDevice::register_host`])
 //!   (`queue.rs`). Nothing outside this crate calls cudarc.
 //!
 //! Files: `device.rs` (discovery), `module.rs` (PTX load), `queue.rs` (streams, events, memory, the
@@ -47,7 +48,7 @@ pub use error::{driver_err, CudaError};
 pub use module::CudaKernel;
 pub use names::{cu_result_name, is_sticky};
 pub use ptx_file::{PtxShape, PtxValue};
-pub use queue::{DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream};
+pub use queue::{DeviceBytes, Event, HostRegistration, KernelArg, PinnedBytes, Scalar, Stream};
 pub use run::CudaDevice;
 
 /// Environment variable that makes a missing CUDA device a test failure instead of a skip (set it on a

@@ -34,6 +34,80 @@ unsafe impl Send for PinnedBytes {}
 // SAFETY: as above.
 unsafe impl Sync for PinnedBytes {}
 
+/// Caller memory page-locked in place (`cuMemHostRegister`) until dropped (`cuMemHostUnregister`):
+/// copies from and to it are asynchronous, with no staging copy. See
+/// [`CudaDevice::register_host`](super::CudaDevice::register_host).
+pub struct HostRegistration {
+    ctx: Arc<CudaContext>,
+    base: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the registration is an address range and the context that registered it (which is `Send`
+// and `Sync`); the pointer is never dereferenced here, only handed back to the driver on drop.
+unsafe impl Send for HostRegistration {}
+// SAFETY: as above; no method reads or writes through the pointer.
+unsafe impl Sync for HostRegistration {}
+
+impl HostRegistration {
+    /// The first registered byte's address.
+    pub fn base(&self) -> *const u8 {
+        self.base
+    }
+
+    /// Registered bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether none are (never: an empty range is not registered).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for HostRegistration {
+    fn drop(&mut self) {
+        // Unregistering waits for no copy: the engines that copy from and to the memory synchronize
+        // before they return. A failure (a lost context) leaves nothing to undo and is recorded.
+        let unregister = self.ctx.bind_to_thread().and_then(|()| {
+            // SAFETY: `base` was registered on this context by `register_host` and not since
+            // unregistered (this is the registration's only owner).
+            unsafe { sys::cuMemHostUnregister(self.base.cast()) }.result()
+        });
+        self.ctx.record_err(unregister);
+    }
+}
+
+/// Registers `len` bytes at `base` with `ctx` (see [`HostRegistration`]).
+///
+/// # Safety
+///
+/// The bytes must be one live allocation that outlives the returned registration.
+pub(super) unsafe fn register_host(
+    ctx: &Arc<CudaContext>,
+    base: *mut u8,
+    len: usize,
+) -> Result<HostRegistration, CudaError> {
+    if len == 0 || base.is_null() {
+        return Err(CudaError::Arguments(format!(
+            "registering {len} bytes at {base:p}: nothing to register"
+        )));
+    }
+    ctx.bind_to_thread()
+        .map_err(driver_err("cuCtxSetCurrent"))?;
+    // SAFETY: the caller's contract: `len` bytes at `base` are one live allocation; flags 0 register
+    // it for this context, as copies from and to it need.
+    unsafe { sys::cuMemHostRegister_v2(base.cast(), len, 0) }
+        .result()
+        .map_err(driver_err("cuMemHostRegister"))?;
+    Ok(HostRegistration {
+        ctx: ctx.clone(),
+        base,
+        len,
+    })
+}
+
 /// One kernel argument, in parameter order.
 pub enum KernelArg<'a> {
     /// A device buffer's address.

@@ -9,7 +9,9 @@ use warpforge_ir::{ParamKind, Verified};
 
 use super::device::open_context;
 use super::error::driver_err;
-use super::queue::{self, DeviceBytes, Event, KernelArg, PinnedBytes, Scalar, Stream};
+use super::queue::{
+    self, DeviceBytes, Event, HostRegistration, KernelArg, PinnedBytes, Scalar, Stream,
+};
 use super::{CudaDeviceInfo, CudaError, CudaKernel};
 use crate::{BufferArg, Clock, Timings};
 use warpforge_sim::check_arguments;
@@ -48,6 +50,23 @@ impl CudaDevice {
     /// write-combined).
     pub fn alloc_pinned(&self, bytes: usize, host_reads: bool) -> Result<PinnedBytes, CudaError> {
         queue::alloc_pinned(&self.ctx, bytes, host_reads)
+    }
+
+    /// Registers `len` bytes of the caller's memory at `base` (`cuMemHostRegister`): page-locked in
+    /// place until the registration is dropped, so copies from and to it need no staging copy.
+    /// Registering pins the memory (it takes time, and locked memory is what the whole system has
+    /// least of): register a buffer that is reused, once.
+    ///
+    /// # Safety
+    ///
+    /// The bytes must be one live allocation that outlives the returned registration.
+    pub unsafe fn register_host(
+        &self,
+        base: *mut u8,
+        len: usize,
+    ) -> Result<HostRegistration, CudaError> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { queue::register_host(&self.ctx, base, len) }
     }
 
     /// Waits for all work on the device.

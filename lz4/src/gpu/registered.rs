@@ -1,0 +1,210 @@
+//! [`RegisteredPages`]: the caller's own pages registered with a compressor's device
+//! ([`GpuBatchCompressor::register`](super::GpuBatchCompressor::register)). On CUDA they are
+//! page-locked in place (`cuMemHostRegister`), so `compress_batch` / `compress_into` upload straight
+//! from them and `decompress_into` downloads straight into them, with no staging copy and no copy out
+//! of a download buffer. Registering pins the memory and takes time: it pays off for a buffer of pages
+//! that is reused call after call (a zram-like store's own page pool), not for one call.
+
+use std::any::Any;
+use std::fmt;
+
+use super::host_pages::{PageInput, PageOutput};
+use crate::codec::Page;
+
+/// A registration held by [`RegisteredPages`]: which engine made it, and what undoes it when dropped
+/// (CUDA's `cuMemHostUnregister`; nothing on backends whose copies read any memory).
+pub struct Registration {
+    engine: u64,
+    _held: Option<Box<dyn Any + Send + Sync>>,
+}
+
+impl Registration {
+    /// A registration by engine `engine` (an id no other engine has); `held` is dropped with it.
+    pub(super) fn new(engine: u64, held: impl Any + Send + Sync) -> Registration {
+        Registration {
+            engine,
+            _held: Some(Box::new(held)),
+        }
+    }
+
+    /// Nothing registered (an engine whose copies need no registration, or no pages).
+    pub(super) fn none() -> Registration {
+        Registration {
+            engine: 0,
+            _held: None,
+        }
+    }
+
+    /// Whether engine `engine` made this registration (then its copies may use the pages in place).
+    pub(super) fn is_by(&self, engine: u64) -> bool {
+        self.engine != 0 && self.engine == engine
+    }
+}
+
+/// The caller's pages, registered with a compressor's device until dropped. `Deref` to the pages:
+/// read and write them as usual between calls. Pass them to
+/// [`compress_batch`](super::GpuBatchCompressor::compress_batch),
+/// [`compress_into`](super::GpuBatchCompressor::compress_into) or
+/// [`decompress_into`](super::GpuBatchCompressor::decompress_into) of the compressor that registered
+/// them; another compressor takes them as ordinary memory.
+///
+/// Dropping them unregisters the memory. Leaking them (`std::mem::forget`) leaves the memory pinned
+/// until the process exits.
+pub struct RegisteredPages<'a> {
+    // Dropped first: the memory is unregistered while it is still borrowed.
+    registration: Registration,
+    pages: &'a mut [Page],
+}
+
+impl<'a> RegisteredPages<'a> {
+    pub(super) fn new(pages: &'a mut [Page], registration: Registration) -> RegisteredPages<'a> {
+        RegisteredPages {
+            registration,
+            pages,
+        }
+    }
+
+    /// Whether the compressor's copies read and write the pages where they are: on CUDA (page-locked
+    /// in place), WebGPU (written to and read back from the device without the ring's own host
+    /// buffers) and the pipeline's CPU stand-ins. `false` on the simulator backend, whose launches
+    /// take host bytes anyway, and for no pages.
+    pub fn in_place(&self) -> bool {
+        self.registration.engine != 0
+    }
+}
+
+impl std::ops::Deref for RegisteredPages<'_> {
+    type Target = [Page];
+
+    fn deref(&self) -> &[Page] {
+        self.pages
+    }
+}
+
+impl std::ops::DerefMut for RegisteredPages<'_> {
+    fn deref_mut(&mut self) -> &mut [Page] {
+        self.pages
+    }
+}
+
+impl fmt::Debug for RegisteredPages<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "RegisteredPages({} pages{})",
+            self.pages.len(),
+            if self.in_place() { ", in place" } else { "" }
+        )
+    }
+}
+
+impl PageInput for RegisteredPages<'_> {
+    fn pages(&self) -> &[Page] {
+        self.pages
+    }
+
+    fn registration(&self) -> Option<&Registration> {
+        Some(&self.registration)
+    }
+}
+
+impl PageOutput for RegisteredPages<'_> {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        self.pages
+    }
+
+    fn registered_mut(&mut self) -> Option<(&Registration, &mut [Page])> {
+        Some((&self.registration, self.pages))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::driver_sim::LaunchDriver;
+    use super::super::engine::Engine;
+    use super::super::records_out::RecordsOut;
+    use super::super::ring_state::RingEngine;
+    use super::super::GpuBatchConfig;
+    use crate::archive::Record;
+    use crate::kernel_io::reference;
+    use crate::kernels::lz4::pages::{page, PageKind};
+    use crate::runtime::Launcher;
+    use crate::PAGE_SIZE;
+
+    fn new_engine() -> RingEngine<LaunchDriver> {
+        let config = GpuBatchConfig {
+            batch_size: 8,
+            ..GpuBatchConfig::default()
+        };
+        let launcher = Launcher::Sim(Default::default());
+        RingEngine::new(LaunchDriver::new(launcher), &config).expect("no device needed")
+    }
+
+    /// Whether any slot's `buffer` holds a nonzero byte (every host buffer starts zeroed).
+    fn touched(
+        engine: &RingEngine<LaunchDriver>,
+        buffer: fn(&super::super::ring_state::Slot<LaunchDriver>) -> &Vec<u8>,
+    ) -> bool {
+        engine
+            .slots
+            .iter()
+            .any(|s| buffer(s).iter().any(|&b| b != 0))
+    }
+
+    /// The in-place paths really skip the ring's host buffers: registered pages are uploaded from
+    /// where they are (no slot's input buffer is written) and decoded straight into (no slot's output
+    /// buffer is written), while the same calls on unregistered pages go through both.
+    #[test]
+    fn registered_pages_bypass_the_rings_host_buffers() {
+        let mut pages: Vec<[u8; PAGE_SIZE]> = PageKind::ALL
+            .iter()
+            .cycle()
+            .take(20)
+            .enumerate()
+            .map(|(i, k)| page(*k, i as u64 + 1))
+            .collect();
+        let want = reference::compress(&pages, crate::kernels::lz4::Lz4Level::DEFAULT);
+        let mut engine = new_engine();
+        // SAFETY: `pages` outlives the registration (dropped at the end of the test, after it).
+        let registration = unsafe { engine.register(&mut pages) }.expect("registers");
+        let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
+        let outcomes = engine.compress_registered(
+            &pages,
+            &registration,
+            8,
+            &mut RecordsOut::Owned(&mut records),
+        );
+        assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+        assert_eq!(records, want);
+        assert!(
+            !touched(&engine, |s| &s.input),
+            "registered pages were staged"
+        );
+        engine.compress_chunks(&pages, 8, &mut RecordsOut::Owned(&mut records));
+        assert_eq!(records, want);
+        assert!(touched(&engine, |s| &s.input), "ordinary pages are staged");
+
+        let mut engine = new_engine();
+        let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
+        // SAFETY: `out` outlives the registration (declared before it).
+        let registration = unsafe { engine.register(&mut out) }.expect("registers");
+        let outcomes = engine.decompress_registered(&&want[..], 8, &mut out, &registration);
+        assert!(
+            outcomes.iter().all(|o| matches!(o, Ok(Ok(())))),
+            "{outcomes:?}"
+        );
+        assert_eq!(out, pages);
+        assert!(
+            !touched(&engine, |s| &s.out),
+            "decoded pages went through the slots"
+        );
+        out.iter_mut().for_each(|p| p.fill(0));
+        engine.decompress_chunks(&&want[..], 8, &mut out);
+        assert_eq!(out, pages);
+        assert!(
+            touched(&engine, |s| &s.out),
+            "ordinary pages are copied out of the slots"
+        );
+        drop(registration);
+    }
+}
