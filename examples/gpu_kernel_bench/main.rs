@@ -31,6 +31,7 @@ mod gpu;
 mod host;
 mod nvcomp;
 mod ours;
+mod registered;
 mod report;
 
 use std::process::ExitCode;

@@ -45,6 +45,8 @@ fn host_bench_reports_throughput_and_latency_rows() {
         "compress_batch_host",
         "compress_host",
         "decompress_batch",
+        "compress_batch_registered",
+        "decompress_registered",
     ] {
         assert!(
             json[row]["host_ms"].as_f64().expect("a number") > 0.0,

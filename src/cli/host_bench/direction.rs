@@ -32,7 +32,7 @@ impl Direction {
     /// of the same run, what the owned APIs are measured against).
     pub fn row(&self, name: &str, staged: &Direction) -> String {
         format!(
-            "{name:<27}  host {:>8.1} ms/GiB  {:>7.2} GB/s  {:>6.2}x staged   (wall {:.1} ms, of which \
+            "{name:<28}  host {:>8.1} ms/GiB  {:>7.2} GB/s  {:>6.2}x staged   (wall {:.1} ms, of which \
              host {:.1} ms; host spread {:.0}%)\n",
             self.host_ms_per_gib(),
             self.host_gbps(),

@@ -51,6 +51,12 @@ pub struct HostBenchReport {
     /// Compression of pages already in the compressor's staging pages (`compress_staged`; filling
     /// them is not timed).
     pub compress_staged: Direction,
+    /// `compress_batch` of the caller's own pages in a `Vec`, registered once before the runs
+    /// (`register`, not timed): uploaded from where they are.
+    pub compress_owned_registered: Direction,
+    /// `decompress_into` (packed records in) the caller's own pages, registered once before the runs:
+    /// downloaded into directly.
+    pub decompress_registered: Direction,
     /// Pages redone on the CPU (must be 0: the replayed GPU path handled every page).
     pub cpu_fallback_pages: u64,
 }
@@ -115,8 +121,13 @@ pub fn run(
     drop(records);
     owned.replay();
     progress.inc(1);
+    // The caller's own pages, registered once (the same launches as the compressor's host pages).
+    let mut caller_in = pages.to_vec();
+    let mut caller_out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    let registered_in = locked.register(&mut caller_in)?;
+    let mut registered_out = locked.register(&mut caller_out)?;
 
-    let mut times: [Runs; 7] = Default::default();
+    let mut times: [Runs; 9] = Default::default();
     let device = || tape.device_ns() + owned.device_ns();
     // The packed buffers start with the recorded records' capacity, so the first timed run reuses
     // them as every later one does (a streaming caller's steady state).
@@ -182,9 +193,27 @@ pub fn run(
             "run {run}: decompress_batch changed the pages"
         );
         drop((records, fresh));
+        // The caller's registered pages: owned records from them, packed records decoded into them.
+        owned.rewind();
+        let records = times[7].time(device, || Ok(locked.compress_batch(&registered_in)?.pages))?;
+        ensure!(
+            same_records(&records, &recorded),
+            "run {run}: compress_batch of registered pages gave other records than the recorded ones"
+        );
+        drop(records);
+        registered_out.iter_mut().for_each(|p| p.fill(0xa5));
+        times[8].time(device, || {
+            Ok(locked.decompress_into(&recorded, &mut registered_out)?)
+        })?;
+        ensure!(
+            *registered_out == *pages,
+            "run {run}: decompress_into registered pages changed the pages"
+        );
         progress.inc(1);
     }
-    let [c, d, co, dfresh, staged, co_host, c_host] = times.map(|runs| runs.direction(bytes));
+    drop((registered_in, registered_out));
+    let [c, d, co, dfresh, staged, co_host, c_host, co_reg, d_reg] =
+        times.map(|runs| runs.direction(bytes));
     Ok(HostBenchReport {
         pages: pages.len(),
         runs,
@@ -198,6 +227,8 @@ pub fn run(
         compress_host: c_host,
         decompress_owned: dfresh,
         compress_staged: staged,
+        compress_owned_registered: co_reg,
+        decompress_registered: d_reg,
         cpu_fallback_pages: gpu.stats().cpu_fallback_pages + locked.stats().cpu_fallback_pages,
     })
 }
@@ -210,7 +241,7 @@ impl HostBenchReport {
              host clock, host-to-host work only)\ncompress / decompress: compress_into / decompress_into (packed records, \
              buffers reused); compress_staged: pages already in the staging pages (filling them \
              untimed); compress_batch: owned records, pages in a Vec; compress (host pages): compress_into of host_pages; compress_batch (host pages): compress_batch of \
-             host_pages (page-locked on CUDA; filling them untimed); decompress_batch: owned records in, host pages out\n{} pages ({:.1} MiB), batch {} pages x {} ring \
+             host_pages (page-locked on CUDA; filling them untimed); decompress_batch: owned records in, host pages out; (registered): the caller's pages in a Vec, registered once, untimed\n{} pages ({:.1} MiB), batch {} pages x {} ring \
              slots, LZ4 {}, ratio {:.3}x, {} launches replayed per run, median of {} runs (x staged: host work over compress_staged's; host spread: the slowest run over the fastest, less 1)\n",
             self.pages,
             (self.pages * PAGE_SIZE) as f64 / (1 << 20) as f64,
@@ -229,6 +260,11 @@ impl HostBenchReport {
             ("compress (host pages)", &self.compress_host),
             ("compress_batch (host pages)", &self.compress_owned_host),
             ("decompress_batch", &self.decompress_owned),
+            (
+                "compress_batch (registered)",
+                &self.compress_owned_registered,
+            ),
+            ("decompress_into (registered)", &self.decompress_registered),
         ] {
             s += &d.row(name, &self.compress_staged);
         }
@@ -255,11 +291,13 @@ impl HostBenchReport {
             compress: direction(&self.compress),
             compress_batch: direction(&self.compress_owned),
             compress_batch_host: direction(&self.compress_owned_host),
+            compress_batch_registered: direction(&self.compress_owned_registered),
             compress_host: direction(&self.compress_host),
             compress_staged: direction(&self.compress_staged),
             cpu_fallback_pages: self.cpu_fallback_pages,
             decompress: direction(&self.decompress),
             decompress_batch: direction(&self.decompress_owned),
+            decompress_registered: direction(&self.decompress_registered),
             driver: "replay (recorded kernel outputs, no GPU)",
             latency_64_pages: latency,
             launches: self.launches,
@@ -283,11 +321,13 @@ struct HostBenchJson<'a> {
     compress: DirectionJson,
     compress_batch: DirectionJson,
     compress_batch_host: DirectionJson,
+    compress_batch_registered: DirectionJson,
     compress_host: DirectionJson,
     compress_staged: DirectionJson,
     cpu_fallback_pages: u64,
     decompress: DirectionJson,
     decompress_batch: DirectionJson,
+    decompress_registered: DirectionJson,
     driver: &'static str,
     latency_64_pages: &'a super::latency::Latency,
     launches: usize,
