@@ -174,7 +174,11 @@ fn batch_api(
             .into(),
     });
     drop(back);
-    let checked = (pages, result.pages.as_slice(), bytes as f64 / payload as f64);
+    let checked = (
+        pages,
+        result.pages.as_slice(),
+        bytes as f64 / payload as f64,
+    );
     crate::registered::batch_api(name, &mut compressor, checked, runs, report)
 }
 
