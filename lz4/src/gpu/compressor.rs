@@ -9,7 +9,8 @@ use super::driver_replay::{ReplayDriver, ReplayTape};
 use super::driver_sim::LaunchDriver;
 use super::driver_wgpu::WgpuDriver;
 use super::engine::{all_failed, chunk_ranges, vec_pages, Engine, LaunchEngine};
-use super::host_pages::{HostPages, HostPool, PageInput, PageOutput};
+use super::host_pages::{HostPages, HostPool};
+use super::page_io::{PageInput, PageOutput};
 use super::records_out::RecordsOut;
 use super::registered::{RegisteredPages, Registration};
 use super::ring_state::RingEngine;
@@ -301,9 +302,9 @@ impl GpuBatchCompressor {
     /// pages for one call. On the simulator backend nothing is registered
     /// ([`RegisteredPages::in_place`] says which).
     ///
-    /// A driver that refuses the registration (CUDA: memory already registered, or more than the
-    /// system lets a process lock) is a [`GpuError`] naming the call; the pages then work as
-    /// ordinary memory with every call.
+    /// A driver that refuses the registration (CUDA: memory of which some is registered already, or
+    /// more than the system lets a process lock) is a [`GpuError`] naming the call; the pages still
+    /// work with every call as ordinary memory.
     pub fn register<'a>(&mut self, pages: &'a mut [Page]) -> Result<RegisteredPages<'a>, GpuError> {
         // SAFETY: the registration goes into the `RegisteredPages`, which borrows `pages` for as long
         // as it lives and drops the registration first.

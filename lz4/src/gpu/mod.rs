@@ -44,6 +44,7 @@ mod error;
 mod host_pages;
 pub mod latency;
 mod page_blocks;
+mod page_io;
 mod policy;
 mod records_out;
 mod registered;
@@ -64,7 +65,8 @@ pub use device::{
 pub use device_codec::{DeviceBuffer, DeviceCodec, DeviceRecords, PageSpan};
 pub use driver_replay::ReplayTape;
 pub use error::GpuError;
-pub use host_pages::{HostPages, PageInput, PageOutput};
+pub use host_pages::HostPages;
+pub use page_io::{PageInput, PageOutput};
 pub use policy::{
     meets_pcie_rule, select_backend, BackendSelection, BATCH_OVERHEAD_S, NOMINAL_GPU_GBPS,
     NOMINAL_PCIE_GBPS, SIMD_MIN_PAGES,

@@ -8,7 +8,6 @@
 use std::any::Any;
 use std::fmt;
 
-use super::host_pages::{PageInput, PageOutput};
 use crate::codec::Page;
 
 /// A registration held by [`RegisteredPages`]: which engine made it, and what undoes it when dropped
@@ -52,8 +51,8 @@ impl Registration {
 /// until the process exits.
 pub struct RegisteredPages<'a> {
     // Dropped first: the memory is unregistered while it is still borrowed.
-    registration: Registration,
-    pages: &'a mut [Page],
+    pub(super) registration: Registration,
+    pub(super) pages: &'a mut [Page],
 }
 
 impl<'a> RegisteredPages<'a> {
@@ -95,26 +94,6 @@ impl fmt::Debug for RegisteredPages<'_> {
             self.pages.len(),
             if self.in_place() { ", in place" } else { "" }
         )
-    }
-}
-
-impl PageInput for RegisteredPages<'_> {
-    fn pages(&self) -> &[Page] {
-        self.pages
-    }
-
-    fn registration(&self) -> Option<&Registration> {
-        Some(&self.registration)
-    }
-}
-
-impl PageOutput for RegisteredPages<'_> {
-    fn pages_mut(&mut self) -> &mut [Page] {
-        self.pages
-    }
-
-    fn registered_mut(&mut self) -> Option<(&Registration, &mut [Page])> {
-        Some((&self.registration, self.pages))
     }
 }
 
