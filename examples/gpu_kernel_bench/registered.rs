@@ -27,11 +27,24 @@ pub fn batch_api(
     let bytes = (pages.len() * PAGE_SIZE) as u64;
     let mut caller_in = pages.to_vec();
     let mut caller_out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    // A refused registration is this section's failure, reported; the other sections still run.
+    let mut refused = |what: &str, e: warpforge::gpu::GpuError| {
+        report.failures.push(format!(
+            "{name}: registering the caller's {what} pages: {e}"
+        ));
+        Ok(())
+    };
     let t = Instant::now();
-    let input = compressor.register(&mut caller_in)?;
+    let input = match compressor.register(&mut caller_in) {
+        Ok(input) => input,
+        Err(e) => return refused("input", e),
+    };
     let register_in_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let mut output = compressor.register(&mut caller_out)?;
+    let mut output = match compressor.register(&mut caller_out) {
+        Ok(output) => output,
+        Err(e) => return refused("output", e),
+    };
     let register_out_s = t.elapsed().as_secs_f64();
     let in_place = input.in_place() && output.in_place();
     let before = compressor.stats().cpu_fallback_pages;

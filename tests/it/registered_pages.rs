@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use crate::common::{self, record_kinds as kinds};
 
-use warpforge::archive::{PackedRecords, Record};
+use warpforge::archive::{PackedRecords, Record, RecordRef, Records};
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::{
-    gpu_available, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape,
+    gpu_available, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError, PageOutput,
+    RegisteredPages, Registration, ReplayTape,
 };
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::ptx::Sm;
@@ -83,6 +84,7 @@ fn round_trip(gpu: &mut GpuBatchCompressor, pages: &[Page], in_place: bool, name
     // The caller writes its registered pages between calls, and the next call sees what it wrote.
     out[3] = page(PageKind::Zero, 0);
     let again = gpu.compress_batch(&out).expect("compress_batch").pages;
+    assert_eq!(again[..3], want[..3], "{name}");
     assert_eq!(again[3], Record::SameFilled(0), "{name}");
     assert_eq!(again[4..], want[4..], "{name}");
     drop(out);
@@ -248,4 +250,83 @@ fn registered_pages_round_trip_on_cuda() {
     assert!(gpu_available());
     let mut gpu = GpuBatchCompressor::new(config(64)).expect("CUDA opens");
     round_trip(&mut gpu, &pages(300), true, "CUDA");
+    // Dropping a registration unregisters the memory: the same pages register again.
+    let mut mine = pages(64);
+    for _ in 0..2 {
+        let registered = gpu.register(&mut mine).expect("registers (again)");
+        assert!(registered.in_place());
+        drop(registered);
+    }
+}
+
+/// An output whose registered pages are not the pages it writes (a `PageOutput` written by a
+/// caller): refused before anything is queued.
+struct Mismatched<'a> {
+    registered: RegisteredPages<'a>,
+    pages: Vec<Page>,
+}
+
+impl PageOutput for Mismatched<'_> {
+    fn pages_mut(&mut self) -> &mut [Page] {
+        &mut self.pages
+    }
+
+    fn registered_mut(&mut self) -> Option<(&Registration, &mut [Page])> {
+        self.registered.registered_mut()
+    }
+}
+
+/// Records that panic from record `from` on (a caller's `Records` with a bug).
+struct PanicsAt<'a> {
+    records: &'a [Record],
+    from: usize,
+}
+
+impl Records for PanicsAt<'_> {
+    fn count(&self) -> usize {
+        self.records.len()
+    }
+
+    fn record(&self, i: usize) -> RecordRef<'_> {
+        assert!(i < self.from, "record {i}: a bug in the caller's Records");
+        self.records.record(i)
+    }
+}
+
+#[test]
+fn a_mismatched_output_and_a_panicking_records_leave_the_compressor_usable() {
+    let pages = pages(48);
+    let want = ReferenceCodec::default()
+        .compress(&pages)
+        .expect("reference");
+    let launcher = Launcher::Sim(SimOptions::default());
+    let mut gpu = GpuBatchCompressor::cuda_pipeline_on(config(8), launcher).expect("opens");
+    let mut ten = vec![[0u8; PAGE_SIZE]; 10];
+    let mut output = Mismatched {
+        registered: gpu.register(&mut ten).expect("registers"),
+        pages: vec![[0u8; PAGE_SIZE]; pages.len()],
+    };
+    match gpu.decompress_into(&want, &mut output) {
+        Err(GpuError::Config(why)) => {
+            assert!(why.contains("10 registered pages for 48"), "{why}")
+        }
+        other => panic!("a mismatched output: {other:?}"),
+    }
+    drop(output);
+    // A panic in the third batch unwinds out of the call (the ring drains first)...
+    let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    let mut registered = gpu.register(&mut out).expect("registers");
+    let bad = PanicsAt {
+        records: &want,
+        from: 20,
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        gpu.decompress_into(&bad, &mut registered)
+    }));
+    assert!(caught.is_err(), "the caller's panic propagates");
+    // ...and the next call on the same compressor and pages decodes every page.
+    gpu.decompress_into(&want, &mut registered)
+        .expect("decodes after the panic");
+    assert!(*registered == *pages);
+    assert_eq!(gpu.stats().cpu_fallback_pages, 0);
 }

@@ -452,9 +452,15 @@ impl GpuBatchCompressor {
                 .collect()
         } else if let Some(host) = out.host_pages_mut() {
             self.engine.decompress_host(records, batch, host)
-        } else if let Some((registration, pages)) = out.registered_mut() {
+        } else if let Some((registration, registered)) = out.registered_mut() {
+            if registered.len() != pages {
+                return Err(GpuError::Config(format!(
+                    "decompress_into: {} registered pages for {pages} output pages",
+                    registered.len()
+                )));
+            }
             self.engine
-                .decompress_registered(records, batch, pages, registration)
+                .decompress_registered(records, batch, registered, registration)
         } else {
             self.engine
                 .decompress_chunks(records, batch, out.pages_mut())

@@ -360,8 +360,8 @@ impl Driver for WgpuDriver {
         let start = Instant::now();
         for (_, p) in issued_before(&self.pending, event.downloads.get()) {
             let len = p.readback.len();
-            // SAFETY: `download_at` checked that `len` bytes from `p.dst` lie inside the destination
-            // buffer, which the ring keeps alive, unmoved and unreferenced until an event recorded
+            // SAFETY: `download_into` took `p.dst` from a slice of the readback's `len` bytes (the
+            // destination buffer's, or the caller's pages'), which the ring keeps alive, unmoved and unreferenced until an event recorded
             // after the download is synchronized (this call) or its stream drained; a previous call's
             // downloads never get here (`begin` forgets them).
             let dst = unsafe { std::slice::from_raw_parts_mut(p.dst, len) };

@@ -162,6 +162,19 @@ mod tests {
         engine.compress_chunks(&pages, 8, &mut RecordsOut::Owned(&mut records));
         assert_eq!(records, want);
         assert!(touched(&engine, |s| &s.input), "ordinary pages are staged");
+        // Pages another engine registered are ordinary memory here: staged by a copy.
+        let mut other = new_engine();
+        other.compress_registered(
+            &pages,
+            &registration,
+            8,
+            &mut RecordsOut::Owned(&mut records),
+        );
+        assert_eq!(records, want);
+        assert!(
+            touched(&other, |s| &s.input),
+            "another engine's registration was used"
+        );
 
         let mut engine = new_engine();
         let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];

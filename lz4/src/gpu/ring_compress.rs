@@ -71,6 +71,16 @@ impl<D: Driver> Stages for CompressStages<'_, '_, D> {
     }
 }
 
+impl<D: Driver> Drop for CompressStages<'_, '_, D> {
+    fn drop(&mut self) {
+        // A panic mid-ring unwinds past uploads still queued from the caller's pages: they finish
+        // before the caller can write or free them.
+        if std::thread::panicking() {
+            self.engine.quiesce();
+        }
+    }
+}
+
 /// Stage A: stage the pages in page-locked memory (split across threads) unless they are in some
 /// already, upload, compress, download the meta words.
 fn issue_compress<D: Driver>(

@@ -10,6 +10,7 @@
 //! the kernel (raw and same-filled ones as LZ4 blocks, `page_blocks.rs`) so that the decoded batch is
 //! in page order and downloads straight into the caller's pages: stage C only checks status words.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -40,7 +41,41 @@ pub(super) enum Dest<'a, D: Driver> {
     /// Page-locked pages the engine gave out: downloaded into directly.
     Host(&'a mut D::Host),
     /// The caller's pages, registered: downloaded into directly.
-    InPlace(&'a mut [Page]),
+    InPlace(InPlace<'a>),
+}
+
+/// The caller's pages, held as a pointer: each batch's pages are borrowed on their own while the
+/// downloads queued into earlier batches' pages are still pending (a reborrow of the whole slice per
+/// batch would invalidate the pointers those downloads hold).
+pub(super) struct InPlace<'a> {
+    base: *mut Page,
+    len: usize,
+    _pages: PhantomData<&'a mut [Page]>,
+}
+
+impl<'a> InPlace<'a> {
+    /// `pages`, borrowed for the whole call.
+    pub fn new(pages: &'a mut [Page]) -> InPlace<'a> {
+        InPlace {
+            base: pages.as_mut_ptr(),
+            len: pages.len(),
+            _pages: PhantomData,
+        }
+    }
+
+    /// Pages `range` (a batch: the ring's batches do not overlap).
+    fn batch(&mut self, range: Range<usize>) -> &mut [Page] {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "batch {range:?} of {} pages",
+            self.len
+        );
+        // SAFETY: `range` lies inside the `len` pages at `base` (asserted), which come from a
+        // `&'a mut [Page]` this value holds for `'a`; the slice lives no longer than this borrow of
+        // `self`, and nothing else refers to those pages meanwhile (earlier batches' pending
+        // downloads write other pages).
+        unsafe { std::slice::from_raw_parts_mut(self.base.add(range.start), range.len()) }
+    }
 }
 
 /// Where stage A downloads a batch's decoded pages when not into the slot's buffer.
@@ -59,7 +94,7 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
         let dest = match &mut self.out {
             Dest::Pages(_) => None,
             Dest::Host(host) => Some(Target::Host(&mut **host)),
-            Dest::InPlace(pages) => Some(Target::Pages(&mut pages[range.clone()])),
+            Dest::InPlace(pages) => Some(Target::Pages(pages.batch(range.clone()))),
         };
         issue_decompress(self.engine, slot, self.records, range, dest)
     }
@@ -79,6 +114,16 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
 
     fn quiesce(&mut self) {
         self.engine.quiesce();
+    }
+}
+
+impl<D: Driver> Drop for DecompressStages<'_, D> {
+    fn drop(&mut self) {
+        // A panic mid-ring (in a caller's `Records`, say) unwinds past downloads still queued into
+        // the caller's pages: they land before the pages can be borrowed again.
+        if std::thread::panicking() {
+            self.engine.quiesce();
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use super::records_out::RecordsOut;
 use super::registered::Registration;
 use super::ring::run_pipeline;
 use super::ring_compress::{CompressStages, Source};
-use super::ring_decompress::{DecompressStages, Dest};
+use super::ring_decompress::{DecompressStages, Dest, InPlace};
 use super::ring_state::{RingEngine, Slot};
 use super::{GpuBatchConfig, GpuDeviceInfo, GpuError};
 use crate::archive::Records;
@@ -296,7 +296,7 @@ impl<D: Driver> Engine for RingEngine<D> {
             return self.decompress_chunks(records, batch, out);
         }
         let pages = out.len();
-        let outcomes = self.run_decompress(records, batch, pages, Dest::InPlace(out));
+        let outcomes = self.run_decompress(records, batch, pages, Dest::InPlace(InPlace::new(out)));
         // A failed chunk is redone on the CPU into the same pages: no download into them may still
         // be running.
         if outcomes.iter().any(Result::is_err) {

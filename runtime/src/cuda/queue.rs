@@ -68,15 +68,25 @@ impl HostRegistration {
 
 impl Drop for HostRegistration {
     fn drop(&mut self) {
-        // Unregistering waits for no copy: the engines that copy from and to the memory synchronize
-        // before they return. A failure (a lost context) leaves nothing to undo and is recorded.
-        let unregister = self.ctx.bind_to_thread().and_then(|()| {
+        // The engines that copy from and to the memory wait for their copies before they return,
+        // and drain their streams when a call fails or unwinds. An error recorded earlier (which
+        // `bind_to_thread` would return instead of binding) is put back for `CudaDevice::check`.
+        let unregister = bind(&self.ctx).and_then(|()| {
             // SAFETY: `base` was registered on this context by `register_host` and not since
             // unregistered (this is the registration's only owner).
             unsafe { sys::cuMemHostUnregister(self.base.cast()) }.result()
         });
         self.ctx.record_err(unregister);
     }
+}
+
+/// Binds `ctx` to the calling thread even when it holds a recorded error (`bind_to_thread` returns
+/// that error instead): the error is taken first and recorded again after.
+fn bind(ctx: &Arc<CudaContext>) -> Result<(), cudarc::driver::DriverError> {
+    let stale = ctx.check_err();
+    let bound = ctx.bind_to_thread();
+    ctx.record_err(stale);
+    bound
 }
 
 /// Registers `len` bytes at `base` with `ctx` (see [`HostRegistration`]).
@@ -94,8 +104,7 @@ pub(super) unsafe fn register_host(
             "registering {len} bytes at {base:p}: nothing to register"
         )));
     }
-    ctx.bind_to_thread()
-        .map_err(driver_err("cuCtxSetCurrent"))?;
+    bind(ctx).map_err(driver_err("cuCtxSetCurrent"))?;
     // SAFETY: the caller's contract: `len` bytes at `base` are one live allocation; flags 0 register
     // it for this context, as copies from and to it need.
     unsafe { sys::cuMemHostRegister_v2(base.cast(), len, 0) }
