@@ -195,7 +195,7 @@ run() {
   SUMMARY=$RESULTS/gpu-check-summary.txt
   : > "$COMBINED"
   STEPS=(nvidia-smi info tests doc-snippets run-cuda-vs-sim differential-cuda ptx-corpus-cuda corpus-cuda float-cuda device-functions-cuda batch batch-no-async
-    cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck)
+    cli-roundtrip sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck sanitizer-registered)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
   trap finish EXIT
@@ -211,7 +211,8 @@ run() {
   step info "$BIN/warpforge" info
   export WARPFORGE_REQUIRE_CUDA=1
   export WARPFORGE_BIN; WARPFORGE_BIN=$(abs "$BIN/warpforge")
-  step tests "$BIN/test_it" gpu_batch:: --test-threads=1
+  step tests "$BIN/test_it" gpu_batch:: registered_pages::registered_pages_round_trip_on_cuda \
+    --test-threads=1
   step doc-snippets "$BIN/test_it" reference_gpu_batch_doc:: --test-threads=1
   # `warpforge run --backend cuda --check sim`: a user's .wfir kernel and every catalog kernel.
   # (the module's tests less its WebGPU ones: the three that run on CUDA)
@@ -243,11 +244,15 @@ run() {
       step "sanitizer-$t" "$sanitizer" --tool "$t" --error-exitcode 9 \
         "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib 16 --batch 1024
     done
+    # The caller's registered pages: uploads from and downloads into them in place.
+    step sanitizer-registered "$sanitizer" --tool memcheck --error-exitcode 9 \
+      "$BIN/test_it" registered_pages::registered_pages_round_trip_on_cuda --test-threads=1
   else
     looked=$sanitizer
     skip sanitizer-memcheck "compute-sanitizer not found (looked: $looked)"
     skip sanitizer-racecheck "compute-sanitizer not found (above)"
     skip sanitizer-synccheck "compute-sanitizer not found (above)"
+    skip sanitizer-registered "compute-sanitizer not found (above)"
   fi
 }
 
