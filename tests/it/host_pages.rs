@@ -8,42 +8,24 @@
 
 use std::sync::Arc;
 
-use crate::common::record_kinds as kinds;
+use crate::common::{self, record_kinds as kinds};
 
 use warpforge::archive::Record;
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape};
-use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::ptx::Sm;
 use warpforge::runtime::sim::SimOptions;
 use warpforge::runtime::Launcher;
-use warpforge::{sample_pages, PAGE_SIZE};
+use warpforge::PAGE_SIZE;
 
 type Page = [u8; PAGE_SIZE];
 
-/// Sample pages and every synthetic kind, `n` in all (raw, same-filled and LZ4 records all occur).
 fn pages(n: usize) -> Vec<Page> {
-    let mut pages: Vec<Page> = sample_pages()
-        .expect("the sample pages decode")
-        .into_iter()
-        .step_by(7)
-        .take(n.saturating_sub(PageKind::ALL.len()))
-        .collect();
-    pages.extend(
-        PageKind::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, k)| page(*k, i as u64 + 3)),
-    );
-    pages.truncate(n);
-    pages
+    common::mixed_pages(n, 7, 3)
 }
 
 fn config(batch_size: usize) -> GpuBatchConfig {
-    GpuBatchConfig {
-        batch_size,
-        ..GpuBatchConfig::default()
-    }
+    common::batch_config(batch_size)
 }
 
 #[test]

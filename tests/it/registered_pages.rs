@@ -19,33 +19,16 @@ use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::ptx::Sm;
 use warpforge::runtime::sim::SimOptions;
 use warpforge::runtime::Launcher;
-use warpforge::{sample_pages, PAGE_SIZE};
+use warpforge::PAGE_SIZE;
 
 type Page = [u8; PAGE_SIZE];
 
-/// Sample pages and every synthetic kind, `n` in all.
 fn pages(n: usize) -> Vec<Page> {
-    let mut pages: Vec<Page> = sample_pages()
-        .expect("the sample pages decode")
-        .into_iter()
-        .step_by(5)
-        .take(n.saturating_sub(PageKind::ALL.len()))
-        .collect();
-    pages.extend(
-        PageKind::ALL
-            .iter()
-            .enumerate()
-            .map(|(i, k)| page(*k, i as u64 + 11)),
-    );
-    pages.truncate(n);
-    pages
+    common::mixed_pages(n, 5, 11)
 }
 
 fn config(batch_size: usize) -> GpuBatchConfig {
-    GpuBatchConfig {
-        batch_size,
-        ..GpuBatchConfig::default()
-    }
+    common::batch_config(batch_size)
 }
 
 /// Compresses `pages` from registered memory three ways and decodes the records into registered

@@ -214,3 +214,31 @@ pub fn record_kinds(records: &[warpforge::archive::Record]) -> [usize; 3] {
     }
     k
 }
+
+/// `n` pages: every `step`-th sample page, then one page of every synthetic kind (seeds from `seed`),
+/// so raw, same-filled and LZ4 records all occur.
+pub fn mixed_pages(n: usize, step: usize, seed: u64) -> Vec<[u8; warpforge::PAGE_SIZE]> {
+    use warpforge::kernels::lz4::pages::{page, PageKind};
+    let mut pages: Vec<[u8; warpforge::PAGE_SIZE]> = warpforge::sample_pages()
+        .expect("the sample pages decode")
+        .into_iter()
+        .step_by(step)
+        .take(n.saturating_sub(PageKind::ALL.len()))
+        .collect();
+    pages.extend(
+        PageKind::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, k)| page(*k, i as u64 + seed)),
+    );
+    pages.truncate(n);
+    pages
+}
+
+/// The default batch configuration with `batch_size` pages per batch.
+pub fn batch_config(batch_size: usize) -> warpforge::gpu::GpuBatchConfig {
+    warpforge::gpu::GpuBatchConfig {
+        batch_size,
+        ..warpforge::gpu::GpuBatchConfig::default()
+    }
+}
