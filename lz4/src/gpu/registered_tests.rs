@@ -1,6 +1,7 @@
-//! Unit tests of the in-place paths: they skip the ring's host buffers, and no download into the
-//! caller's pages lands after a call returned or unwound (on a driver whose downloads into caller
-//! memory land late, as a GPU's DMA does).
+//! Unit tests of the in-place paths: they skip the ring's host buffers, and, on a driver whose
+//! downloads land late as a GPU's DMA may (`LateDownloads`), no download into the caller's or the
+//! engine's pages lands after a call returned or unwound, and the ring waits for every buffer it
+//! reads.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -111,10 +112,11 @@ fn registered_pages_bypass_the_rings_host_buffers() {
     drop(registration);
 }
 
-/// `D`, except that a download into caller memory (`download_into`) lands only when the driver is
-/// next synchronized, drained or settled, not when it is queued: what a GPU's DMA into registered
-/// memory may do. A download still pending when a call has returned lands in whatever the caller
-/// put there since.
+/// `D`, except that every download (into the ring's buffers, the engine's host pages or the
+/// caller's registered pages) lands only when the driver is next synchronized, drained or settled,
+/// not when it is queued: what a GPU's DMA may do. Stage C reading a buffer before waiting for it
+/// reads stale bytes, and a download still pending when a call has returned lands in whatever the
+/// caller put there since.
 struct LateDownloads<D: Driver> {
     inner: D,
     pending: RefCell<Vec<(Vec<u8>, *mut u8)>>,
@@ -213,7 +215,17 @@ impl<D: Driver> Driver for LateDownloads<D> {
         dst: &mut D::Host,
         offset: usize,
     ) -> Result<(), GpuError> {
-        self.inner.download_at(stream, src, len, dst, offset)
+        let host = self.inner.host_mut(dst)?;
+        let size = host.len();
+        let Some(dst) = offset
+            .checked_add(len)
+            .and_then(|end| host.get_mut(offset..end))
+        else {
+            return Err(GpuError::Config(format!(
+                "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
+            )));
+        };
+        self.download_into(stream, src, dst)
     }
     fn launch(
         &self,
@@ -356,4 +368,57 @@ fn no_download_lands_in_registered_pages_after_a_failed_call_returned() {
         "a download queued before the failure landed after the call returned"
     );
     drop(registration);
+}
+
+/// With every download landing only when waited for, each path still gives the reference's records
+/// and the pages: the ring waits for every buffer before it reads it.
+#[test]
+fn the_ring_waits_for_every_download_it_reads() {
+    let mut pages = mixed_pages(44);
+    let want = reference::compress(&pages, crate::kernels::lz4::Lz4Level::DEFAULT);
+    let mut engine = late_engine(LaunchDriver::new(Launcher::Sim(Default::default())));
+    let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
+    let ok = |outcomes: &[Result<crate::runtime::Timings, GpuError>]| {
+        assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}")
+    };
+    ok(&engine.compress_chunks(&pages, 8, &mut RecordsOut::Owned(&mut records)));
+    assert_eq!(records, want, "compress_chunks");
+    // SAFETY: `pages` outlives the registration (dropped below, before the pages).
+    let registration = unsafe { engine.register(&mut pages) }.expect("registers");
+    records.iter_mut().for_each(|r| *r = Record::SameFilled(1));
+    ok(&engine.compress_registered(
+        &pages,
+        &registration,
+        8,
+        &mut RecordsOut::Owned(&mut records),
+    ));
+    drop(registration);
+    assert_eq!(records, want, "compress_registered");
+    let decoded = |outcomes: &[crate::gpu::engine::DecodeOutcome]| {
+        assert!(
+            outcomes.iter().all(|o| matches!(o, Ok(Ok(())))),
+            "{outcomes:?}"
+        )
+    };
+    let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
+    decoded(&engine.decompress_chunks(&&want[..], 8, &mut out));
+    assert_eq!(out, pages, "decompress_chunks");
+    let mut host = engine.host_pages(pages.len()).expect("host pages");
+    decoded(&engine.decompress_host(&&want[..], 8, &mut host));
+    assert_eq!(*host, *pages, "decompress_host");
+    // A panic mid-ring into the engine's own pages: nothing lands after the call unwound either.
+    let bad = PanicsAt {
+        records: &want,
+        from: 20,
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        engine.decompress_host(&bad, 8, &mut host)
+    }));
+    assert!(caught.is_err(), "the panic propagates");
+    host.iter_mut().for_each(|p| p.fill(0x77));
+    engine.driver.settle().expect("settles");
+    assert!(
+        host.iter().all(|p| p.iter().all(|&b| b == 0x77)),
+        "a download into host pages landed after the call unwound"
+    );
 }
