@@ -3,13 +3,15 @@
 //! the CUDA host pipeline over the simulator and the PTX simulator, on the replay driver, on the
 //! simulator backend (which registers nothing), on WebGPU (lavapipe in CI) and on CUDA (on a GPU
 //! machine); another compressor takes them as ordinary memory; a malformed record is named by index;
-//! a chunk that fails mid-ring is redone on the CPU into the same pages.
+//! a chunk that fails mid-ring is redone on the CPU into the same pages. (That no download lands in
+//! them after a call failed or unwound is checked in `lz4/src/gpu/registered_tests.rs`, on a driver
+//! whose downloads land late.)
 
 use std::sync::Arc;
 
 use crate::common::{self, record_kinds as kinds};
 
-use warpforge::archive::{PackedRecords, Record, RecordRef, Records};
+use warpforge::archive::{PackedRecords, Record};
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::{
     gpu_available, GpuBackend, GpuBatchCompressor, GpuBatchConfig, GpuError, PageOutput,
@@ -259,25 +261,8 @@ impl PageOutput for Mismatched<'_> {
     }
 }
 
-/// Records that panic from record `from` on (a caller's `Records` with a bug).
-struct PanicsAt<'a> {
-    records: &'a [Record],
-    from: usize,
-}
-
-impl Records for PanicsAt<'_> {
-    fn count(&self) -> usize {
-        self.records.len()
-    }
-
-    fn record(&self, i: usize) -> RecordRef<'_> {
-        assert!(i < self.from, "record {i}: a bug in the caller's Records");
-        self.records.record(i)
-    }
-}
-
 #[test]
-fn a_mismatched_output_and_a_panicking_records_leave_the_compressor_usable() {
+fn an_output_whose_registered_pages_are_not_its_pages_is_refused() {
     let pages = pages(48);
     let want = ReferenceCodec::default()
         .compress(&pages)
@@ -296,20 +281,11 @@ fn a_mismatched_output_and_a_panicking_records_leave_the_compressor_usable() {
         other => panic!("a mismatched output: {other:?}"),
     }
     drop(output);
-    // A panic in the third batch unwinds out of the call (the ring drains first)...
+    // The compressor and its registrations still work.
     let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
     let mut registered = gpu.register(&mut out).expect("registers");
-    let bad = PanicsAt {
-        records: &want,
-        from: 20,
-    };
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        gpu.decompress_into(&bad, &mut registered)
-    }));
-    assert!(caught.is_err(), "the caller's panic propagates");
-    // ...and the next call on the same compressor and pages decodes every page.
     gpu.decompress_into(&want, &mut registered)
-        .expect("decodes after the panic");
+        .expect("decodes");
     assert!(*registered == *pages);
     assert_eq!(gpu.stats().cpu_fallback_pages, 0);
 }
