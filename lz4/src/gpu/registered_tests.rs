@@ -3,12 +3,12 @@
 //! engine's pages lands after a call returned or unwound, and the ring waits for every buffer it
 //! reads.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use warpforge_ir::Verified;
 
-use super::super::driver::{Arg, Driver};
+use super::super::driver::{Arg, Driver, HostMemory};
 use super::super::driver_replay::{ReplayDriver, ReplayTape};
 use super::super::driver_sim::LaunchDriver;
 use super::super::engine::Engine;
@@ -112,37 +112,80 @@ fn registered_pages_bypass_the_rings_host_buffers() {
     drop(registration);
 }
 
-/// `D`, except that every download (into the ring's buffers, the engine's host pages or the
-/// caller's registered pages) lands only when the driver is next synchronized, drained or settled,
-/// not when it is queued: what a GPU's DMA may do. Stage C reading a buffer before waiting for it
-/// reads stale bytes, and a download still pending when a call has returned lands in whatever the
-/// caller put there since.
+/// `D`, except that a download lands only when an event recorded after it on its stream is
+/// synchronized, or its stream drained, or the device settled; not when it is queued: what a GPU's
+/// DMA may do. Stage C reading a buffer before waiting for the right event reads stale bytes, and a
+/// download still pending when a call has returned lands in whatever the caller put there since.
+/// (Uploads and launches still run when queued: a late upload is not modelled.)
 struct LateDownloads<D: Driver> {
     inner: D,
-    pending: RefCell<Vec<(Vec<u8>, *mut u8)>>,
+    /// Streams made so far (each stream's id).
+    streams: Cell<usize>,
+    /// Downloads queued so far (each download's sequence number).
+    queued: Cell<usize>,
+    /// Pending downloads.
+    pending: RefCell<Vec<Pending>>,
+}
+
+/// A download not landed yet: its stream, its sequence number, its bytes and where they go.
+type Pending = (usize, usize, Vec<u8>, *mut u8);
+
+/// A stream of [`LateDownloads`]: `D`'s, and an id.
+#[derive(Clone)]
+struct LateStream<S> {
+    inner: S,
+    id: usize,
+}
+
+/// An event of [`LateDownloads`]: `D`'s, and where it was last recorded (stream id, downloads
+/// queued by then).
+struct LateEvent<E> {
+    inner: E,
+    at: Cell<Option<(usize, usize)>>,
 }
 
 impl<D: Driver> LateDownloads<D> {
     fn new(inner: D) -> LateDownloads<D> {
         LateDownloads {
             inner,
+            streams: Cell::new(0),
+            queued: Cell::new(0),
             pending: RefCell::default(),
         }
     }
 
-    /// Lands every pending download.
-    fn land(&self) {
-        for (bytes, dst) in self.pending.borrow_mut().drain(..) {
+    /// Lands the pending downloads `which` selects (by stream and sequence number).
+    fn land(&self, which: impl Fn(usize, usize) -> bool) {
+        let mut pending = self.pending.borrow_mut();
+        let (due, keep): (Vec<_>, Vec<_>) = pending.drain(..).partition(|d| which(d.0, d.1));
+        *pending = keep;
+        for (_, _, bytes, dst) in due {
             // SAFETY: `dst` addresses `bytes.len()` bytes of pages the test keeps alive until after
             // its last call into the driver (the pages outlive the engine's calls and this landing).
             unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
         }
     }
+
+    /// Queues a download of `len` bytes of `src` to `dst` on `stream`.
+    fn queue(
+        &self,
+        stream: &LateStream<D::Stream>,
+        src: &D::Buffer,
+        len: usize,
+        dst: *mut u8,
+    ) -> Result<(), GpuError> {
+        let mut bytes = vec![0u8; len];
+        self.inner.download_into(&stream.inner, src, &mut bytes)?;
+        let seq = self.queued.get();
+        self.queued.set(seq + 1);
+        self.pending.borrow_mut().push((stream.id, seq, bytes, dst));
+        Ok(())
+    }
 }
 
 impl<D: Driver> Driver for LateDownloads<D> {
-    type Stream = D::Stream;
-    type Event = D::Event;
+    type Stream = LateStream<D::Stream>;
+    type Event = LateEvent<D::Event>;
     type Buffer = D::Buffer;
     type Host = D::Host;
     type Registration = D::Registration;
@@ -150,20 +193,37 @@ impl<D: Driver> Driver for LateDownloads<D> {
     fn info(&self) -> GpuDeviceInfo {
         self.inner.info()
     }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn backend(&self) -> crate::runtime::Backend {
+        self.inner.backend()
+    }
     fn load(&self, kernel: &Verified<'_>) -> Result<Loaded, GpuError> {
         self.inner.load(kernel)
     }
     fn clock(&self) -> Clock {
         self.inner.clock()
     }
-    fn stream(&self) -> Result<D::Stream, GpuError> {
-        self.inner.stream()
+    fn transfer_clock(&self) -> Clock {
+        self.inner.transfer_clock()
     }
-    fn event(&self) -> Result<D::Event, GpuError> {
-        self.inner.event()
+    fn stream(&self) -> Result<Self::Stream, GpuError> {
+        let id = self.streams.get();
+        self.streams.set(id + 1);
+        Ok(LateStream {
+            inner: self.inner.stream()?,
+            id,
+        })
     }
-    fn alloc(&self, stream: &D::Stream, bytes: usize) -> Result<D::Buffer, GpuError> {
-        self.inner.alloc(stream, bytes)
+    fn event(&self) -> Result<Self::Event, GpuError> {
+        Ok(LateEvent {
+            inner: self.inner.event()?,
+            at: Cell::new(None),
+        })
+    }
+    fn alloc(&self, stream: &Self::Stream, bytes: usize) -> Result<D::Buffer, GpuError> {
+        self.inner.alloc(&stream.inner, bytes)
     }
     fn alloc_host(&self, bytes: usize, host_reads: bool) -> Result<D::Host, GpuError> {
         self.inner.alloc_host(bytes, host_reads)
@@ -176,13 +236,13 @@ impl<D: Driver> Driver for LateDownloads<D> {
     }
     fn upload(
         &self,
-        stream: &D::Stream,
+        stream: &Self::Stream,
         src: &D::Host,
         offset: usize,
         len: usize,
         dst: &mut D::Buffer,
     ) -> Result<(), GpuError> {
-        self.inner.upload(stream, src, offset, len, dst)
+        self.inner.upload(&stream.inner, src, offset, len, dst)
     }
     unsafe fn register(&self, base: *mut u8, bytes: usize) -> Result<D::Registration, GpuError> {
         // SAFETY: the caller's contract, passed on.
@@ -190,82 +250,87 @@ impl<D: Driver> Driver for LateDownloads<D> {
     }
     fn upload_from(
         &self,
-        stream: &D::Stream,
+        stream: &Self::Stream,
         src: &[u8],
         dst: &mut D::Buffer,
     ) -> Result<(), GpuError> {
-        self.inner.upload_from(stream, src, dst)
+        self.inner.upload_from(&stream.inner, src, dst)
     }
     fn download_into(
         &self,
-        stream: &D::Stream,
+        stream: &Self::Stream,
         src: &D::Buffer,
         dst: &mut [u8],
     ) -> Result<(), GpuError> {
-        let mut bytes = vec![0u8; dst.len()];
-        self.inner.download_into(stream, src, &mut bytes)?;
-        self.pending.borrow_mut().push((bytes, dst.as_mut_ptr()));
-        Ok(())
+        self.queue(stream, src, dst.len(), dst.as_mut_ptr())
     }
     fn download_at(
         &self,
-        stream: &D::Stream,
+        stream: &Self::Stream,
         src: &D::Buffer,
         len: usize,
         dst: &mut D::Host,
         offset: usize,
     ) -> Result<(), GpuError> {
-        let host = self.inner.host_mut(dst)?;
-        let size = host.len();
-        let Some(dst) = offset
-            .checked_add(len)
-            .and_then(|end| host.get_mut(offset..end))
-        else {
+        let size = dst.bytes();
+        if offset.checked_add(len).is_none_or(|end| end > size) {
             return Err(GpuError::Config(format!(
                 "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
             )));
-        };
-        self.download_into(stream, src, dst)
+        }
+        // SAFETY: `offset + len <= size` (checked above); the pointer is derived without a reference
+        // to the buffer's bytes, so earlier pending downloads' pointers into it stay valid.
+        let at = unsafe { dst.base_mut().add(offset) };
+        self.queue(stream, src, len, at)
     }
     fn launch(
         &self,
-        stream: &D::Stream,
+        stream: &Self::Stream,
         kernel: &Loaded,
         name: &'static str,
         pages: usize,
         args: &mut [Arg<'_, D::Buffer>],
     ) -> Result<(), GpuError> {
-        self.inner.launch(stream, kernel, name, pages, args)
+        self.inner.launch(&stream.inner, kernel, name, pages, args)
     }
-    fn record(&self, event: &D::Event, stream: &D::Stream) -> Result<(), GpuError> {
-        self.inner.record(event, stream)
+    fn record(&self, event: &Self::Event, stream: &Self::Stream) -> Result<(), GpuError> {
+        event.at.set(Some((stream.id, self.queued.get())));
+        self.inner.record(&event.inner, &stream.inner)
     }
-    fn wait(&self, stream: &D::Stream, event: &D::Event) -> Result<(), GpuError> {
-        self.inner.wait(stream, event)
+    fn wait(&self, stream: &Self::Stream, event: &Self::Event) -> Result<(), GpuError> {
+        // Downloads go on the download streams, which no other stream waits for.
+        self.inner.wait(&stream.inner, &event.inner)
     }
-    fn synchronize(&self, event: &D::Event) -> Result<(), GpuError> {
-        self.land();
-        self.inner.synchronize(event)
+    fn synchronize(&self, event: &Self::Event) -> Result<(), GpuError> {
+        if let Some((stream, by)) = event.at.get() {
+            self.land(|s, seq| s == stream && seq < by);
+        }
+        self.inner.synchronize(&event.inner)
     }
-    fn elapsed_ns(&self, from: &D::Event, to: &D::Event) -> Result<u64, GpuError> {
-        self.inner.elapsed_ns(from, to)
+    fn elapsed_ns(&self, from: &Self::Event, to: &Self::Event) -> Result<u64, GpuError> {
+        self.inner.elapsed_ns(&from.inner, &to.inner)
     }
     fn settle(&self) -> Result<(), GpuError> {
-        self.land();
+        self.land(|_, _| true);
         self.inner.settle()
     }
     fn check(&self) -> Result<(), GpuError> {
         self.inner.check()
     }
-    fn drain(&self, stream: &D::Stream) {
-        self.land();
-        self.inner.drain(stream)
+    fn drain(&self, stream: &Self::Stream) {
+        self.land(|s, _| s == stream.id);
+        self.inner.drain(&stream.inner)
+    }
+    fn begin(&self) {
+        self.inner.begin()
     }
 }
 
 fn late_engine<D: Driver>(driver: D) -> RingEngine<LateDownloads<D>> {
+    // Three slots: a batch's download is still pending when a later batch starts (and fails).
     let config = GpuBatchConfig {
         batch_size: 8,
+        ring_buffer_slots: 3,
         ..GpuBatchConfig::default()
     };
     RingEngine::new(LateDownloads::new(driver), &config).expect("no device needed")

@@ -76,7 +76,10 @@ impl<D: Driver> Drop for CompressStages<'_, '_, D> {
         // A panic mid-ring unwinds past uploads still queued from the caller's pages: they finish
         // before the caller can write or free them.
         if std::thread::panicking() {
-            self.engine.quiesce();
+            // A second panic out of the drain would abort the process: it is caught and dropped
+            // (the first one is on its way out already).
+            let engine = &mut *self.engine;
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.quiesce()));
         }
     }
 }

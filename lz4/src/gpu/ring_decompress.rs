@@ -122,7 +122,10 @@ impl<D: Driver> Drop for DecompressStages<'_, D> {
         // A panic mid-ring (in a caller's `Records`, say) unwinds past downloads still queued into
         // the caller's pages: they land before the pages can be borrowed again.
         if std::thread::panicking() {
-            self.engine.quiesce();
+            // A second panic out of the drain would abort the process: it is caught and dropped
+            // (the first one is on its way out already).
+            let engine = &mut *self.engine;
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.quiesce()));
         }
     }
 }
