@@ -135,6 +135,36 @@ pub trait Stages {
     fn quiesce(&mut self);
 }
 
+/// The stages of a running ring, drained ([`Stages::quiesce`]) if the run unwinds: a panic in a stage
+/// (in a caller's `Records`, say) leaves copies queued from or into the caller's memory, and they
+/// finish before the caller can write, read or free that memory again.
+struct DrainOnUnwind<'s, S: Stages>(&'s mut S);
+
+impl<S: Stages> Drop for DrainOnUnwind<'_, S> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A second panic out of the drain would abort the process: it is caught and dropped
+            // (the first one is on its way out already).
+            let stages = &mut *self.0;
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stages.quiesce()));
+        }
+    }
+}
+
+impl<S: Stages> std::ops::Deref for DrainOnUnwind<'_, S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        self.0
+    }
+}
+
+impl<S: Stages> std::ops::DerefMut for DrainOnUnwind<'_, S> {
+    fn deref_mut(&mut self) -> &mut S {
+        self.0
+    }
+}
+
 /// Runs `chunks` batches through a ring of `depth` slots: batch k+1 is started before batch k is
 /// compacted, and the oldest batch is finished only when the ring is full or the input exhausted, so
 /// uploads, kernels and downloads of successive batches overlap. One result per batch, in order; a
@@ -144,6 +174,7 @@ pub fn run_pipeline<S: Stages>(
     depth: usize,
     stages: &mut S,
 ) -> Vec<Result<S::Output, GpuError>> {
+    let stages = &mut DrainOnUnwind(stages);
     let mut outcomes: Vec<Option<Result<S::Output, GpuError>>> =
         (0..chunks).map(|_| None).collect();
     let mut ring = Ring::new(depth);

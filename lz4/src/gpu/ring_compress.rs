@@ -71,19 +71,6 @@ impl<D: Driver> Stages for CompressStages<'_, '_, D> {
     }
 }
 
-impl<D: Driver> Drop for CompressStages<'_, '_, D> {
-    fn drop(&mut self) {
-        // A panic mid-ring unwinds past uploads still queued from the caller's pages: they finish
-        // before the caller can write or free them.
-        if std::thread::panicking() {
-            // A second panic out of the drain would abort the process: it is caught and dropped
-            // (the first one is on its way out already).
-            let engine = &mut *self.engine;
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.quiesce()));
-        }
-    }
-}
-
 /// Stage A: stage the pages in page-locked memory (split across threads) unless they are in some
 /// already, upload, compress, download the meta words.
 fn issue_compress<D: Driver>(

@@ -117,19 +117,6 @@ impl<D: Driver> Stages for DecompressStages<'_, D> {
     }
 }
 
-impl<D: Driver> Drop for DecompressStages<'_, D> {
-    fn drop(&mut self) {
-        // A panic mid-ring (in a caller's `Records`, say) unwinds past downloads still queued into
-        // the caller's pages: they land before the pages can be borrowed again.
-        if std::thread::panicking() {
-            // A second panic out of the drain would abort the process: it is caught and dropped
-            // (the first one is on its way out already).
-            let engine = &mut *self.engine;
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.quiesce()));
-        }
-    }
-}
-
 /// Stage A: place the blocks, gather them, upload blocks and spans, decode, download (into `dest`
 /// from the batch's first page on, when given: then every page is a block).
 fn issue_decompress<D: Driver>(
