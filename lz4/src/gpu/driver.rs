@@ -98,7 +98,8 @@ pub trait Driver {
     /// The host buffer's bytes, to write (no copy from it may be pending).
     fn host_mut<'h>(&self, host: &'h mut Self::Host) -> Result<&'h mut [u8], GpuError>;
 
-    /// Queues a copy of `len` bytes of `src`, from byte `offset`, to the start of `dst`.
+    /// Queues a copy of `len` bytes of `src`, from byte `offset`, to the start of `dst`
+    /// ([`Driver::upload_from`] on those bytes).
     fn upload(
         &self,
         stream: &Self::Stream,
@@ -106,7 +107,19 @@ pub trait Driver {
         offset: usize,
         len: usize,
         dst: &mut Self::Buffer,
-    ) -> Result<(), GpuError>;
+    ) -> Result<(), GpuError> {
+        let host = self.host(src)?;
+        let bytes = offset
+            .checked_add(len)
+            .and_then(|end| host.get(offset..end))
+            .ok_or_else(|| {
+                GpuError::Config(format!(
+                    "an upload of {len} bytes from byte {offset} of a {}-byte host buffer",
+                    host.len()
+                ))
+            })?;
+        self.upload_from(stream, bytes, dst)
+    }
     /// Registers `bytes` bytes of the caller's memory at `base` for [`Driver::upload_from`] and
     /// [`Driver::download_into`] in place until the registration is dropped: page-locked on CUDA
     /// (`cuMemHostRegister`); nothing on the drivers whose copies read and write any memory.
@@ -145,7 +158,7 @@ pub trait Driver {
     /// Queues a copy of the first `len` bytes of `src` to `dst` from byte `offset` on. The copy may
     /// land at any time until an event recorded after it is synchronized (or the stream drained): until
     /// then `dst` must stay alive, unmoved and unreferenced (the ring's slots and the caller's pages
-    /// it downloads into are, for the whole call).
+    /// it downloads into are, for the whole call). [`Driver::download_into`] on those bytes.
     fn download_at(
         &self,
         stream: &Self::Stream,
@@ -153,7 +166,20 @@ pub trait Driver {
         len: usize,
         dst: &mut Self::Host,
         offset: usize,
-    ) -> Result<(), GpuError>;
+    ) -> Result<(), GpuError> {
+        let size = dst.bytes();
+        if offset.checked_add(len).is_none_or(|end| end > size) {
+            return Err(GpuError::Config(format!(
+                "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
+            )));
+        }
+        // SAFETY: `offset + len <= size` (checked above), so the bytes lie inside the buffer's
+        // allocation. The pointer is derived without a reference to the buffer's bytes, so the
+        // pointers earlier downloads into the same buffer hold stay valid, and nothing else refers to
+        // these bytes while the copy is queued (this method's contract).
+        let bytes = unsafe { std::slice::from_raw_parts_mut(dst.base_mut().add(offset), len) };
+        self.download_into(stream, src, bytes)
+    }
     /// Queues a launch of a page kernel over `pages` pages: `args`, then the page count.
     fn launch(
         &self,

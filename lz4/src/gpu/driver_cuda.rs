@@ -84,24 +84,6 @@ impl Driver for CudaDriver {
         Ok(host.as_mut_slice()?)
     }
 
-    fn upload(
-        &self,
-        stream: &Self::Stream,
-        src: &Self::Host,
-        offset: usize,
-        len: usize,
-        dst: &mut Self::Buffer,
-    ) -> Result<(), GpuError> {
-        let host = src.as_slice()?;
-        let Some(bytes) = host.get(offset..offset + len) else {
-            return Err(GpuError::NotAvailable(format!(
-                "upload of {len} bytes from byte {offset} of a {}-byte page-locked buffer",
-                host.len()
-            )));
-        };
-        Ok(stream.upload(bytes, dst)?)
-    }
-
     unsafe fn register(&self, base: *mut u8, bytes: usize) -> Result<HostRegistration, GpuError> {
         // SAFETY: the caller's contract, passed on.
         Ok(unsafe { self.device().register_host(base, bytes) }?)
@@ -123,24 +105,6 @@ impl Driver for CudaDriver {
         dst: &mut [u8],
     ) -> Result<(), GpuError> {
         Ok(stream.download(src, dst)?)
-    }
-
-    fn download_at(
-        &self,
-        stream: &Self::Stream,
-        src: &Self::Buffer,
-        len: usize,
-        dst: &mut Self::Host,
-        offset: usize,
-    ) -> Result<(), GpuError> {
-        let host = dst.as_mut_slice()?;
-        let size = host.len();
-        let Some(bytes) = host.get_mut(offset..offset + len) else {
-            return Err(GpuError::NotAvailable(format!(
-                "download of {len} bytes to byte {offset} of a {size}-byte page-locked buffer"
-            )));
-        };
-        Ok(stream.download(src, bytes)?)
     }
 
     fn launch(

@@ -357,18 +357,6 @@ impl Driver for ReplayDriver {
         Ok(host)
     }
 
-    fn upload(
-        &self,
-        _: &(),
-        src: &Vec<u8>,
-        offset: usize,
-        len: usize,
-        dst: &mut Vec<u8>,
-    ) -> Result<(), GpuError> {
-        let src = src.get(offset..).unwrap_or_default();
-        self.tape.device(|| copy(src, len, dst, "replay: upload"))
-    }
-
     unsafe fn register(&self, _: *mut u8, _: usize) -> Result<(), GpuError> {
         // Copies here are host copies: they read and write any memory.
         Ok(())
@@ -382,18 +370,6 @@ impl Driver for ReplayDriver {
     fn download_into(&self, _: &(), src: &Vec<u8>, dst: &mut [u8]) -> Result<(), GpuError> {
         self.tape
             .device(|| copy(src, dst.len(), dst, "replay: download"))
-    }
-
-    fn download_at(
-        &self,
-        _: &(),
-        src: &Vec<u8>,
-        len: usize,
-        dst: &mut Vec<u8>,
-        offset: usize,
-    ) -> Result<(), GpuError> {
-        let dst = dst.get_mut(offset..).unwrap_or_default();
-        self.tape.device(|| copy(src, len, dst, "replay: download"))
     }
 
     fn launch(

@@ -82,18 +82,6 @@ impl Driver for LaunchDriver {
         Ok(host)
     }
 
-    fn upload(
-        &self,
-        _: &(),
-        src: &Vec<u8>,
-        offset: usize,
-        len: usize,
-        dst: &mut Vec<u8>,
-    ) -> Result<(), GpuError> {
-        let src = src.get(offset..).unwrap_or_default();
-        copy(src, len, dst, "upload")
-    }
-
     unsafe fn register(&self, _: *mut u8, _: usize) -> Result<(), GpuError> {
         // Copies here are host copies: they read and write any memory.
         Ok(())
@@ -105,22 +93,6 @@ impl Driver for LaunchDriver {
 
     fn download_into(&self, _: &(), src: &Vec<u8>, dst: &mut [u8]) -> Result<(), GpuError> {
         copy(src, dst.len(), dst, "download")
-    }
-
-    fn download_at(
-        &self,
-        _: &(),
-        src: &Vec<u8>,
-        len: usize,
-        dst: &mut Vec<u8>,
-        offset: usize,
-    ) -> Result<(), GpuError> {
-        copy(
-            src,
-            len,
-            dst.get_mut(offset..).unwrap_or_default(),
-            "download",
-        )
     }
 
     fn launch(

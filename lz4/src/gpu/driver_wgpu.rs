@@ -223,49 +223,9 @@ impl Driver for WgpuDriver {
         Ok(())
     }
 
-    fn upload(
-        &self,
-        stream: &(),
-        src: &Vec<u8>,
-        offset: usize,
-        len: usize,
-        dst: &mut ResidentBuffer,
-    ) -> Result<(), GpuError> {
-        let bytes = offset
-            .checked_add(len)
-            .and_then(|end| src.get(offset..end))
-            .ok_or_else(|| {
-                GpuError::Config(format!(
-                    "an upload of {len} bytes from byte {offset} of a {}-byte host buffer",
-                    src.len()
-                ))
-            })?;
-        self.upload_from(stream, bytes, dst)
-    }
-
     fn upload_from(&self, _: &(), src: &[u8], dst: &mut ResidentBuffer) -> Result<(), GpuError> {
         self.check_lost()?;
         Ok(self.device().write_resident(dst, src)?)
-    }
-
-    fn download_at(
-        &self,
-        stream: &(),
-        src: &ResidentBuffer,
-        len: usize,
-        dst: &mut Vec<u8>,
-        offset: usize,
-    ) -> Result<(), GpuError> {
-        let size = dst.len();
-        let Some(dst) = offset
-            .checked_add(len)
-            .and_then(|end| dst.get_mut(offset..end))
-        else {
-            return Err(GpuError::Config(format!(
-                "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
-            )));
-        };
-        self.download_into(stream, src, dst)
     }
 
     fn download_into(&self, _: &(), src: &ResidentBuffer, dst: &mut [u8]) -> Result<(), GpuError> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use warpforge_ir::Verified;
 
-use super::super::driver::{Arg, Driver, HostMemory};
+use super::super::driver::{Arg, Driver};
 use super::super::driver_replay::{ReplayDriver, ReplayTape};
 use super::super::driver_sim::LaunchDriver;
 use super::super::engine::Engine;
@@ -234,16 +234,6 @@ impl<D: Driver> Driver for LateDownloads<D> {
     fn host_mut<'h>(&self, host: &'h mut D::Host) -> Result<&'h mut [u8], GpuError> {
         self.inner.host_mut(host)
     }
-    fn upload(
-        &self,
-        stream: &Self::Stream,
-        src: &D::Host,
-        offset: usize,
-        len: usize,
-        dst: &mut D::Buffer,
-    ) -> Result<(), GpuError> {
-        self.inner.upload(&stream.inner, src, offset, len, dst)
-    }
     unsafe fn register(&self, base: *mut u8, bytes: usize) -> Result<D::Registration, GpuError> {
         // SAFETY: the caller's contract, passed on.
         unsafe { self.inner.register(base, bytes) }
@@ -263,25 +253,6 @@ impl<D: Driver> Driver for LateDownloads<D> {
         dst: &mut [u8],
     ) -> Result<(), GpuError> {
         self.queue(stream, src, dst.len(), dst.as_mut_ptr())
-    }
-    fn download_at(
-        &self,
-        stream: &Self::Stream,
-        src: &D::Buffer,
-        len: usize,
-        dst: &mut D::Host,
-        offset: usize,
-    ) -> Result<(), GpuError> {
-        let size = dst.bytes();
-        if offset.checked_add(len).is_none_or(|end| end > size) {
-            return Err(GpuError::Config(format!(
-                "a download of {len} bytes to byte {offset} of a {size}-byte host buffer"
-            )));
-        }
-        // SAFETY: `offset + len <= size` (checked above); the pointer is derived without a reference
-        // to the buffer's bytes, so earlier pending downloads' pointers into it stay valid.
-        let at = unsafe { dst.base_mut().add(offset) };
-        self.queue(stream, src, len, at)
     }
     fn launch(
         &self,
