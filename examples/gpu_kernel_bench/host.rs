@@ -51,7 +51,8 @@ fn check_records(pages: &[Page], records: &[Record]) -> Result<(u64, u64)> {
     Ok((pages.len() as u64, payload))
 }
 
-fn same_pages(a: &[Page], b: &[Page]) -> Result<u64> {
+/// Every page of `b` equals the same page of `a`; returns the pages compared.
+pub fn same_pages(a: &[Page], b: &[Page]) -> Result<u64> {
     if a.len() != b.len() {
         bail!("{} pages came back for {}", b.len(), a.len());
     }

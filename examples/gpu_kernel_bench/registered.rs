@@ -11,7 +11,7 @@ use warpforge::archive::Record;
 use warpforge::gpu::GpuBatchCompressor;
 use warpforge::PAGE_SIZE;
 
-use crate::gpu::{par_check, Page};
+use crate::gpu::Page;
 use crate::report::{Figure, Report};
 
 /// `runs` timed calls each way on registered copies of `pages`; `want` are the records of the same
@@ -66,14 +66,7 @@ pub fn batch_api(
         compressor.decompress_into(&want, &mut output)?;
         ds.push(t.elapsed().as_secs_f64());
     }
-    let verified = par_check(pages.len(), |range| {
-        for i in range.clone() {
-            if output[i] != pages[i] {
-                bail!("page {i} came back different");
-            }
-        }
-        Ok(range.len() as u64)
-    })?;
+    let verified = crate::host::same_pages(pages, &output)?;
     let fell_back_d = compressor.stats().cpu_fallback_pages - before;
     drop((input, output));
     let gib = bytes as f64 / f64::from(1u32 << 30);

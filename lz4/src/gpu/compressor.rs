@@ -343,10 +343,9 @@ impl GpuBatchCompressor {
         let start = Instant::now();
         let batch = self.config.batch_size;
         let n = match input {
-            Input::Pages(pages) => pages.len(),
+            Input::Pages(pages) | Input::Registered(pages, _) => pages.len(),
             Input::Host(pages) => pages.len(),
             Input::Staged(n) => n,
-            Input::Registered(pages, _) => pages.len(),
         };
         out.reset(n);
         let outcomes = match (&self.poisoned, input) {
@@ -386,11 +385,10 @@ impl GpuBatchCompressor {
                     }
                     let level = self.config.algorithm.lz4_level();
                     let records = match input {
-                        Input::Pages(pages) => reference::compress(&pages[range.clone()], level),
-                        Input::Host(pages) => reference::compress(&pages[range.clone()], level),
-                        Input::Registered(pages, _) => {
+                        Input::Pages(pages) | Input::Registered(pages, _) => {
                             reference::compress(&pages[range.clone()], level)
                         }
+                        Input::Host(pages) => reference::compress(&pages[range.clone()], level),
                         Input::Staged(_) => reference::compress(
                             &pages_of(self.engine.staged()?)[range.clone()],
                             level,

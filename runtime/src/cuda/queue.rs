@@ -40,7 +40,6 @@ unsafe impl Sync for PinnedBytes {}
 pub struct HostRegistration {
     ctx: Arc<CudaContext>,
     base: *mut u8,
-    len: usize,
 }
 
 // SAFETY: the registration is an address range and the context that registered it (which is `Send`
@@ -48,23 +47,6 @@ pub struct HostRegistration {
 unsafe impl Send for HostRegistration {}
 // SAFETY: as above; no method reads or writes through the pointer.
 unsafe impl Sync for HostRegistration {}
-
-impl HostRegistration {
-    /// The first registered byte's address.
-    pub fn base(&self) -> *const u8 {
-        self.base
-    }
-
-    /// Registered bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether none are (never: an empty range is not registered).
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
 
 impl Drop for HostRegistration {
     fn drop(&mut self) {
@@ -113,7 +95,6 @@ pub(super) unsafe fn register_host(
     Ok(HostRegistration {
         ctx: ctx.clone(),
         base,
-        len,
     })
 }
 
