@@ -62,6 +62,8 @@ static LZ4_COMPRESS_LEVELS: [(&str, &str, Lz4WarpCompressKernel); 3] = [
         Lz4WarpCompressKernel::at_level(1, Lz4Level::HIGH),
     ),
 ];
+/// The default level reading its page from `input` (no shared copy): an A/B for a GPU.
+static LZ4_COMPRESS_FROM_INPUT: Lz4WarpCompressKernel = Lz4WarpCompressKernel::new(1).from_input();
 static LZ4_DECOMPRESS: Lz4WarpDecompressKernel = Lz4WarpDecompressKernel::new(1);
 static LZ4_COMPACT: Lz4CompactKernel = Lz4CompactKernel::new(1);
 
@@ -89,6 +91,12 @@ pub fn entries() -> Vec<Entry> {
                 kernel,
             }),
     );
+    entries.push(Entry {
+        name: "lz4-compress-from-input",
+        description: "lz4-compress reading each page from the input buffer, not a shared copy \
+                      (less shared memory: more warps per SM; same bytes)",
+        kernel: &LZ4_COMPRESS_FROM_INPUT,
+    });
     entries.push(Entry {
         name: "lz4-decompress",
         description: "LZ4 decompression into 4 KiB pages, one warp per page, every bound checked",

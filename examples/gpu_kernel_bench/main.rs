@@ -25,6 +25,7 @@
 
 mod cli;
 mod extra;
+mod from_input;
 #[path = "../lz4_fused/run.rs"]
 mod fused_run;
 mod gpu;

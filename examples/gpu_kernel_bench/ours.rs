@@ -21,6 +21,7 @@ use warpforge::runtime::cudarc::driver::{CudaSlice, PushKernelArg};
 use warpforge::runtime::Backend;
 use warpforge::PAGE_SIZE;
 
+use crate::from_input;
 use crate::gpu::{par_check, Gpu, Page, Sets};
 use crate::report::{Figure, Report, Scope};
 
@@ -31,7 +32,7 @@ pub struct Runs {
     pub timed: usize,
 }
 
-fn load(gpu: &Gpu, kernel: &dyn Kernel) -> Result<CudaKernel> {
+pub fn load(gpu: &Gpu, kernel: &dyn Kernel) -> Result<CudaKernel> {
     load_ir(gpu, &kernel.ir_for(Backend::Cuda))
 }
 
@@ -42,7 +43,12 @@ fn load_ir(gpu: &Gpu, ir: &IrKernel) -> Result<CudaKernel> {
 }
 
 /// One launch of a page kernel over `pages` pages: its buffers in parameter order, then the count.
-fn launch(gpu: &Gpu, kernel: &CudaKernel, pages: usize, buffers: &[&CudaSlice<u8>]) -> Result<()> {
+pub fn launch(
+    gpu: &Gpu,
+    kernel: &CudaKernel,
+    pages: usize,
+    buffers: &[&CudaSlice<u8>],
+) -> Result<()> {
     let cfg = kernel.config(u64::from(blocks_for(pages, Backend::Cuda)))?;
     let count = u32::try_from(pages).context("page count")?;
     let mut builder = gpu.stream.launch_builder(&kernel.function);
@@ -62,7 +68,7 @@ fn launch(gpu: &Gpu, kernel: &CudaKernel, pages: usize, buffers: &[&CudaSlice<u8
 
 /// Times `launch_set(s)` `runs.warmup + runs.timed` times, rotating through the sets (every set is
 /// launched at least once, so every set's output is there to check).
-fn timed(
+pub fn timed(
     gpu: &Gpu,
     sets: usize,
     runs: Runs,
@@ -95,7 +101,7 @@ impl std::ops::AddAssign for Checked {
     }
 }
 
-fn meta_of(meta: &[u32], i: usize) -> Result<PageMeta> {
+pub fn meta_of(meta: &[u32], i: usize) -> Result<PageMeta> {
     PageMeta::decode([
         meta[4 * i],
         meta[4 * i + 1],
@@ -152,7 +158,7 @@ struct SetBuffers {
     blocks: Vec<(usize, usize)>,
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
+pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -276,6 +282,8 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
         })?;
         // Every set's output, downloaded once and checked; the offsets and spans for the next kernels.
         let mut checked = Checked::default();
+        // The default level's outputs, for the from-input kernel's row to be compared with.
+        let mut written = Vec::new();
         for (s, b) in bufs.iter_mut().enumerate() {
             let slots = gpu.download(&b.slots, n * PAGE_SIZE)?;
             let meta = words(&gpu.download(&b.meta, n * 16)?);
@@ -305,9 +313,13 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
                     .memcpy_htod(&spans, &mut b.spans.slice_mut(..spans.len()))
                     .context("cuMemcpyHtoD(spans)")?;
             }
+            if level == Lz4Level::DEFAULT {
+                written.push(from_input::Written { slots, meta });
+            }
         }
         gpu.sync()?;
         let total_pages = (n * sets.len()) as u64;
+        let ratio = Some((total_pages * PAGE_SIZE as u64) as f64 / checked.payload as f64);
         report.figures.push(Figure {
             backend: name.clone(),
             op: "compress".into(),
@@ -315,7 +327,7 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
             clock: "CUDA events".into(),
             bytes: set_bytes,
             seconds,
-            ratio: Some((total_pages * PAGE_SIZE as u64) as f64 / checked.payload as f64),
+            ratio,
             fallback_pages: Some(0),
             verified_pages: checked.pages,
             note: format!(
@@ -323,6 +335,12 @@ pub fn run(gpu: &Gpu, pages: &[Page], sets: &Sets, runs: Runs, report: &mut Repo
                 checked.lz4
             ),
         });
+        if level == Lz4Level::DEFAULT {
+            // The same kernel without its shared copy of the page, beside it: what occupancy buys.
+            let figure = from_input::run(gpu, sets, runs, &scratch, &written, ratio)
+                .context("warpforge CUDA L2 (page read from input)")?;
+            report.figures.push(figure);
+        }
 
         let seconds = timed(gpu, sets.len(), runs, |s| {
             let b = &bufs[s];

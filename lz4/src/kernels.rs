@@ -116,6 +116,8 @@ impl Kernel for Sample {
 pub struct Lz4WarpCompressKernel {
     pages: usize,
     level: lz4::Lz4Level,
+    /// The variant that reads its page from `input` ([`lz4::lz4_compress_kernel_from_input`]).
+    from_input: bool,
 }
 
 impl Lz4WarpCompressKernel {
@@ -126,7 +128,20 @@ impl Lz4WarpCompressKernel {
 
     /// The kernel for a batch of `pages` pages at `level`.
     pub const fn at_level(pages: usize, level: lz4::Lz4Level) -> Self {
-        Lz4WarpCompressKernel { pages, level }
+        Lz4WarpCompressKernel {
+            pages,
+            level,
+            from_input: false,
+        }
+    }
+
+    /// The same kernel reading its page where it is instead of from a copy in shared memory
+    /// ([`lz4::lz4_compress_kernel_from_input`]: same parameters and bytes, less shared memory).
+    pub const fn from_input(self) -> Self {
+        Lz4WarpCompressKernel {
+            from_input: true,
+            ..self
+        }
     }
 
     /// Pages in the batch.
@@ -142,10 +157,16 @@ impl Lz4WarpCompressKernel {
 
 impl Kernel for Lz4WarpCompressKernel {
     fn name(&self) -> &'static str {
-        "lz4_compress_pages"
+        match self.from_input {
+            false => "lz4_compress_pages",
+            true => "lz4_compress_pages_from_input",
+        }
     }
     fn ir_for(&self, backend: Backend) -> IrKernel {
-        lz4::lz4_compress_kernel_level(warps_per_block(backend), self.level)
+        match self.from_input {
+            false => lz4::lz4_compress_kernel_level(warps_per_block(backend), self.level),
+            true => lz4::lz4_compress_kernel_from_input(warps_per_block(backend), self.level),
+        }
     }
     fn grid_dim(&self) -> (u32, u32, u32) {
         grid_for(self.pages)

@@ -2,9 +2,11 @@
 
 use warpforge::catalog;
 
-/// Prints each kernel's name and description.
+/// Prints each kernel's name and description, the descriptions in one column.
 pub fn run() {
-    for entry in catalog::entries() {
-        println!("{:<16} {}", entry.name, entry.description);
+    let entries = catalog::entries();
+    let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    for entry in entries {
+        println!("{:<width$} {}", entry.name, entry.description);
     }
 }

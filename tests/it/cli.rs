@@ -44,6 +44,22 @@ fn unknown_kernel_fails_and_lists_the_valid_names() {
 }
 
 #[test]
+fn list_prints_every_kernel_with_its_description_in_one_column() {
+    let out = warpforge(&["list"]);
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = printed.lines().collect();
+    let entries = catalog::entries();
+    assert_eq!(lines.len(), entries.len(), "{printed}");
+    let column = entries.iter().map(|e| e.name.len()).max().expect("kernels") + 1;
+    for (line, entry) in lines.iter().zip(&entries) {
+        let (name, description) = line.split_at(column);
+        assert_eq!(name.trim_end(), entry.name, "{printed}");
+        assert_eq!(description, entry.description, "{printed}");
+    }
+}
+
+#[test]
 fn emit_reads_wfir_files_and_reports_errors_with_their_location() {
     let dir = std::env::temp_dir().join(format!("warpforge-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -237,7 +237,9 @@ pub fn strategy(name: &str) -> BoxedStrategy<Case> {
             })
             .prop_map(warp_collectives_case)
             .boxed(),
-        "lz4-compress" => lz4_pages().prop_map(lz4_compress_case).boxed(),
+        "lz4-compress" | "lz4-compress-from-input" => {
+            lz4_pages().prop_map(lz4_compress_case).boxed()
+        }
         "lz4-compress-l0" => lz4_pages()
             .prop_map(|p| lz4_compress_case_at(p, Lz4Level::THROUGHPUT))
             .boxed(),

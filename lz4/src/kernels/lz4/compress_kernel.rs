@@ -7,7 +7,8 @@
 //! low word, pattern high word), `scratch` (chain levels: 4096 × u16 per page, see
 //! [`compress_scratch_bytes`]; the throughput level does not touch it), `pages` (how many pages). Per
 //! warp, the chain levels keep the page (4 KiB) and `sorted` (4096 × u16) in shared memory: 12 KiB, so
-//! 16 warps fit in an sm_90 SM; the throughput level reads the page where it is (the input) and keeps
+//! 16 warps fit in an sm_90 SM ([`lz4_compress_kernel_from_input`] reads the page from the input
+//! instead: 8 KiB, 24 warps); the throughput level reads the page where it is (the input) and keeps
 //! only `buckets` ([`FAST_BUCKETS`] words, 7,040 bytes): 32 warps.
 //!
 //! Phases, all warp-cooperative: (1) load the page, `vote all` for same-filled pages (kind 2);
@@ -59,7 +60,35 @@ pub fn lz4_compress_kernel(warps_per_block: u32) -> Kernel {
 /// Builds the compress kernel at `level` with `warps_per_block` warps (pages) per block. Every level
 /// has the same entry point and parameters; the search and the shared arrays differ.
 pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kernel {
-    let mut b = KernelBuilder::new("lz4_compress_pages", 32 * warps_per_block);
+    build(warps_per_block, level, PageHome::SharedCopy)
+}
+
+/// The compress kernel at `level` reading its page where it is (the `input` buffer, through the
+/// read-only data cache on CUDA) instead of a copy in shared memory, as the throughput level always
+/// does: the chain levels then keep only `sorted` in shared memory, 8 KiB per warp instead of 12 KiB
+/// (24 warps per sm_90 SM instead of 16 in blocks of 4 warps), and every page read is a global load
+/// where it was a shared one. Same parameters and the same bytes as [`lz4_compress_kernel_level`];
+/// entry point `lz4_compress_pages_from_input`. Which of the two is faster is for a GPU to say
+/// (`gpu-check.sh perf` times both; `docs/lz4.md`).
+pub fn lz4_compress_kernel_from_input(warps_per_block: u32, level: Lz4Level) -> Kernel {
+    build(warps_per_block, level, PageHome::Input)
+}
+
+/// Where the chain levels read the page from (the throughput level always reads `input`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PageHome {
+    /// A copy in shared memory, made when the page is loaded.
+    SharedCopy,
+    /// The input array itself.
+    Input,
+}
+
+fn build(warps_per_block: u32, level: Lz4Level, home: PageHome) -> Kernel {
+    let name = match home {
+        PageHome::SharedCopy => "lz4_compress_pages",
+        PageHome::Input => "lz4_compress_pages_from_input",
+    };
+    let mut b = KernelBuilder::new(name, 32 * warps_per_block);
     let io = PageIo {
         input: AnyArray::of(b.buffer::<U32>("input", Access::ReadOnly)),
         output: AnyArray::of(b.buffer::<U8>("output", Access::ReadWrite)),
@@ -67,7 +96,7 @@ pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kerne
         scratch: Some(AnyArray::of(b.buffer::<U16>("scratch", Access::ReadWrite))),
     };
     let pages = b.scalar_param::<U32>("pages");
-    let k = Ctx::declare(&mut b, io, level);
+    let k = Ctx::declare(&mut b, io, level, home);
     let pages = b.param(pages);
     let g = k.page_index(&mut b, warps_per_block);
     let in_range = b.lt(g, pages);
@@ -184,7 +213,12 @@ pub(super) struct PageCtx {
 impl Ctx {
     /// Declares the shared arrays (sized for every warp of the block) and locals of one page's
     /// compression from and into `io`.
-    pub(super) fn declare(b: &mut KernelBuilder, io: PageIo, level: Lz4Level) -> Ctx {
+    pub(super) fn declare(
+        b: &mut KernelBuilder,
+        io: PageIo,
+        level: Lz4Level,
+        home: PageHome,
+    ) -> Ctx {
         assert!(
             io.scratch.is_some() || !level.uses_chains(),
             "the chain levels need a scratch array"
@@ -195,8 +229,7 @@ impl Ctx {
             output: io.output,
             meta: io.meta,
             scratch: io.scratch,
-            page_words: level
-                .uses_chains()
+            page_words: (level.uses_chains() && home == PageHome::SharedCopy)
                 .then(|| b.shared("page", warps * 1024, 16)),
             buckets: (!level.uses_chains())
                 .then(|| b.shared("buckets", warps * FAST_BUCKETS as u32, 16)),

@@ -34,7 +34,7 @@
 //!   (the first a multiple of 4: it is read in 16-byte groups), so a kernel can transform a page in
 //!   shared memory and compress it from there.
 
-use super::compress_kernel::{Ctx, PageIo, Place};
+use super::compress_kernel::{Ctx, PageHome, PageIo, Place};
 use super::decompress_layout::{Dec, DecPlace};
 use super::decompress_seq::Consts;
 use super::Lz4Level;
@@ -67,7 +67,7 @@ pub fn compress_page(
         slots_base: out_byte,
         meta_base: meta_word,
     };
-    Ctx::declare(b, io, Lz4Level::THROUGHPUT).compress_page(b, place);
+    Ctx::declare(b, io, Lz4Level::THROUGHPUT, PageHome::Input).compress_page(b, place);
 }
 
 /// [`compress_page`] at the default level ([`Lz4Level::DEFAULT`]: 64 chain entries, one lazy step; a
@@ -97,7 +97,7 @@ pub fn compress_page_default(
         slots_base: scratch_at,
         meta_base: meta_word,
     };
-    Ctx::declare(b, io, Lz4Level::DEFAULT).compress_page(b, place);
+    Ctx::declare(b, io, Lz4Level::DEFAULT, PageHome::SharedCopy).compress_page(b, place);
 }
 
 /// Decodes the LZ4 block at bytes `start .. start + size` of `blocks` (little-endian words; the array

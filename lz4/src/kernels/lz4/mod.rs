@@ -64,7 +64,10 @@ mod sequences;
 mod warp_ops;
 
 pub use compact_kernel::lz4_compact_kernel;
-pub use compress_kernel::{compress_scratch_bytes, lz4_compress_kernel, lz4_compress_kernel_level};
+pub use compress_kernel::{
+    compress_scratch_bytes, lz4_compress_kernel, lz4_compress_kernel_from_input,
+    lz4_compress_kernel_level,
+};
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{lz4_decompress_kernel, lz4_decompress_kernel_one_at_a_time};
 pub use decompress_layout::{
