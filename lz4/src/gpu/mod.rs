@@ -43,6 +43,8 @@ mod engine;
 mod error;
 mod host_pages;
 pub mod latency;
+#[cfg(test)]
+mod lazy_driver;
 mod page_blocks;
 mod page_io;
 mod policy;
