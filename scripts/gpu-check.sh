@@ -496,12 +496,12 @@ names = {"sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
          "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active %",
          "launch__registers_per_thread": "regs/thread",
          "gpu__time_duration.sum": "duration"}
-print("ncu (--clock-control none), one launch of each kernel, 256 MiB of pages, levels in Lz4Level::ALL order:")
+print("ncu (--clock-control none), one launch of each kernel (lz4_compress_pages_from_input: its timed launch, then its check), 256 MiB of pages, levels in Lz4Level::ALL order:")
 for r in body:
     k = r[col[kname]] + " #" + r[col["ID"]]
     m, unit, v = r[col["Metric Name"]], r[col["Metric Unit"]], r[col["Metric Value"]]
     if m in names:
-        print(f"  {k:<28} {names[m]:<24} {v} {unit}")
+        print(f"  {k:<36} {names[m]:<24} {v} {unit}")
 PY
   else
     echo "ncu wrote no metrics (see $csv)"

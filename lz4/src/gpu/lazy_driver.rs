@@ -109,6 +109,9 @@ struct Queue<D: Driver> {
 pub(super) struct Lazy<D: Driver> {
     pub(super) inner: D,
     queues: RefCell<Vec<Queue<D>>>,
+    /// Launches queued so far, and the one to refuse when queued ([`Lazy::refuse_launch`]).
+    launches: Cell<usize>,
+    refuse: Cell<Option<usize>>,
 }
 
 /// A stream of [`Lazy`]: an index into its queues.
@@ -133,7 +136,15 @@ impl<D: Driver> Lazy<D> {
         Lazy {
             inner,
             queues: RefCell::default(),
+            launches: Cell::new(0),
+            refuse: Cell::new(None),
         }
+    }
+
+    /// Refuses the launch queued `n` launches from now (0: the next), when it is queued, as
+    /// `cuLaunchKernel` refuses one: the calls queued before it are still waiting to run.
+    pub(super) fn refuse_launch(&self, n: usize) {
+        self.refuse.set(Some(self.launches.get() + n));
     }
 
     /// Operations queued and not run yet, over every stream.
@@ -153,7 +164,8 @@ impl<D: Driver> Lazy<D> {
     }
 
     /// Runs stream `s`'s operations until `upto` of them have run (first the ones each waits for).
-    /// The first error is returned; the operations after it still run.
+    /// The first error is returned; the operations after it still run (the drivers wrapped here
+    /// fail a launch without poisoning the device).
     fn force(&self, s: usize, upto: usize) -> Result<(), GpuError> {
         let mut first_error = Ok(());
         {
@@ -167,12 +179,22 @@ impl<D: Driver> Lazy<D> {
             );
             queues[s].running = true;
         }
+        // Clears `running` however the loop ends (a panicking operation included), so that the
+        // drain on unwinding and later calls see the stream as it is, not as a wait cycle.
+        struct Running<'a, D: Driver>(&'a RefCell<Vec<Queue<D>>>, usize);
+        impl<D: Driver> Drop for Running<'_, D> {
+            fn drop(&mut self) {
+                if let Ok(mut queues) = self.0.try_borrow_mut() {
+                    queues[self.1].running = false;
+                }
+            }
+        }
+        let _running = Running(&self.queues, s);
         loop {
             let (op, stream) = {
                 let mut queues = self.queues.borrow_mut();
                 let queue = &mut queues[s];
                 if queue.done >= upto {
-                    queue.running = false;
                     break;
                 }
                 queue.done += 1;
@@ -193,7 +215,11 @@ impl<D: Driver> Lazy<D> {
         // kernels, which it allocates once and keeps in place while anything is queued, and to the
         // host bytes a queued copy reads or writes, which the ring keeps alive, unmoved and otherwise
         // unreferenced until the copy has run (the `Driver` contract; `host`/`host_mut` check it for
-        // page-locked buffers, `begin` that nothing outlives a call).
+        // page-locked buffers, `begin` that nothing outlives a call). A known limit of this test
+        // driver: a buffer is dereferenced here while the stage that forced it holds a `&mut` to the
+        // engine's slots, which Stacked Borrows (Miri) would reject although no byte is accessed
+        // through both; a GPU driver holds device addresses, not references, so the engine's own
+        // drivers do not do this.
         match op {
             Op::Upload { src, len, dst } => {
                 let src = unsafe { std::slice::from_raw_parts(src, len) };
@@ -358,6 +384,13 @@ impl<D: Driver> Driver for Lazy<D> {
         pages: usize,
         args: &mut [Arg<'_, D::Buffer>],
     ) -> Result<(), GpuError> {
+        let launch = self.launches.get();
+        self.launches.set(launch + 1);
+        if self.refuse.get() == Some(launch) {
+            return Err(GpuError::Injected(format!(
+                "launch {launch} ({name}) refused"
+            )));
+        }
         let args = args
             .iter_mut()
             .map(|a| match a {
@@ -394,6 +427,14 @@ impl<D: Driver> Driver for Lazy<D> {
         self.inner.synchronize(&event.inner)
     }
     fn elapsed_ns(&self, from: &Self::Event, to: &Self::Event) -> Result<u64, GpuError> {
+        for event in [from, to] {
+            if let Some((on, upto)) = event.at.get() {
+                assert!(
+                    self.queues.borrow()[on].done >= upto,
+                    "an event's time is read before its record has run"
+                );
+            }
+        }
         self.inner.elapsed_ns(&from.inner, &to.inner)
     }
     fn settle(&self) -> Result<(), GpuError> {

@@ -183,32 +183,33 @@ fn no_download_lands_in_registered_pages_after_a_call_unwound() {
     drop(registration);
 }
 
-/// A chunk the device fails mid-ring (the replay driver refuses the last, shorter chunk of a call on
-/// one page fewer than it recorded): the call returns only after the other chunks' downloads have
-/// landed, so the caller's CPU redo, and anything else it writes, is not overwritten later.
+/// A launch refused mid-ring (the last chunk's decode, refused when queued, as `cuLaunchKernel` may
+/// refuse one, while the two chunks before it still wait to run and download): the call returns
+/// only after their downloads have landed, so the caller's CPU redo, and anything else it writes, is
+/// not overwritten later.
 #[test]
 fn no_download_lands_in_registered_pages_after_a_failed_call_returned() {
     let pages = mixed_pages(80);
     let want = reference::compress(&pages, crate::kernels::lz4::Lz4Level::DEFAULT);
-    let tape = ReplayTape::new(crate::kernels::lz4::Lz4Level::DEFAULT);
-    let mut engine = late_engine(ReplayDriver::new(Arc::clone(&tape)));
+    let mut engine = late_engine(LaunchDriver::new(Launcher::Sim(Default::default())));
     let mut out = vec![[0u8; PAGE_SIZE]; pages.len()];
     // SAFETY: `out` outlives the registration (dropped at the end of the test, after it).
     let registration = unsafe { engine.register(&mut out) }.expect("registers");
+    // Ten chunks of 8 pages, one decode launch each (every page goes to the kernel).
+    engine.driver.refuse_launch(9);
     let outcomes = engine.decompress_registered(&&want[..], 8, &mut out, &registration);
     assert!(
-        outcomes.iter().all(|o| matches!(o, Ok(Ok(())))),
-        "recorded: {outcomes:?}"
+        outcomes[9].is_err(),
+        "the refused chunk fails: {outcomes:?}"
     );
-    assert_eq!(out, pages);
-    tape.replay();
-    tape.rewind();
-    let n = pages.len() - 1;
-    out.iter_mut().for_each(|p| p.fill(0));
-    let outcomes = engine.decompress_registered(&&want[..n], 8, &mut out[..n], &registration);
     assert!(
-        outcomes.iter().any(Result::is_err),
-        "the shorter chunk fails"
+        outcomes[..7].iter().all(|o| matches!(o, Ok(Ok(())))),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        engine.driver.pending(),
+        0,
+        "work queued before the failure is still queued after the call returned"
     );
     out.iter_mut().for_each(|p| p.fill(0x77));
     engine.driver.settle().expect("settles");

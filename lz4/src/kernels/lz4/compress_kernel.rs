@@ -69,7 +69,10 @@ pub fn lz4_compress_kernel_level(warps_per_block: u32, level: Lz4Level) -> Kerne
 /// (24 warps per sm_90 SM instead of 16 in blocks of 4 warps), and every page read is a global load
 /// where it was a shared one. Same parameters and the same bytes as [`lz4_compress_kernel_level`];
 /// entry point `lz4_compress_pages_from_input`. Which of the two is faster is for a GPU to say
-/// (`gpu-check.sh perf` times both; `docs/lz4.md`).
+/// (`gpu-check.sh perf` times both; `docs/lz4.md`). At the throughput level, which always reads its
+/// input, it is that level's kernel under this name. A launch covers at most 2^20 pages (4 GiB: the
+/// page's byte offsets in `input` are 32-bit, as at the throughput level; the batch API's batches
+/// are at most 2^19 pages).
 pub fn lz4_compress_kernel_from_input(warps_per_block: u32, level: Lz4Level) -> Kernel {
     build(warps_per_block, level, PageHome::Input)
 }
