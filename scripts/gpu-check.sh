@@ -477,7 +477,7 @@ find_ncu() {
 ncu_step() { # ncu, pages
   local csv=$RESULTS/ncu.csv
   bounded "${NCU_TIMEOUT:-120}" "$1" --clock-control none --target-processes all --kernel-name regex:lz4_ --csv --log-file "$csv" \
-    --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum \
+    --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct \
     "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return 1
   if grep -q '"ID"' "$csv"; then
     python3 - "$csv" <<'PY' | tee "$RESULTS/ncu-summary.txt"
@@ -495,13 +495,18 @@ names = {"sm__warps_active.avg.pct_of_peak_sustained_active": "achieved occ %",
          "sm__inst_issued.avg.per_cycle_active": "issued/cycle/SM (max 4)",
          "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue active %",
          "launch__registers_per_thread": "regs/thread",
-         "gpu__time_duration.sum": "duration"}
+         "gpu__time_duration.sum": "duration",
+         "l1tex__t_sector_hit_rate.pct": "L1 sector hit %",
+         "lts__t_sector_hit_rate.pct": "L2 sector hit %",
+         "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct": "stalled on L1TEX (global) %",
+         "smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct": "stalled on MIO (shared, shfl) %",
+         "smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct": "stalled, MIO queue full %"}
 print("ncu (--clock-control none), one launch of each kernel (lz4_compress_pages_from_input: its timed launch, then its check), 256 MiB of pages, levels in Lz4Level::ALL order:")
 for r in body:
     k = r[col[kname]] + " #" + r[col["ID"]]
     m, unit, v = r[col["Metric Name"]], r[col["Metric Unit"]], r[col["Metric Value"]]
     if m in names:
-        print(f"  {k:<36} {names[m]:<24} {v} {unit}")
+        print(f"  {k:<36} {names[m]:<32} {v} {unit}")
 PY
   else
     echo "ncu wrote no metrics (see $csv)"
