@@ -83,6 +83,15 @@ pub trait Driver {
     fn transfer_clock(&self) -> Clock {
         self.clock()
     }
+    /// Whether [`Driver::upload_from`] has read all of its source by the time it returns (WebGPU's
+    /// `write_buffer` copies it into the driver's own staging memory first): then the ring uploads
+    /// the caller's ordinary memory from where it is, with no copy into a page-locked buffer before.
+    /// False by default, as on CUDA, whose copy engines read the source later (pageable memory is
+    /// staged by the driver, slowly: the ring stages it itself); the drivers that stand in for CUDA
+    /// on the CPU give CUDA's answer.
+    fn uploads_read_when_queued(&self) -> bool {
+        false
+    }
 
     /// A new stream.
     fn stream(&self) -> Result<Self::Stream, GpuError>;

@@ -20,6 +20,9 @@ pub struct LaunchDriver {
     launcher: Launcher,
     /// When the driver was opened: events are nanoseconds since.
     epoch: Instant,
+    /// What [`Driver::uploads_read_when_queued`] answers: CUDA's (false) unless a test asks for
+    /// WebGPU's.
+    uploads_read_when_queued: bool,
 }
 
 impl LaunchDriver {
@@ -28,6 +31,17 @@ impl LaunchDriver {
         LaunchDriver {
             launcher,
             epoch: Instant::now(),
+            uploads_read_when_queued: false,
+        }
+    }
+
+    /// The same driver answering WebGPU's `true` to [`Driver::uploads_read_when_queued`] (its
+    /// uploads do read their source when queued).
+    #[cfg(test)]
+    pub(super) fn reading_uploads_when_queued(self) -> LaunchDriver {
+        LaunchDriver {
+            uploads_read_when_queued: true,
+            ..self
         }
     }
 }
@@ -56,6 +70,10 @@ impl Driver for LaunchDriver {
 
     fn clock(&self) -> Clock {
         Clock::HostClock
+    }
+
+    fn uploads_read_when_queued(&self) -> bool {
+        self.uploads_read_when_queued
     }
 
     fn stream(&self) -> Result<(), GpuError> {

@@ -194,6 +194,11 @@ impl Driver for WgpuDriver {
         Clock::HostClock
     }
 
+    fn uploads_read_when_queued(&self) -> bool {
+        // `write_buffer` copies the bytes before it returns.
+        true
+    }
+
     fn stream(&self) -> Result<(), GpuError> {
         Ok(())
     }

@@ -110,6 +110,50 @@ fn registered_pages_bypass_the_rings_host_buffers() {
     drop(registration);
 }
 
+/// Where the driver's uploads read their source before returning (WebGPU's `write_buffer`),
+/// ordinary pages are uploaded from where they are too, with no copy into the ring's host buffers;
+/// where they do not (CUDA, and the drivers that stand in for it), they are staged first.
+#[test]
+fn ordinary_pages_are_uploaded_in_place_where_uploads_read_when_queued() {
+    let pages = mixed_pages(20);
+    let want = reference::compress(&pages, crate::kernels::lz4::Lz4Level::DEFAULT);
+    let config = GpuBatchConfig {
+        batch_size: 8,
+        ..GpuBatchConfig::default()
+    };
+    let driver = LaunchDriver::new(Launcher::Sim(Default::default())).reading_uploads_when_queued();
+    let mut engine = RingEngine::new(driver, &config).expect("no device needed");
+    let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
+    let outcomes = engine.compress_chunks(&pages, 8, &mut RecordsOut::Owned(&mut records));
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert_eq!(records, want);
+    assert!(
+        !touched(&engine, |s| &s.input),
+        "ordinary pages were staged"
+    );
+    // Another engine's host pages are ordinary memory here: in place as well.
+    let mut other = new_engine();
+    let mut host = other.host_pages(pages.len()).expect("host pages");
+    host.copy_from_slice(&pages);
+    records.iter_mut().for_each(|r| *r = Record::SameFilled(1));
+    let outcomes = engine.compress_host(&host, 8, &mut RecordsOut::Owned(&mut records));
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert_eq!(records, want);
+    assert!(
+        !touched(&engine, |s| &s.input),
+        "another engine's pages were staged"
+    );
+    // CUDA's answer: staged.
+    let mut cuda_like = new_engine();
+    records.iter_mut().for_each(|r| *r = Record::SameFilled(1));
+    cuda_like.compress_chunks(&pages, 8, &mut RecordsOut::Owned(&mut records));
+    assert_eq!(records, want);
+    assert!(
+        touched(&cuda_like, |s| &s.input),
+        "ordinary pages are staged"
+    );
+}
+
 fn late_engine<D: Driver>(driver: D) -> RingEngine<Lazy<D>> {
     // Three slots: a batch's download is still pending when a later batch starts (and fails).
     let config = GpuBatchConfig {

@@ -30,7 +30,8 @@ pub(super) enum Source<'a, D: Driver> {
     Copy,
     /// The engine's page-locked buffer the pages are in, from its first page on (no staging copy).
     Host(&'a D::Host),
-    /// The pages where they are: the caller registered them (no staging copy).
+    /// The pages where they are: the caller registered them, or the driver's uploads read their
+    /// source before returning (no staging copy).
     InPlace,
 }
 

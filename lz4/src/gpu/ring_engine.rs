@@ -130,6 +130,16 @@ impl<D: Driver> RingEngine<D> {
         run_pipeline(ranges.len(), depth, &mut stages)
     }
 
+    /// Where a compress call uploads pages in ordinary memory from: where they are when the driver's
+    /// uploads read their source before returning (WebGPU), else a copy in a slot's page-locked
+    /// buffer.
+    fn ordinary_source<'s>(&self) -> Source<'s, D> {
+        match self.driver.uploads_read_when_queued() {
+            true => Source::InPlace,
+            false => Source::Copy,
+        }
+    }
+
     /// After a failure: let the streams drain (errors ignored) so the slots can be reused.
     pub(super) fn quiesce(&self) {
         // A stale recorded error makes the drains below return early without waiting: take it first
@@ -160,7 +170,8 @@ impl<D: Driver> Engine for RingEngine<D> {
         batch: usize,
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
-        self.run_compress(pages, Source::Copy, batch, out)
+        let source = self.ordinary_source();
+        self.run_compress(pages, source, batch, out)
     }
 
     fn staging(&mut self, pages: usize) -> Result<&mut [u8], GpuError> {
@@ -234,7 +245,10 @@ impl<D: Driver> Engine for RingEngine<D> {
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
         // Pages of another engine's pool are ordinary memory here: staged by a copy.
-        let source = self.pool.host(pages).map_or(Source::Copy, Source::Host);
+        let source = match self.pool.host(pages) {
+            Some(host) => Source::Host(host),
+            None => self.ordinary_source(),
+        };
         let outcomes = self.run_compress(pages, source, batch, out);
         // The caller may reuse or free its pages once this returns: no upload from them may still
         // be running after a failed chunk.
