@@ -40,6 +40,20 @@ fn touched(
         .any(|s| buffer(s).iter().any(|&b| b != 0))
 }
 
+/// `compress_registered` of `pages` (batches of 8) into fresh owned records; every chunk must
+/// succeed.
+fn compress_registered_ok<D: Driver>(
+    engine: &mut RingEngine<D>,
+    pages: &[crate::kernel_io::Page],
+    registration: &super::super::Registration,
+) -> Vec<Record> {
+    let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
+    let outcomes =
+        engine.compress_registered(pages, registration, 8, &mut RecordsOut::Owned(&mut records));
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    records
+}
+
 /// The in-place paths really skip the ring's host buffers: registered pages are uploaded from
 /// where they are (no slot's input buffer is written) and decoded straight into (no slot's output
 /// buffer is written), while the same calls on unregistered pages go through both.
@@ -56,14 +70,7 @@ fn registered_pages_bypass_the_rings_host_buffers() {
     let mut engine = new_engine();
     // SAFETY: `pages` outlives the registration (dropped at the end of the test, after it).
     let registration = unsafe { engine.register(&mut pages) }.expect("registers");
-    let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
-    let outcomes = engine.compress_registered(
-        &pages,
-        &registration,
-        8,
-        &mut RecordsOut::Owned(&mut records),
-    );
-    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let mut records = compress_registered_ok(&mut engine, &pages, &registration);
     assert_eq!(records, want);
     assert!(
         !touched(&engine, |s| &s.input),
@@ -292,15 +299,9 @@ fn the_ring_waits_for_every_copy_and_launch_it_depends_on() {
     idle(&engine, "compress_staged");
     // SAFETY: `pages` outlives the registration (dropped below, before the pages).
     let registration = unsafe { engine.register(&mut pages) }.expect("registers");
-    records.iter_mut().for_each(|r| *r = Record::SameFilled(1));
-    ok(&engine.compress_registered(
-        &pages,
-        &registration,
-        8,
-        &mut RecordsOut::Owned(&mut records),
-    ));
+    let registered = compress_registered_ok(&mut engine, &pages, &registration);
     drop(registration);
-    assert_eq!(records, want, "compress_registered");
+    assert_eq!(registered, want, "compress_registered");
     idle(&engine, "compress_registered");
     let mut host = engine.host_pages(pages.len()).expect("host pages");
     host.copy_from_slice(&pages);
@@ -358,15 +359,8 @@ fn no_upload_from_registered_pages_is_queued_after_a_failed_compress_returned() 
     let mut engine = late_engine(ReplayDriver::new(Arc::clone(&tape)));
     // SAFETY: `pages` outlives the registration (dropped at the end of the test, after it).
     let registration = unsafe { engine.register(&mut pages) }.expect("registers");
-    let mut records: Vec<Record> = vec![Record::SameFilled(1); pages.len()];
-    let outcomes = engine.compress_registered(
-        &pages,
-        &registration,
-        8,
-        &mut RecordsOut::Owned(&mut records),
-    );
-    assert!(outcomes.iter().all(Result::is_ok), "recorded: {outcomes:?}");
-    assert_eq!(records, want);
+    let mut records = compress_registered_ok(&mut engine, &pages, &registration);
+    assert_eq!(records, want, "recorded");
     tape.replay();
     tape.rewind();
     let n = pages.len() - 1;
