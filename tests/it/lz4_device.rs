@@ -412,6 +412,7 @@ fn device_functions_match_the_cpu_on_cuda() {
         fused_compress_case(),
         fused_decompress_case(),
         default_level_case(),
+        default_level_from_shared_case(),
     ] {
         if !on_cuda(test, &case) {
             return;
@@ -430,16 +431,94 @@ fn a_callers_shared_array_named_like_the_device_functions_is_renamed() {
         ["delta", "buckets"],
         "level 0 reads the delta in place"
     );
+    // The caller's shared arrays carry both names the default level gives its own; the page comes
+    // from a buffer, so the device function declares its copy of it (`page`) and its chains.
     #[kernel(block_size = 32)]
     fn clash(pages: &[u32], output: &mut [u8], meta: &mut [u32], scratch: &mut [u16]) {
-        let page = shared::<u32>(1024, 16);
+        let page = shared::<u32>(32, 4);
+        let sorted = shared::<u32>(32, 4);
         page[lane_id()] = pages[lane_id()];
+        sorted[lane_id()] = page[lane_id()];
         warp_sync(FULL_MASK);
-        compress_page_default(page, 0, output, 0, meta, 0, scratch, 0);
+        compress_page_default(pages, 0, output, 0, meta, 0, scratch, 0);
     }
     let kernel = clash();
     let names: Vec<&str> = kernel.shared.iter().map(|(_, s)| s.name.as_str()).collect();
-    assert_eq!(names, ["page", "page_1", "sorted"]);
+    assert_eq!(names, ["page", "sorted", "page_1", "sorted_1"]);
     let ptx = warpforge::ptx::emit(&verify(&kernel).expect("verifies"), Sm::Sm90).expect("emits");
-    assert!(ptx.text.contains("s_page_1"), "{}", ptx.text);
+    assert!(
+        ptx.text.contains("s_page_1") && ptx.text.contains("s_sorted_1"),
+        "{}",
+        ptx.text
+    );
+    // A page in the caller's shared memory is read where it is: no copy of it is declared.
+    let kernel = default_level_from_shared();
+    let names: Vec<&str> = kernel.shared.iter().map(|(_, s)| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["page", "sorted"],
+        "the default level copies a shared page"
+    );
+}
+
+/// The default level on a page the kernel first writes into shared memory (a transform: each word
+/// XOR a constant), which the device function reads in place.
+#[kernel(block_size = 32)]
+fn default_level_from_shared(
+    pages: &[u32],
+    output: &mut [u8],
+    meta: &mut [u32],
+    scratch: &mut [u16],
+    n: u32,
+) {
+    let g = block_index();
+    if g < n {
+        let page = shared::<u32>(1024, 16);
+        let first = g * 1024;
+        for i in (lane_id()..1024).step_by(32) {
+            page[i] = pages[first + i] ^ 0x5A5A_5A5A;
+        }
+        warp_sync(FULL_MASK);
+        compress_page_default(
+            page,
+            0,
+            output,
+            g as u64 * 4096,
+            meta,
+            g * 4,
+            scratch,
+            g as u64 * 4096,
+        );
+    }
+}
+
+fn default_level_from_shared_case() -> Case {
+    let pages = pages(4);
+    let n = pages.len();
+    let transformed: Vec<[u8; PAGE_SIZE]> = pages
+        .iter()
+        .map(|p| std::array::from_fn(|i| p[i] ^ 0x5A))
+        .collect();
+    let buffers = vec![
+        flat(&pages),
+        vec![0; n * PAGE_SIZE],
+        vec![0; n * 16],
+        vec![0; n * PAGE_SIZE * 2],
+    ];
+    Case {
+        kernel: default_level_from_shared(),
+        blocks: n as u32,
+        buffers,
+        inputs: 1,
+        check: Box::new(move |backend, out| {
+            check_records(backend, &out[1], &out[2], &transformed, Lz4Level::DEFAULT)
+        }),
+    }
+}
+
+#[test]
+fn compress_page_default_reads_a_shared_page_in_place_on_every_backend() {
+    let test = "compress_page_default_reads_a_shared_page_in_place_on_every_backend";
+    everywhere(test, &default_level_from_shared_case());
+    assembles_everywhere(test, &default_level_from_shared());
 }

@@ -28,8 +28,9 @@
 //!   workgroup-uniform: there one warp per block (`block_size = 32`) is the safe shape.
 //! - **Each call declares its own shared memory**, sized for every warp of the block: `compress_page`
 //!   7,040 bytes per warp (its hash table: it reads the page where the caller has it),
-//!   [`compress_page_default`] 12 KiB (a copy of the page and its chains) plus 8 KiB of the caller's
-//!   `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its end). Call one in a loop rather than writing several calls.
+//!   [`compress_page_default`] 12 KiB (a copy of the page and its chains; 8 KiB, the chains alone,
+//!   when the page is in a shared array of the caller's, which it then reads in place) plus 8 KiB of
+//!   the caller's `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its end). Call one in a loop rather than writing several calls.
 //! - Offsets are the caller's: a page is any 1024 consecutive words of a buffer **or shared array**
 //!   (the first a multiple of 4: it is read in 16-byte groups), so a kernel can transform a page in
 //!   shared memory and compress it from there.
@@ -39,6 +40,7 @@ use super::decompress_layout::{Dec, DecPlace};
 use super::decompress_seq::Consts;
 use super::Lz4Level;
 use warpforge_ir::builder::{AnyArray, Array, KernelBuilder, Val, U16, U32, U64, U8};
+use warpforge_ir::MemRef;
 
 /// Compresses one page at level 0 ([`Lz4Level::THROUGHPUT`]): words `first_word .. first_word + 1024`
 /// of `page` (little-endian; `first_word` a multiple of 4) into an LZ4 block at bytes `out_byte ..` of
@@ -97,7 +99,13 @@ pub fn compress_page_default(
         slots_base: scratch_at,
         meta_base: meta_word,
     };
-    Ctx::declare(b, io, Lz4Level::DEFAULT, PageHome::SharedCopy).compress_page(b, place);
+    // A page already in shared memory is read where it is (no copy, 4 KiB less shared memory per
+    // warp); a page in a buffer is copied into shared memory, as the batch kernel does.
+    let home = match page.mem_ref() {
+        MemRef::Shared(_) => PageHome::Input,
+        MemRef::Global(_) => PageHome::SharedCopy,
+    };
+    Ctx::declare(b, io, Lz4Level::DEFAULT, home).compress_page(b, place);
 }
 
 /// Decodes the LZ4 block at bytes `start .. start + size` of `blocks` (little-endian words; the array
