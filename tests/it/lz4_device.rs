@@ -81,6 +81,27 @@ pub(crate) struct Case {
 }
 
 impl Case {
+    /// A default-level compress kernel (`compress_page_default` inside) over `pages`: the pages in,
+    /// output slots (from byte `pad` on), meta words and scratch out; its records must be
+    /// `want`'s.
+    fn default_level(kernel: Kernel, pages: &[Page], pad: usize, want: Vec<Page>) -> Case {
+        let n = pages.len();
+        Case {
+            kernel,
+            blocks: n as u32,
+            buffers: vec![
+                flat(pages),
+                vec![0; n * PAGE_SIZE + pad],
+                vec![0; n * 16],
+                vec![0; n * PAGE_SIZE * 2],
+            ],
+            inputs: 1,
+            check: Box::new(move |backend, out| {
+                check_records(backend, &out[1][pad..], &out[2], &want, Lz4Level::DEFAULT)
+            }),
+        }
+    }
+
     /// The decompress kernel `kernel` (one warp per block) over `n` blocks: their bytes (padded) and
     /// spans in, pages and status words out, both filled with 0xEE first.
     pub fn decompress(
@@ -98,6 +119,12 @@ impl Case {
             check,
         }
     }
+}
+
+/// [`everywhere`], and ptxas assembles the kernel for every target.
+fn on_every_backend(test: &str, case: &Case) {
+    everywhere(test, case);
+    assembles_everywhere(test, &case.kernel);
 }
 
 /// The case checked after it ran on the IR simulator, the PTX simulator for every target (neither
@@ -239,8 +266,7 @@ fn fused_compress_case() -> Case {
 #[test]
 fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
     let test = "fused_xor_delta_compress_matches_the_cpu_on_every_backend";
-    everywhere(test, &fused_compress_case());
-    assembles_everywhere(test, &xor_delta_compress());
+    on_every_backend(test, &fused_compress_case());
 }
 
 fn fused_decompress_case() -> Case {
@@ -295,8 +321,7 @@ fn fused_decompress_case() -> Case {
 #[test]
 fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
     let test = "fused_xor_delta_decompress_restores_the_pages_on_every_backend";
-    everywhere(test, &fused_decompress_case());
-    assembles_everywhere(test, &xor_delta_decompress());
+    on_every_backend(test, &fused_decompress_case());
 }
 
 /// `kernel` (`pages`, `output`, `meta`, the page count; two pages per block) on the IR simulator and
@@ -380,29 +405,13 @@ fn default_level_compress(
 
 fn default_level_case() -> Case {
     let pages = pages(4);
-    let n = pages.len();
-    let buffers = vec![
-        flat(&pages),
-        vec![0; n * PAGE_SIZE + 16],
-        vec![0; n * 16],
-        vec![0; n * PAGE_SIZE * 2],
-    ];
-    Case {
-        kernel: default_level_compress(),
-        blocks: n as u32,
-        buffers,
-        inputs: 1,
-        check: Box::new(move |backend, out| {
-            check_records(backend, &out[1][16..], &out[2], &pages, Lz4Level::DEFAULT)
-        }),
-    }
+    Case::default_level(default_level_compress(), &pages, 16, pages.clone())
 }
 
 #[test]
 fn compress_page_default_matches_the_cpu_on_every_backend() {
     let test = "compress_page_default_matches_the_cpu_on_every_backend";
-    everywhere(test, &default_level_case());
-    assembles_everywhere(test, &default_level_compress());
+    on_every_backend(test, &default_level_case());
 }
 
 #[test]
@@ -494,31 +503,15 @@ fn default_level_from_shared(
 
 fn default_level_from_shared_case() -> Case {
     let pages = pages(4);
-    let n = pages.len();
-    let transformed: Vec<[u8; PAGE_SIZE]> = pages
+    let transformed = pages
         .iter()
         .map(|p| std::array::from_fn(|i| p[i] ^ 0x5A))
         .collect();
-    let buffers = vec![
-        flat(&pages),
-        vec![0; n * PAGE_SIZE],
-        vec![0; n * 16],
-        vec![0; n * PAGE_SIZE * 2],
-    ];
-    Case {
-        kernel: default_level_from_shared(),
-        blocks: n as u32,
-        buffers,
-        inputs: 1,
-        check: Box::new(move |backend, out| {
-            check_records(backend, &out[1], &out[2], &transformed, Lz4Level::DEFAULT)
-        }),
-    }
+    Case::default_level(default_level_from_shared(), &pages, 0, transformed)
 }
 
 #[test]
 fn compress_page_default_reads_a_shared_page_in_place_on_every_backend() {
     let test = "compress_page_default_reads_a_shared_page_in_place_on_every_backend";
-    everywhere(test, &default_level_from_shared_case());
-    assembles_everywhere(test, &default_level_from_shared());
+    on_every_backend(test, &default_level_from_shared_case());
 }
