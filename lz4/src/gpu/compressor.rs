@@ -245,7 +245,7 @@ impl GpuBatchCompressor {
     ///
     /// `pages` may be any slice or vector of pages, or [`HostPages`] from
     /// [`GpuBatchCompressor::host_pages`]: those are page-locked on CUDA and uploaded without the
-    /// staging copy that pages in ordinary memory need.
+    /// staging copy that pages in ordinary memory need there (WebGPU uploads any memory in place).
     pub fn compress_batch<P: PageInput + ?Sized>(
         &mut self,
         pages: &P,

@@ -244,7 +244,8 @@ impl<D: Driver> Engine for RingEngine<D> {
         batch: usize,
         out: &mut RecordsOut<'_>,
     ) -> Vec<ChunkOutcome> {
-        // Pages of another engine's pool are ordinary memory here: staged by a copy.
+        // Pages of another engine's pool are ordinary memory here (staged by a copy unless the
+        // driver's uploads read their source when queued).
         let source = match self.pool.host(pages) {
             Some(host) => Source::Host(host),
             None => self.ordinary_source(),

@@ -146,7 +146,8 @@ pub(super) struct Ctx {
     /// Chain levels: every position's slot in `sorted`, 4096 per page (global memory: 8 KiB less shared
     /// memory per page; each lane reads back only the slots it wrote).
     scratch: Option<AnyArray<U16>>,
-    /// The chain levels' shared copy of the page (the throughput level reads `input`).
+    /// The chain levels' shared copy of the page; `None` where the page is read from `input` (the
+    /// throughput level, [`lz4_compress_kernel_from_input`], a device function's shared page).
     pub(super) page_words: Option<SharedArr<U32>>,
     /// The throughput level: one word per bucket, its newest position in the low half, the older one
     /// in the high half.
@@ -370,6 +371,11 @@ impl Ctx {
                 false => self.parse_greedy(b, &p),
             },
         );
+        if let Place::At { .. } = place {
+            // Every lane's last read of the caller's page (read in place) comes before the call
+            // returns, so the caller may write its next page there at once.
+            b.warp_sync(Mask::FULL);
+        }
     }
 
     /// The page's first word in `input` (`words`: the constant 1024).

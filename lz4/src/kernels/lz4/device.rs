@@ -30,7 +30,10 @@
 //!   7,040 bytes per warp (its hash table: it reads the page where the caller has it),
 //!   [`compress_page_default`] 12 KiB (a copy of the page and its chains; 8 KiB, the chains alone,
 //!   when the page is in a shared array of the caller's, which it then reads in place) plus 8 KiB of
-//!   the caller's `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its end). Call one in a loop rather than writing several calls.
+//!   the caller's `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its
+//!   end). Call one in a loop rather than writing several calls.
+//! - **The compressors return after a `warp_sync`**: every lane has read the caller's page by then,
+//!   so the caller may write its next page into the same array right after the call.
 //! - Offsets are the caller's: a page is any 1024 consecutive words of a buffer **or shared array**
 //!   (the first a multiple of 4: it is read in 16-byte groups), so a kernel can transform a page in
 //!   shared memory and compress it from there.

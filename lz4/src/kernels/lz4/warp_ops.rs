@@ -49,8 +49,9 @@ fn counted_loop(
     });
 }
 
-/// A page of 1024 words in an array (the shared copy the chain levels make, or the input itself at
-/// the throughput level), starting at word `base`, with the constants its reads use (built once,
+/// A page of 1024 words in an array (the shared copy the chain levels make, or the input itself:
+/// at the throughput level, in the from-input kernel, for a device function's shared page), starting
+/// at word `base`, with the constants its reads use (built once,
 /// before the kernel's loops).
 #[derive(Clone, Copy)]
 pub(crate) struct PageWords {
