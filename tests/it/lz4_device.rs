@@ -8,7 +8,7 @@ use crate::backends_support::{args, assembles_everywhere, mix};
 use crate::common;
 
 use warpforge::ir::{kernel, verify, Kernel};
-use warpforge::kernels::lz4::device::{compress_page, compress_page_default};
+use warpforge::kernels::lz4::device::{compress_page, compress_page_default, decompress_page};
 use warpforge::kernels::lz4::fused::{xor_delta_compress, xor_delta_decompress};
 use warpforge::kernels::lz4::pages::{page, PageKind};
 use warpforge::kernels::lz4::{
@@ -270,6 +270,11 @@ fn fused_xor_delta_compress_matches_the_cpu_on_every_backend() {
 }
 
 fn fused_decompress_case() -> Case {
+    fused_decompress_case_with(xor_delta_decompress())
+}
+
+/// [`xor_delta_decompress`]'s buffers and check for `kernel` (the same parameters).
+fn fused_decompress_case_with(kernel: Kernel) -> Case {
     let pages = pages(12);
     let bases = bases(&pages);
     let n = pages.len();
@@ -294,7 +299,7 @@ fn fused_decompress_case() -> Case {
         vec![0; n * 4],
     ];
     Case {
-        kernel: xor_delta_decompress(),
+        kernel,
         blocks: n as u32,
         buffers,
         inputs: 3,
@@ -322,6 +327,45 @@ fn fused_decompress_case() -> Case {
 fn fused_xor_delta_decompress_restores_the_pages_on_every_backend() {
     let test = "fused_xor_delta_decompress_restores_the_pages_on_every_backend";
     on_every_backend(test, &fused_decompress_case());
+}
+
+/// [`xor_delta_decompress`] reading the decoded page back with no `warp_sync` of its own after the
+/// call, each lane reading words another lane wrote (`i ^ 1`): `decompress_page` returns only after
+/// every lane's writes to the page.
+#[kernel(block_size = 32)]
+fn xor_delta_decompress_unsynced(
+    blocks: &[u32],
+    spans: &[u32],
+    base: &[u32],
+    output: &mut [u32],
+    status: &mut [u32],
+    n: u32,
+) {
+    let g = block_index();
+    if g < n {
+        let delta = shared::<u32>(1024, 16);
+        let [start, size] = load2(&spans[g * 2]);
+        let word = decompress_page(blocks, start, size, delta, 0);
+        if word & 255 == 0 {
+            let first = g * 1024;
+            for i in (lane_id()..1024).step_by(32) {
+                let j = i ^ 1;
+                output[first + j] = delta[j] ^ base[first + j];
+            }
+        }
+        if lane_id() == 0 {
+            status[g] = word;
+        }
+    }
+}
+
+#[test]
+fn decompress_page_returns_after_every_lanes_writes() {
+    let test = "decompress_page_returns_after_every_lanes_writes";
+    everywhere(
+        test,
+        &fused_decompress_case_with(xor_delta_decompress_unsynced()),
+    );
 }
 
 /// `kernel` (`pages`, `output`, `meta`, the page count; two pages per block) on the IR simulator and

@@ -32,8 +32,9 @@
 //!   when the page is in a shared array of the caller's, which it then reads in place) plus 8 KiB of
 //!   the caller's `scratch`, [`decompress_page`] 4,192 bytes (the page, with the block staged at its
 //!   end). Call one in a loop rather than writing several calls.
-//! - **The compressors return after a `warp_sync`**: every lane has read the caller's page by then,
-//!   so the caller may write its next page into the same array right after the call.
+//! - **They return after a `warp_sync`**: every lane has read (compressors) or written
+//!   ([`decompress_page`]) the caller's page by then, so the caller may write its next page into the
+//!   same array, or read any word of the decoded one, right after the call.
 //! - Offsets are the caller's: a page is any 1024 consecutive words of a buffer **or shared array**
 //!   (the first a multiple of 4: it is read in 16-byte groups), so a kernel can transform a page in
 //!   shared memory and compress it from there.
@@ -43,7 +44,7 @@ use super::decompress_layout::{Dec, DecPlace};
 use super::decompress_seq::Consts;
 use super::Lz4Level;
 use warpforge_ir::builder::{AnyArray, Array, KernelBuilder, Val, U16, U32, U64, U8};
-use warpforge_ir::MemRef;
+use warpforge_ir::{Mask, MemRef};
 
 /// Compresses one page at level 0 ([`Lz4Level::THROUGHPUT`]): words `first_word .. first_word + 1024`
 /// of `page` (little-endian; `first_word` a multiple of 4) into an LZ4 block at bytes `out_byte ..` of
@@ -132,6 +133,11 @@ pub fn decompress_page(
         size,
         out_word: first_word,
     };
-    k.decode_page(b, &c, place)
-        .expect("a device function's page returns its status")
+    let status = k
+        .decode_page(b, &c, place)
+        .expect("a device function's page returns its status");
+    // Every lane's writes to the caller's page come before the call returns, so the caller may read
+    // any word of it at once.
+    b.warp_sync(Mask::FULL);
+    status
 }
