@@ -168,7 +168,9 @@ impl<S: Stages> std::ops::DerefMut for DrainOnUnwind<'_, S> {
 /// Runs `chunks` batches through a ring of `depth` slots: batch k+1 is started before batch k is
 /// compacted, and the oldest batch is finished only when the ring is full or the input exhausted, so
 /// uploads, kernels and downloads of successive batches overlap. One result per batch, in order; a
-/// failure fails the batches in flight (the caller redoes them) and the ring starts afresh.
+/// failure fails the batches in flight (the caller redoes them) and the ring starts afresh. Nothing
+/// is left queued when it returns after a failure, so the caller may redo failed batches into, or
+/// write, the memory their copies would have read or written.
 pub fn run_pipeline<S: Stages>(
     chunks: usize,
     depth: usize,
@@ -180,6 +182,8 @@ pub fn run_pipeline<S: Stages>(
     let mut ring = Ring::new(depth);
     let mut in_flight: Vec<(usize, usize)> = Vec::new(); // (slot, chunk), oldest first
     let mut next = 0;
+    // A batch that failed in `finish` (after the steps that queue its work): drained at the end.
+    let mut finish_failed = false;
     while next < chunks || !in_flight.is_empty() {
         let mut step = || -> Result<(), GpuError> {
             if next < chunks && !ring.is_full() {
@@ -204,7 +208,9 @@ pub fn run_pipeline<S: Stages>(
                         stages.compact(slot)?;
                         ring.advance(slot, SlotState::D2h)?;
                     }
-                    outcomes[chunk] = Some(stages.finish(slot, chunk));
+                    let finished = stages.finish(slot, chunk);
+                    finish_failed |= finished.is_err();
+                    outcomes[chunk] = Some(finished);
                     ring.advance(slot, SlotState::Complete)?;
                     ring.release(slot)?;
                     in_flight.remove(0);
@@ -229,6 +235,9 @@ pub fn run_pipeline<S: Stages>(
                 break;
             }
         }
+    }
+    if finish_failed {
+        stages.quiesce();
     }
     outcomes
         .into_iter()
@@ -373,6 +382,45 @@ mod tests {
                 "{outcome:?}"
             );
         }
+    }
+
+    /// A batch failing in `finish` (its event's wait, say) leaves the copies of the batches after it
+    /// to the later finishes, but the run drains the streams before it returns all the same.
+    #[test]
+    fn a_failed_finish_drains_the_streams_before_the_run_returns() {
+        struct FailsFinish(Vec<String>);
+        impl Stages for FailsFinish {
+            type Output = ();
+            fn start(&mut self, _: usize, chunk: usize) -> Result<(), GpuError> {
+                self.0.push(format!("start {chunk}"));
+                Ok(())
+            }
+            fn compact(&mut self, _: usize) -> Result<(), GpuError> {
+                Ok(())
+            }
+            fn finish(&mut self, _: usize, chunk: usize) -> Result<(), GpuError> {
+                self.0.push(format!("finish {chunk}"));
+                match chunk {
+                    1 => Err(GpuError::Injected("finish 1".into())),
+                    _ => Ok(()),
+                }
+            }
+            fn quiesce(&mut self) {
+                self.0.push("quiesce".into());
+            }
+        }
+        let mut stages = FailsFinish(Vec::new());
+        let out = run_pipeline(4, 2, &mut stages);
+        assert!(out[1].is_err() && out.iter().filter(|o| o.is_ok()).count() == 3);
+        assert_eq!(
+            stages.0.last().map(String::as_str),
+            Some("quiesce"),
+            "{:?}",
+            stages.0
+        );
+        let mut fine = FailsFinish(Vec::new());
+        run_pipeline(1, 2, &mut fine);
+        assert!(!fine.0.contains(&"quiesce".to_string()), "{:?}", fine.0);
     }
 
     #[test]

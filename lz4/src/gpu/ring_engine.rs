@@ -250,13 +250,9 @@ impl<D: Driver> Engine for RingEngine<D> {
             Some(host) => Source::Host(host),
             None => self.ordinary_source(),
         };
-        let outcomes = self.run_compress(pages, source, batch, out);
-        // The caller may reuse or free its pages once this returns: no upload from them may still
-        // be running after a failed chunk.
-        if outcomes.iter().any(Result::is_err) {
-            self.quiesce();
-        }
-        outcomes
+        // The caller may reuse or free its pages once this returns: after a failed chunk the ring
+        // drains every upload from them first.
+        self.run_compress(pages, source, batch, out)
     }
 
     fn decompress_chunks(
@@ -291,13 +287,9 @@ impl<D: Driver> Engine for RingEngine<D> {
             // Registered by another engine: ordinary memory here.
             return self.compress_chunks(pages, batch, out);
         }
-        let outcomes = self.run_compress(pages, Source::InPlace, batch, out);
-        // The caller may write its pages once this returns: no upload from them may still be running
-        // after a failed chunk.
-        if outcomes.iter().any(Result::is_err) {
-            self.quiesce();
-        }
-        outcomes
+        // The caller may write its pages once this returns: after a failed chunk the ring drains
+        // every upload from them first.
+        self.run_compress(pages, Source::InPlace, batch, out)
     }
 
     fn decompress_registered(
@@ -311,13 +303,9 @@ impl<D: Driver> Engine for RingEngine<D> {
             return self.decompress_chunks(records, batch, out);
         }
         let pages = out.len();
-        let outcomes = self.run_decompress(records, batch, pages, Dest::InPlace(InPlace::new(out)));
-        // A failed chunk is redone on the CPU into the same pages: no download into them may still
-        // be running.
-        if outcomes.iter().any(Result::is_err) {
-            self.quiesce();
-        }
-        outcomes
+        // A failed chunk is redone on the CPU into the same pages: the ring drains every download
+        // into them first.
+        self.run_decompress(records, batch, pages, Dest::InPlace(InPlace::new(out)))
     }
 
     fn decompress_host(
@@ -332,12 +320,8 @@ impl<D: Driver> Engine for RingEngine<D> {
             // Another engine's pages: ordinary memory here.
             return self.decompress_chunks(records, batch, out);
         };
-        let outcomes = self.run_decompress(records, batch, pages, Dest::Host(host));
-        // A failed chunk is redone on the CPU into the same pages: no download into them may still
-        // be running.
-        if outcomes.iter().any(Result::is_err) {
-            self.quiesce();
-        }
-        outcomes
+        // A failed chunk is redone on the CPU into the same pages: the ring drains every download
+        // into them first.
+        self.run_decompress(records, batch, pages, Dest::Host(host))
     }
 }
