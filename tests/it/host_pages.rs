@@ -13,7 +13,6 @@ use crate::common::{self, record_kinds as kinds};
 use warpforge::archive::Record;
 use warpforge::codec::{PageCodec, ReferenceCodec};
 use warpforge::gpu::{GpuBatchCompressor, GpuBatchConfig, GpuError, ReplayTape};
-use warpforge::ptx::Sm;
 use warpforge::runtime::sim::SimOptions;
 use warpforge::runtime::Launcher;
 use warpforge::PAGE_SIZE;
@@ -39,9 +38,7 @@ fn decompress_batch_sends_every_page_kind_through_the_kernel_on_sim_and_ptx_sim(
         "{:?}",
         kinds(&records)
     );
-    let launchers = std::iter::once(Launcher::Sim(SimOptions::default()))
-        .chain(Sm::ALL.map(|sm| Launcher::PtxSim(SimOptions::default(), sm)));
-    for launcher in launchers {
+    for launcher in common::cpu_launchers() {
         let name = format!("{:?}", launcher.backend());
         let mut gpu =
             GpuBatchCompressor::cuda_pipeline_on(config(16), launcher).expect("no device needed");

@@ -18,7 +18,6 @@ use warpforge::gpu::{
     RegisteredPages, Registration, ReplayTape,
 };
 use warpforge::kernels::lz4::pages::{page, PageKind};
-use warpforge::ptx::Sm;
 use warpforge::runtime::sim::SimOptions;
 use warpforge::runtime::Launcher;
 use warpforge::PAGE_SIZE;
@@ -85,9 +84,7 @@ fn round_trip(gpu: &mut GpuBatchCompressor, pages: &[Page], in_place: bool, name
 #[test]
 fn registered_pages_round_trip_in_place_on_the_cuda_host_pipeline() {
     let pages = pages(70);
-    let launchers = std::iter::once(Launcher::Sim(SimOptions::default()))
-        .chain(Sm::ALL.map(|sm| Launcher::PtxSim(SimOptions::default(), sm)));
-    for launcher in launchers {
+    for launcher in common::cpu_launchers() {
         let name = format!("{:?}", launcher.backend());
         let mut gpu =
             GpuBatchCompressor::cuda_pipeline_on(config(16), launcher).expect("no device needed");

@@ -242,3 +242,11 @@ pub fn batch_config(batch_size: usize) -> warpforge::gpu::GpuBatchConfig {
         ..warpforge::gpu::GpuBatchConfig::default()
     }
 }
+
+/// The launchers the CUDA host pipeline runs on without a GPU: the IR simulator, and the PTX
+/// simulator at every target.
+pub fn cpu_launchers() -> impl Iterator<Item = warpforge::runtime::Launcher> {
+    use warpforge::runtime::{sim::SimOptions, Launcher};
+    std::iter::once(Launcher::Sim(SimOptions::default()))
+        .chain(warpforge::ptx::Sm::ALL.map(|sm| Launcher::PtxSim(SimOptions::default(), sm)))
+}
