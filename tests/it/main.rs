@@ -44,6 +44,7 @@ mod lint;
 mod lint_vs_naga;
 mod lz4_decompress_window;
 mod lz4_device;
+mod lz4_device_warps;
 mod lz4_in_place;
 mod lz4_kernels;
 mod lz4_levels;
