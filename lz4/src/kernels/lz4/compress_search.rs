@@ -257,21 +257,29 @@ impl Ctx {
             let recency = b.sub(ffff, k);
             let key = b.or(high, recency);
             let key = b.select(ok, key, zero);
-            let mut key = key;
-            for d in [16u32, 8, 4, 2, 1] {
-                let dist = b.u32(d);
-                let other = b.shuffle(ShuffleMode::Xor, key, dist, Mask::FULL);
-                key = b.max(key, other);
-            }
+            // Each lane keeps its own best; the warp-wide maximum is taken once, after the rounds.
             let best = b.read(self.key);
             let best = b.max(best, key);
             b.assign(self.key, best);
             let thirty_two = b.u32(32);
             let next = b.add(round, thirty_two);
             b.assign(self.j, next);
+            if depth > 32 {
+                // An entry that reached the limit cannot be beaten by a later round: no later entry
+                // is longer, and on a tie the more recent (this round's) wins.
+                let full = b.eq(len, limit);
+                let full = b.and(ok, full);
+                let any_full = b.vote(VoteMode::Any, full, Mask::FULL);
+                b.if_(any_full, |b| b.break_());
+            }
         });
+        let mut key = b.read(self.key);
+        for d in [16u32, 8, 4, 2, 1] {
+            let dist = b.u32(d);
+            let other = b.shuffle(ShuffleMode::Xor, key, dist, Mask::FULL);
+            key = b.max(key, other);
+        }
         // Every lane holds the maximum; the broadcast lets the uniformity analysis see it.
-        let key = b.read(self.key);
         let lane0 = b.u32(0);
         let key = broadcast(b, key, lane0);
         let sixteen = b.u32(16);
