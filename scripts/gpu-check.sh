@@ -21,8 +21,11 @@
 #   PERF_BIN  the perf bundle folder (default gpu-perf, git-ignored)
 #   WHEELS  where `perf-build` finds the nvCOMP 6.0 wheel (default .whl, git-ignored)
 #   NCU     Nsight Compute for `perf` (default: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia)
-#   BENCH_TIMEOUT, WEBGPU_TIMEOUT, NCU_TIMEOUT  seconds `perf` gives the bench (400), its WebGPU rerun
-#                                 with warps emulated (60) and ncu (120)
+#   BENCH_TIMEOUT, NCU_TIMEOUT, SANITIZER_TIMEOUT, WEBGPU_TIMEOUT  seconds `perf` gives the bench (330),
+#                                 ncu (100), each compute-sanitizer tool (35) and the WebGPU rerun with
+#                                 warps emulated (45): 580 s in all, inside the device machine's 10
+#                                 minutes a command (a lent machine's 15 minutes allow one such call)
+#   GL      the folder of Vulkan loader .debs `perf` installs when no loader is there (default .gl)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
 #   SANITIZER  compute-sanitizer to use (default: PATH, then $CUDA_HOME/bin, then /usr/local/cuda*/bin)
@@ -34,6 +37,7 @@ cd "$ROOT"
 BIN=${BIN:-gpu-bin}
 PERF_BIN=${PERF_BIN:-gpu-perf}
 WHEELS=${WHEELS:-.whl}
+GL=${GL:-.gl}
 CORPUS=${CORPUS:-../shared/corpus/dev.pages.xz}
 MODE=${1:-all}
 PAGE_BYTES=4096
@@ -313,7 +317,12 @@ step() { # name, command...
   rc=${PIPESTATUS[0]}
   set -e
   TIME[$name]=$((SECONDS - start))
-  if ((rc == 0)); then RESULT[$name]=ok; else RESULT[$name]=FAILED NOTE[$name]="exit $rc"; fi
+  case $rc in
+    0) RESULT[$name]=ok ;;
+    124 | 137) RESULT[$name]=FAILED NOTE[$name]="exit $rc: cut at its time limit (what it printed is in the log)" ;;
+    9) RESULT[$name]=FAILED NOTE[$name]="exit 9: compute-sanitizer reported errors, or the command exited 9" ;;
+    *) RESULT[$name]=FAILED NOTE[$name]="exit $rc" ;;
+  esac
   printf '== %s: %s%s\n' "$name" "${RESULT[$name]}" "${NOTE[$name]:+ (${NOTE[$name]})}" | tee -a "$COMBINED"
   CURRENT=''
   write_summary > "$SUMMARY" # kept current, so that a killed run still leaves one
@@ -478,7 +487,7 @@ find_ncu() {
 # from ncu's CSV.
 ncu_step() { # ncu, pages
   local csv=$RESULTS/ncu.csv
-  bounded "${NCU_TIMEOUT:-120}" "$1" --clock-control none --target-processes all --kernel-name "regex:lz4_(compress|decompress)" --csv --log-file "$csv" \
+  bounded "${NCU_TIMEOUT:-100}" "$1" --clock-control none --target-processes all --kernel-name "regex:lz4_(compress|decompress)" --csv --log-file "$csv" \
     --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct \
     "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return 1
   if grep -q '"ID"' "$csv"; then
@@ -538,7 +547,10 @@ perf() {
   COMBINED=$RESULTS/perf.log
   SUMMARY=$RESULTS/perf-summary.txt
   : > "$COMBINED"
-  STEPS=(nvidia-smi unpack vulkan bench webgpu-emulated ncu)
+  # In order of what the figures are for: the perf table, why a kernel waits, whether every kernel and
+  # the batch API are clean under compute-sanitizer, then what subgroups buy on WebGPU.
+  STEPS=(nvidia-smi unpack vulkan bench ncu sanitizer-memcheck sanitizer-racecheck sanitizer-synccheck
+    webgpu-emulated)
   declare -gA RESULT=() NOTE=() TIME=()
   CURRENT='' SIGNAL=''
   trap finish EXIT
@@ -552,22 +564,17 @@ perf() {
   fi
   local pages=$WORK/dev.pages
   step unpack unpack_pages "$PERF_BIN/dev.pages.xz" "$pages"
-  if [[ -n $(compgen -G '.gl/*.deb') ]] && ! ldconfig -p 2>/dev/null | grep -q libvulkan; then
+  if [[ -n $(compgen -G "$GL/*.deb") ]] && ! ldconfig -p 2>/dev/null | grep -q libvulkan; then
     step vulkan install_vulkan_loader
   else
-    skip vulkan "$(if ldconfig -p 2>/dev/null | grep -q libvulkan; then echo "a Vulkan loader is already installed"; else echo "no .gl/*.deb carried and no Vulkan loader: WebGPU will have no GPU adapter"; fi)"
+    skip vulkan "$(if ldconfig -p 2>/dev/null | grep -q libvulkan; then echo "a Vulkan loader is already installed"; else echo "no $GL/*.deb carried and no Vulkan loader: WebGPU will have no GPU adapter"; fi)"
   fi
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [[ -z ${VK_DRIVER_FILES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
-  # Bounded so that ncu still runs inside the device machine's 10 minutes a command; the bench writes
-  # perf.json after every section, so a cut run still leaves what it measured.
-  step bench bounded "${BENCH_TIMEOUT:-400}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
+  # Each step bounded so that all of them fit one of the device machine's 10-minute commands; the
+  # bench writes perf.json after every section, so a cut run still leaves what it measured.
+  step bench bounded "${BENCH_TIMEOUT:-330}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
     --nvcomp "$PERF_BIN/libnvcomp.so.6" --json "$RESULTS/perf.json"
-  # The same WebGPU batch API with warps emulated through workgroup memory, beside the bench's row on
-  # native subgroups (where the adapter's subgroups measured 32 or 64 wide): what subgroups buy.
-  WARPFORGE_WEBGPU_WARPS=emulated step webgpu-emulated bounded "${WEBGPU_TIMEOUT:-60}" \
-    "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 64 --only webgpu --host-runs 2 \
-    --json "$RESULTS/perf-webgpu-emulated.json"
   local ncu
   if ncu=$(find_ncu); then
     step ncu ncu_step "$ncu" "$pages"
@@ -578,6 +585,26 @@ perf() {
   else
     skip ncu "ncu not found (looked: $ncu): no occupancy or issue-rate figures"
   fi
+  # Every kernel of ours (each level, from-input, decompress, compact, the fused device functions) and
+  # the CUDA batch API at every level (ordinary, page-locked and registered pages) under each tool, on
+  # 4 MiB of pages, every output verified by the bench as in its timed run.
+  local sanitizer t
+  if sanitizer=$(find_sanitizer); then
+    for t in memcheck racecheck synccheck; do
+      step "sanitizer-$t" bounded "${SANITIZER_TIMEOUT:-35}" "$sanitizer" --tool "$t" --error-exitcode 9 \
+        "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 4 --sets 1 --warmup 0 --runs 1 --host-runs 1 \
+        --fused-pages 256 --only ours,host,fused
+    done
+  else
+    for t in memcheck racecheck synccheck; do
+      skip "sanitizer-$t" "compute-sanitizer not found (looked: $sanitizer)"
+    done
+  fi
+  # The same WebGPU batch API with warps emulated through workgroup memory, beside the bench's row on
+  # native subgroups (where the adapter's subgroups measured 32 or 64 wide): what subgroups buy.
+  WARPFORGE_WEBGPU_WARPS=emulated step webgpu-emulated bounded "${WEBGPU_TIMEOUT:-45}" \
+    "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 64 --only webgpu --host-runs 2 \
+    --json "$RESULTS/perf-webgpu-emulated.json"
 }
 
 # Runs a command for at most N seconds where `timeout` exists (exit 124 when cut).
@@ -599,7 +626,7 @@ unpack_pages() { # xz file, destination
 # The Vulkan loader from the carried .debs (the device README's recipe), so that wgpu finds the GPU.
 install_vulkan_loader() {
   local f
-  for f in .gl/*.deb; do dpkg -x "$f" / || return 1; done
+  for f in "$GL"/*.deb; do dpkg -x "$f" / || return 1; done
   ldconfig
   ldconfig -p | grep libvulkan
 }

@@ -12,12 +12,12 @@ const PAGE_SIZE: usize = 4096;
 
 /// Says loudly, past libtest's capture, that `test` did not run and why (`scripts/test.sh` counts these
 /// lines as skips).
-fn skip(test: &str, why: &str) {
+pub(crate) fn skip(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***\n");
 }
 
 /// A fresh temp folder of this test process.
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("warpforge-gpu-check-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -26,7 +26,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// `bash scripts/gpu-check.sh MODE` with none of the script's variables inherited, then `vars`.
-fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<&Path>) -> Output {
+pub(crate) fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<&Path>) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gpu-check.sh");
     let mut cmd = Command::new("bash");
     cmd.arg(&script).arg(mode);
@@ -40,6 +40,12 @@ fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<&Path>) -> 
         "PERF_BIN",
         "WHEELS",
         "NCU",
+        "GL",
+        "BENCH_TIMEOUT",
+        "NCU_TIMEOUT",
+        "SANITIZER_TIMEOUT",
+        "WEBGPU_TIMEOUT",
+        "VK_DRIVER_FILES",
     ] {
         cmd.env_remove(var);
     }
@@ -53,12 +59,12 @@ fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<&Path>) -> 
     cmd.output().expect("bash runs scripts/gpu-check.sh")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Pages of different kinds: zero, same-filled, counting bytes, pseudo-random.
-fn pages(count: usize) -> Vec<u8> {
+pub(crate) fn pages(count: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(count * PAGE_SIZE);
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for p in 0..count {
@@ -77,7 +83,7 @@ fn pages(count: usize) -> Vec<u8> {
     out
 }
 
-fn xz_available() -> bool {
+pub(crate) fn xz_available() -> bool {
     Command::new("xz")
         .arg("--version")
         .output()
