@@ -587,12 +587,12 @@ perf() {
   fi
   # Every kernel of ours (each level, from-input, decompress, compact, the fused device functions) and
   # the CUDA batch API at every level (ordinary, page-locked and registered pages) under each tool, on
-  # 4 MiB of pages, every output verified by the bench as in its timed run.
+  # 1 MiB of pages (256), every output verified by the bench as in its timed run.
   local sanitizer t
   if sanitizer=$(find_sanitizer); then
     for t in memcheck racecheck synccheck; do
       step "sanitizer-$t" bounded "${SANITIZER_TIMEOUT:-35}" "$sanitizer" --tool "$t" --error-exitcode 9 \
-        "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 4 --sets 1 --warmup 0 --runs 1 --host-runs 1 \
+        "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 1 --sets 1 --warmup 0 --runs 1 --host-runs 1 \
         --fused-pages 256 --only ours,host,fused
     done
   else

@@ -172,7 +172,7 @@ fn perf_runs_every_step_in_order_and_summarizes_them() {
     assert!(row(&stdout, "vulkan").contains("SKIPPED"), "{stdout}");
     assert!(stdout.contains("gpu-check: no step failed"), "{stdout}");
     // The calls, in order: the timed bench with nvCOMP, ncu running the bench, the three tools on
-    // 4 MiB of our sections, then WebGPU with warps emulated.
+    // 1 MiB of our sections, then WebGPU with warps emulated.
     let lines: Vec<&str> = calls.lines().collect();
     let bundle = dir.join("perf");
     let json = results.join("perf.json");
@@ -196,7 +196,7 @@ fn perf_runs_every_step_in_order_and_summarizes_them() {
             format!("sanitizer {tool} --error-exitcode 9")
         );
         assert!(
-            lines[4 + 2 * i].contains("--mib 4 --sets 1 --warmup 0 --runs 1 --host-runs 1")
+            lines[4 + 2 * i].contains("--mib 1 --sets 1 --warmup 0 --runs 1 --host-runs 1")
                 && lines[4 + 2 * i].ends_with("--only ours,host,fused"),
             "{calls}"
         );
