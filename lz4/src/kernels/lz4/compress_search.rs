@@ -4,7 +4,7 @@
 
 use super::compress_emit::Window;
 use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
-use super::warp_ops::{broadcast, first_lane, PageConsts};
+use super::warp_ops::{broadcast, first_lane, PageConsts, WordRead};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode, VoteMode};
 
@@ -49,10 +49,9 @@ impl Ctx {
         let wx = p.page.word_at(b, x);
         let hx = hash(b, wx);
         let zero = b.u32(0);
-        let one = b.u32(1);
-        b.assign(self.found, zero);
-        let alive = b.select(valid, one, zero);
-        b.assign(self.alive, alive);
+        let no = b.bool(false);
+        b.assign(self.found, no);
+        b.assign(self.alive, valid);
         b.assign(self.step, zero);
         b.loop_(|b| {
             let k = b.read(self.step);
@@ -60,8 +59,6 @@ impl Ctx {
             let deep = b.ge(k, depth);
             b.if_(deep, |b| b.break_());
             let alive = b.read(self.alive);
-            let one = b.u32(1);
-            let alive = b.eq(alive, one);
             let any = b.vote(VoteMode::Any, alive, Mask::FULL);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
@@ -77,19 +74,15 @@ impl Ctx {
             let not_same = b.not(same);
             let goes_on = b.and(goes_on, not_same);
             let still = b.and(alive, goes_on);
-            let zero = b.u32(0);
-            let still = b.select(still, one, zero);
             b.assign(self.alive, still);
             let found = b.read(self.found);
-            let hit = b.select(hit, one, zero);
             let found = b.or(found, hit);
             b.assign(self.found, found);
+            let one = b.u32(1);
             let next = b.add(k, one);
             b.assign(self.step, next);
         });
-        let found = b.read(self.found);
-        let one = b.u32(1);
-        b.eq(found, one)
+        b.read(self.found)
     }
 
     /// At position `x` (warp-uniform), where the probe found a verified entry: the longest match there
@@ -242,13 +235,13 @@ impl Ctx {
                 let in_depth = b.lt(k, depth_v);
                 reads = b.and(reads, in_depth);
             }
-            let (wq, hi) = p.page.word_at_if(b, q, reads);
-            let same = b.eq(wq, wx);
+            let read = p.page.read_word_if(b, q, reads);
+            let same = b.eq(read.word, wx);
             let ok = b.and(reads, same);
             let four = b.u32(4);
             let zero = b.u32(0);
             let len = b.select(ok, four, zero);
-            self.compare_words(b, p, q, hi, ok, x_words, limit, len);
+            self.compare_words(b, p, read, ok, x_words, limit, len);
             let len = b.read(self.len);
             let len = b.min(len, limit);
             let sixteen = b.u32(16);
@@ -301,16 +294,15 @@ impl Ctx {
     /// Lane-wise: extends this lane's `len` (4 when `ok`) 4 bytes per step while the words at `q + len`
     /// and `x + len` agree and `len < limit`; a differing word adds its equal low bytes. Leaves the
     /// length in `len`. Lanes that are still going all have the same `len`, so lane `len / 4` of
-    /// `x_words` holds the word of `x` to compare. `hi` is the second aligned word of `q`'s: each step
-    /// loads one aligned word and reuses the one before, and lanes that stopped read the page's first
-    /// word (no bank conflicts for idle lanes).
+    /// `x_words` holds the word of `x` to compare. `q` is what [`PageWords::read_word_if`] read at the
+    /// entry: each step loads one aligned word and reuses the one before (starting from `q.hi`), and
+    /// lanes that stopped read the page's first word (no bank conflicts for idle lanes).
     #[allow(clippy::too_many_arguments)]
     fn compare_words(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
-        q: Val<U32>,
-        hi: Val<U32>,
+        q: WordRead,
         ok: Val<Bool>,
         x_words: Val<U32>,
         limit: Val<U32>,
@@ -318,21 +310,18 @@ impl Ctx {
     ) {
         b.assign(self.len, len);
         let one = b.u32(1);
-        let zero = b.u32(0);
         let going = b.lt(len, limit);
         let going = b.and(ok, going);
-        let going = b.select(going, one, zero);
         b.assign(self.alive, going);
         b.assign(self.step, one);
-        b.assign(self.carry, hi);
-        let k = p.page.k;
-        let shift = p.page.shift_of(b, q);
-        // The aligned word before the next one to load: `(q + len) / 4` for a lane that goes on.
-        let q_word = b.shr(q, k.two);
+        b.assign(self.carry, q.hi);
+        let shift = q.shift;
+        // A lane still going at step `j` has matched `len = 4j` bytes, so the next aligned word to load
+        // is `(q + len) / 4 + 1 = q / 4 + 1 + j`, `q.hi_at + j`: `q.hi_at` is not clamped for such a
+        // lane (`q + 4 < x + limit <= END_LIMIT`, so `q / 4 + 1 <= 1022`).
+        let q_next = q.hi_at;
         b.loop_(|b| {
             let alive = b.read(self.alive);
-            let one = b.u32(1);
-            let alive = b.eq(alive, one);
             let any = b.vote(VoteMode::Any, alive, Mask::FULL);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
@@ -341,11 +330,8 @@ impl Ctx {
             let len = b.read(self.len);
             // In the page: `q + len < x + limit <= END_LIMIT` while a lane goes on, so the word after
             // `(q + len) / 4` is in the page too; a stopped lane reads word 0.
-            let words = b.shr(len, k.two);
-            let next = b.add(q_word, words);
-            let next = b.add(next, k.one);
-            let next = b.select(alive, next, k.zero);
-            let at = b.add(p.page.base, next);
+            let next = b.add(q_next, j);
+            let at = b.select(alive, next, p.page.base);
             let new_hi = b.load(p.page.words, at);
             let lo = b.read(self.carry);
             b.assign(self.carry, new_hi);
@@ -364,7 +350,6 @@ impl Ctx {
             let below = b.lt(len, limit);
             let still = b.and(alive, equal);
             let still = b.and(still, below);
-            let still = b.select(still, one, zero);
             b.assign(self.alive, still);
             let next = b.add(j, one);
             b.assign(self.step, next);

@@ -129,21 +129,40 @@ impl PageWords {
         i: Val<U32>,
         active: Val<Bool>,
     ) -> (Val<U32>, Val<U32>) {
+        let read = self.read_word_if(b, i, active);
+        (read.word, read.hi)
+    }
+
+    /// [`word_at_if`](Self::word_at_if), with what a caller needs to read on from there
+    /// ([`WordRead`]).
+    pub fn read_word_if(self, b: &mut KernelBuilder, i: Val<U32>, active: Val<Bool>) -> WordRead {
         let i = b.select(active, i, self.k.zero);
-        let (lo, hi) = self.aligned_pair(b, i, true);
+        let (lo, hi, hi_at) = self.aligned_pair(b, i, true);
         let shift = self.shift_of(b, i);
-        (self.join(b, lo, hi, shift), hi)
+        let word = self.join(b, lo, hi, shift);
+        WordRead {
+            word,
+            hi,
+            hi_at,
+            shift,
+        }
     }
 
     fn word(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> Val<U32> {
-        let (lo, hi) = self.aligned_pair(b, i, clamp);
+        let (lo, hi, _) = self.aligned_pair(b, i, clamp);
         let shift = self.shift_of(b, i);
         self.join(b, lo, hi, shift)
     }
 
     /// The aligned words holding byte `i` and the 4 after it: word `i / 4` and the next (clamped to the
-    /// page when `clamp`: it is only used when `i` is unaligned, and then it exists).
-    fn aligned_pair(self, b: &mut KernelBuilder, i: Val<U32>, clamp: bool) -> (Val<U32>, Val<U32>) {
+    /// page when `clamp`: it is only used when `i` is unaligned, and then it exists), and the second
+    /// one's index in `words`.
+    fn aligned_pair(
+        self,
+        b: &mut KernelBuilder,
+        i: Val<U32>,
+        clamp: bool,
+    ) -> (Val<U32>, Val<U32>, Val<U32>) {
         let k = self.k;
         let word_index = b.shr(i, k.two);
         let at = b.add(self.base, word_index);
@@ -157,7 +176,7 @@ impl PageWords {
             false => b.add(at, k.one),
         };
         let hi = b.load(self.words, next_at);
-        (lo, hi)
+        (lo, hi, next_at)
     }
 
     /// Bits to shift the aligned words of byte `i` by, for [`join`](Self::join): `8 * i`, which
@@ -176,6 +195,19 @@ impl PageWords {
     ) -> Val<U32> {
         b.funnel_shr(lo, hi, shift)
     }
+}
+
+/// A word [`PageWords::read_word_if`] read at byte `i`, and how to go on reading from there.
+#[derive(Clone, Copy)]
+pub(crate) struct WordRead {
+    /// The little-endian word at byte `i`.
+    pub word: Val<U32>,
+    /// The second aligned word it was made of (the first one of the word at `i + 4`).
+    pub hi: Val<U32>,
+    /// `hi`'s index in the page's array: `base + i / 4 + 1`, clamped to the page's last word.
+    pub hi_at: Val<U32>,
+    /// The bits [`PageWords::join`] shifts by for any word at `i + 4n`.
+    pub shift: Val<U32>,
 }
 
 /// The lowest lane whose `pred` holds, and whether any does (both warp-uniform); `zero` is the
