@@ -9,21 +9,22 @@ use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode, VoteMode};
 
 impl Ctx {
-    /// Chain entry `k` of the position whose slot is `slot`, and whether there is one (the oldest
-    /// position of the bucket's first slot when there is none, or when the lane is not `active`: idle
-    /// lanes read one shared slot, which costs no bank conflict).
+    /// Chain entry `k` of the position whose slot is `slot` (`top` is `slot - 1`, which the caller
+    /// computes once for its loop), whether there is one, and whether this lane read it (there is one
+    /// and the lane is `active`). A lane that did not read the oldest position of the bucket's first
+    /// slot instead: idle lanes read one shared slot, which costs no bank conflict.
+    #[allow(clippy::too_many_arguments)]
     fn entry(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
         slot: Val<U32>,
+        top: Val<U32>,
         k: Val<U32>,
         active: Option<Val<Bool>>,
-    ) -> (Val<U32>, Val<Bool>) {
+    ) -> (Val<U32>, Val<Bool>, Val<Bool>) {
         let in_chain = b.lt(k, slot);
-        let one = b.u32(1);
-        let back = b.add(k, one);
-        let at = b.sub(slot, back);
+        let at = b.sub(top, k);
         let zero = b.u32(0);
         let reads = match active {
             Some(active) => b.and(in_chain, active),
@@ -32,7 +33,13 @@ impl Ctx {
         let at = b.select(reads, at, zero);
         let at = b.add(p.table_base, at);
         let q = b.load(self.sorted(), at);
-        (b.zext::<U32, _>(q), in_chain)
+        (b.zext::<U32, _>(q), in_chain, reads)
+    }
+
+    /// `slot - 1`, the index of a slot's newest chain entry, for [`Ctx::entry`].
+    fn top_of(b: &mut KernelBuilder, slot: Val<U32>) -> Val<U32> {
+        let one = b.u32(1);
+        b.sub(slot, one)
     }
 
     /// Whether one of the first `depth` chain entries of `x` (this lane's position, whose slot is
@@ -53,6 +60,7 @@ impl Ctx {
         b.assign(self.found, no);
         b.assign(self.alive, valid);
         b.assign(self.step, zero);
+        let top = Self::top_of(b, slot);
         b.loop_(|b| {
             let k = b.read(self.step);
             let depth = b.u32(self.level.depth());
@@ -62,18 +70,16 @@ impl Ctx {
             let any = b.vote(VoteMode::Any, alive, Mask::FULL);
             let none = b.not(any);
             b.if_(none, |b| b.break_());
-            let (q, in_chain) = self.entry(b, p, slot, k, Some(alive));
-            let reads = b.and(alive, in_chain);
+            // `reads`: this lane is alive and `k` is in its chain.
+            let (q, _, reads) = self.entry(b, p, slot, top, k, Some(alive));
             let (wq, _) = p.page.word_at_if(b, q, reads);
             let same = b.eq(wq, wx);
-            let hit = b.and(alive, in_chain);
-            let hit = b.and(hit, same);
+            let hit = b.and(reads, same);
             let hq = hash(b, wq);
             let in_bucket = b.eq(hq, hx);
-            let goes_on = b.and(in_chain, in_bucket);
             let not_same = b.not(same);
-            let goes_on = b.and(goes_on, not_same);
-            let still = b.and(alive, goes_on);
+            let goes_on = b.and(in_bucket, not_same);
+            let still = b.and(reads, goes_on);
             b.assign(self.alive, still);
             let found = b.read(self.found);
             let found = b.or(found, hit);
@@ -204,6 +210,7 @@ impl Ctx {
         let slot = self.slot_window(b, p, x);
         let lane0 = b.u32(0);
         let slot = broadcast(b, slot, lane0);
+        let top = Self::top_of(b, slot);
         // Lane j holds the word at x + 4j: the bytes every entry is compared with.
         let four = b.u32(4);
         let ahead = b.mul(p.lane, four);
@@ -219,15 +226,15 @@ impl Ctx {
         let zero = b.u32(0);
         b.assign(self.key, zero);
         b.assign(self.j, zero);
+        // Rounds start below the depth and the chain's length.
+        let depth_v = b.u32(depth);
+        let rounds_end = b.min(slot, depth_v);
         b.loop_(|b| {
             let round = b.read(self.j);
-            let depth_v = b.u32(depth);
-            let deep = b.ge(round, depth_v);
-            let ended = b.ge(round, slot);
-            let done = b.or(deep, ended);
+            let done = b.ge(round, rounds_end);
             b.if_(done, |b| b.break_());
             let k = b.add(round, p.lane);
-            let (q, in_chain) = self.entry(b, p, slot, k, None);
+            let (q, in_chain, _) = self.entry(b, p, slot, top, k, None);
             let mut reads = in_chain;
             if depth % 32 != 0 {
                 // Only the last round can reach past the depth.
@@ -280,7 +287,7 @@ impl Ctx {
         let ffff = b.u32(0xFFFF);
         let recency = b.and(key, ffff);
         let k = b.sub(ffff, recency);
-        let (q, _) = self.entry(b, p, slot, k, None);
+        let (q, _, _) = self.entry(b, p, slot, top, k, None);
         let nice_v = b.u32(nice);
         let reached = b.eq(len, nice_v);
         b.assign(self.match_len, len);
