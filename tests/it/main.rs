@@ -29,6 +29,7 @@ mod corpus_cuda;
 mod device_codec;
 mod differential;
 mod f64_generic;
+mod file_sizes;
 mod float_atomics;
 mod float_math;
 mod funnel_shift;
