@@ -44,6 +44,7 @@ mod launch_shapes;
 mod layout;
 mod lint;
 mod lint_vs_naga;
+mod lz4_custom_levels;
 mod lz4_decompress_window;
 mod lz4_device;
 mod lz4_device_warps;
