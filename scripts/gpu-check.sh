@@ -21,10 +21,11 @@
 #   PERF_BIN  the perf bundle folder (default gpu-perf, git-ignored)
 #   WHEELS  where `perf-build` finds the nvCOMP 6.0 wheel (default .whl, git-ignored)
 #   NCU     Nsight Compute for `perf` (default: PATH, $CUDA_HOME/bin, /usr/local/cuda*/bin, /opt/nvidia)
-#   BENCH_TIMEOUT, NCU_TIMEOUT, SANITIZER_TIMEOUT, WEBGPU_TIMEOUT  seconds `perf` gives the bench (330),
-#                                 ncu (100), each compute-sanitizer tool (35) and the WebGPU rerun with
-#                                 warps emulated (45): 580 s in all, inside the device machine's 10
-#                                 minutes a command (a lent machine's 15 minutes allow one such call)
+#   BENCH_TIMEOUT, NCU_TIMEOUT, SANITIZER_TIMEOUT, WEBGPU_TIMEOUT  seconds `perf` gives the bench (310),
+#                                 ncu (90), each compute-sanitizer tool (30) and the WebGPU rerun with
+#                                 warps emulated (40): 530 s, 560 s with each cut step's 5 s to die,
+#                                 inside the device machine's 10 minutes a command (a lent machine's
+#                                 15 minutes allow one such call)
 #   GL      the folder of Vulkan loader .debs `perf` installs when no loader is there (default .gl)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
@@ -319,7 +320,8 @@ step() { # name, command...
   TIME[$name]=$((SECONDS - start))
   case $rc in
     0) RESULT[$name]=ok ;;
-    124 | 137) RESULT[$name]=FAILED NOTE[$name]="exit $rc: cut at its time limit (what it printed is in the log)" ;;
+    124) RESULT[$name]=FAILED NOTE[$name]="exit 124: cut at its time limit (what it printed is in the log)" ;;
+    137) RESULT[$name]=FAILED NOTE[$name]="exit 137: killed (past its time limit's grace, or out of memory)" ;;
     9) RESULT[$name]=FAILED NOTE[$name]="exit 9: compute-sanitizer reported errors, or the command exited 9" ;;
     *) RESULT[$name]=FAILED NOTE[$name]="exit $rc" ;;
   esac
@@ -487,9 +489,9 @@ find_ncu() {
 # from ncu's CSV.
 ncu_step() { # ncu, pages
   local csv=$RESULTS/ncu.csv
-  bounded "${NCU_TIMEOUT:-100}" "$1" --clock-control none --target-processes all --kernel-name "regex:lz4_(compress|decompress)" --csv --log-file "$csv" \
+  bounded "${NCU_TIMEOUT:-90}" "$1" --clock-control none --target-processes all --kernel-name "regex:lz4_(compress|decompress)" --csv --log-file "$csv" \
     --metrics sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct \
-    "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return 1
+    "$PERF_BIN/gpu_kernel_bench" --pages "$2" --mib 256 --sets 1 --warmup 0 --runs 1 --only ours || return
   if grep -q '"ID"' "$csv"; then
     python3 - "$csv" <<'PY' | tee "$RESULTS/ncu-summary.txt"
 import csv, sys
@@ -535,7 +537,7 @@ perf() {
     err "  wheels in $WHEELS/), and carry $PERF_BIN (and .gl) here."
     exit 2
   fi
-  if ! command -v nvidia-smi >/dev/null && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'; then
+  if ! command -v nvidia-smi >/dev/null && ! has_library 'libcuda\.so'; then
     err "no NVIDIA GPU here: neither nvidia-smi nor libcuda.so is on this machine. \`perf\` measures on a GPU"
     err "  machine (carry $PERF_BIN and .gl there); nothing was measured."
     exit 2
@@ -564,16 +566,16 @@ perf() {
   fi
   local pages=$WORK/dev.pages
   step unpack unpack_pages "$PERF_BIN/dev.pages.xz" "$pages"
-  if [[ -n $(compgen -G "$GL/*.deb") ]] && ! ldconfig -p 2>/dev/null | grep -q libvulkan; then
+  if [[ -n $(compgen -G "$GL/*.deb") ]] && ! has_library libvulkan; then
     step vulkan install_vulkan_loader
   else
-    skip vulkan "$(if ldconfig -p 2>/dev/null | grep -q libvulkan; then echo "a Vulkan loader is already installed"; else echo "no $GL/*.deb carried and no Vulkan loader: WebGPU will have no GPU adapter"; fi)"
+    skip vulkan "$(if has_library libvulkan; then echo "a Vulkan loader is already installed"; else echo "no $GL/*.deb carried and no Vulkan loader: WebGPU will have no GPU adapter"; fi)"
   fi
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [[ -z ${VK_DRIVER_FILES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
   # Each step bounded so that all of them fit one of the device machine's 10-minute commands; the
   # bench writes perf.json after every section, so a cut run still leaves what it measured.
-  step bench bounded "${BENCH_TIMEOUT:-330}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
+  step bench bounded "${BENCH_TIMEOUT:-310}" "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib "${MIB:-1024}" \
     --nvcomp "$PERF_BIN/libnvcomp.so.6" --json "$RESULTS/perf.json"
   local ncu
   if ncu=$(find_ncu); then
@@ -591,7 +593,7 @@ perf() {
   local sanitizer t
   if sanitizer=$(find_sanitizer); then
     for t in memcheck racecheck synccheck; do
-      step "sanitizer-$t" bounded "${SANITIZER_TIMEOUT:-35}" "$sanitizer" --tool "$t" --error-exitcode 9 \
+      step "sanitizer-$t" bounded "${SANITIZER_TIMEOUT:-30}" "$sanitizer" --tool "$t" --error-exitcode 9 \
         "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 1 --sets 1 --warmup 0 --runs 1 --host-runs 1 \
         --fused-pages 256 --only ours,host,fused
     done
@@ -602,16 +604,24 @@ perf() {
   fi
   # The same WebGPU batch API with warps emulated through workgroup memory, beside the bench's row on
   # native subgroups (where the adapter's subgroups measured 32 or 64 wide): what subgroups buy.
-  WARPFORGE_WEBGPU_WARPS=emulated step webgpu-emulated bounded "${WEBGPU_TIMEOUT:-45}" \
+  WARPFORGE_WEBGPU_WARPS=emulated step webgpu-emulated bounded "${WEBGPU_TIMEOUT:-40}" \
     "$PERF_BIN/gpu_kernel_bench" --pages "$pages" --mib 64 --only webgpu --host-runs 2 \
     --json "$RESULTS/perf-webgpu-emulated.json"
 }
 
-# Runs a command for at most N seconds where `timeout` exists (exit 124 when cut).
+# Runs a command for at most N seconds where `timeout` exists (exit 124 when cut, 137 when it had to be
+# killed 5 s later).
 bounded() { # seconds, command...
   local limit=$1
   shift
-  if command -v timeout >/dev/null; then timeout -k 10 "$limit" "$@"; else "$@"; fi
+  if command -v timeout >/dev/null; then timeout -k 5 "$limit" "$@"; else "$@"; fi
+}
+
+# Whether the dynamic linker's cache lists a library matching the pattern. grep reads all of
+# ldconfig's output: `grep -q` would stop early and, under pipefail, ldconfig's SIGPIPE would read as
+# "not found".
+has_library() { # pattern
+  ldconfig -p 2>/dev/null | grep -- "$1" >/dev/null
 }
 
 unpack_pages() { # xz file, destination

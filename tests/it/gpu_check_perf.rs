@@ -82,6 +82,7 @@ echo "========= ERROR SUMMARY: 0 errors"
         &tools.join("ncu"),
         &format!(
             r#"echo "ncu $*" >> "{log_s}"
+[[ -n ${{FAKE_NCU_HANGS:-}} ]] && sleep 60
 prev= csv= app=()
 for a in "$@"; do
   [[ $prev == --log-file ]] && csv=$a
@@ -230,18 +231,33 @@ fn perf_runs_every_step_in_order_and_summarizes_them() {
 #[test]
 fn a_failing_or_cut_step_is_reported_and_the_later_steps_still_run() {
     let dir = temp_dir("perf-stand-ins-failing");
+    let start = std::time::Instant::now();
     let Some((out, calls, _)) = perf(
         &dir,
         &[
             ("FAKE_SANITIZER_FAILS", "racecheck"),
             ("FAKE_SANITIZER_HANGS", "synccheck"),
             ("SANITIZER_TIMEOUT", "3"),
+            ("FAKE_NCU_HANGS", "1"),
+            ("NCU_TIMEOUT", "3"),
         ],
     ) else {
         return;
     };
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    // The hanging stand-in sleeps 60 s: the run returns long before, so the cut killed it (and its
+    // children, which would otherwise hold the log's pipe open).
+    let took = start.elapsed();
+    assert!(
+        took.as_secs() < 45,
+        "took {took:?}: the cut step was not killed"
+    );
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let ncu = row(&stdout, "ncu");
+    assert!(
+        ncu.contains("FAILED") && ncu.contains("cut at its time limit"),
+        "{stdout}"
+    );
     assert!(
         row(&stdout, "sanitizer-memcheck").contains(" ok "),
         "{stdout}"
@@ -265,6 +281,6 @@ fn a_failing_or_cut_step_is_reported_and_the_later_steps_still_run() {
             .starts_with("bench emulated"),
         "{calls}"
     );
-    assert!(stdout.contains("gpu-check: 2 step(s) FAILED"), "{stdout}");
+    assert!(stdout.contains("gpu-check: 3 step(s) FAILED"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }

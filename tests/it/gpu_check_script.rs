@@ -46,6 +46,7 @@ pub(crate) fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<
         "SANITIZER_TIMEOUT",
         "WEBGPU_TIMEOUT",
         "VK_DRIVER_FILES",
+        "WARPFORGE_WEBGPU_WARPS",
     ] {
         cmd.env_remove(var);
     }
