@@ -158,8 +158,8 @@ impl Lz4WarpCompressKernel {
 impl Kernel for Lz4WarpCompressKernel {
     fn name(&self) -> &'static str {
         match self.from_input {
-            false => "lz4_compress_pages",
-            true => "lz4_compress_pages_from_input",
+            false => lz4::COMPRESS_ENTRY,
+            true => lz4::COMPRESS_FROM_INPUT_ENTRY,
         }
     }
     fn ir_for(&self, backend: Backend) -> IrKernel {

@@ -60,6 +60,15 @@ fn xor(a: &Page, b: &Page) -> Page {
     std::array::from_fn(|k| a[k] ^ b[k])
 }
 
+/// Every byte of `pages` XOR 0x5A: what the transforming test kernels (each word XOR 0x5A5A5A5A)
+/// write into shared memory before compressing it.
+pub(crate) fn xored(pages: &[Page]) -> Vec<Page> {
+    pages
+        .iter()
+        .map(|p| std::array::from_fn(|i| p[i] ^ 0x5A))
+        .collect()
+}
+
 pub(crate) fn flat(pages: &[Page]) -> Vec<u8> {
     pages.iter().flatten().copied().collect()
 }
@@ -494,11 +503,7 @@ fn default_level_from_shared(
 
 fn default_level_from_shared_case() -> Case {
     let pages = pages(4);
-    let transformed = pages
-        .iter()
-        .map(|p| std::array::from_fn(|i| p[i] ^ 0x5A))
-        .collect();
-    Case::default_level(default_level_from_shared(), &pages, 0, transformed)
+    Case::default_level(default_level_from_shared(), &pages, 0, xored(&pages))
 }
 
 #[test]

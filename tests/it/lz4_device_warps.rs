@@ -4,7 +4,7 @@
 //! none, records the CPU's).
 
 use crate::backends_support::args;
-use crate::lz4_device::{check_records, flat, pages, Page};
+use crate::lz4_device::{check_records, flat, pages, xored, Page};
 
 use warpforge::ir::{kernel, verify, Kernel};
 use warpforge::kernels::lz4::device::{compress_page, compress_page_default};
@@ -86,10 +86,7 @@ fn two_warps_default_from_shared(
 fn compress_page_default_from_a_shared_array_of_two_warps_matches_the_cpu() {
     let pages = pages(8);
     let n = pages.len();
-    let want: Vec<Page> = pages
-        .iter()
-        .map(|p| std::array::from_fn(|i| p[i] ^ 0x5A))
-        .collect();
+    let want = xored(&pages);
     let buffers = vec![
         flat(&pages),
         vec![0; n * PAGE_SIZE],

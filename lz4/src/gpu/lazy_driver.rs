@@ -27,16 +27,7 @@ enum ArgPtr<B> {
     Scratch(*mut B),
 }
 
-// Pointers copy whatever they point to (a derive would ask `B: Copy`).
-impl<B> Clone for ArgPtr<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B> Copy for ArgPtr<B> {}
-
-/// A queued operation.
+/// A queued operation (taken out of its queue, leaving [`Op::Ran`], when it runs).
 enum Op<D: Driver> {
     Upload {
         src: *const u8,
@@ -60,40 +51,8 @@ enum Op<D: Driver> {
         stream: usize,
         upto: usize,
     },
-}
-
-// Pointers and counts copy as they are (a derive would ask `D: Clone`).
-impl<D: Driver> Clone for Op<D> {
-    fn clone(&self) -> Self {
-        match self {
-            Op::Upload { src, len, dst } => Op::Upload {
-                src: *src,
-                len: *len,
-                dst: *dst,
-            },
-            Op::Download { src, dst, len } => Op::Download {
-                src: *src,
-                dst: *dst,
-                len: *len,
-            },
-            Op::Launch {
-                kernel,
-                name,
-                pages,
-                args,
-            } => Op::Launch {
-                kernel: *kernel,
-                name,
-                pages: *pages,
-                args: args.clone(),
-            },
-            Op::Record(event) => Op::Record(*event),
-            Op::Wait { stream, upto } => Op::Wait {
-                stream: *stream,
-                upto: *upto,
-            },
-        }
-    }
+    /// An operation that has run.
+    Ran,
 }
 
 /// One stream: `D`'s, its queued operations, how many of them ran, and whether it is being run now
@@ -198,7 +157,7 @@ impl<D: Driver> Lazy<D> {
                     break;
                 }
                 queue.done += 1;
-                let op = queue.ops[queue.done - 1].clone();
+                let op = std::mem::replace(&mut queue.ops[queue.done - 1], Op::Ran);
                 (op, queue.inner.clone())
             };
             let ran = self.run(&stream, op);
@@ -248,6 +207,7 @@ impl<D: Driver> Lazy<D> {
             }
             Op::Record(event) => self.inner.record(unsafe { &*event }, stream),
             Op::Wait { stream, upto } => self.force(stream, upto),
+            Op::Ran => unreachable!("an operation runs once"),
         }
     }
 

@@ -86,10 +86,15 @@ pub(super) enum PageHome {
     Input,
 }
 
+/// The entry point of [`lz4_compress_kernel_level`] (every level).
+pub(crate) const COMPRESS_ENTRY: &str = "lz4_compress_pages";
+/// The entry point of [`lz4_compress_kernel_from_input`].
+pub(crate) const COMPRESS_FROM_INPUT_ENTRY: &str = "lz4_compress_pages_from_input";
+
 fn build(warps_per_block: u32, level: Lz4Level, home: PageHome) -> Kernel {
     let name = match home {
-        PageHome::SharedCopy => "lz4_compress_pages",
-        PageHome::Input => "lz4_compress_pages_from_input",
+        PageHome::SharedCopy => COMPRESS_ENTRY,
+        PageHome::Input => COMPRESS_FROM_INPUT_ENTRY,
     };
     let mut b = KernelBuilder::new(name, 32 * warps_per_block);
     let io = PageIo {

@@ -72,7 +72,7 @@ impl Ctx {
             b.if_(none, |b| b.break_());
             // `reads`: this lane is alive and `k` is in its chain.
             let (q, _, reads) = self.entry(b, p, slot, top, k, Some(alive));
-            let (wq, _) = p.page.word_at_if(b, q, reads);
+            let wq = p.page.read_word_if(b, q, reads).word;
             let same = b.eq(wq, wx);
             let hit = b.and(reads, same);
             let hq = hash(b, wq);

@@ -68,6 +68,7 @@ pub use compress_kernel::{
     compress_scratch_bytes, lz4_compress_kernel, lz4_compress_kernel_from_input,
     lz4_compress_kernel_level,
 };
+pub(crate) use compress_kernel::{COMPRESS_ENTRY, COMPRESS_FROM_INPUT_ENTRY};
 pub use decode::lz4_decompress_block;
 pub use decompress_kernel::{lz4_decompress_kernel, lz4_decompress_kernel_one_at_a_time};
 pub use decompress_layout::{

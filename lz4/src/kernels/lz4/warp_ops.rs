@@ -119,22 +119,10 @@ impl PageWords {
         self.word(b, i, false)
     }
 
-    /// [`word_at`](Self::word_at) in lanes where `active` holds, and the second aligned word it read
-    /// (the first one of the word at `i + 4`). Other lanes read the page's first two words, whatever
-    /// their `i`: lanes reading one word share one access (a shared bank, or a global sector), so idle
-    /// lanes cost no bank conflicts or extra sectors.
-    pub fn word_at_if(
-        self,
-        b: &mut KernelBuilder,
-        i: Val<U32>,
-        active: Val<Bool>,
-    ) -> (Val<U32>, Val<U32>) {
-        let read = self.read_word_if(b, i, active);
-        (read.word, read.hi)
-    }
-
-    /// [`word_at_if`](Self::word_at_if), with what a caller needs to read on from there
-    /// ([`WordRead`]).
+    /// [`word_at`](Self::word_at) in lanes where `active` holds, with what a caller needs to read on
+    /// from there ([`WordRead`]). Other lanes read the page's first two words, whatever their `i`:
+    /// lanes reading one word share one access (a shared bank, or a global sector), so idle lanes cost
+    /// no bank conflicts or extra sectors.
     pub fn read_word_if(self, b: &mut KernelBuilder, i: Val<U32>, active: Val<Bool>) -> WordRead {
         let i = b.select(active, i, self.k.zero);
         let (lo, hi, hi_at) = self.aligned_pair(b, i, true);
