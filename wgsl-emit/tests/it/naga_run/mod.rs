@@ -113,13 +113,18 @@ impl<'m> Shared<'m> {
             for local in 0..self.size {
                 scope.spawn(move || {
                     let outcome = self.invoke(entry, local, id, count);
-                    self.meeting.leave();
+                    // The invocation's own stop is recorded before it leaves: leaving (or aborting)
+                    // fails the meeting the others wait at, and the stops that causes in them are
+                    // consequences, not the first one.
+                    let stopped = outcome.is_err();
                     if let Err(stop) = outcome {
                         let mut first = self.first_stop.lock().unwrap();
                         if first.is_none() {
                             *first = Some(stop);
                         }
-                        drop(first);
+                    }
+                    self.meeting.leave();
+                    if stopped {
                         self.meeting.abort("another invocation stopped");
                     }
                 });
