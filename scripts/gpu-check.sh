@@ -26,6 +26,10 @@
 #                                 warps emulated (40): 530 s, 560 s with each cut step's 5 s to die,
 #                                 inside the device machine's 10 minutes a command (a lent machine's
 #                                 15 minutes allow one such call)
+#   STEP_TIMEOUT, RUN_BUDGET  seconds `run` gives each step (150) and all of them (570: one of the
+#                                 device machine's 10-minute commands less a margin for the table); a
+#                                 step cut at its bound is FAILED, the steps left when the budget is
+#                                 spent are SKIPPED, each saying so
 #   GL      the folder of Vulkan loader .debs `perf` installs when no loader is there (default .gl)
 #   OUT     when set (the device machine sets it), the combined log gpu-check.log and the summary
 #           gpu-check-summary.txt are written there (2 files); otherwise into a temp folder, printed
@@ -188,6 +192,7 @@ run() {
   fi
 
   local mib_n=${MIB:-1024}
+  RUN_START=$SECONDS
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
   mkdir -p "$WORK/logs"
   if [[ -n $packed ]]; then
@@ -209,48 +214,48 @@ run() {
   trap 'SIGNAL=HUP; exit 129' HUP
 
   if command -v nvidia-smi >/dev/null; then
-    step nvidia-smi nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    timed_step nvidia-smi nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
   else
     skip nvidia-smi "nvidia-smi not on PATH (no NVIDIA driver?)"
   fi
-  step info "$BIN/warpforge" info
+  timed_step info "$BIN/warpforge" info
   export WARPFORGE_REQUIRE_CUDA=1
   export WARPFORGE_BIN; WARPFORGE_BIN=$(abs "$BIN/warpforge")
-  step tests "$BIN/test_it" gpu_batch:: registered_pages::registered_pages_round_trip_on_cuda \
+  timed_step tests "$BIN/test_it" gpu_batch:: registered_pages::registered_pages_round_trip_on_cuda \
     --test-threads=1
-  step doc-snippets "$BIN/test_it" reference_gpu_batch_doc:: --test-threads=1
+  timed_step doc-snippets "$BIN/test_it" reference_gpu_batch_doc:: --test-threads=1
   # `warpforge run --backend cuda --check sim`: a user's .wfir kernel and every catalog kernel.
   # (the module's tests less its WebGPU ones: the three that run on CUDA)
-  step run-cuda-vs-sim "$BIN/test_it" cli_run_backends:: --skip webgpu --test-threads=1
+  timed_step run-cuda-vs-sim "$BIN/test_it" cli_run_backends:: --skip webgpu --test-threads=1
   # Random verified kernels: the emitted PTX on the GPU against the simulator, bit for bit.
   export WARPFORGE_DIFF_CASES=${DIFF_CASES:-2000}
-  step differential-cuda "$BIN/test_it" \
+  timed_step differential-cuda "$BIN/test_it" \
     differential::random_kernels_give_identical_buffers_on_sim_and_cuda --nocapture
   # Other compilers' PTX (the lint corpus: nvcc 13, NVRTC 12.9) on the GPU against the PTX simulator.
-  step ptx-corpus-cuda "$BIN/test_it" ptx_corpus_cuda:: --nocapture
+  timed_step ptx-corpus-cuda "$BIN/test_it" ptx_corpus_cuda:: --nocapture
   # corpus/ (every launch file): integers bit-identical to the simulator, floats within their bounds.
-  step corpus-cuda "$BIN/test_it" corpus_cuda:: --nocapture --skip ptx_corpus_cuda::
+  timed_step corpus-cuda "$BIN/test_it" corpus_cuda:: --nocapture --skip ptx_corpus_cuda::
   # Float kernels: the math functions against docs/kernels.md's PTX column, f32 atomics, the zoo.
-  step float-cuda "$BIN/test_it" math_functions::math_functions_are_within_their_bounds_on_cuda \
+  timed_step float-cuda "$BIN/test_it" math_functions::math_functions_are_within_their_bounds_on_cuda \
     float_atomics::float_atomic_add_sums_exactly_on_cuda \
     float_atomics::f64_atomic_add_sums_exactly_on_cuda \
     half_floats::halves_convert_and_round_once_on_cuda f64_generic::doubles_are_ieee_on_cuda \
     zoo::zoo_kernels_match_their_references_on_cuda --nocapture --test-threads=1
   # The LZ4 device functions inside other kernels (the fused XOR-delta codec, the default level).
-  step device-functions-cuda "$BIN/test_it" lz4_device::device_functions_match_the_cpu_on_cuda \
+  timed_step device-functions-cuda "$BIN/test_it" lz4_device::device_functions_match_the_cpu_on_cuda \
     --nocapture --test-threads=1
-  step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
-  step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async --latency-calls 0
-  step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"
+  timed_step batch "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n"
+  timed_step batch-no-async "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib "$mib_n" --no-async --latency-calls 0
+  timed_step cli-roundtrip cli_roundtrip "$BIN/warpforge" "$pages" "$WORK"
   rm -f "$WORK/c.wfpa" "$WORK/d.pages"
   local sanitizer looked
   if sanitizer=$(find_sanitizer); then
     for t in memcheck racecheck synccheck; do
-      step "sanitizer-$t" "$sanitizer" --tool "$t" --error-exitcode 9 \
+      timed_step "sanitizer-$t" "$sanitizer" --tool "$t" --error-exitcode 9 \
         "$BIN/gpu_batch" --backend cuda --pages "$pages" --mib 16 --batch 1024
     done
     # The caller's registered pages: uploads from and downloads into them in place.
-    step sanitizer-registered "$sanitizer" --tool memcheck --error-exitcode 9 \
+    timed_step sanitizer-registered "$sanitizer" --tool memcheck --error-exitcode 9 \
       "$BIN/test_it" registered_pages::registered_pages_round_trip_on_cuda --test-threads=1
   else
     looked=$sanitizer
@@ -610,11 +615,34 @@ perf() {
 }
 
 # Runs a command for at most N seconds where `timeout` exists (exit 124 when cut, 137 when it had to be
-# killed 5 s later).
+# killed 5 s later). A function of this script runs in a child bash that has the script's functions
+# (`timeout` runs programs only); it sees exported variables and its arguments, nothing else.
 bounded() { # seconds, command...
   local limit=$1
   shift
-  if command -v timeout >/dev/null; then timeout -k 5 "$limit" "$@"; else "$@"; fi
+  if ! command -v timeout >/dev/null; then "$@"; return; fi
+  if declare -F "$1" >/dev/null; then
+    timeout -k 5 "$limit" bash -c "$(declare -f); set -uo pipefail; \"\$@\"" bounded "$@"
+  else
+    timeout -k 5 "$limit" "$@"
+  fi
+}
+
+# One step of `run`, bounded by STEP_TIMEOUT (default 150 s) and by what is left of RUN_BUDGET
+# (default 570 s: the device machine's 10-minute command less a margin for the table), so that a hung
+# step costs its bound, not the call, and the table always comes back. With less than 15 s left the
+# step is SKIPPED, saying so.
+timed_step() { # name, command...
+  local name=$1 limit left
+  shift
+  left=$((${RUN_BUDGET:-570} - (SECONDS - RUN_START)))
+  if ((left < 15)); then
+    skip "$name" "no time left: ${RUN_BUDGET:-570} s of RUN_BUDGET spent"
+    return
+  fi
+  limit=${STEP_TIMEOUT:-150}
+  if ((limit > left - 5)); then limit=$((left - 5)); fi # 5 s for a cut step to die
+  step "$name" bounded "$limit" "$@"
 }
 
 # Whether the dynamic linker's cache lists a library matching the pattern. grep reads all of

@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 use crate::gpu_check_script::{gpu_check, pages, skip, temp_dir, text, xz_available};
 
 /// Writes an executable shell script.
-fn script(path: &Path, body: &str) {
+pub(crate) fn script(path: &Path, body: &str) {
     std::fs::write(path, format!("#!/bin/bash\n{body}")).expect("writes a stand-in");
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
@@ -139,7 +139,7 @@ fn perf(dir: &Path, extra: &[(&str, &str)]) -> Option<(Output, String, PathBuf)>
 }
 
 /// The summary table's row of `step`: its result, time and note.
-fn row<'a>(summary: &'a str, step: &str) -> &'a str {
+pub(crate) fn row<'a>(summary: &'a str, step: &str) -> &'a str {
     summary
         .lines()
         .find(|l| {

@@ -45,6 +45,8 @@ pub(crate) fn gpu_check(mode: &str, vars: &[(&str, &Path)], path_prefix: Option<
         "NCU_TIMEOUT",
         "SANITIZER_TIMEOUT",
         "WEBGPU_TIMEOUT",
+        "STEP_TIMEOUT",
+        "RUN_BUDGET",
         "VK_DRIVER_FILES",
         "WARPFORGE_WEBGPU_WARPS",
     ] {

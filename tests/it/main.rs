@@ -35,6 +35,7 @@ mod float_math;
 mod funnel_shift;
 mod gpu_batch;
 mod gpu_check_perf;
+mod gpu_check_run;
 mod gpu_check_script;
 mod half_floats;
 mod half_math;
