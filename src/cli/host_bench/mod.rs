@@ -22,8 +22,10 @@ pub struct HostBenchArgs {
     /// MiB of pages per call (the corpus is repeated as often as needed).
     #[arg(long, default_value_t = 256)]
     mib: usize,
-    /// Timed runs per direction (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    /// Timed runs per direction (the median is reported). On a shared 2-vCPU VM 7 runs moved a row's
+    /// ratio to the staged path by up to 0.5 from one invocation to the next, 31 runs by under 0.1
+    /// (docs/host-pipeline.md, 2026-11-30).
+    #[arg(long, default_value_t = 21)]
     runs: usize,
     /// Print JSON instead of text.
     #[arg(long)]
