@@ -11,7 +11,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use crate::gpu_check_perf::{row, script};
-use crate::gpu_check_script::{gpu_check, pages, temp_dir, text};
+use crate::gpu_check_script::{gpu_check, pages, skip, temp_dir, text};
 
 /// The steps of `run`, in order (sanitizer steps last).
 const STEPS: [&str; 17] = [
@@ -71,8 +71,20 @@ esac
 }
 
 /// `run` with the stand-ins and `vars` (the stand-ins' own ride on the environment too): the
-/// output, the call log and how long it took.
-fn run(dir: &Path, vars: &[(&str, &str)]) -> (Output, String, Duration) {
+/// output, the call log and how long it took. `None` (said loudly) without coreutils' `timeout`,
+/// which the script bounds its steps with (without it they run unbounded, by design).
+fn run(dir: &Path, vars: &[(&str, &str)]) -> Option<(Output, String, Duration)> {
+    let has_timeout = std::process::Command::new("timeout")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_timeout {
+        skip(
+            "gpu_check_run",
+            "coreutils' `timeout` is not installed (the script bounds its steps with it)",
+        );
+        return None;
+    }
     let (bin, tools, log) = stand_ins(dir);
     let out = dir.join("out");
     std::fs::create_dir_all(&out).expect("out dir");
@@ -82,24 +94,26 @@ fn run(dir: &Path, vars: &[(&str, &str)]) -> (Output, String, Duration) {
     let start = Instant::now();
     let output = gpu_check("run", &all, Some(&tools));
     let took = start.elapsed();
-    (
+    Some((
         output,
         std::fs::read_to_string(&log).unwrap_or_default(),
         took,
-    )
+    ))
 }
 
 #[test]
 fn a_hung_step_is_cut_at_its_bound_and_the_later_steps_still_run() {
     let dir = temp_dir("run-stand-ins-hung");
     // One program (the differential test) and the CLI round trip (a function of the script) hang.
-    let (out, calls, took) = run(
+    let Some((out, calls, took)) = run(
         &dir,
         &[
             ("FAKE_HANG", "differential|^compress --backend cuda"),
             ("STEP_TIMEOUT", "3"),
         ],
-    );
+    ) else {
+        return;
+    };
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     // Both stand-ins sleep 60 s: returning well before means the cut killed them and their
     // children (which would otherwise hold the log's pipe open).
@@ -136,7 +150,7 @@ fn a_hung_step_is_cut_at_its_bound_and_the_later_steps_still_run() {
 fn the_steps_past_the_run_budget_are_skipped_and_the_table_still_comes_back() {
     let dir = temp_dir("run-stand-ins-budget");
     // Every test_it call hangs and is cut at 4 s: a 30 s budget is spent after a few of them.
-    let (out, _calls, took) = run(
+    let Some((out, _calls, took)) = run(
         &dir,
         &[
             (
@@ -146,7 +160,9 @@ fn the_steps_past_the_run_budget_are_skipped_and_the_table_still_comes_back() {
             ("STEP_TIMEOUT", "4"),
             ("RUN_BUDGET", "30"),
         ],
-    );
+    ) else {
+        return;
+    };
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
         took.as_secs() < 45,
