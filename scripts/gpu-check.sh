@@ -633,11 +633,11 @@ bounded() { # seconds, command...
 # step costs its bound, not the call, and the table always comes back. With less than 15 s left the
 # step is SKIPPED, saying so.
 timed_step() { # name, command...
-  local name=$1 limit left
+  local name=$1 budget=${RUN_BUDGET:-570} limit left
   shift
-  left=$((${RUN_BUDGET:-570} - (SECONDS - RUN_START)))
+  left=$((budget - (SECONDS - RUN_START)))
   if ((left < 15)); then
-    skip "$name" "no time left: ${RUN_BUDGET:-570} s of RUN_BUDGET spent"
+    skip "$name" "no time left: $budget s of RUN_BUDGET spent"
     return
   fi
   limit=${STEP_TIMEOUT:-150}

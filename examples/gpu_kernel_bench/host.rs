@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use warpforge::archive::{PackedRecords, Record, Records};
+use warpforge::archive::{PackedRecords, Record};
 use warpforge::codec::{CpuCodec, PageCodec};
 use warpforge::gpu::{GpuBackend, GpuBatchCompressor, GpuBatchConfig};
 use warpforge::kernels::lz4::{same_filled_pattern, Lz4Level};
@@ -122,9 +122,7 @@ fn batch_api(
         packed_s.push(t.elapsed().as_secs_f64());
     }
     let fell_back_packed = compressor.stats().cpu_fallback_pages - before_packed;
-    if packed.count() != result.pages.len()
-        || (0..packed.count()).any(|i| packed.get(i) != Some(result.pages[i].view()))
-    {
+    if !packed.iter().eq(result.pages.iter().map(Record::view)) {
         bail!(
             "compress_into of host pages gave other records than compress_batch of the same pages"
         );
