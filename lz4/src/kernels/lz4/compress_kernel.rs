@@ -184,6 +184,10 @@ pub(super) struct Ctx {
     pub(super) match_len: Local<U32>,
     /// The compare loop's last aligned word (the first of the next word's two).
     pub(super) carry: Local<U32>,
+    /// [`Ctx::longest`]'s chosen entry.
+    pub(super) chosen: Local<U32>,
+    /// A lazy step's search: whether some entry could beat the floor.
+    pub(super) gate: Local<Bool>,
     /// The throughput level's step state ([`super::compress_greedy`]).
     greedy: Option<GreedyLocals>,
     /// The chain levels' last probed window: its first position and its lanes' verdicts (a ballot),
@@ -268,6 +272,8 @@ impl Ctx {
             key: b.local("key"),
             match_len: b.local("match_len"),
             carry: b.local("carry"),
+            chosen: b.local("chosen"),
+            gate: b.local("gate"),
             probed: level
                 .uses_chains()
                 .then(|| (b.local("probed_base"), b.local("probed_hits"))),

@@ -3,8 +3,8 @@
 //! extensions. Chain entry `k` of `x` is `sorted[scratch[x] − 1 − k]` (see [`super::compress_chains`]).
 
 use super::compress_emit::Window;
-use super::compress_kernel::{hash, Ctx, PageCtx, END_LIMIT, PAGE, SEARCHABLE};
-use super::warp_ops::{broadcast, first_lane, PageConsts, WordRead};
+use super::compress_kernel::{hash, Ctx, PageCtx, SEARCHABLE};
+use super::warp_ops::{first_lane, PageConsts, WordRead};
 use warpforge_ir::builder::{Bool, KernelBuilder, Val, U32};
 use warpforge_ir::{Mask, ShuffleMode, VoteMode};
 
@@ -14,7 +14,7 @@ impl Ctx {
     /// and the lane is `active`). A lane that did not read the oldest position of the bucket's first
     /// slot instead: idle lanes read one shared slot, which costs no bank conflict.
     #[allow(clippy::too_many_arguments)]
-    fn entry(
+    pub(super) fn entry(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,
@@ -37,7 +37,7 @@ impl Ctx {
     }
 
     /// `slot - 1`, the index of a slot's newest chain entry, for [`Ctx::entry`].
-    fn top_of(b: &mut KernelBuilder, slot: Val<U32>) -> Val<U32> {
+    pub(super) fn top_of(b: &mut KernelBuilder, slot: Val<U32>) -> Val<U32> {
         let one = b.u32(1);
         b.sub(slot, one)
     }
@@ -95,47 +95,50 @@ impl Ctx {
     /// and after the lazy steps, extended backward, written as a sequence; the parse moves past it.
     pub(super) fn match_at(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) {
         let (lazy, nice) = (self.level.lazy(), self.level.nice());
+        // The match at `x` itself (the probe verified an entry: at least 4 bytes long).
+        let (len, q) = self.longest(b, p, x, None);
         b.assign(self.start, x);
-        let zero = b.u32(0);
-        b.assign(self.best_len, zero);
-        b.assign(self.best_q, zero);
-        b.assign(self.kk, zero);
-        // Step 0 is the match at `x` itself; steps 1..=lazy look further while the match is short.
-        b.loop_(|b| {
-            let k = b.read(self.kk);
-            let lazy = b.u32(lazy);
-            let past = b.gt(k, lazy);
-            b.if_(past, |b| b.break_());
-            let x = b.read(self.start);
-            let at = b.add(x, k);
-            let zero = b.u32(0);
-            let lazy_step = b.gt(k, zero);
-            let len = b.read(self.best_len);
-            let nice = b.u32(nice);
-            let long_enough = b.ge(len, nice);
-            let searchable = b.u32(SEARCHABLE);
-            let outside = b.ge(at, searchable);
-            let stop = b.or(long_enough, outside);
-            let stop = b.and(lazy_step, stop);
-            b.if_(stop, |b| b.break_());
-            let (len2, q2) = self.longest(b, p, at);
-            let longer = b.gt(len2, len);
-            b.if_else(
-                longer,
-                |b| {
-                    b.assign(self.start, at);
-                    b.assign(self.best_len, len2);
-                    b.assign(self.best_q, q2);
-                    let one = b.u32(1);
-                    b.assign(self.kk, one);
-                },
-                |b| {
-                    let one = b.u32(1);
-                    let next = b.add(k, one);
-                    b.assign(self.kk, next);
-                },
-            );
-        });
+        b.assign(self.best_len, len);
+        b.assign(self.best_q, q);
+        if lazy > 0 {
+            // Lazy steps 1..=lazy look further while the match is short; a longer one starts there.
+            let one = b.u32(1);
+            b.assign(self.kk, one);
+            b.loop_(|b| {
+                let k = b.read(self.kk);
+                let lazy = b.u32(lazy);
+                let past = b.gt(k, lazy);
+                b.if_(past, |b| b.break_());
+                let x = b.read(self.start);
+                let at = b.add(x, k);
+                let len = b.read(self.best_len);
+                let nice = b.u32(nice);
+                let long_enough = b.ge(len, nice);
+                let searchable = b.u32(SEARCHABLE);
+                let outside = b.ge(at, searchable);
+                let stop = b.or(long_enough, outside);
+                b.if_(stop, |b| b.break_());
+                // Only a match longer than `len` moves the start: the search leaves out the
+                // entries that cannot be.
+                let (len2, q2) = self.longest(b, p, at, Some(len));
+                let longer = b.gt(len2, len);
+                b.if_else(
+                    longer,
+                    |b| {
+                        b.assign(self.start, at);
+                        b.assign(self.best_len, len2);
+                        b.assign(self.best_q, q2);
+                        let one = b.u32(1);
+                        b.assign(self.kk, one);
+                    },
+                    |b| {
+                        let one = b.u32(1);
+                        let next = b.add(k, one);
+                        b.assign(self.kk, next);
+                    },
+                );
+            });
+        }
         let x = b.read(self.start);
         let q = b.read(self.best_q);
         let len = b.read(self.best_len);
@@ -200,104 +203,6 @@ impl Ctx {
         b.vote(VoteMode::Any, can, Mask::FULL)
     }
 
-    /// The longest match at `x` (warp-uniform) among its first `depth` chain entries, 32 entries per
-    /// round: lane `k` compares entry `k` word by word up to the nice length, a warp-wide maximum of
-    /// `length << 16 | (0xFFFF − k)` picks the longest, then the most recent. A match reaching the nice
-    /// length is extended as far as it goes. Length 0 when no entry verifies.
-    fn longest(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> (Val<U32>, Val<U32>) {
-        let (depth, nice) = (self.level.depth(), self.level.nice());
-        // Lane 0 asks for `x`'s slot; the broadcast hands it to every lane.
-        let slot = self.slot_window(b, p, x);
-        let lane0 = b.u32(0);
-        let slot = broadcast(b, slot, lane0);
-        let top = Self::top_of(b, slot);
-        // Lane j holds the word at x + 4j: the bytes every entry is compared with.
-        let four = b.u32(4);
-        let ahead = b.mul(p.lane, four);
-        let ahead = b.add(x, ahead);
-        let last_word = b.u32(PAGE - 4);
-        let ahead = b.min(ahead, last_word);
-        let x_words = p.page.word_at(b, ahead);
-        let wx = broadcast(b, x_words, lane0);
-        let nice_v = b.u32(nice);
-        let end = b.u32(END_LIMIT);
-        let room = b.sub(end, x);
-        let limit = b.min(nice_v, room);
-        let zero = b.u32(0);
-        b.assign(self.key, zero);
-        b.assign(self.j, zero);
-        // Rounds start below the depth and the chain's length.
-        let depth_v = b.u32(depth);
-        let rounds_end = b.min(slot, depth_v);
-        b.loop_(|b| {
-            let round = b.read(self.j);
-            let done = b.ge(round, rounds_end);
-            b.if_(done, |b| b.break_());
-            let k = b.add(round, p.lane);
-            let (q, in_chain, _) = self.entry(b, p, slot, top, k, None);
-            let mut reads = in_chain;
-            if depth % 32 != 0 {
-                // Only the last round can reach past the depth.
-                let depth_v = b.u32(depth);
-                let in_depth = b.lt(k, depth_v);
-                reads = b.and(reads, in_depth);
-            }
-            let read = p.page.read_word_if(b, q, reads);
-            let same = b.eq(read.word, wx);
-            let ok = b.and(reads, same);
-            let four = b.u32(4);
-            let zero = b.u32(0);
-            let len = b.select(ok, four, zero);
-            self.compare_words(b, p, read, ok, x_words, limit, len);
-            let len = b.read(self.len);
-            let len = b.min(len, limit);
-            let sixteen = b.u32(16);
-            let high = b.shl(len, sixteen);
-            let ffff = b.u32(0xFFFF);
-            let recency = b.sub(ffff, k);
-            let key = b.or(high, recency);
-            let key = b.select(ok, key, zero);
-            // Each lane keeps its own best; the warp-wide maximum is taken once, after the rounds.
-            let best = b.read(self.key);
-            let best = b.max(best, key);
-            b.assign(self.key, best);
-            let thirty_two = b.u32(32);
-            let next = b.add(round, thirty_two);
-            b.assign(self.j, next);
-            if depth > 32 {
-                // An entry that reached the limit cannot be beaten by a later round: no later entry
-                // is longer, and on a tie the more recent (this round's) wins.
-                let full = b.eq(len, limit);
-                let full = b.and(ok, full);
-                let any_full = b.vote(VoteMode::Any, full, Mask::FULL);
-                b.if_(any_full, |b| b.break_());
-            }
-        });
-        let mut key = b.read(self.key);
-        for d in [16u32, 8, 4, 2, 1] {
-            let dist = b.u32(d);
-            let other = b.shuffle(ShuffleMode::Xor, key, dist, Mask::FULL);
-            key = b.max(key, other);
-        }
-        // Every lane holds the maximum; the broadcast lets the uniformity analysis see it.
-        let lane0 = b.u32(0);
-        let key = broadcast(b, key, lane0);
-        let sixteen = b.u32(16);
-        let len = b.shr(key, sixteen);
-        let ffff = b.u32(0xFFFF);
-        let recency = b.and(key, ffff);
-        let k = b.sub(ffff, recency);
-        let (q, _, _) = self.entry(b, p, slot, top, k, None);
-        let nice_v = b.u32(nice);
-        let reached = b.eq(len, nice_v);
-        b.assign(self.match_len, len);
-        b.if_(reached, |b| {
-            let full = self.extend_forward(b, p, x, q, nice_v);
-            b.assign(self.match_len, full);
-        });
-        (b.read(self.match_len), q)
-    }
-
     /// Lane-wise: extends this lane's `len` (4 when `ok`) 4 bytes per step while the words at `q + len`
     /// and `x + len` agree and `len < limit`; a differing word adds its equal low bytes. Leaves the
     /// length in `len`. Lanes that are still going all have the same `len`, so lane `len / 4` of
@@ -305,7 +210,7 @@ impl Ctx {
     /// entry: each step loads one aligned word and reuses the one before (starting from `q.hi`), and
     /// lanes that stopped read the page's first word (no bank conflicts for idle lanes).
     #[allow(clippy::too_many_arguments)]
-    fn compare_words(
+    pub(super) fn compare_words(
         &self,
         b: &mut KernelBuilder,
         p: &PageCtx,

@@ -46,6 +46,7 @@ mod compress_chains;
 mod compress_emit;
 mod compress_greedy;
 mod compress_kernel;
+mod compress_longest;
 mod compress_search;
 mod decode;
 mod decompress_kernel;
