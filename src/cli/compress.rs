@@ -16,8 +16,8 @@ pub struct CompressArgs {
     #[arg(long, default_value = "auto", value_parser = backend_choice())]
     backend: BackendChoice,
     /// How hard to search for matches: 0 (throughput: one hash table, greedy; the cheapest kernel,
-    /// about liblz4's default ratio), 1 (fast), 2 (default), 3 (high: a little smaller, about 2x
-    /// the kernel cost of 2). Every level writes standard LZ4 blocks;
+    /// about liblz4's default ratio), 1 (fast), 2 (default), 3 (high: a little smaller, about 1.5x
+    /// the kernel cost of 2 by the simulator's counters). Every level writes standard LZ4 blocks;
     /// `cpu` (lz4_flex) has no levels. docs/lz4.md measures each.
     #[arg(long, default_value = "2", value_parser = parse_level)]
     level: Lz4Level,
