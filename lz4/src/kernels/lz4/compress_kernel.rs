@@ -25,7 +25,7 @@
 //! Every branch that guards a warp collective depends only on ballots, broadcasts and parameters, so
 //! with one warp per block the kernel is block-uniform as WebGPU requires.
 
-use super::warp_ops::{first_set, for_range, PageConsts, PageWords};
+use super::warp_ops::{broadcast, first_set, for_range, PageConsts, PageWords};
 use super::{
     Lz4Level, FAST_BUCKETS, LZ4_HASH_BITS, LZ4_HASH_MULT, LZ4_LAST_LITERALS, LZ4_MF_LIMIT,
     PAGE_SIZE,
@@ -190,9 +190,10 @@ pub(super) struct Ctx {
     pub(super) gate: Local<Bool>,
     /// The throughput level's step state ([`super::compress_greedy`]).
     greedy: Option<GreedyLocals>,
-    /// The chain levels' last probed window: its first position and its lanes' verdicts (a ballot),
-    /// which do not depend on the parse, so a sequence that starts inside it needs no new probe.
-    probed: Option<(Local<U32>, Local<U32>)>,
+    /// The chain levels' last probed window: its first position, its lanes' verdicts (a ballot) and
+    /// slots (lane `l`: position `base + l`'s), which do not depend on the parse, so a sequence that
+    /// starts inside it needs no new probe, nor its slot read again.
+    probed: Option<(Local<U32>, Local<U32>, Local<U32>)>,
 }
 
 /// The throughput level's step state, all warp-uniform ([`super::compress_greedy`]).
@@ -274,9 +275,11 @@ impl Ctx {
             carry: b.local("carry"),
             chosen: b.local("chosen"),
             gate: b.local("gate"),
-            probed: level
-                .uses_chains()
-                .then(|| (b.local("probed_base"), b.local("probed_hits"))),
+            probed: level.uses_chains().then(|| {
+                let base = b.local("probed_base");
+                let hits = b.local("probed_hits");
+                (base, hits, b.local("probed_slots"))
+            }),
             greedy: (!level.uses_chains()).then(|| GreedyLocals {
                 pending: b.local("pending"),
                 entered: b.local("entered"),
@@ -470,7 +473,8 @@ impl Ctx {
     /// a window is probed only when the parse has passed the last one's hits.
     fn parse(&self, b: &mut KernelBuilder, p: &PageCtx) {
         let k = p.page.k;
-        let (probed_base, probed_hits) = self.probed.expect("chain levels keep a probed window");
+        let (probed_base, probed_hits, probed_slots) =
+            self.probed.expect("chain levels keep a probed window");
         let searchable = b.u32(SEARCHABLE);
         let last = b.u32(SEARCHABLE - 1);
         let ones = b.u32(u32::MAX);
@@ -506,6 +510,7 @@ impl Ctx {
                 let mask = b.ballot(hit, Mask::FULL);
                 b.assign(probed_base, start);
                 b.assign(probed_hits, mask);
+                b.assign(probed_slots, slot);
                 let none = b.eq(mask, k.zero);
                 b.if_(none, |b| {
                     let next = b.add(start, k.thirty_two);
@@ -514,7 +519,10 @@ impl Ctx {
                 b.continue_();
             });
             let x = b.add(base, f);
-            self.match_at(b, p, x);
+            // `x`'s slot, read by the probe: lane `f` of the window's.
+            let slots = b.read(probed_slots);
+            let slot = broadcast(b, slots, f);
+            self.match_at(b, p, x, slot);
         });
         self.finish_parse(b, p);
     }

@@ -38,7 +38,8 @@ impl Ctx {
     /// `length << 16 | (0xFFFF − k)` picks the longest, then the most recent. A match reaching the nice
     /// length is extended as far as it goes. Length 0 when no entry verifies.
     ///
-    /// A lazy step passes its current match's length as `floor` (warp-uniform, at least 4): the result
+    /// `slot`: `x`'s chain slot when the caller has it. A lazy step passes its current match's length as
+    /// `floor` (warp-uniform, at least 4): the result
     /// is the same whenever it is longer than `floor`; otherwise it is some length no longer than
     /// `floor` (0 when no entry could be longer).
     pub(super) fn longest(
@@ -46,13 +47,17 @@ impl Ctx {
         b: &mut KernelBuilder,
         p: &PageCtx,
         x: Val<U32>,
+        slot: Option<Val<U32>>,
         floor: Option<Val<U32>>,
     ) -> (Val<U32>, Val<U32>) {
         let (depth, nice) = (self.level.depth(), self.level.nice());
         let k = p.page.k;
-        // Lane 0 asks for `x`'s slot; the broadcast hands it to every lane.
-        let slot = self.slot_window(b, p, x);
-        let slot = broadcast(b, slot, k.zero);
+        // `x`'s slot (warp-uniform) where the caller does not know it: lane 0 asks for it, the
+        // broadcast hands it to every lane.
+        let slot = slot.unwrap_or_else(|| {
+            let slot = self.slot_window(b, p, x);
+            broadcast(b, slot, k.zero)
+        });
         let top = Self::top_of(b, slot);
         // A lazy step reads `x`'s words only in a round that has an entry to compare (few do).
         let x_words = floor.is_none().then(|| x_words(b, p, x));

@@ -91,12 +91,13 @@ impl Ctx {
         b.read(self.found)
     }
 
-    /// At position `x` (warp-uniform), where the probe found a verified entry: the longest match there
-    /// and after the lazy steps, extended backward, written as a sequence; the parse moves past it.
-    pub(super) fn match_at(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) {
+    /// At position `x` (warp-uniform; its chain slot `slot`), where the probe found a verified entry:
+    /// the longest match there and after the lazy steps, extended backward, written as a sequence;
+    /// the parse moves past it.
+    pub(super) fn match_at(&self, b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>, slot: Val<U32>) {
         let (lazy, nice) = (self.level.lazy(), self.level.nice());
         // The match at `x` itself (the probe verified an entry: at least 4 bytes long).
-        let (len, q) = self.longest(b, p, x, None);
+        let (len, q) = self.longest(b, p, x, Some(slot), None);
         b.assign(self.start, x);
         b.assign(self.best_len, len);
         b.assign(self.best_q, q);
@@ -120,7 +121,7 @@ impl Ctx {
                 b.if_(stop, |b| b.break_());
                 // Only a match longer than `len` moves the start: the search leaves out the
                 // entries that cannot be.
-                let (len2, q2) = self.longest(b, p, at, Some(len));
+                let (len2, q2) = self.longest(b, p, at, None, Some(len));
                 let longer = b.gt(len2, len);
                 b.if_else(
                     longer,
