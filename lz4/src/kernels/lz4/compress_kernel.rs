@@ -186,8 +186,6 @@ pub(super) struct Ctx {
     pub(super) carry: Local<U32>,
     /// [`Ctx::longest`]'s chosen entry.
     pub(super) chosen: Local<U32>,
-    /// A lazy step's search: whether some entry could beat the floor.
-    pub(super) gate: Local<Bool>,
     /// The throughput level's step state ([`super::compress_greedy`]).
     greedy: Option<GreedyLocals>,
     /// The chain levels' last probed window: its first position, its lanes' verdicts (a ballot) and
@@ -274,7 +272,6 @@ impl Ctx {
             match_len: b.local("match_len"),
             carry: b.local("carry"),
             chosen: b.local("chosen"),
-            gate: b.local("gate"),
             probed: level.uses_chains().then(|| {
                 let base = b.local("probed_base");
                 let hits = b.local("probed_hits");

@@ -38,10 +38,9 @@ impl Ctx {
     /// `length << 16 | (0xFFFF − k)` picks the longest, then the most recent. A match reaching the nice
     /// length is extended as far as it goes. Length 0 when no entry verifies.
     ///
-    /// `slot`: `x`'s chain slot when the caller has it. A lazy step passes its current match's length as
-    /// `floor` (warp-uniform, at least 4): the result
-    /// is the same whenever it is longer than `floor`; otherwise it is some length no longer than
-    /// `floor` (0 when no entry could be longer).
+    /// `slot`: `x`'s chain slot when the caller has it. A lazy step passes its current match's length
+    /// as `floor` (warp-uniform, at least 4): the result is the same whenever it is longer than
+    /// `floor`; otherwise it is some length no longer than `floor` (0 when no entry could be longer).
     pub(super) fn longest(
         &self,
         b: &mut KernelBuilder,
@@ -79,14 +78,15 @@ impl Ctx {
         let rounds_end = b.min(slot, depth_v);
         match floor {
             Some(floor) => {
-                let no = b.bool(false);
-                b.assign(self.gate, no);
-                let (f, rounds_end) = self.floor_test(b, p, &s, floor, rounds_end);
+                let (f, rounds_end) = floor_test(b, p, &s, floor, rounds_end);
                 self.rounds(b, p, &s, rounds_end, Some(f));
-                // A lazy step in which no entry could beat the floor has found nothing.
+                // A lazy step in which no entry could beat the floor has found nothing: every
+                // lane's key is still 0.
                 b.assign(self.match_len, k.zero);
                 b.assign(self.chosen, k.zero);
-                let any = b.read(self.gate);
+                let key = b.read(self.key);
+                let found = b.ne(key, k.zero);
+                let any = b.vote(VoteMode::Any, found, Mask::FULL);
                 b.if_(any, |b| self.pick(b, p, &s));
             }
             None if depth > 64 => {
@@ -102,7 +102,7 @@ impl Ctx {
                 let sixteen = b.u32(16);
                 let len = b.shr(best, sixteen);
                 let floor = b.max(len, k.three);
-                let (f, rounds_end) = self.floor_test(b, p, &s, floor, rounds_end);
+                let (f, rounds_end) = floor_test(b, p, &s, floor, rounds_end);
                 self.rounds(b, p, &s, rounds_end, Some(f));
                 self.pick(b, p, &s);
             }
@@ -114,29 +114,8 @@ impl Ctx {
         (b.read(self.match_len), b.read(self.chosen))
     }
 
-    /// The word of `x` that an entry longer than `floor` (at least 3) must have at `floor − 3`, and
-    /// the rounds' end: none when no entry can be longer (`floor` at the limit). The word is in the
-    /// page otherwise: `x + floor + 1 <= x + limit <= END_LIMIT`.
-    fn floor_test(
-        &self,
-        b: &mut KernelBuilder,
-        p: &PageCtx,
-        s: &Search,
-        floor: Val<U32>,
-        rounds_end: Val<U32>,
-    ) -> (Floor, Val<U32>) {
-        let k = p.page.k;
-        let hopeless = b.ge(floor, s.limit);
-        let rounds_end = b.select(hopeless, k.zero, rounds_end);
-        let tail_off = b.sub(floor, k.three);
-        let at = b.add(s.x, tail_off);
-        let at = b.select(hopeless, s.x, at);
-        let wanted = p.page.word_at(b, at);
-        (Floor { tail_off, wanted }, rounds_end)
-    }
-
     /// The rounds from `j` up to `rounds_end`: each lane's best key in `key`. With a floor, only the
-    /// entries that pass its test are compared, and `gate` is set when some round had one.
+    /// entries that pass its test are compared.
     fn rounds(
         &self,
         b: &mut KernelBuilder,
@@ -177,11 +156,7 @@ impl Ctx {
                     let agrees = b.eq(tail, f.wanted);
                     let can_beat = b.and(reads, agrees);
                     let any = b.vote(VoteMode::Any, can_beat, Mask::FULL);
-                    b.if_(any, |b| {
-                        let yes = b.bool(true);
-                        b.assign(self.gate, yes);
-                        compare(b, can_beat);
-                    });
+                    b.if_(any, |b| compare(b, can_beat));
                 }
             }
         });
@@ -272,4 +247,24 @@ fn x_words(b: &mut KernelBuilder, p: &PageCtx, x: Val<U32>) -> (Val<U32>, Val<U3
     let words = p.page.word_at(b, ahead);
     let wx = broadcast(b, words, k.zero);
     (words, wx)
+}
+
+/// The word of `x` that an entry longer than `floor` (at least 3) must have at `floor − 3`, and
+/// the rounds' end: none when no entry can be longer (`floor` at the limit). The word is in the
+/// page otherwise: `x + floor + 1 <= x + limit <= END_LIMIT`.
+fn floor_test(
+    b: &mut KernelBuilder,
+    p: &PageCtx,
+    s: &Search,
+    floor: Val<U32>,
+    rounds_end: Val<U32>,
+) -> (Floor, Val<U32>) {
+    let k = p.page.k;
+    let hopeless = b.ge(floor, s.limit);
+    let rounds_end = b.select(hopeless, k.zero, rounds_end);
+    let tail_off = b.sub(floor, k.three);
+    let at = b.add(s.x, tail_off);
+    let at = b.select(hopeless, s.x, at);
+    let wanted = p.page.word_at(b, at);
+    (Floor { tail_off, wanted }, rounds_end)
 }
